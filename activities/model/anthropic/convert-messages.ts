@@ -1,0 +1,74 @@
+import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { Message } from '../../../agent/messages';
+
+export interface AnthropicPrompt {
+  system: string | undefined;
+  messages: MessageParam[];
+}
+
+/**
+ * Neutral messages → Anthropic Messages. System messages go to the top-level
+ * `system`; consecutive assistant content and tool calls form one assistant
+ * message, and consecutive tool results form one user message, as Anthropic
+ * requires strictly alternating roles.
+ */
+export function toAnthropicPrompt(messages: Message[]): AnthropicPrompt {
+  const system: string[] = [];
+  const result: MessageParam[] = [];
+  const append = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
+    const last = result[result.length - 1];
+    if (last?.role === role && Array.isArray(last.content)) {
+      last.content.push(...blocks);
+    } else {
+      result.push({ role, content: blocks });
+    }
+  };
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+        system.push(message.content);
+        break;
+      case 'user':
+        append('user', [{ type: 'text', text: message.content }]);
+        break;
+      case 'assistant':
+        append('assistant', [
+          ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
+          ...message.toolCalls.map((call) => ({
+            type: 'tool_use' as const,
+            id: call.id,
+            name: call.name,
+            input: parseArgumentsForReplay(call.arguments),
+          })),
+        ]);
+        break;
+      case 'tool': {
+        const block: ToolResultBlockParam = {
+          type: 'tool_result',
+          tool_use_id: message.toolCallId,
+          content: message.content,
+          ...(message.isError && { is_error: true }),
+        };
+        append('user', [block]);
+        break;
+      }
+      default: {
+        const exhaustive: never = message;
+        throw new Error(`unknown message ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  }
+  return { system: system.length > 0 ? system.join('\n\n') : undefined, messages: result };
+}
+
+// Anthropic wants tool_use input as an object. Arguments that were not valid JSON
+// (the tool result already told the model) are sent back wrapped, not dropped.
+function parseArgumentsForReplay(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  return { invalid_arguments: text };
+}

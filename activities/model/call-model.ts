@@ -1,0 +1,73 @@
+import { Context } from '@temporalio/activity';
+import { ConfigurationError } from '../../agent/errors';
+import type { Message, ModelResponse } from '../../agent/messages';
+import { parseModelId, type Provider } from '../../agent/model-id';
+import type { Tool } from '../../tools';
+import { callAnthropic } from './anthropic/call-anthropic';
+import { classifyProviderError } from './classify-error';
+import { callOpenAI } from './openai/call-openai';
+import type { ProviderCall } from './provider-call';
+
+export interface ModelCallInput {
+  /** `provider:model` */
+  model: string;
+  messages: Message[];
+  /** Names of the tools the model may call; their schemas come from the worker's tool registry. */
+  tools: string[];
+  maxOutputTokens?: number;
+}
+
+const adapters: Record<Provider, (call: ProviderCall) => Promise<ModelResponse>> = {
+  openai: callOpenAI,
+  anthropic: callAnthropic,
+};
+
+// Heartbeats let Temporal notice a dead worker within the heartbeat timeout instead of the call's full timeout.
+const heartbeatIntervalMs = 5_000;
+
+export function createModelActivities(tools: Tool[], env: NodeJS.ProcessEnv = process.env) {
+  const registry = new Map(tools.map((tool) => [tool.name, tool]));
+
+  async function callModel(input: ModelCallInput): Promise<ModelResponse> {
+    const context = Context.current();
+    let provider = 'model';
+    const heartbeat = setInterval(() => context.heartbeat(), heartbeatIntervalMs);
+    try {
+      const id = parseModelId(input.model);
+      provider = id.provider;
+      assertApiKey(id.provider, env);
+      return await adapters[id.provider]({
+        model: id.model,
+        messages: input.messages,
+        tools: input.tools.map((name) => lookupTool(registry, name)),
+        maxOutputTokens: input.maxOutputTokens,
+        env,
+        signal: context.cancellationSignal,
+        timeoutMs: context.info.startToCloseTimeoutMs,
+      });
+    } catch (error) {
+      // A cancelled call surfaces as an abort error, which Temporal reports as cancellation.
+      if (context.cancellationSignal.aborted) throw error;
+      throw classifyProviderError(error, provider);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  return { callModel };
+}
+
+function lookupTool(registry: Map<string, Tool>, name: string): Tool {
+  const tool = registry.get(name);
+  if (!tool) throw new ConfigurationError(`tool "${name}" is not registered on this worker`);
+  return tool;
+}
+
+function assertApiKey(provider: Provider, env: NodeJS.ProcessEnv): void {
+  if (provider === 'openai' && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
+    throw new ConfigurationError('OPENAI_API_KEY is not set in the worker environment (or set OPENAI_BASE_URL for a local server)');
+  }
+  if (provider === 'anthropic' && !env.ANTHROPIC_API_KEY) {
+    throw new ConfigurationError('ANTHROPIC_API_KEY is not set in the worker environment');
+  }
+}

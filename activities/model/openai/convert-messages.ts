@@ -1,0 +1,32 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { Message } from '../../../agent/messages';
+
+/** Neutral messages → OpenAI Chat Completions messages. One neutral message maps to one OpenAI message. */
+export function toOpenAIMessages(messages: Message[]): ChatCompletionMessageParam[] {
+  return messages.map((message): ChatCompletionMessageParam => {
+    switch (message.role) {
+      case 'system':
+        return { role: 'system', content: message.content };
+      case 'user':
+        return { role: 'user', content: message.content };
+      case 'assistant':
+        return {
+          role: 'assistant',
+          content: message.content || null,
+          ...(message.toolCalls.length > 0 && {
+            tool_calls: message.toolCalls.map((call) => ({
+              id: call.id,
+              type: 'function' as const,
+              function: { name: call.name, arguments: call.arguments },
+            })),
+          }),
+        };
+      case 'tool':
+        return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+      default: {
+        const exhaustive: never = message;
+        throw new Error(`unknown message ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  });
+}

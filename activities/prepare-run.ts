@@ -1,0 +1,38 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { failureTypes } from '../agent/errors';
+import type { Tool } from '../tools';
+import type { ToolActivitySettings } from '../tools/define-tool';
+import { assertWorkspaceDirectory } from '../tools/workspace';
+
+export interface PrepareRunInput {
+  tools: string[];
+  workspace: string;
+}
+
+export interface RunSetup {
+  /** Activity settings per enabled tool, recorded once in history so the workflow can schedule each tool its own way. */
+  tools: Record<string, ToolActivitySettings>;
+}
+
+/**
+ * Checks, once at the start of a run, what only the worker can know: that the
+ * workspace exists and that every enabled tool is registered. Mistakes here are
+ * configuration errors and fail the run loudly instead of confusing the model.
+ */
+export function createPrepareRun(tools: Tool[]) {
+  const registry = new Map(tools.map((tool) => [tool.name, tool]));
+  return async function prepareRun(input: PrepareRunInput): Promise<RunSetup> {
+    const unknown = input.tools.filter((name) => !registry.has(name));
+    if (unknown.length > 0) {
+      throw ApplicationFailure.create({
+        type: failureTypes.configuration,
+        nonRetryable: true,
+        message: `unknown tools: ${unknown.join(', ')}; this worker has: ${[...registry.keys()].join(', ')}`,
+      });
+    }
+    await assertWorkspaceDirectory(input.workspace).catch((error: Error) => {
+      throw ApplicationFailure.create({ type: failureTypes.configuration, nonRetryable: true, message: error.message });
+    });
+    return { tools: Object.fromEntries(input.tools.map((name) => [name, registry.get(name)!.activity])) };
+  };
+}

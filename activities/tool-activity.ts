@@ -1,0 +1,47 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import { failureTypes, ToolInputError } from '../agent/errors';
+import { maxToolOutputChars } from '../agent/limits';
+import type { Tool } from '../tools';
+import { truncateOutput } from '../tools/truncate';
+
+export interface ToolActivityInput {
+  /** The arguments the model sent, already parsed from JSON by the workflow. */
+  arguments: unknown;
+  workspace: string;
+}
+
+const heartbeatIntervalMs = 5_000;
+
+/**
+ * Wraps a tool as an activity named after it. Arguments are validated against
+ * the tool's schema before the handler runs; validation errors and the tool's
+ * own refusals are non-retryable, so they go straight back to the model.
+ * Output is bounded before it can reach history.
+ */
+export function toolActivity(tool: Tool): (input: ToolActivityInput) => Promise<string> {
+  return async ({ arguments: args, workspace }) => {
+    const parsed = tool.input.safeParse(args);
+    if (!parsed.success) {
+      throw ApplicationFailure.create({
+        type: failureTypes.invalidToolArguments,
+        message: `invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error)}`,
+        nonRetryable: true,
+      });
+    }
+    const context = Context.current();
+    const heartbeat = setInterval(() => context.heartbeat(), heartbeatIntervalMs);
+    try {
+      const output = await tool.handler(parsed.data, { workspace, signal: context.cancellationSignal });
+      return truncateOutput(output, maxToolOutputChars);
+    } catch (error) {
+      if (error instanceof ToolInputError) {
+        throw ApplicationFailure.create({ type: failureTypes.toolRefused, message: error.message, nonRetryable: true });
+      }
+      throw error;
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
+}

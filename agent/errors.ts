@@ -1,0 +1,32 @@
+/**
+ * Failure types, used as ApplicationFailure `type` so that the workflow, the
+ * CLI and the Web UI can tell whose fault a failure was.
+ */
+export const failureTypes = {
+  /** The run's input is invalid: fix the input. */
+  invalidInput: 'InvalidAgentInput',
+  /** The worker is misconfigured: missing API key, unknown tool, missing workspace. */
+  configuration: 'AgentConfigurationError',
+  /** The provider rejected the request (400/401/403/404/422): retrying will not help. */
+  providerRejected: 'ProviderRejectedRequest',
+  /** The provider is unavailable or rate limiting (408/409/429/5xx, connection errors): retried. */
+  providerUnavailable: 'ProviderUnavailable',
+  /** The model's tool arguments do not match the tool's schema: reported back to the model. */
+  invalidToolArguments: 'InvalidToolArguments',
+  /** A tool refused its input (missing file, path outside the workspace): reported back to the model. */
+  toolRefused: 'ToolRefused',
+} as const;
+
+/** Base class for errors raised by our own code, so callers can tell them from library errors. */
+export class AgentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The user or operator configured something wrong; fails loudly and is never retried. */
+export class ConfigurationError extends AgentError {}
+
+/** A tool cannot do what was asked with this input; the message goes back to the model. */
+export class ToolInputError extends AgentError {}

@@ -1,0 +1,13 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': '@swc/jest' },
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // One Temporal dev server and one workflow bundle serve every test file.
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  setupFiles: ['<rootDir>/test/support/quiet-runtime.ts'],
+  testTimeout: 60_000,
+  // Two cores: two test files at a time keeps the dev server responsive.
+  maxWorkers: 2,
+};

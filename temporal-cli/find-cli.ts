@@ -1,0 +1,79 @@
+import { spawn } from 'node:child_process';
+import { access, constants, mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The newest CLI tag that still builds with a plain `go install` (later tags carry replace directives). */
+export const temporalCliVersion = 'v1.5.1';
+const modulePath = 'github.com/temporalio/cli/cmd/temporal';
+
+/** How to run the Temporal dev server: a binary we found or built, or the SDK's own download. */
+export type TemporalExecutable = { type: 'existing-path'; path: string } | { type: 'cached-download' };
+
+export function cacheDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'durable-agent');
+}
+
+export function cachedCliPath(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(cacheDirectory(env), 'temporal-cli', temporalCliVersion, 'temporal');
+}
+
+/** Looks for a `temporal` binary: TEMPORAL_CLI_PATH, then PATH, then the project's cache. */
+export async function findTemporalCli(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  if (env.TEMPORAL_CLI_PATH) {
+    if (await isExecutable(env.TEMPORAL_CLI_PATH)) return env.TEMPORAL_CLI_PATH;
+    throw new Error(`TEMPORAL_CLI_PATH=${env.TEMPORAL_CLI_PATH} is not an executable file`);
+  }
+  for (const directory of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const candidate = path.join(directory, 'temporal');
+    if (await isExecutable(candidate)) return candidate;
+  }
+  const cached = cachedCliPath(env);
+  return (await isExecutable(cached)) ? cached : undefined;
+}
+
+/**
+ * Finds the Temporal CLI, building it with `go install` into the cache when Go
+ * is available (minutes, once), and otherwise falls back to the SDK's download,
+ * which works for users with internet access.
+ */
+export async function ensureTemporalCli(log: (line: string) => void = () => {}): Promise<TemporalExecutable> {
+  const found = await findTemporalCli();
+  if (found) return { type: 'existing-path', path: found };
+  if (await hasGo()) {
+    const target = cachedCliPath();
+    log(`Building the Temporal CLI ${temporalCliVersion} with go install into ${path.dirname(target)} (once; takes a few minutes)...`);
+    await buildWithGo(path.dirname(target));
+    return { type: 'existing-path', path: target };
+  }
+  log('No Temporal CLI found and Go is not installed: falling back to the SDK download of the Temporal CLI.');
+  return { type: 'cached-download' };
+}
+
+async function buildWithGo(binDirectory: string): Promise<void> {
+  await mkdir(binDirectory, { recursive: true });
+  await run('go', ['install', `${modulePath}@${temporalCliVersion}`], { ...process.env, GOBIN: binDirectory, CGO_ENABLED: '0' });
+}
+
+async function hasGo(): Promise<boolean> {
+  return run('go', ['version'], process.env).then(
+    () => true,
+    () => false,
+  );
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))));
+  });
+}
+
+async function isExecutable(file: string): Promise<boolean> {
+  return access(file, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { createAgentWorker } from '../../worker/create-worker';
+import type { Tool } from '../../tools';
+import type { AgentInput } from '../../agent/input';
+import type { AgentResult } from '../../agent/result';
+import { agentWorkflowType } from '../../workflows/definitions';
+import type { ScriptedModel } from './scripted-model';
+
+/** Connects to the dev server that global-setup started. */
+export function connectToTestServer(): Promise<TestWorkflowEnvironment> {
+  const address = process.env.TEST_TEMPORAL_ADDRESS;
+  if (!address) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run the tests through jest (npm test)');
+  return TestWorkflowEnvironment.createFromExistingServer({ address });
+}
+
+export function uniqueTaskQueue(prefix: string): string {
+  return `${prefix}-${randomUUID()}`;
+}
+
+export interface TestWorkerOptions {
+  taskQueue: string;
+  tools?: Tool[];
+  env?: NodeJS.ProcessEnv;
+  /** Replaces the model activity with a scripted one (workflow-level tests). */
+  model?: ScriptedModel;
+}
+
+/** A worker on the shared bundle that replays every workflow task (maxCachedWorkflows: 0), so tests catch non-determinism. */
+export function createTestWorker(environment: TestWorkflowEnvironment, options: TestWorkerOptions): Promise<Worker> {
+  return createAgentWorker({
+    connection: environment.nativeConnection,
+    namespace: environment.namespace ?? 'default',
+    taskQueue: options.taskQueue,
+    tools: options.tools,
+    env: options.env ?? {},
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    activityOverrides: options.model ? { callModel: options.model.callModel } : undefined,
+    overrides: { maxCachedWorkflows: 0 },
+  });
+}
+
+export async function runAgent(
+  environment: TestWorkflowEnvironment,
+  taskQueue: string,
+  input: AgentInput,
+): Promise<{ result: AgentResult; workflowId: string }> {
+  const workflowId = `test-${randomUUID()}`;
+  const result = await environment.client.workflow.execute<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
+    taskQueue,
+    workflowId,
+    args: [input],
+  });
+  return { result, workflowId };
+}

@@ -1,0 +1,72 @@
+import type { Duration } from '@temporalio/common';
+import { z } from 'zod';
+import { ConfigurationError } from '../agent/errors';
+
+export interface ToolContext {
+  /** Absolute path of the run's workspace; tools must stay inside it (see ./workspace.ts). */
+  workspace: string;
+  /** Aborted when Temporal cancels the activity (run cancelled, or timed out). */
+  signal: AbortSignal;
+}
+
+/** Per-tool activity settings. Durations use Temporal's format ('30s', '5m'). */
+export interface ToolActivitySettings {
+  /** Longest one attempt may take (start-to-close). */
+  timeout: Duration;
+  /** Attempts including the first; 1 means never retried. */
+  maximumAttempts: number;
+  initialRetryInterval: Duration;
+}
+
+export interface Tool<Input = unknown> {
+  name: string;
+  description: string;
+  input: z.ZodType<Input>;
+  /** Returns the text that goes back to the model. Throw ToolInputError for refusals the model should see at once. */
+  handler: (input: Input, context: ToolContext) => Promise<string>;
+  activity: ToolActivitySettings;
+}
+
+export interface ToolSpec<Schema extends z.ZodType> {
+  name: string;
+  description: string;
+  input: Schema;
+  handler: (input: z.output<Schema>, context: ToolContext) => Promise<string>;
+  activity?: Partial<ToolActivitySettings>;
+}
+
+const defaultActivitySettings: ToolActivitySettings = {
+  timeout: '60s',
+  maximumAttempts: 3,
+  initialRetryInterval: '1s',
+};
+
+// Both OpenAI and Anthropic accept tool names matching this pattern; Temporal uses the name as the activity type.
+const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Defines a tool once: its name, description, zod input schema (the model's JSON Schema is derived from it) and handler. */
+export function defineTool<Schema extends z.ZodType>(spec: ToolSpec<Schema>): Tool<z.output<Schema>> {
+  if (!toolNamePattern.test(spec.name)) {
+    throw new ConfigurationError(`tool name "${spec.name}" must match ${toolNamePattern}`);
+  }
+  if (!spec.description.trim()) {
+    throw new ConfigurationError(`tool "${spec.name}" needs a description: the model chooses tools by it`);
+  }
+  const activity = { ...defaultActivitySettings, ...spec.activity };
+  if (!Number.isInteger(activity.maximumAttempts) || activity.maximumAttempts < 1) {
+    throw new ConfigurationError(`tool "${spec.name}": maximumAttempts must be a positive integer`);
+  }
+  return {
+    name: spec.name,
+    description: spec.description,
+    input: spec.input as z.ZodType<z.output<Schema>>,
+    handler: spec.handler,
+    activity,
+  };
+}
+
+/** The JSON Schema the model sees for a tool's arguments. */
+export function toolJsonSchema(tool: Tool): Record<string, unknown> {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' });
+  return schema;
+}

@@ -1,0 +1,32 @@
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { builtInTools, type Tool } from '../tools';
+
+export interface AgentWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  tools?: Tool[];
+  /** The environment the model activity reads API keys and base URLs from. */
+  env?: NodeJS.ProcessEnv;
+  /** A prebuilt bundle (tests build one once); by default the workflows are bundled at start-up. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Activities that replace the built-in ones by name, e.g. a scripted callModel in workflow tests. */
+  activityOverrides?: Record<string, (...args: never[]) => Promise<unknown>>;
+  /** Extra worker options, e.g. maxCachedWorkflows: 0 to force replay in tests. */
+  overrides?: Partial<WorkerOptions>;
+}
+
+export const workflowsPath = require.resolve('../workflows');
+
+/** The one place a worker is assembled: used by `npm run worker`, the embedded CLI mode and the tests. */
+export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+    activities: { ...createActivities(options.tools ?? builtInTools, options.env ?? process.env), ...options.activityOverrides },
+    ...options.overrides,
+  });
+}

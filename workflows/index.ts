@@ -1,0 +1,2 @@
+// The workflow bundle's entry point: the worker loads every workflow exported here.
+export { agentWorkflow } from './agent';

@@ -1,0 +1,28 @@
+import type { ModelResponse } from '../agent/messages';
+
+/** What the loop does after a model turn: one discriminated step instead of nested flags. */
+export type NextStep =
+  | { kind: 'final_answer' }
+  | { kind: 'run_tools' }
+  | { kind: 'truncated' }
+  | { kind: 'refused' };
+
+export function nextStep(response: ModelResponse): NextStep {
+  switch (response.finishReason) {
+    case 'length':
+      // Output cut at the token limit: tool arguments may be cut too, so nothing is run.
+      return { kind: 'truncated' };
+    case 'content_filter':
+    case 'refusal':
+      return { kind: 'refused' };
+    case 'stop':
+    case 'tool_calls':
+    case 'other':
+      // Providers differ on the reason they give alongside tool calls; the calls themselves decide.
+      return response.message.toolCalls.length > 0 ? { kind: 'run_tools' } : { kind: 'final_answer' };
+    default: {
+      const exhaustive: never = response.finishReason;
+      throw new Error(`unknown finish reason ${String(exhaustive)}`);
+    }
+  }
+}

@@ -1,0 +1,22 @@
+import type { ToolCall } from '../agent/messages';
+
+const maxSummaryChars = 80;
+
+/** `read_file alpha.txt`: the tool name and its first string argument, as shown on the activity in the Web UI. */
+export function toolCallSummary(call: ToolCall, parsedArguments?: unknown): string {
+  const firstString =
+    parsedArguments && typeof parsedArguments === 'object'
+      ? Object.values(parsedArguments as Record<string, unknown>).find((value) => typeof value === 'string')
+      : undefined;
+  return clip(firstString ? `${call.name} ${String(firstString)}` : call.name);
+}
+
+/** `openai:gpt-4o-mini turn 3` */
+export function modelCallSummary(model: string, turn: number): string {
+  return `${model} turn ${turn}`;
+}
+
+export function clip(text: string, limit = maxSummaryChars): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > limit ? `${oneLine.slice(0, limit - 1)}…` : oneLine;
+}
