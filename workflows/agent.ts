@@ -1,4 +1,4 @@
-import { ApplicationFailure, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import { failureTypes } from '../agent/errors';
 import { checkAgentInput, type AgentInput, type ValidAgentInput } from '../agent/input';
 import { addUsage, zeroUsage, type Message, type ModelResponse, type Usage } from '../agent/messages';
@@ -52,7 +52,11 @@ export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> 
     status.phase = 'calling_model';
     showDetails();
     const { callModel } = proxyActivities<CoreActivities>({ ...modelActivityOptions, summary: modelCallSummary(input.model, turn) });
-    const response = await callModel({ model: input.model, messages, tools, maxOutputTokens: input.maxOutputTokens });
+    const response = await callModel({ model: input.model, messages, tools, maxOutputTokens: input.maxOutputTokens }).catch(
+      (error: unknown) => {
+        throw modelFailure(error);
+      },
+    );
     status.usage = addUsage(status.usage, response.usage);
     messages.push(response.message);
     progress.push({ kind: 'model_turn', turn, toolCalls: response.message.toolCalls.map((call) => call.name), usage: response.usage });
@@ -120,6 +124,21 @@ function validInput(rawInput: AgentInput): ValidAgentInput {
     });
   }
   return check.input;
+}
+
+/**
+ * A model call that failed for good ends the run. The workflow's own failure
+ * repeats the provider's message, so the CLI and the Web UI show it first-hand.
+ */
+function modelFailure(error: unknown): unknown {
+  if (isCancellation(error) || !(error instanceof ActivityFailure)) return error;
+  const cause = error.cause;
+  return ApplicationFailure.create({
+    type: cause instanceof ApplicationFailure ? cause.type : undefined,
+    message: cause?.message ?? error.message,
+    nonRetryable: true,
+    cause: error,
+  });
 }
 
 function initialMessages(input: ValidAgentInput): Message[] {

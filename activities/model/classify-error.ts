@@ -6,7 +6,8 @@ interface ProviderErrorShape {
   status?: number;
   headers?: Headers | Record<string, string | null | undefined>;
   message?: string;
-  name?: string;
+  /** The parsed error body: OpenAI's `{message}` or Anthropic's `{type, error: {message}}`. */
+  error?: { message?: unknown; error?: { message?: unknown } };
 }
 
 const retryableStatuses = new Set([408, 409, 429]);
@@ -23,7 +24,7 @@ export function classifyProviderError(error: unknown, provider: string): Applica
     return ApplicationFailure.create({ type: failureTypes.configuration, message: error.message, nonRetryable: true });
   }
   const shape = (typeof error === 'object' && error !== null ? error : {}) as ProviderErrorShape;
-  const message = shape.message ?? String(error);
+  const message = providerMessage(shape) ?? String(error);
   const status = typeof shape.status === 'number' ? shape.status : undefined;
   if (status !== undefined && status >= 400 && status < 500 && !retryableStatuses.has(status)) {
     return ApplicationFailure.create({
@@ -61,4 +62,10 @@ function header(headers: ProviderErrorShape['headers'], name: string): string | 
   const record = headers as Record<string, string | null | undefined>;
   const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
   return key ? (record[key] ?? undefined) : undefined;
+}
+
+/** The provider's own words, without the SDK's status prefix and JSON dump when the body has a message. */
+function providerMessage(shape: ProviderErrorShape): string | undefined {
+  const fromBody = shape.error?.error?.message ?? shape.error?.message;
+  return typeof fromBody === 'string' && fromBody ? fromBody : shape.message;
 }

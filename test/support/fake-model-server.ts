@@ -1,0 +1,182 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local HTTP server that speaks the OpenAI Chat Completions and Anthropic
+ * Messages wire formats, so tests drive the real SDK clients with no internet.
+ * It answers from a script, one step per request whatever the path, and records
+ * every request it received.
+ */
+
+export type FakeStep =
+  | { status?: number; json: unknown; headers?: Record<string, string> }
+  | { status?: number; raw: string; headers?: Record<string, string> }
+  /** Accept the request and never answer. */
+  | { hang: true }
+  /** Drop the connection without an HTTP response. */
+  | { reset: true };
+
+export interface ReceivedRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON, asserted field by field
+  receivedAt: number;
+}
+
+export type Responder = (request: ReceivedRequest, index: number) => FakeStep;
+
+export class FakeModelServer {
+  readonly requests: ReceivedRequest[] = [];
+  private readonly server: http.Server;
+  private script: FakeStep[] = [];
+  private responder: Responder | undefined;
+
+  private constructor() {
+    this.server = http.createServer((request, response) => this.handle(request, response));
+  }
+
+  static async start(): Promise<FakeModelServer> {
+    const fake = new FakeModelServer();
+    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+    return fake;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** The environment a worker needs to send both providers here. */
+  get providerEnv(): NodeJS.ProcessEnv {
+    return {
+      OPENAI_BASE_URL: `${this.url}/v1`,
+      OPENAI_API_KEY: 'sk-test-openai-secret',
+      ANTHROPIC_BASE_URL: this.url,
+      ANTHROPIC_API_KEY: 'sk-ant-test-secret',
+    };
+  }
+
+  /** Queue steps; each request takes the next one. */
+  enqueue(...steps: FakeStep[]): this {
+    this.script.push(...steps);
+    return this;
+  }
+
+  /** Answer every request with a function of it (used once the queue is empty). */
+  respondWith(responder: Responder): this {
+    this.responder = responder;
+    return this;
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.script = [];
+    this.responder = undefined;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private handle(request: http.IncomingMessage, response: http.ServerResponse): void {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const received: ReceivedRequest = {
+        path: request.url ?? '',
+        headers: request.headers,
+        body: text ? JSON.parse(text) : undefined,
+        receivedAt: Date.now(),
+      };
+      this.requests.push(received);
+      const step = this.script.shift() ?? this.responder?.(received, this.requests.length - 1);
+      if (!step) {
+        respond(response, 500, JSON.stringify({ error: { message: `fake model server: no scripted answer for request ${this.requests.length}` } }));
+      } else if ('hang' in step) {
+        // never answer; the client's timeout or cancellation ends it
+      } else if ('reset' in step) {
+        request.socket.destroy();
+      } else if ('raw' in step) {
+        respond(response, step.status ?? 200, step.raw, step.headers);
+      } else {
+        respond(response, step.status ?? 200, JSON.stringify(step.json), step.headers);
+      }
+    });
+  }
+}
+
+function respond(response: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(body);
+}
+
+// ---- OpenAI Chat Completions responses ----
+
+export interface FakeToolCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+export function openaiReply(options: { content?: string; toolCalls?: FakeToolCall[]; finishReason?: string; refusal?: string }): FakeStep {
+  const toolCalls = options.toolCalls ?? [];
+  return {
+    json: {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: 'fake-model',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: options.content ?? null,
+            refusal: options.refusal ?? null,
+            ...(toolCalls.length > 0 && {
+              tool_calls: toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function',
+                function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+              })),
+            }),
+          },
+          finish_reason: options.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+          logprobs: null,
+        },
+      ],
+      usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+    },
+  };
+}
+
+export function openaiError(status: number, message: string, headers?: Record<string, string>): FakeStep {
+  return { status, headers, json: { error: { message, type: 'invalid_request_error', param: null, code: null } } };
+}
+
+// ---- Anthropic Messages responses ----
+
+export function anthropicReply(options: { text?: string; toolCalls?: FakeToolCall[]; stopReason?: string }): FakeStep {
+  const toolCalls = options.toolCalls ?? [];
+  return {
+    json: {
+      id: 'msg_fake',
+      type: 'message',
+      role: 'assistant',
+      model: 'fake-model',
+      content: [
+        ...(options.text ? [{ type: 'text', text: options.text }] : []),
+        ...toolCalls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments })),
+      ],
+      stop_reason: options.stopReason ?? (toolCalls.length > 0 ? 'tool_use' : 'end_turn'),
+      stop_sequence: null,
+      usage: { input_tokens: 200, output_tokens: 30 },
+    },
+  };
+}
+
+export function anthropicError(status: number, message: string, headers?: Record<string, string>): FakeStep {
+  const type = status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
+  return { status, headers, json: { type: 'error', error: { type, message } } };
+}

@@ -1,0 +1,113 @@
+import type { ChatCompletion } from 'openai/resources/chat/completions';
+import { toOpenAIMessages } from '../../activities/model/openai/convert-messages';
+import { fromOpenAICompletion } from '../../activities/model/openai/convert-response';
+import { mapOpenAIFinishReason } from '../../activities/model/openai/map-finish-reason';
+
+function completion(
+  message: Partial<ChatCompletion.Choice['message']>,
+  finishReason: ChatCompletion.Choice['finish_reason'] = 'stop',
+  usage: ChatCompletion['usage'] = { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 },
+): ChatCompletion {
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'gpt-4o-mini',
+    choices: [
+      { index: 0, finish_reason: finishReason, logprobs: null, message: { role: 'assistant', content: null, refusal: null, ...message } },
+    ],
+    ...(usage && { usage }),
+  };
+}
+
+describe('toOpenAIMessages', () => {
+  it('maps each neutral message to one OpenAI message', () => {
+    expect(
+      toOpenAIMessages([
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'list files' },
+        { role: 'assistant', content: 'looking', toolCalls: [{ id: 'c1', name: 'list_directory', arguments: '{"path":"."}' }] },
+        { role: 'tool', toolCallId: 'c1', toolName: 'list_directory', content: 'a.txt', isError: false },
+        { role: 'assistant', content: 'a.txt', toolCalls: [] },
+      ]),
+    ).toEqual([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'list files' },
+      {
+        role: 'assistant',
+        content: 'looking',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'list_directory', arguments: '{"path":"."}' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'a.txt' },
+      { role: 'assistant', content: 'a.txt' },
+    ]);
+  });
+
+  it('sends empty assistant content as null and passes malformed arguments through unchanged', () => {
+    expect(toOpenAIMessages([{ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path":' }] }])).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":' } }] },
+    ]);
+  });
+});
+
+describe('fromOpenAICompletion', () => {
+  it('converts text, usage and finish reason', () => {
+    expect(fromOpenAICompletion(completion({ content: 'hello' }))).toEqual({
+      message: { role: 'assistant', content: 'hello', toolCalls: [] },
+      finishReason: 'stop',
+      usage: { inputTokens: 12, outputTokens: 7 },
+    });
+  });
+
+  it('converts function tool calls and keeps their raw arguments', () => {
+    const response = fromOpenAICompletion(
+      completion(
+        {
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.txt"}' } },
+            { id: 'c2', type: 'function', function: { name: 'write_file', arguments: 'not json' } },
+          ],
+        },
+        'tool_calls',
+      ),
+    );
+    expect(response.message).toEqual({
+      role: 'assistant',
+      content: '',
+      toolCalls: [
+        { id: 'c1', name: 'read_file', arguments: '{"path":"a.txt"}' },
+        { id: 'c2', name: 'write_file', arguments: 'not json' },
+      ],
+    });
+    expect(response.finishReason).toBe('tool_calls');
+  });
+
+  it('reports a refusal as the content with finish reason refusal', () => {
+    const response = fromOpenAICompletion(completion({ content: null, refusal: 'I cannot help with that.' }, 'stop'));
+    expect(response.message.content).toBe('I cannot help with that.');
+    expect(response.finishReason).toBe('refusal');
+  });
+
+  it('counts zero tokens when usage is missing', () => {
+    expect(fromOpenAICompletion(completion({ content: 'hi' }, 'stop', undefined)).usage).toEqual({ inputTokens: 0, outputTokens: 0 });
+  });
+
+  it('fails loudly on a completion without choices', () => {
+    expect(() => fromOpenAICompletion({ ...completion({ content: 'hi' }), choices: [] })).toThrow('OpenAI response has no choices');
+  });
+});
+
+describe('mapOpenAIFinishReason', () => {
+  it.each([
+    ['stop', 'stop'],
+    ['length', 'length'],
+    ['tool_calls', 'tool_calls'],
+    ['function_call', 'tool_calls'],
+    ['content_filter', 'content_filter'],
+    ['something_new', 'other'],
+    [null, 'other'],
+    [undefined, 'other'],
+  ])('maps %p to %p', (reason, expected) => {
+    expect(mapOpenAIFinishReason(reason)).toBe(expected);
+  });
+});
