@@ -22,8 +22,11 @@ export interface Tool<Input = unknown> {
   name: string;
   description: string;
   input: z.ZodType<Input>;
-  /** Returns the text that goes back to the model. Throw ToolInputError for refusals the model should see at once. */
-  handler: (input: Input, context: ToolContext) => Promise<string>;
+  /**
+   * Returns the text that goes back to the model. Throw ToolInputError for refusals the model should see at once.
+   * (Method syntax on purpose: it lets a Tool<{path: string}> stand in a Tool[] list.)
+   */
+  handler(input: Input, context: ToolContext): Promise<string>;
   activity: ToolActivitySettings;
 }
 

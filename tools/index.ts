@@ -12,4 +12,4 @@ export type { Tool, ToolContext } from './define-tool';
  * of its own and list it here: the worker registers it as an activity and the
  * model activity derives its JSON Schema. The workflow needs no change.
  */
-export const builtInTools: Tool[] = [readFile, writeFile, listDirectory, searchFiles] as Tool[];
+export const builtInTools: Tool[] = [readFile, writeFile, listDirectory, searchFiles];

@@ -1,23 +1,31 @@
-import { realpath, stat } from 'node:fs/promises';
+import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolInputError } from '../agent/errors';
+
+const maxSymlinkHops = 40;
 
 /**
  * Resolves a path the model gave against the run's workspace and refuses any
  * that would leave it: `..`, absolute paths elsewhere, NUL bytes, and symlinks
- * (anywhere along the path) that point outside. For a path that does not exist
- * yet (a file to write), its nearest existing ancestor is checked instead.
+ * (anywhere along the path, dangling ones included) that point outside. For a
+ * path that does not exist yet (a file to write), the nearest existing ancestor
+ * is checked instead.
  */
 export async function resolveInWorkspace(workspace: string, requested: string): Promise<string> {
   if (requested.includes('\0')) {
     throw new ToolInputError('path must not contain NUL bytes');
   }
-  const root = await realpath(workspace);
-  const target = path.resolve(root, requested);
+  const given = path.resolve(workspace);
+  const root = await realpath(given);
+  // An absolute path under the workspace as given (which may itself be a symlink) is rebased onto its real location.
+  const target =
+    path.isAbsolute(requested) && isInside(given, path.resolve(requested))
+      ? path.join(root, path.relative(given, path.resolve(requested)))
+      : path.resolve(root, requested);
   if (!isInside(root, target)) {
     throw new ToolInputError(`path "${requested}" is outside the workspace`);
   }
-  const real = await realpathOfNearestExisting(target);
+  const real = await realLocation(target, requested);
   if (!isInside(root, real)) {
     throw new ToolInputError(`path "${requested}" resolves through a symlink to outside the workspace`);
   }
@@ -31,23 +39,36 @@ export function relativeToWorkspace(workspace: string, absolute: string): string
 
 function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
 
-async function realpathOfNearestExisting(target: string): Promise<string> {
+/**
+ * Where a path really points once every symlink is followed. Missing trailing
+ * parts are kept as they are; a dangling symlink is followed to its target.
+ */
+async function realLocation(target: string, requested: string): Promise<string> {
   let current = target;
   const missing: string[] = [];
-  for (;;) {
+  for (let hops = 0; hops < maxSymlinkHops; ) {
     try {
       return path.join(await realpath(current), ...missing.reverse());
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      const parent = path.dirname(current);
-      if (parent === current) return target;
-      missing.push(path.basename(current));
-      current = parent;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR') throw new ToolInputError(`path "${requested}" goes through a file as if it were a directory`);
+      if (code !== 'ENOENT') throw error;
     }
+    const link = await lstat(current).catch(() => undefined);
+    if (link?.isSymbolicLink()) {
+      current = path.resolve(path.dirname(current), await readlink(current));
+      hops++;
+      continue;
+    }
+    const parent = path.dirname(current);
+    if (parent === current) return target;
+    missing.push(path.basename(current));
+    current = parent;
   }
+  throw new ToolInputError(`path "${requested}" has too many levels of symbolic links`);
 }
 
 /** Fails with a clear message unless the workspace is an existing directory. */

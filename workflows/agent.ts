@@ -134,7 +134,7 @@ function modelFailure(error: unknown): unknown {
   if (isCancellation(error) || !(error instanceof ActivityFailure)) return error;
   const cause = error.cause;
   return ApplicationFailure.create({
-    type: cause instanceof ApplicationFailure ? cause.type : undefined,
+    type: cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined,
     message: cause?.message ?? error.message,
     nonRetryable: true,
     cause: error,

@@ -6,7 +6,6 @@ import { mapOpenAIFinishReason } from '../../activities/model/openai/map-finish-
 function completion(
   message: Partial<ChatCompletion.Choice['message']>,
   finishReason: ChatCompletion.Choice['finish_reason'] = 'stop',
-  usage: ChatCompletion['usage'] = { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 },
 ): ChatCompletion {
   return {
     id: 'chatcmpl-1',
@@ -16,7 +15,7 @@ function completion(
     choices: [
       { index: 0, finish_reason: finishReason, logprobs: null, message: { role: 'assistant', content: null, refusal: null, ...message } },
     ],
-    ...(usage && { usage }),
+    usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 },
   };
 }
 
@@ -89,7 +88,7 @@ describe('fromOpenAICompletion', () => {
   });
 
   it('counts zero tokens when usage is missing', () => {
-    expect(fromOpenAICompletion(completion({ content: 'hi' }, 'stop', undefined)).usage).toEqual({ inputTokens: 0, outputTokens: 0 });
+    expect(fromOpenAICompletion({ ...completion({ content: 'hi' }), usage: undefined }).usage).toEqual({ inputTokens: 0, outputTokens: 0 });
   });
 
   it('fails loudly on a completion without choices', () => {

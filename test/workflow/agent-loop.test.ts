@@ -73,7 +73,7 @@ describe('agent loop', () => {
   });
 
   it('caps how many tool calls run at once', async () => {
-    const reads = ['a', 'b', 'c'].map((name, index) => ({ name: 'list_directory', arguments: { path: '.' }, id: `cap${index}` }));
+    const reads = ['a', 'b', 'c'].map((_, index) => ({ name: 'list_directory', arguments: { path: '.' }, id: `cap${index}` }));
     const model = new ScriptedModel([callTools(...reads), answer('ok')]);
     const { workflowId } = await run(model, { maxConcurrentTools: 1 });
     const tools = scheduledActivities(await fetchEvents(environment.client, workflowId)).filter((a) => a.activityType === 'list_directory');

@@ -1,0 +1,47 @@
+// `npm run agent -- <command>`: start agents and inspect their runs. See client/usage.ts.
+import { cancelCommand } from './commands/cancel';
+import { historyCommand } from './commands/history';
+import { consoleOutput, failureMessage, type Output } from './commands/output';
+import { runCommand } from './commands/run';
+import { showCommand } from './commands/show';
+import { InvalidInputError } from './start-agent';
+import { usage, UsageError } from './usage';
+
+const commands: Record<string, (argv: string[], output: Output) => Promise<number>> = {
+  run: runCommand,
+  show: showCommand,
+  history: historyCommand,
+  cancel: cancelCommand,
+};
+
+export async function main(argv: string[], output: Output = consoleOutput): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    output.info(usage);
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  try {
+    if (!command) throw new UsageError(`unknown command "${name}"`);
+    return await command(rest, output);
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      output.error(`error: ${(error as Error).message}\n\n${usage}`);
+      return 2;
+    }
+    if (error instanceof InvalidInputError) {
+      output.error(`error: ${error.message}`);
+      return 2;
+    }
+    output.error(`error: ${failureMessage(error)}`);
+    return 1;
+  }
+}
+
+function isParseArgsError(error: unknown): boolean {
+  return typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('ERR_PARSE_ARGS');
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,30 @@
+import { WorkflowFailedError } from '@temporalio/client';
+
+/** stdout carries only results (the answer, JSON); progress and errors go to stderr. */
+export interface Output {
+  result(line: string): void;
+  info(line: string): void;
+  error(line: string): void;
+}
+
+export const consoleOutput: Output = {
+  result: (line) => process.stdout.write(`${line}\n`),
+  info: (line) => process.stderr.write(`${line}\n`),
+  error: (line) => process.stderr.write(`${line}\n`),
+};
+
+/** npm runs scripts from the package root; INIT_CWD is where the user typed the command. */
+export function invocationDirectory(): string {
+  return process.env.INIT_CWD ?? process.cwd();
+}
+
+/** The innermost useful message of a workflow failure: the provider's words, not "Workflow execution failed". */
+export function failureMessage(error: unknown): string {
+  if (error instanceof WorkflowFailedError) {
+    const cause = error.cause;
+    if (cause?.name === 'CancelledFailure') return 'the run was cancelled';
+    if (cause?.name === 'TerminatedFailure') return 'the run was terminated';
+    return cause?.message ?? error.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,26 @@
+import { parseArgs } from 'node:util';
+import { messagesQuery, statusQuery } from '../../workflows/definitions';
+import { connect } from '../connect';
+import { renderConversation } from '../render-conversation';
+import { UsageError } from '../usage';
+import type { Output } from './output';
+
+/** `agent show <id>`: the run's conversation, read through the messages query (a worker answers it, even for closed runs). */
+export async function showCommand(argv: string[], output: Output): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+  if (positionals.length !== 1) throw new UsageError('show takes one workflow id');
+  const session = await connect({ ensureWorker: true, log: output.info });
+  try {
+    const handle = session.client.workflow.getHandle(positionals[0]);
+    const description = await handle.describe();
+    const [messages, status] = await Promise.all([handle.query(messagesQuery), handle.query(statusQuery)]);
+    output.info(
+      `${positionals[0]}: ${description.status.name} · iteration ${status.iteration} · ` +
+        `${status.usage.inputTokens} input / ${status.usage.outputTokens} output tokens`,
+    );
+    output.result(values.json ? JSON.stringify({ workflowId: positionals[0], status: description.status.name, messages }) : renderConversation(messages));
+    return 0;
+  } finally {
+    await session.close();
+  }
+}

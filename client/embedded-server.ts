@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { ensureTemporalCli } from '../temporal-cli/find-cli';
+
+export const embeddedAddress = '127.0.0.1:7233';
+const startupTimeoutMs = 60_000;
+
+export interface EmbeddedServer {
+  address: string;
+  stop(): Promise<void>;
+}
+
+/** Where the embedded dev server keeps its state, so runs survive restarts of the CLI. */
+export function embeddedStateFile(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.AGENT_STATE_FILE) return env.AGENT_STATE_FILE;
+  const base = env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share');
+  return path.join(base, 'durable-agent', 'temporal-dev.db');
+}
+
+/**
+ * Starts a Temporal dev server on localhost:7233 with the Web UI on :8233 and
+ * its state in a file. It lives as long as this process. The server's own
+ * output is kept off stdout, which belongs to the agent's answer.
+ */
+export async function startEmbeddedServer(log: (line: string) => void): Promise<EmbeddedServer> {
+  const executable = await ensureTemporalCli(log);
+  const dbFilename = embeddedStateFile();
+  await mkdir(path.dirname(dbFilename), { recursive: true });
+  log(`starting a local Temporal dev server (state in ${dbFilename}; Web UI http://localhost:8233)`);
+  if (executable.type === 'cached-download') {
+    // No local binary: the SDK downloads one (needs internet) and runs it.
+    const environment = await TestWorkflowEnvironment.createLocal({
+      server: { executable, ip: '127.0.0.1', port: 7233, ui: true, uiPort: 8233, dbFilename, extraArgs: ['--log-level', 'error'] },
+    });
+    return { address: environment.address, stop: () => environment.teardown() };
+  }
+  const child = spawn(
+    executable.path,
+    ['server', 'start-dev', '--ip', '127.0.0.1', '--port', '7233', '--ui-port', '8233', '--db-filename', dbFilename, '--log-level', 'error'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  try {
+    await waitUntilServing(child, () => stderr);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return { address: embeddedAddress, stop: () => stopChild(child) };
+}
+
+async function waitUntilServing(child: ChildProcess, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + startupTimeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the Temporal dev server exited with ${child.exitCode}: ${stderr().trim()}`);
+    if (await portAnswers(7233)) {
+      const connection = await Connection.connect({ address: embeddedAddress, connectTimeout: 2_000 }).catch(() => undefined);
+      const ready = await connection?.workflowService
+        .describeNamespace({ namespace: 'default' })
+        .then(() => true)
+        .catch(() => false);
+      await connection?.close();
+      if (ready) return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`the Temporal dev server did not start within ${startupTimeoutMs / 1000}s: ${stderr().trim()}`);
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export function portAnswers(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 500 });
+    const done = (result: boolean) => {
+      socket.destroy();
+      resolve(result);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
+}

@@ -1,0 +1,25 @@
+import type { Message } from '../agent/messages';
+
+/** The conversation as a person reads it, one block per message. */
+export function renderConversation(messages: Message[]): string {
+  return messages.map(renderMessage).join('\n\n');
+}
+
+function renderMessage(message: Message): string {
+  switch (message.role) {
+    case 'system':
+      return `[system]\n${message.content}`;
+    case 'user':
+      return `[user]\n${message.content}`;
+    case 'assistant': {
+      const calls = message.toolCalls.map((call) => `→ ${call.name} ${call.arguments} (${call.id})`);
+      return ['[assistant]', message.content, ...calls].filter(Boolean).join('\n');
+    }
+    case 'tool':
+      return `[tool ${message.toolName} ${message.toolCallId}${message.isError ? ' error' : ''}]\n${message.content}`;
+    default: {
+      const exhaustive: never = message;
+      return JSON.stringify(exhaustive);
+    }
+  }
+}

@@ -1,0 +1,21 @@
+export const usage = `Usage: npm run agent -- <command> [options]
+
+Commands:
+  run "<prompt>"         start an agent and follow it until it answers
+      --model provider:model   openai:… or anthropic:… (default: $AGENT_MODEL or openai:gpt-4o-mini)
+      --workspace DIR          directory the file tools may use (default: the current directory)
+      --max-iterations N       model turns before the run ends with a summary (default: 20)
+      --tools a,b              tools to enable (default: all built-in tools)
+      --system TEXT            system prompt
+      --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)
+      --json                   print one JSON object as the last line of stdout
+      --detach                 start the run and exit without waiting
+  show <workflow-id>     print the conversation            [--json]
+  history <workflow-id>  save the event history as JSON   --out FILE
+  cancel <workflow-id>   cancel a run; its conversation stays queryable
+
+Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended without a full answer
+(max_iterations, truncated, refused).`;
+
+/** A mistake in how the CLI was called: exit code 2 with the usage text. */
+export class UsageError extends Error {}
