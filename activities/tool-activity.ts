@@ -12,7 +12,7 @@ export interface ToolActivityInput {
   workspace: string;
 }
 
-const heartbeatIntervalMs = 5_000;
+const heartbeatIntervalMs = 1_000;
 
 /**
  * Wraps a tool as an activity named after it. Arguments are validated against

@@ -24,6 +24,7 @@ export const agentInputSchema = z
     maxIterations: z.number().int().min(1, 'maxIterations must be at least 1').max(10_000).default(defaultMaxIterations),
     maxConcurrentTools: z.number().int().min(1).max(100).default(defaultMaxConcurrentTools),
     maxOutputTokens: z.number().int().min(1).optional(),
+    modelTimeoutSeconds: z.number().int().min(1).max(3600).default(300),
     workspace: z.string().min(1, 'workspace must be a directory path'),
   })
   .refine((input) => input.prompt !== undefined || (input.messages?.length ?? 0) > 0, {

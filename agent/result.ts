@@ -6,8 +6,9 @@ import type { Usage } from './messages';
  * - max_iterations: the iteration limit was reached; the answer is a final summary made without tools.
  * - truncated: the model's output was cut at its token limit (finish reason `length`).
  * - refused: the provider's content filter or the model's refusal stopped the answer.
+ * - empty: the model replied with neither text nor tool calls twice in a row (the first time it is asked again).
  */
-export type AgentStatus = 'completed' | 'max_iterations' | 'truncated' | 'refused';
+export type AgentStatus = 'completed' | 'max_iterations' | 'truncated' | 'refused' | 'empty';
 
 export interface AgentResult {
   answer: string;

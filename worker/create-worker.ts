@@ -26,6 +26,8 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+    // Cancellation reaches an activity in a heartbeat response; a short throttle delivers it within seconds.
+    maxHeartbeatThrottleInterval: '2s',
     activities: { ...createActivities(options.tools ?? builtInTools, options.env ?? process.env), ...options.activityOverrides },
     ...options.overrides,
   });

@@ -1,4 +1,12 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+} from '@temporalio/workflow';
 import { failureTypes } from '../agent/errors';
 import { checkAgentInput, type AgentInput, type ValidAgentInput } from '../agent/input';
 import { addUsage, zeroUsage, type Message, type ModelResponse, type Usage } from '../agent/messages';
@@ -14,12 +22,17 @@ const { prepareRun } = proxyActivities<CoreActivities>({
   retry: { maximumAttempts: 3 },
 });
 
-/** Model calls: retried by Temporal only (the SDKs' retries are off); heartbeats expose a dead worker within 30 s. */
+/**
+ * Model calls: retried by Temporal only (the SDKs' retries are off); heartbeats
+ * expose a dead worker within 30 s; a cancelled run waits for the call to stop.
+ */
 const modelActivityOptions = {
-  startToCloseTimeout: '5m',
   heartbeatTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 } as const;
+
+export const emptyReplyPrompt = 'Your last reply was empty. Answer the task, or call a tool if you need one.';
 
 export const reflectionPrompt =
   'You have reached the limit on tool-using steps for this task. Without calling any tools, summarise what you have done, ' +
@@ -51,7 +64,11 @@ export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> 
   const callModel = async (turn: number, tools: string[]): Promise<ModelResponse> => {
     status.phase = 'calling_model';
     showDetails();
-    const { callModel } = proxyActivities<CoreActivities>({ ...modelActivityOptions, summary: modelCallSummary(input.model, turn) });
+    const { callModel } = proxyActivities<CoreActivities>({
+      ...modelActivityOptions,
+      startToCloseTimeout: `${input.modelTimeoutSeconds}s`,
+      summary: modelCallSummary(input.model, turn),
+    });
     const response = await callModel({ model: input.model, messages, tools, maxOutputTokens: input.maxOutputTokens }).catch(
       (error: unknown) => {
         throw modelFailure(error);
@@ -68,11 +85,14 @@ export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> 
     return { answer, status: outcome, iterations: status.iteration, usage: status.usage };
   };
 
+  let previousWasEmpty = false;
   while (status.iteration < input.maxIterations) {
     status.iteration++;
     const turn = status.iteration;
     const response = await callModel(turn, input.tools);
     const step = nextStep(response);
+    const emptyTwice = previousWasEmpty && step.kind === 'empty';
+    previousWasEmpty = step.kind === 'empty';
     switch (step.kind) {
       case 'final_answer':
         return finish(response.message.content, 'completed');
@@ -80,6 +100,10 @@ export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> 
         return finish(response.message.content, 'truncated');
       case 'refused':
         return finish(response.message.content, 'refused');
+      case 'empty':
+        if (emptyTwice) return finish('', 'empty');
+        messages.push({ role: 'user', content: emptyReplyPrompt });
+        break;
       case 'run_tools': {
         status.phase = 'running_tools';
         showDetails();

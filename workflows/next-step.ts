@@ -5,7 +5,8 @@ export type NextStep =
   | { kind: 'final_answer' }
   | { kind: 'run_tools' }
   | { kind: 'truncated' }
-  | { kind: 'refused' };
+  | { kind: 'refused' }
+  | { kind: 'empty' };
 
 export function nextStep(response: ModelResponse): NextStep {
   switch (response.finishReason) {
@@ -19,7 +20,8 @@ export function nextStep(response: ModelResponse): NextStep {
     case 'tool_calls':
     case 'other':
       // Providers differ on the reason they give alongside tool calls; the calls themselves decide.
-      return response.message.toolCalls.length > 0 ? { kind: 'run_tools' } : { kind: 'final_answer' };
+      if (response.message.toolCalls.length > 0) return { kind: 'run_tools' };
+      return response.message.content.trim() ? { kind: 'final_answer' } : { kind: 'empty' };
     default: {
       const exhaustive: never = response.finishReason;
       throw new Error(`unknown finish reason ${String(exhaustive)}`);

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import { failureTypes } from '../agent/errors';
 import type { ToolCall, ToolResultMessage } from '../agent/messages';
 import type { ToolActivityInput } from '../activities';
@@ -58,6 +58,7 @@ async function runOne(call: ToolCall, context: ToolRunContext): Promise<ToolResu
     summary,
     startToCloseTimeout: settings.timeout,
     heartbeatTimeout: '30s',
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: { maximumAttempts: settings.maximumAttempts, initialInterval: settings.initialRetryInterval, backoffCoefficient: 2 },
   })[call.name];
   try {

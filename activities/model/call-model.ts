@@ -23,7 +23,7 @@ const adapters: Record<Provider, (call: ProviderCall) => Promise<ModelResponse>>
 };
 
 // Heartbeats let Temporal notice a dead worker within the heartbeat timeout instead of the call's full timeout.
-const heartbeatIntervalMs = 5_000;
+const heartbeatIntervalMs = 1_000;
 
 export function createModelActivities(tools: Tool[], env: NodeJS.ProcessEnv = process.env) {
   const registry = new Map(tools.map((tool) => [tool.name, tool]));

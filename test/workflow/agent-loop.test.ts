@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { reflectionPrompt } from '../../workflows/agent';
+import { emptyReplyPrompt, reflectionPrompt } from '../../workflows/agent';
 import { fetchEvents, scheduledActivities } from '../support/history';
 import { answer, callTools, ScriptedModel } from '../support/scripted-model';
 import { connectToTestServer, createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
@@ -125,5 +125,14 @@ describe('agent loop', () => {
     const model = new ScriptedModel([answer('partial', finishReason)]);
     const { result } = await run(model);
     expect(result).toMatchObject({ status, answer: 'partial', iterations: 1 });
+  });
+
+  it('asks again after an empty reply, and ends with status empty after two in a row', async () => {
+    const recovered = new ScriptedModel([answer(''), answer('here it is')]);
+    expect((await run(recovered)).result).toMatchObject({ status: 'completed', answer: 'here it is', iterations: 2 });
+    expect(recovered.requests[1].messages.slice(-1)).toEqual([{ role: 'user', content: emptyReplyPrompt }]);
+
+    const silent = new ScriptedModel([answer(''), answer('  ')]);
+    expect((await run(silent)).result).toMatchObject({ status: 'empty', answer: '', iterations: 2 });
   });
 });
