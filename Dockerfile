@@ -1,0 +1,38 @@
+# The durable-agent worker: polls the agent task queue and runs the agent
+# workflow, the model activities and the file tools. docker-compose.yml builds
+# it; docs/docker-compose.md describes the stack.
+#
+#   docker build -t durable-agent-worker .
+#   docker run --rm -e TEMPORAL_ADDRESS=host:7233 -v "$PWD/workspace:/workspace" durable-agent-worker
+
+# NODE_VERSION is the Node.js major version of the base image (package.json: node >= 20).
+ARG NODE_VERSION=20
+FROM node:${NODE_VERSION}-bookworm-slim
+
+WORKDIR /app
+
+# Dependencies first, so that editing the sources reuses this layer. Dev
+# dependencies (jest, typescript, eslint) stay out: tsx, a runtime dependency,
+# runs the TypeScript entry point, and @temporalio/worker brings its own webpack
+# and swc to bundle the workflow code when the worker starts. The Temporal
+# native bridge ships prebuilt for linux x64 and arm64 (glibc), so nothing is compiled.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+    && npm cache clean --force
+
+# Only what the worker loads; client/, test/ and bench/ are not needed here.
+COPY tsconfig.json .swcrc ./
+COPY agent ./agent
+COPY activities ./activities
+COPY tools ./tools
+COPY workflows ./workflows
+COPY worker ./worker
+
+# The file tools' workspace; docker-compose.yml mounts a host directory over it.
+RUN mkdir -p /workspace && chown node:node /workspace
+
+# The code stays owned by root; the worker runs as the image's unprivileged user.
+USER node
+
+# tsx passes SIGINT/SIGTERM on to the worker, which then drains and exits.
+CMD ["./node_modules/.bin/tsx", "worker/main.ts"]
