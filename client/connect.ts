@@ -1,9 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createAgentWorker } from '../worker/create-worker';
 import { loadConnectionSettings, taskQueue as configuredTaskQueue } from '../worker/settings';
-import { portAnswers, startEmbeddedServer, type EmbeddedServer } from './embedded-server';
+import { portAnswers, startEmbeddedServer } from './embedded-server';
 import { webUiBase } from './web-ui';
 
 export interface AgentSession {
@@ -13,6 +13,8 @@ export interface AgentSession {
   uiBase: string | undefined;
   /** True when this process started the dev server (and so owns the only worker). */
   embedded: boolean;
+  /** Runs a worker in this process from now until close(); does nothing if one already runs. */
+  startWorker(reason: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,40 +34,42 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
   const settings = loadConnectionSettings();
   const taskQueue = configuredTaskQueue();
   const namespace = settings.namespace;
+  // Closed in reverse order of opening: worker, connections, then the server.
   const closers: Array<() => Promise<void>> = [];
-  if (options.ensureWorker) quietWorkerLogs();
-
-  let server: EmbeddedServer | undefined;
-  if (!settings.addressConfigured && !(await portAnswers(7233))) {
-    server = await startEmbeddedServer(options.log);
-    closers.push(server.stop);
-  }
-  const connectionOptions = server ? { address: server.address } : settings.connectionOptions;
   const close = async () => {
-    for (const closer of closers) await closer();
+    while (closers.length > 0) await closers.pop()!();
   };
-  try {
-    return await connectClient();
-  } catch (error) {
-    await close();
-    throw error;
-  }
 
-  async function connectClient(): Promise<AgentSession> {
+  try {
+    const server = !settings.addressConfigured && !(await portAnswers(7233)) ? await startEmbeddedServer(options.log) : undefined;
+    if (server) closers.push(server.stop);
+    const connectionOptions = server ? { address: server.address } : settings.connectionOptions;
     const connection = await Connection.connect(connectionOptions);
-    closers.unshift(() => connection.close());
+    closers.push(() => connection.close());
     const client = new Client({ connection, namespace });
 
-    if (options.ensureWorker && (server || !(await hasWorkflowPollers(client, namespace, taskQueue)))) {
-      if (!server) options.log(`no worker is polling task queue "${taskQueue}": running one in this process`);
+    let workerStarted = false;
+    const startWorker = async (reason: string) => {
+      if (workerStarted) return;
+      workerStarted = true;
+      if (reason) options.log(reason);
+      // The CLI's stderr is for the agent's progress; the in-process worker only reports problems.
+      Runtime.install({ logger: new DefaultLogger('ERROR') });
       const nativeConnection = await NativeConnection.connect(connectionOptions);
-      closers.unshift(() => nativeConnection.close());
+      closers.push(() => nativeConnection.close());
       const worker = await createAgentWorker({ connection: nativeConnection, namespace, taskQueue });
       const running = worker.run();
-      closers.unshift(async () => {
-        stopWorker(worker);
+      closers.push(async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
         await running;
       });
+    };
+
+    if (options.ensureWorker) {
+      if (server) await startWorker('');
+      else if (!(await hasWorkflowPollers(client, namespace, taskQueue))) {
+        await startWorker(`no worker is polling task queue "${taskQueue}": running one in this process`);
+      }
     }
 
     return {
@@ -74,15 +78,17 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
       taskQueue,
       uiBase: webUiBase(connectionOptions.address ?? ''),
       embedded: server !== undefined,
+      startWorker,
       close,
     };
+  } catch (error) {
+    await close();
+    throw error;
   }
 }
 
-function stopWorker(worker: Worker): void {
-  if (worker.getState() === 'RUNNING') worker.shutdown();
-}
-
+// The server remembers pollers for a while after they stop, so a worker that
+// just exited can still be listed; callers that wait on a worker use a deadline too.
 async function hasWorkflowPollers(client: Client, namespace: string, taskQueue: string): Promise<boolean> {
   const response = await client.workflowService.describeTaskQueue({
     namespace,
@@ -92,7 +98,24 @@ async function hasWorkflowPollers(client: Client, namespace: string, taskQueue: 
   return (response.pollers ?? []).length > 0;
 }
 
-// The CLI's stderr is for the agent's progress; the in-process worker only reports problems.
-function quietWorkerLogs(): void {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+/**
+ * Runs a query-like call with a short deadline; if no worker answers in time,
+ * starts one in this process and tries again without the deadline.
+ */
+export async function withWorkerFallback<T>(session: AgentSession, call: () => Promise<T>): Promise<T> {
+  try {
+    return await session.client.connection.withDeadline(Date.now() + 5_000, call);
+  } catch (error) {
+    if (!isDeadlineExceeded(error)) throw error;
+    await session.startWorker(`no worker answered within 5s: running one in this process`);
+    return call();
+  }
+}
+
+// The client wraps gRPC errors (ServiceError "Failed to query Workflow"); the status code sits on a cause.
+function isDeadlineExceeded(error: unknown): boolean {
+  for (let current = error; current; current = (current as { cause?: unknown }).cause) {
+    if ((current as { code?: unknown }).code === 4 /* grpc DEADLINE_EXCEEDED */) return true;
+  }
+  return false;
 }

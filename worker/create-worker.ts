@@ -9,7 +9,10 @@ export interface AgentWorkerOptions {
   tools?: Tool[];
   /** The environment the model activity reads API keys and base URLs from. */
   env?: NodeJS.ProcessEnv;
-  /** A prebuilt bundle (tests build one once); by default the workflows are bundled at start-up. */
+  /**
+   * A prebuilt bundle (tests build one once). By default AGENT_WORKFLOW_BUNDLE names one,
+   * or the workflows are bundled at start-up (a few seconds).
+   */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Activities that replace the built-in ones by name, e.g. a scripted callModel in workflow tests. */
   activityOverrides?: Record<string, (...args: never[]) => Promise<unknown>>;
@@ -21,11 +24,13 @@ export const workflowsPath = require.resolve('../workflows');
 
 /** The one place a worker is assembled: used by `npm run worker`, the embedded CLI mode and the tests. */
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  const prebuilt = process.env.AGENT_WORKFLOW_BUNDLE;
+  const workflowBundle = options.workflowBundle ?? (prebuilt ? { codePath: prebuilt } : undefined);
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+    ...(workflowBundle ? { workflowBundle } : { workflowsPath }),
     // Cancellation reaches an activity in a heartbeat response; a short throttle delivers it within seconds.
     maxHeartbeatThrottleInterval: '2s',
     activities: { ...createActivities(options.tools ?? builtInTools, options.env ?? process.env), ...options.activityOverrides },

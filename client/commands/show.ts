@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { messagesQuery, statusQuery } from '../../workflows/definitions';
-import { connect } from '../connect';
+import { connect, withWorkerFallback } from '../connect';
 import { renderConversation } from '../render-conversation';
 import { UsageError } from '../usage';
 import type { Output } from './output';
@@ -9,11 +9,11 @@ import type { Output } from './output';
 export async function showCommand(argv: string[], output: Output): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
   if (positionals.length !== 1) throw new UsageError('show takes one workflow id');
-  const session = await connect({ ensureWorker: true, log: output.info });
+  const session = await connect({ ensureWorker: false, log: output.info });
   try {
     const handle = session.client.workflow.getHandle(positionals[0]);
     const description = await handle.describe();
-    const [messages, status] = await Promise.all([handle.query(messagesQuery), handle.query(statusQuery)]);
+    const [messages, status] = await withWorkerFallback(session, () => Promise.all([handle.query(messagesQuery), handle.query(statusQuery)]));
     output.info(
       `${positionals[0]}: ${description.status.name} · iteration ${status.iteration} · ` +
         `${status.usage.inputTokens} input / ${status.usage.outputTokens} output tokens`,

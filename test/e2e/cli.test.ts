@@ -1,0 +1,77 @@
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { lastJsonLine, runCli } from '../support/cli';
+import { FakeModelServer, openaiError, openaiReply } from '../support/fake-model-server';
+import { uniqueTaskQueue } from '../support/temporal';
+import { makeWorkspace } from '../support/workspace';
+
+let server: FakeModelServer;
+beforeAll(async () => {
+  server = await FakeModelServer.start();
+});
+beforeEach(() => server.reset());
+afterAll(() => server?.close());
+
+const cliEnv = () => ({ ...server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('cli') });
+
+it('runs an agent, prints progress on stderr and one JSON line on stdout; show and history read the run back', async () => {
+  const workspace = await makeWorkspace({ 'alpha.txt': 'alpha!' });
+  server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+    openaiReply({ content: 'The file says alpha!' }),
+  );
+  const env = cliEnv();
+  const run = await runCli(['run', 'What does alpha.txt say?', '--workspace', workspace, '--json', '--id', `cli-${Date.now()}`], env);
+
+  expect(run.code).toBe(0);
+  const result = lastJsonLine(run.stdout);
+  expect(result).toMatchObject({
+    status: 'completed',
+    answer: 'The file says alpha!',
+    iterations: 2,
+    usage: { inputTokens: 200, outputTokens: 40 },
+    workflowId: expect.stringMatching(/^cli-/),
+    runId: expect.any(String),
+  });
+  expect(run.stderr).toContain('turn 1 · openai:gpt-4o-mini asked for read_file');
+  expect(run.stderr).toContain('✓ read_file alpha.txt');
+  expect(run.stderr).toMatch(/Web UI: http:\/\/localhost:8233\/namespaces\/default\/workflows\/cli-/);
+
+  const show = await runCli(['show', String(result.workflowId)], env);
+  expect(show.stderr).toMatch(/COMPLETED · iteration 2 · 200 input / 40 output tokens/);
+  expect(show.code).toBe(0);
+  expect(show.stdout).toContain('[user]\nWhat does alpha.txt say?');
+  expect(show.stdout).toContain('[tool read_file c1]\nalpha!');
+
+  const file = path.join(os.tmpdir(), `history-${Date.now()}.json`);
+  const history = await runCli(['history', String(result.workflowId), '--out', file], env);
+  expect(history.code).toBe(0);
+  const events = historyFromJSON(JSON.parse(await readFile(file, 'utf8'))).events ?? [];
+  expect(events.length).toBeGreaterThan(10);
+});
+
+it('prints the answer alone on stdout without --json', async () => {
+  server.enqueue(openaiReply({ content: 'just the answer' }));
+  const run = await runCli(['run', 'say it', '--workspace', await makeWorkspace()], cliEnv());
+  expect(run.code).toBe(0);
+  expect(run.stdout).toBe('just the answer\n');
+});
+
+it('exits non-zero with the provider message on stderr when the run fails', async () => {
+  server.enqueue(openaiError(401, 'Incorrect API key provided'));
+  const run = await runCli(['run', 'hello', '--workspace', await makeWorkspace(), '--json'], cliEnv());
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain('run failed: openai rejected the request (HTTP 401): Incorrect API key provided');
+  expect(lastJsonLine(run.stdout)).toMatchObject({ status: 'failed', error: expect.stringContaining('Incorrect API key provided') });
+});
+
+it('exits 3 when the run ends at max iterations', async () => {
+  server.respondWith((request) =>
+    request.body.tools ? openaiReply({ toolCalls: [{ id: `c${Date.now()}`, name: 'list_directory', arguments: {} }] }) : openaiReply({ content: 'summary' }),
+  );
+  const run = await runCli(['run', 'loop forever', '--workspace', await makeWorkspace(), '--max-iterations', '2', '--json'], cliEnv());
+  expect(run.code).toBe(3);
+  expect(lastJsonLine(run.stdout)).toMatchObject({ status: 'max_iterations', answer: 'summary', iterations: 2 });
+});

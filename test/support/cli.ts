@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+const projectRoot = path.join(__dirname, '..', '..');
+const tsxCli = require.resolve('tsx/cli');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the real CLI (`client/cli.ts`) in a child process against the test
+ * server, with the prebuilt workflow bundle so its in-process worker starts fast.
+ */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { cwd?: string } = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [tsxCli, path.join(projectRoot, 'client', 'cli.ts'), ...args], {
+    cwd: options.cwd ?? projectRoot,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+      AGENT_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return collect(child);
+}
+
+export function collect(child: ReturnType<typeof spawn>): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The last line of stdout parsed as JSON (the --json contract). */
+export function lastJsonLine(stdout: string): Record<string, unknown> {
+  const lines = stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]);
+}
