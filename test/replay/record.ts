@@ -1,0 +1,151 @@
+/**
+ * `npm run record-histories`: runs each scenario below on a fresh dev server
+ * through the real worker, the real provider SDKs and the local fake model
+ * server, and saves each run's event history to test/replay/histories/.
+ * The replay test replays every file there against the current workflow code.
+ * Re-record only when a history change is intended; keep the old files too
+ * when runs recorded with them may still be open in production.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { z } from 'zod';
+import type { AgentInput } from '../../agent/input';
+import { builtInTools, defineTool } from '../../tools';
+import { ensureTemporalCli } from '../../temporal-cli/find-cli';
+import { createAgentWorker } from '../../worker/create-worker';
+import { agentWorkflowType, progressQuery } from '../../workflows/definitions';
+import { anthropicReply, FakeModelServer, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
+import { makeWorkspace } from '../support/workspace';
+
+interface Scenario {
+  name: string;
+  input: Omit<AgentInput, 'workspace'>;
+  replies: FakeStep[];
+  /** Cancel the run once this many progress events happened. */
+  cancelAfterEvents?: number;
+}
+
+let flakyCalls = 0;
+// Fails its first attempt, so the recorded history holds a tool retry.
+const flakyTool = defineTool({
+  name: 'flaky_lookup',
+  description: 'Looks a key up; the first attempt fails (for recording a retry).',
+  input: z.object({ key: z.string() }),
+  activity: { maximumAttempts: 3, initialRetryInterval: '1s' },
+  async handler({ key }) {
+    if (++flakyCalls === 1) throw new Error('lookup service unavailable');
+    return `value of ${key}`;
+  },
+});
+
+const scenarios: Scenario[] = [
+  {
+    name: 'openai-parallel-tools',
+    input: { prompt: 'Compare alpha.txt and beta.txt', model: 'openai:gpt-4o-mini', tools: ['read_file', 'list_directory'] },
+    replies: [
+      openaiReply({
+        toolCalls: [
+          { id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } },
+          { id: 'call_2', name: 'read_file', arguments: { path: 'beta.txt' } },
+          { id: 'call_3', name: 'list_directory', arguments: { path: '.' } },
+        ],
+      }),
+      openaiReply({ content: 'alpha and beta differ in their first letter.' }),
+    ],
+  },
+  {
+    name: 'anthropic-write-then-read',
+    input: { prompt: 'Write a note and read it back', model: 'anthropic:claude-haiku-4-5', systemPrompt: 'Be brief.', tools: ['write_file', 'read_file'] },
+    replies: [
+      anthropicReply({ text: 'Writing.', toolCalls: [{ id: 'toolu_1', name: 'write_file', arguments: { path: 'note.md', content: 'hello' } }] }),
+      anthropicReply({ toolCalls: [{ id: 'toolu_2', name: 'read_file', arguments: { path: 'note.md' } }] }),
+      anthropicReply({ text: 'The note says hello.' }),
+    ],
+  },
+  {
+    name: 'retries-and-tool-errors',
+    input: { prompt: 'Look things up', model: 'openai:gpt-4o-mini', tools: ['read_file', 'flaky_lookup'] },
+    replies: [
+      openaiError(500, 'The server had an error while processing your request.'),
+      openaiReply({
+        toolCalls: [
+          { id: 'call_1', name: 'flaky_lookup', arguments: { key: 'answer' } },
+          { id: 'call_2', name: 'no_such_tool', arguments: {} },
+          { id: 'call_3', name: 'read_file', arguments: '{"path": ' },
+          { id: 'call_4', name: 'read_file', arguments: { file: 'alpha.txt' } },
+          { id: 'call_5', name: 'read_file', arguments: { path: '../../etc/passwd' } },
+        ],
+      }),
+      openaiError(429, 'Rate limit reached', { 'retry-after': '1' }),
+      openaiReply({ content: 'The answer was found after a retry; the other calls failed.' }),
+    ],
+  },
+  {
+    name: 'max-iterations-reflection',
+    input: { prompt: 'Keep listing', model: 'openai:gpt-4o-mini', tools: ['list_directory'], maxIterations: 2 },
+    replies: [
+      openaiReply({ toolCalls: [{ id: 'call_1', name: 'list_directory', arguments: {} }] }),
+      openaiReply({ toolCalls: [{ id: 'call_2', name: 'list_directory', arguments: {} }] }),
+      openaiReply({ content: 'I listed the directory twice.' }),
+    ],
+  },
+  {
+    name: 'cancelled-during-model-call',
+    input: { prompt: 'Start and get cancelled', model: 'openai:gpt-4o-mini', tools: ['list_directory'] },
+    replies: [openaiReply({ toolCalls: [{ id: 'call_1', name: 'list_directory', arguments: {} }] }), { hang: true }],
+    cancelAfterEvents: 2,
+  },
+];
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const environment = await TestWorkflowEnvironment.createLocal({ server: { executable: await ensureTemporalCli(console.error), ip: '127.0.0.1' } });
+  const server = await FakeModelServer.start();
+  const directory = path.join(__dirname, 'histories');
+  try {
+    for (const scenario of scenarios) {
+      server.reset();
+      server.enqueue(...scenario.replies);
+      const workspace = await makeWorkspace({ 'alpha.txt': 'alpha', 'beta.txt': 'beta' });
+      const taskQueue = `record-${scenario.name}`;
+      const worker = await createAgentWorker({
+        connection: environment.nativeConnection,
+        namespace: 'default',
+        taskQueue,
+        tools: [...builtInTools, flakyTool],
+        env: server.providerEnv,
+      });
+      const workflowId = `replay-${scenario.name}`;
+      await worker.runUntil(async () => {
+        const handle = await environment.client.workflow.start(agentWorkflowType, {
+          taskQueue,
+          workflowId,
+          args: [{ ...scenario.input, workspace }],
+        });
+        if (scenario.cancelAfterEvents !== undefined) {
+          while ((await handle.query(progressQuery)).length < scenario.cancelAfterEvents) await sleep(200);
+          while (server.requests.length < 2) await sleep(200);
+          await handle.cancel();
+        }
+        await handle.result().catch(() => undefined);
+      });
+      const history = await environment.client.workflow.getHandle(workflowId).fetchHistory();
+      const file = path.join(directory, `${scenario.name}.json`);
+      await writeFile(file, historyToJSON(history) + '\n');
+      console.log(`recorded ${history.events?.length} events to ${path.relative(process.cwd(), file)}`);
+    }
+  } finally {
+    await server.close();
+    await environment.teardown();
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
