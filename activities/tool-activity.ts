@@ -36,6 +36,8 @@ export function toolActivity(tool: Tool): (input: ToolActivityInput) => Promise<
       const output = await tool.handler(parsed.data, { workspace, signal: context.cancellationSignal });
       return truncateOutput(output, maxToolOutputChars);
     } catch (error) {
+      // Whatever a cancelled handler threw, the attempt was cancelled (see call-model.ts).
+      if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? error;
       if (error instanceof ToolInputError) {
         throw ApplicationFailure.create({ type: failureTypes.toolRefused, message: error.message, nonRetryable: true });
       }

@@ -46,8 +46,9 @@ export function createModelActivities(tools: Tool[], env: NodeJS.ProcessEnv = pr
         timeoutMs: context.info.startToCloseTimeoutMs,
       });
     } catch (error) {
-      // A cancelled call surfaces as an abort error, which Temporal reports as cancellation.
-      if (context.cancellationSignal.aborted) throw error;
+      // The SDK reports an aborted request as its own error; rethrowing the signal's
+      // CancelledFailure makes Temporal record the attempt as cancelled, not failed.
+      if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? error;
       throw classifyProviderError(error, provider);
     } finally {
       clearInterval(heartbeat);
