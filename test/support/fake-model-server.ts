@@ -21,6 +21,8 @@ export interface ReceivedRequest {
   headers: http.IncomingHttpHeaders;
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON, asserted field by field
   receivedAt: number;
+  /** Set when the client closed the connection before an answer was sent (a cancelled or timed-out call). */
+  abandonedAt?: number;
 }
 
 export type Responder = (request: ReceivedRequest, index: number) => FakeStep;
@@ -90,6 +92,9 @@ export class FakeModelServer {
         receivedAt: Date.now(),
       };
       this.requests.push(received);
+      response.on('close', () => {
+        if (!response.writableEnded) received.abandonedAt = Date.now();
+      });
       const step = this.script.shift() ?? this.responder?.(received, this.requests.length - 1);
       if (!step) {
         respond(response, 500, JSON.stringify({ error: { message: `fake model server: no scripted answer for request ${this.requests.length}` } }));

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { AgentInput } from '../../agent/input';
+import type { AgentResult } from '../../agent/result';
+import { agentWorkflowType } from '../../workflows/definitions';
+import { anthropicError, anthropicReply, FakeModelServer, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
+import { attemptsOf, eventually, finalAttempts, retriedPendingAttempt } from '../support/fault-history';
+import { fetchEvents } from '../support/history';
+import { forwardPort, unusedPort } from '../support/late-listener';
+import { connectToTestServer, createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { makeWorkspace } from '../support/workspace';
+
+// Row 3 (retryable half): transient provider faults are retried by Temporal, one
+// request per activity attempt, through the real SDK clients with their retries off.
+
+const openai = 'openai:gpt-4o-mini';
+const anthropic = 'anthropic:claude-haiku-4-5';
+
+let environment: TestWorkflowEnvironment;
+let server: FakeModelServer;
+let workspace: string;
+
+beforeAll(async () => {
+  environment = await connectToTestServer();
+  server = await FakeModelServer.start();
+  workspace = await makeWorkspace();
+});
+beforeEach(() => server.reset());
+afterAll(async () => {
+  await server?.close();
+  await environment?.teardown();
+});
+
+async function run(model: string, input: Partial<AgentInput> = {}, env: NodeJS.ProcessEnv = server.providerEnv) {
+  const taskQueue = uniqueTaskQueue('model-retries');
+  const worker = await createTestWorker(environment, { taskQueue, env });
+  const { result, workflowId } = await worker.runUntil(runAgent(environment, taskQueue, { prompt: 'hello', model, workspace, ...input }));
+  return { result, events: await fetchEvents(environment.client, workflowId) };
+}
+
+it('waits as long as an OpenAI retry-after-ms header says before the next attempt', async () => {
+  // 3 s is well above the 1 s the retry policy would wait on its own.
+  server.enqueue(openaiError(429, 'Rate limit reached', { 'retry-after-ms': '3000' }), openaiReply({ content: 'after the wait' }));
+  const { result, events } = await run(openai);
+  expect(result.answer).toBe('after the wait');
+  expect(server.requests).toHaveLength(2);
+  expect(server.requests[1].receivedAt - server.requests[0].receivedAt).toBeGreaterThanOrEqual(2900);
+  expect(finalAttempts(events, 'callModel')).toEqual([
+    { activityType: 'callModel', attempt: 2, lastFailure: { type: 'ProviderUnavailable', message: expect.stringContaining('HTTP 429') } },
+  ]);
+});
+
+it.each<[string, FakeStep[], FakeStep]>([
+  [
+    openai,
+    [openaiError(500, 'The server had an error'), openaiError(503, 'The engine is currently overloaded'), openaiError(500, 'The server had an error')],
+    openaiReply({ content: 'through the burst' }),
+  ],
+  [
+    anthropic,
+    [anthropicError(529, 'Overloaded'), anthropicError(503, 'Service unavailable'), anthropicError(500, 'Internal server error')],
+    anthropicReply({ text: 'through the burst' }),
+  ],
+])('answers after a burst of three 5xx from %s, one request per attempt', async (model, burst, reply) => {
+  server.enqueue(...burst, reply);
+  const { result, events } = await run(model);
+  expect(result).toMatchObject({ answer: 'through the burst', status: 'completed' });
+  expect(server.requests).toHaveLength(4);
+  expect(finalAttempts(events, 'callModel')).toEqual([
+    { activityType: 'callModel', attempt: 4, lastFailure: { type: 'ProviderUnavailable', message: expect.stringContaining('HTTP 500') } },
+  ]);
+});
+
+it('retries a refused connection until the provider comes up', async () => {
+  server.enqueue(openaiReply({ content: 'finally up' }));
+  const port = await unusedPort();
+  const taskQueue = uniqueTaskQueue('model-retries');
+  const worker = await createTestWorker(environment, {
+    taskQueue,
+    env: { OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: 'sk-test' },
+  });
+  let forwarder: Awaited<ReturnType<typeof forwardPort>> | undefined;
+  try {
+    const workflowId = `refused-${randomUUID()}`;
+    const result = await worker.runUntil(async () => {
+      const handle = await environment.client.workflow.start<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
+        taskQueue,
+        workflowId,
+        args: [{ prompt: 'hello', model: openai, workspace }],
+      });
+      await eventually(() => retriedPendingAttempt(environment.client, workflowId, 'callModel'), 30_000, 'a refused model attempt');
+      forwarder = await forwardPort(port, server.url);
+      return handle.result();
+    });
+    expect(result.answer).toBe('finally up');
+    expect(server.requests).toHaveLength(1);
+    const [started] = finalAttempts(await fetchEvents(environment.client, workflowId), 'callModel');
+    expect(started.attempt).toBeGreaterThanOrEqual(2);
+    expect(started.lastFailure).toEqual({ type: 'ProviderUnavailable', message: expect.stringMatching(/connection/i) });
+  } finally {
+    await forwarder?.close();
+  }
+});
+
+it('retries a connection the provider resets', async () => {
+  server.enqueue({ reset: true }, openaiReply({ content: 'after the reset' }));
+  const { result, events } = await run(openai);
+  expect(result.answer).toBe('after the reset');
+  expect(server.requests).toHaveLength(2);
+  expect(finalAttempts(events, 'callModel')).toEqual([
+    { activityType: 'callModel', attempt: 2, lastFailure: { type: 'ProviderUnavailable', message: expect.stringMatching(/connection/i) } },
+  ]);
+});
+
+it('times out a response that never comes and retries it', async () => {
+  server.enqueue({ hang: true }, openaiReply({ content: 'second time lucky' }));
+  const { result, events } = await run(openai, { modelTimeoutSeconds: 2 });
+  expect(result.answer).toBe('second time lucky');
+  expect(server.requests).toHaveLength(2);
+  const [started] = finalAttempts(events, 'callModel');
+  expect(started.attempt).toBe(2);
+  // Either the SDK's own timeout (same bound) or Temporal's start-to-close timeout ends the attempt.
+  expect(started.lastFailure?.message).toMatch(/time(d)? ?out/i);
+});
+
+it.each<[string, string]>([
+  [openai, '{"id": "x", "choi'],
+  [anthropic, '{"id": "msg_x", "type": "mess'],
+])('retries a truncated JSON body from %s', async (model, truncated) => {
+  const reply = model === openai ? openaiReply({ content: 'whole this time' }) : anthropicReply({ text: 'whole this time' });
+  server.enqueue({ status: 200, raw: truncated }, reply);
+  const { result, events } = await run(model);
+  expect(result.answer).toBe('whole this time');
+  expect(server.requests).toHaveLength(2);
+  expect(attemptsOf(events, 'callModel')).toEqual([2]);
+});
+
+it('retries a well-formed OpenAI body that has no choices', async () => {
+  server.enqueue({ status: 200, json: { id: 'chatcmpl-empty', object: 'chat.completion', choices: [] } }, openaiReply({ content: 'with a choice' }));
+  const { result, events } = await run(openai);
+  expect(result.answer).toBe('with a choice');
+  expect(attemptsOf(events, 'callModel')).toEqual([2]);
+});

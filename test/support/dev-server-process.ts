@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { Connection } from '@temporalio/client';
+import { waitFor } from './wait-for';
+
+const startupTimeoutMs = 60_000;
+const stopTimeoutMs = 15_000;
+
+export interface DevServerOptions {
+  /** The Temporal CLI binary; global-setup puts it in TEST_TEMPORAL_CLI. */
+  cli?: string;
+  port: number;
+  /** The SQLite file holding the server's state; starting again on the same file resumes every run. */
+  dbFilename: string;
+}
+
+export interface DevServer {
+  address: string;
+  /** SIGTERM, as an operator or a container runtime stops a server, then waits for the process to exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A Temporal dev server of the test's own (not the shared one global-setup
+ * starts), so a test can stop it and start it again on the same state file.
+ * Resolves once the server answers a namespace lookup.
+ */
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const cli = options.cli ?? process.env.TEST_TEMPORAL_CLI;
+  if (!cli) throw new Error('TEST_TEMPORAL_CLI is not set: run the tests through jest, with a Temporal CLI on this machine');
+  const address = `127.0.0.1:${options.port}`;
+  const child = spawn(
+    cli,
+    ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--headless', '--db-filename', options.dbFilename, '--log-level', 'error'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  liveServers.add(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => liveServers.delete(child));
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-8000)));
+  try {
+    await waitFor(
+      `the dev server on ${address} to serve`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`the dev server exited with ${child.exitCode}: ${stderr.trim()}`);
+        return answersNamespaceLookup(address);
+      },
+      { timeoutMs: startupTimeoutMs, intervalMs: 200 },
+    );
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exited;
+    throw error;
+  }
+  return {
+    address,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const force = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
+      child.kill('SIGTERM');
+      await exited;
+      clearTimeout(force);
+    },
+  };
+}
+
+const liveServers = new Set<ChildProcess>();
+
+/** SIGKILLs every dev server a test started that is still running. */
+export async function killDevServers(): Promise<void> {
+  await Promise.all(
+    [...liveServers].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}
+
+async function answersNamespaceLookup(address: string): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 2_000 }).catch(() => undefined);
+  if (!connection) return false;
+  try {
+    await connection.workflowService.describeNamespace({ namespace: 'default' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** A TCP port nobody is listening on right now, for a server the test starts and restarts on it. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
