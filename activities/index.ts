@@ -2,8 +2,9 @@ import { builtInTools, type Tool } from '../tools';
 import { createModelActivities } from './model/call-model';
 import { createPrepareRun } from './prepare-run';
 import { toolActivity } from './tool-activity';
+import type { TranscriptStore } from './transcript/transcript-store';
 
-export type { ModelCallInput } from './model/call-model';
+export type { ModelCallInput, ModelTurn, TranscriptInput } from './model/model-input';
 export type { PrepareRunInput, RunSetup } from './prepare-run';
 export type { ToolActivityInput } from './tool-activity';
 
@@ -11,11 +12,11 @@ export type { ToolActivityInput } from './tool-activity';
  * Every activity a worker registers: the model call, the run setup check, and
  * one activity per tool, named after the tool so each is visible in the Web UI.
  */
-export function createActivities(tools: Tool[] = builtInTools, env: NodeJS.ProcessEnv = process.env) {
+export function createActivities(tools: Tool[] = builtInTools, env: NodeJS.ProcessEnv = process.env, transcripts?: TranscriptStore) {
   const toolActivities = Object.fromEntries(tools.map((tool) => [tool.name, toolActivity(tool)]));
   return {
     ...toolActivities,
-    ...createModelActivities(tools, env),
+    ...createModelActivities(tools, env, transcripts),
     prepareRun: createPrepareRun(tools),
   };
 }

@@ -13,6 +13,8 @@ export const failureTypes = {
   providerUnavailable: 'ProviderUnavailable',
   /** The model's tool arguments do not match the tool's schema: reported back to the model. */
   invalidToolArguments: 'InvalidToolArguments',
+  /** The model activity's transcript store lacks a transcript: the workflow resends the conversation inline. */
+  transcriptUnavailable: 'TranscriptUnavailable',
   /** A tool refused its input (missing file, path outside the workspace): reported back to the model. */
   toolRefused: 'ToolRefused',
 } as const;

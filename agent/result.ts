@@ -7,13 +7,31 @@ import type { Usage } from './messages';
  * - truncated: the model's output was cut at its token limit (finish reason `length`).
  * - refused: the provider's content filter or the model's refusal stopped the answer.
  * - empty: the model replied with neither text nor tool calls twice in a row (the first time it is asked again).
+ * - token_budget: the run's tokens exceeded maxSessionTokens.
+ * - ended: a session was ended by `agent end` (the endSession signal).
+ * - idle_timeout: a session received no message within its idle timeout.
  */
-export type AgentStatus = 'completed' | 'max_iterations' | 'truncated' | 'refused' | 'empty';
+export type TurnStatus = 'completed' | 'max_iterations' | 'truncated' | 'refused' | 'empty' | 'token_budget';
+export type AgentStatus = TurnStatus | 'ended' | 'idle_timeout';
 
 export interface AgentResult {
+  /** The last answer the model gave. */
   answer: string;
   status: AgentStatus;
+  /** Model turns in the tool loop, over the whole run (every run of a session). */
   iterations: number;
+  usage: Usage;
+  /** User messages answered. */
+  turns: number;
+}
+
+/** What a session's sendMessage update returns: the answer to that one message. */
+export interface TurnReply {
+  answer: string;
+  status: TurnStatus;
+  /** Model turns this message took. */
+  iterations: number;
+  /** Tokens this message took. */
   usage: Usage;
 }
 
@@ -23,9 +41,14 @@ export type ProgressEvent =
   | { kind: 'tool_done'; turn: number; summary: string; isError: boolean };
 
 export interface AgentStatusSnapshot {
-  phase: 'starting' | 'calling_model' | 'running_tools' | 'finished';
+  phase: 'starting' | 'calling_model' | 'running_tools' | 'summarising' | 'waiting_for_message' | 'finished';
   iteration: number;
   maxIterations: number;
   toolCallsInFlight: string[];
+  /** Tokens over the whole run, and in the current (or last) user turn. */
   usage: Usage;
+  turnUsage: Usage;
+  turns: number;
+  /** User messages waiting for their turn (a session answers them in order). */
+  queuedMessages: number;
 }

@@ -1,21 +1,23 @@
 import {
-  ActivityCancellationType,
-  ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
-  isCancellation,
+  condition,
+  continueAsNew,
   proxyActivities,
   setCurrentDetails,
   setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { failureTypes } from '../agent/errors';
 import { checkAgentInput, type AgentInput, type ValidAgentInput } from '../agent/input';
-import { addUsage, zeroUsage, type Message, type ModelResponse, type Usage } from '../agent/messages';
-import type { AgentResult, AgentStatus, AgentStatusSnapshot, ProgressEvent } from '../agent/result';
+import { maxPromptChars } from '../agent/limits';
+import type { AgentResult, AgentStatus, TurnReply } from '../agent/result';
 import type { CoreActivities } from '../activities';
-import { messagesQuery, progressQuery, statusQuery } from './definitions';
-import { nextStep } from './next-step';
-import { runToolCalls } from './run-tool-calls';
-import { modelCallSummary } from './summaries';
+import { endSessionSignal, messagesQuery, progressQuery, sendMessageUpdate, statusQuery } from './definitions';
+import { carry, describeStatus, initialState } from './state';
+import { runTurn, type TurnContext } from './turn';
+
+export { emptyReplyPrompt, reflectionPrompt } from './turn';
 
 const { prepareRun } = proxyActivities<CoreActivities>({
   startToCloseTimeout: '30s',
@@ -23,119 +25,92 @@ const { prepareRun } = proxyActivities<CoreActivities>({
 });
 
 /**
- * Model calls: retried by Temporal only (the SDKs' retries are off); heartbeats
- * expose a dead worker within 30 s; a cancelled run waits for the call to stop.
- */
-const modelActivityOptions = {
-  heartbeatTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
-  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-} as const;
-
-export const emptyReplyPrompt = 'Your last reply was empty. Answer the task, or call a tool if you need one.';
-
-export const reflectionPrompt =
-  'You have reached the limit on tool-using steps for this task. Without calling any tools, summarise what you have done, ' +
-  'what you found, and what remains to be done.';
-
-/**
- * The durable agent loop: call the model; if it asks for tools, run them all
- * concurrently and append their results in the order asked; repeat until the
- * model answers without tools or a limit ends the run.
+ * The durable agent. A one-shot run answers its prompt and ends. A session
+ * (`input.session`) then waits for more user messages, each a sendMessage update
+ * answered in order, until `endSession` or its idle timeout. Long runs continue
+ * as new, carrying the conversation, counters and settings.
  */
 export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> {
   const input = validInput(rawInput);
-  const messages: Message[] = initialMessages(input);
-  const progress: ProgressEvent[] = [];
-  const status: AgentStatusSnapshot = {
-    phase: 'starting',
-    iteration: 0,
-    maxIterations: input.maxIterations,
-    toolCallsInFlight: [],
-    usage: zeroUsage,
-  };
-  setHandler(messagesQuery, (options) => messages.slice(options?.from ?? 0));
+  const state = initialState(input);
+  const status = state.status;
+  const queue: Array<{ ticket: number; content: string }> = [];
+  const replies = new Map<number, TurnReply>();
+  let nextTicket = 0;
+  let endRequested = false;
+
+  setHandler(messagesQuery, (options) => state.messages.slice(options?.from ?? 0));
   setHandler(statusQuery, () => status);
-  setHandler(progressQuery, (from) => progress.slice(from ?? 0));
+  setHandler(progressQuery, (from) => state.progress.slice(Math.max(0, (from ?? 0) - state.progressOffset)));
+  setHandler(endSessionSignal, () => {
+    endRequested = true;
+  });
+  setHandler(
+    sendMessageUpdate,
+    async (content) => {
+      const ticket = nextTicket++;
+      queue.push({ ticket, content });
+      status.queuedMessages = queue.length;
+      await condition(() => replies.has(ticket));
+      const reply = replies.get(ticket)!;
+      replies.delete(ticket);
+      return reply;
+    },
+    { validator: (content) => validateMessage(input, content, endRequested) },
+  );
   const showDetails = () => setCurrentDetails(describeStatus(input, status));
 
-  const setup = await prepareRun({ tools: input.tools, workspace: input.workspace });
-
-  const callModel = async (turn: number, tools: string[]): Promise<ModelResponse> => {
-    status.phase = 'calling_model';
-    showDetails();
-    const { callModel } = proxyActivities<CoreActivities>({
-      ...modelActivityOptions,
-      startToCloseTimeout: `${input.modelTimeoutSeconds}s`,
-      summary: modelCallSummary(input.model, turn),
-    });
-    const response = await callModel({ model: input.model, messages, tools, maxOutputTokens: input.maxOutputTokens }).catch(
-      (error: unknown) => {
-        throw modelFailure(error);
-      },
-    );
-    status.usage = addUsage(status.usage, response.usage);
-    messages.push(response.message);
-    progress.push({ kind: 'model_turn', turn, toolCalls: response.message.toolCalls.map((call) => call.name), usage: response.usage });
-    return response;
+  const maybeContinueAsNew = async (turnIteration?: number) => {
+    const due =
+      workflowInfo().continueAsNewSuggested ||
+      (input.continueAsNewAfterModelCalls !== undefined && state.modelCallsThisRun >= input.continueAsNewAfterModelCalls);
+    // Only when no update is waiting for an answer from this run: its caller would lose the reply.
+    if (!due || queue.length > 0 || !allHandlersFinished()) return;
+    const next: AgentInput = { ...input, prompt: undefined, messages: undefined, carried: carry(state, turnIteration) };
+    await continueAsNew<typeof agentWorkflow>(next);
   };
-  const finish = (answer: string, outcome: AgentStatus): AgentResult => {
+
+  const setup = await prepareRun({ tools: input.tools, workspace: input.workspace });
+  const context: TurnContext = { input, state, setup, showDetails, maybeContinueAsNew };
+  const finish = async (outcome: AgentStatus): Promise<AgentResult> => {
     status.phase = 'finished';
     showDetails();
-    return { answer, status: outcome, iterations: status.iteration, usage: status.usage };
+    await condition(allHandlersFinished);
+    return { answer: state.lastAnswer, status: outcome, iterations: status.iteration, usage: status.usage, turns: status.turns };
   };
 
-  let previousWasEmpty = false;
-  while (status.iteration < input.maxIterations) {
-    status.iteration++;
-    const turn = status.iteration;
-    const response = await callModel(turn, input.tools);
-    const step = nextStep(response);
-    const emptyTwice = previousWasEmpty && step.kind === 'empty';
-    previousWasEmpty = step.kind === 'empty';
-    switch (step.kind) {
-      case 'final_answer':
-        return finish(response.message.content, 'completed');
-      case 'truncated':
-        return finish(response.message.content, 'truncated');
-      case 'refused':
-        return finish(response.message.content, 'refused');
-      case 'empty':
-        if (emptyTwice) return finish('', 'empty');
-        messages.push({ role: 'user', content: emptyReplyPrompt });
-        break;
-      case 'run_tools': {
-        status.phase = 'running_tools';
-        showDetails();
-        const results = await runToolCalls(response.message.toolCalls, {
-          workspace: input.workspace,
-          tools: setup.tools,
-          maxConcurrent: input.maxConcurrentTools,
-          onStart: (summary) => {
-            status.toolCallsInFlight = [...status.toolCallsInFlight, summary];
-            showDetails();
-          },
-          onFinish: (summary, result) => {
-            const index = status.toolCallsInFlight.indexOf(summary);
-            if (index >= 0) status.toolCallsInFlight = status.toolCallsInFlight.filter((_, position) => position !== index);
-            progress.push({ kind: 'tool_done', turn, summary, isError: result.isError });
-            showDetails();
-          },
-        });
-        messages.push(...results);
-        break;
-      }
-      default: {
-        const exhaustive: never = step;
-        throw new Error(`unknown step ${JSON.stringify(exhaustive)}`);
-      }
-    }
+  const resumingTurn = input.carried?.turnIteration;
+  if (resumingTurn !== undefined || (!input.carried && state.messages[state.messages.length - 1]?.role === 'user')) {
+    const reply = await runTurn(context, resumingTurn ?? 0);
+    status.turns++;
+    if (!input.session || reply.status === 'token_budget') return finish(reply.status);
   }
 
-  // The limit was reached while the model still wanted tools: one last call without tools summarises the run.
-  messages.push({ role: 'user', content: reflectionPrompt });
-  const reflection = await callModel(status.iteration + 1, []);
-  return finish(reflection.message.content, 'max_iterations');
+  for (;;) {
+    status.phase = 'waiting_for_message';
+    showDetails();
+    await maybeContinueAsNew();
+    const woke = await condition(() => queue.length > 0 || endRequested, `${input.session!.idleTimeoutSeconds}s`);
+    if (queue.length === 0) return finish(woke ? 'ended' : 'idle_timeout');
+    const next = queue.shift()!;
+    status.queuedMessages = queue.length;
+    state.messages.push({ role: 'user', content: next.content });
+    const reply = await runTurn(context);
+    status.turns++;
+    replies.set(next.ticket, reply);
+    if (reply.status === 'token_budget') {
+      // The budget is spent: the messages still queued get that answer too, and the session ends.
+      for (const waiting of queue.splice(0)) replies.set(waiting.ticket, { ...reply, answer: '', iterations: 0, usage: { inputTokens: 0, outputTokens: 0 } });
+      return finish('token_budget');
+    }
+  }
+}
+
+function validateMessage(input: ValidAgentInput, content: unknown, ending: boolean): void {
+  if (!input.session) throw new Error('this run is not a session; start one with `agent chat` (input.session)');
+  if (typeof content !== 'string' || !content.trim()) throw new Error('message must not be empty');
+  if (content.length > maxPromptChars) throw new Error(`message is ${content.length} characters; at most ${maxPromptChars} are accepted`);
+  if (ending) throw new Error('the session is ending and takes no more messages');
 }
 
 function validInput(rawInput: AgentInput): ValidAgentInput {
@@ -148,37 +123,4 @@ function validInput(rawInput: AgentInput): ValidAgentInput {
     });
   }
   return check.input;
-}
-
-/**
- * A model call that failed for good ends the run. The workflow's own failure
- * repeats the provider's message, so the CLI and the Web UI show it first-hand.
- */
-function modelFailure(error: unknown): unknown {
-  if (isCancellation(error) || !(error instanceof ActivityFailure)) return error;
-  const cause = error.cause;
-  return ApplicationFailure.create({
-    type: cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined,
-    message: cause?.message ?? error.message,
-    nonRetryable: true,
-    cause: error,
-  });
-}
-
-function initialMessages(input: ValidAgentInput): Message[] {
-  return [
-    ...(input.systemPrompt ? [{ role: 'system' as const, content: input.systemPrompt }] : []),
-    ...(input.messages ?? []),
-    ...(input.prompt ? [{ role: 'user' as const, content: input.prompt }] : []),
-  ];
-}
-
-function describeStatus(input: ValidAgentInput, status: AgentStatusSnapshot): string {
-  const usage: Usage = status.usage;
-  const lines = [
-    `**${status.phase.replace('_', ' ')}** · iteration ${status.iteration} of ${input.maxIterations} · model \`${input.model}\``,
-    `tokens: ${usage.inputTokens} in / ${usage.outputTokens} out`,
-  ];
-  if (status.toolCallsInFlight.length > 0) lines.push(`tools running: ${status.toolCallsInFlight.join(', ')}`);
-  return lines.join('\n\n');
 }

@@ -6,16 +6,12 @@ import type { Tool } from '../../tools';
 import { callAnthropic } from './anthropic/call-anthropic';
 import { classifyProviderError } from './classify-error';
 import { callOpenAI } from './openai/call-openai';
+import type { ModelCallInput, ModelTurn } from './model-input';
 import type { ProviderCall } from './provider-call';
+import { FileTranscriptStore, defaultTranscriptDirectory, type TranscriptStore } from '../transcript/transcript-store';
+import { withTranscript } from './with-transcript';
 
-export interface ModelCallInput {
-  /** `provider:model` */
-  model: string;
-  messages: Message[];
-  /** Names of the tools the model may call; their schemas come from the worker's tool registry. */
-  tools: string[];
-  maxOutputTokens?: number;
-}
+export type { ModelCallInput, ModelTurn } from './model-input';
 
 const adapters: Record<Provider, (call: ProviderCall) => Promise<ModelResponse>> = {
   openai: callOpenAI,
@@ -25,10 +21,14 @@ const adapters: Record<Provider, (call: ProviderCall) => Promise<ModelResponse>>
 // Heartbeats let Temporal notice a dead worker within the heartbeat timeout instead of the call's full timeout.
 const heartbeatIntervalMs = 1_000;
 
-export function createModelActivities(tools: Tool[], env: NodeJS.ProcessEnv = process.env) {
+export function createModelActivities(
+  tools: Tool[],
+  env: NodeJS.ProcessEnv = process.env,
+  store: TranscriptStore = new FileTranscriptStore(defaultTranscriptDirectory()),
+) {
   const registry = new Map(tools.map((tool) => [tool.name, tool]));
 
-  async function callModel(input: ModelCallInput): Promise<ModelResponse> {
+  async function callModel(input: ModelCallInput): Promise<ModelTurn> {
     const context = Context.current();
     let provider = 'model';
     const heartbeat = setInterval(() => context.heartbeat(), heartbeatIntervalMs);
@@ -36,15 +36,17 @@ export function createModelActivities(tools: Tool[], env: NodeJS.ProcessEnv = pr
       const id = parseModelId(input.model);
       provider = id.provider;
       assertApiKey(id.provider, env);
-      return await adapters[id.provider]({
-        model: id.model,
-        messages: input.messages,
-        tools: input.tools.map((name) => lookupTool(registry, name)),
-        maxOutputTokens: input.maxOutputTokens,
-        env,
-        signal: context.cancellationSignal,
-        timeoutMs: context.info.startToCloseTimeoutMs,
-      });
+      return await withTranscript(store, input, (messages: Message[], toolNames: string[]) =>
+        adapters[id.provider]({
+          model: id.model,
+          messages,
+          tools: toolNames.map((name) => lookupTool(registry, name)),
+          maxOutputTokens: input.maxOutputTokens,
+          env,
+          signal: context.cancellationSignal,
+          timeoutMs: context.info.startToCloseTimeoutMs,
+        }),
+      );
     } catch (error) {
       // The SDK reports an aborted request as its own error; rethrowing the signal's
       // CancelledFailure makes Temporal record the attempt as cancelled, not failed.

@@ -41,7 +41,7 @@ it('runs a parallel tool loop through the real anthropic client', async () => {
     }),
   );
 
-  expect(result).toEqual({ answer: 'The notes say: ship it.', status: 'completed', iterations: 2, usage: { inputTokens: 400, outputTokens: 60 } });
+  expect(result).toEqual({ answer: 'The notes say: ship it.', status: 'completed', iterations: 2, turns: 1, usage: { inputTokens: 400, outputTokens: 60 } });
   const [first, second] = server.requests;
   expect(first.path).toBe('/v1/messages');
   // Recent SDKs send the key as a bearer token, older ones as x-api-key.

@@ -43,6 +43,7 @@ it('runs a parallel tool loop through the real openai client', async () => {
     answer: 'alpha says A-content, beta says B-content',
     status: 'completed',
     iterations: 2,
+    turns: 1,
     usage: { inputTokens: 200, outputTokens: 40 },
   });
   expect(server.requests).toHaveLength(2);

@@ -1,26 +1,38 @@
-import type { ModelCallInput } from '../../activities';
-import type { FinishReason, ModelResponse, ToolCall } from '../../agent/messages';
+import type { ModelCallInput, ModelTurn } from '../../activities';
+import { MemoryTranscriptStore } from '../../activities/transcript/transcript-store';
+import { withTranscript } from '../../activities/model/with-transcript';
+import type { FinishReason, Message, ModelResponse, ToolCall } from '../../agent/messages';
 
-type ScriptStep = ModelResponse | ((input: ModelCallInput) => ModelResponse | Promise<ModelResponse>);
+/** A request as the model saw it: the activity input, plus the whole context it was shown and the tools offered. */
+export interface ScriptedRequest extends ModelCallInput {
+  messages: Message[];
+  offeredTools: string[];
+}
+
+type ScriptStep = ModelResponse | ((request: ScriptedRequest) => ModelResponse | Promise<ModelResponse>);
 
 /**
  * The model at the activity boundary, for workflow tests: answers from a script
- * and records every request, so tests assert on what the model received.
+ * and records every request, so tests assert on what the model received. It
+ * keeps transcripts the way the real model activity does.
  */
 export class ScriptedModel {
-  readonly requests: ModelCallInput[] = [];
+  readonly requests: ScriptedRequest[] = [];
+  readonly transcripts = new MemoryTranscriptStore();
   private readonly script: ScriptStep[];
 
   constructor(script: ScriptStep[]) {
     this.script = [...script];
   }
 
-  callModel = async (input: ModelCallInput): Promise<ModelResponse> => {
-    this.requests.push(structuredClone(input));
-    const step = this.script.shift();
-    if (!step) throw new Error(`scripted model has no answer for request ${this.requests.length}`);
-    return typeof step === 'function' ? step(input) : step;
-  };
+  callModel = async (input: ModelCallInput): Promise<ModelTurn> =>
+    withTranscript(this.transcripts, input, async (messages, tools) => {
+      const request: ScriptedRequest = { ...structuredClone(input), messages: structuredClone(messages), offeredTools: tools };
+      this.requests.push(request);
+      const step = this.script.shift();
+      if (!step) throw new Error(`scripted model has no answer for request ${this.requests.length}`);
+      return typeof step === 'function' ? step(request) : step;
+    });
 }
 
 export function answer(content: string, finishReason: FinishReason = 'stop'): ModelResponse {

@@ -14,7 +14,7 @@ describe('checkAgentInput', () => {
   it('fills in defaults for tools, maxIterations and maxConcurrentTools', () => {
     expect(checkAgentInput(minimal)).toEqual({
       ok: true,
-      input: { ...minimal, tools: [], maxIterations: 20, maxConcurrentTools: 8 },
+      input: { ...minimal, tools: [], maxIterations: 20, maxConcurrentTools: 8, modelTimeoutSeconds: 300, context: { keepRecentTurns: 4 } },
     });
   });
 
@@ -29,7 +29,7 @@ describe('checkAgentInput', () => {
     ];
     expect(checkAgentInput({ model: minimal.model, workspace: minimal.workspace, messages })).toEqual({
       ok: true,
-      input: { model: minimal.model, workspace: minimal.workspace, messages, tools: [], maxIterations: 20, maxConcurrentTools: 8 },
+      input: { model: minimal.model, workspace: minimal.workspace, messages, tools: [], maxIterations: 20, maxConcurrentTools: 8, modelTimeoutSeconds: 300, context: { keepRecentTurns: 4 } },
     });
   });
 

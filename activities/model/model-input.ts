@@ -1,0 +1,30 @@
+import type { ContextView } from '../../agent/context-view';
+import type { Message, ModelResponse } from '../../agent/messages';
+
+/**
+ * The conversation as the workflow passes it to a model call: a transcript id
+ * that stands for the first `baseLength` messages, plus the messages added since.
+ * Without a base, `messages` is the whole conversation (the inline fallback).
+ */
+export interface TranscriptInput {
+  base?: string;
+  baseLength: number;
+  messages: Message[];
+}
+
+export interface ModelCallInput {
+  /** `provider:model` */
+  model: string;
+  transcript: TranscriptInput;
+  /** Names of the tools the model may call; their schemas come from the worker's tool registry. */
+  tools: string[];
+  maxOutputTokens?: number;
+  view?: ContextView;
+  /** `summary`: summarise the messages before `view.summary.upTo`... see call-model.ts. */
+  summarizeUpTo?: number;
+}
+
+export interface ModelTurn extends ModelResponse {
+  /** The transcript that now includes this response, when it could be stored. */
+  transcript?: { id: string; length: number };
+}

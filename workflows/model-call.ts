@@ -1,0 +1,82 @@
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { failureTypes } from '../agent/errors';
+import type { ValidAgentInput } from '../agent/input';
+import type { CoreActivities, ModelCallInput, ModelTurn } from '../activities';
+import type { AgentState } from './state';
+import { modelCallSummary } from './summaries';
+
+/**
+ * Model calls: retried by Temporal only (the SDKs' retries are off); heartbeats
+ * expose a dead worker within 30 s; a cancelled run waits for the call to stop.
+ */
+const modelActivityOptions = {
+  heartbeatTimeout: '30s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+} as const;
+
+export interface ModelCallRequest {
+  label: string;
+  tools: string[];
+  summarizeUpTo?: number;
+}
+
+/**
+ * Calls the model with only the messages added since the transcript the model
+ * activity last stored, so each call adds new content to history, not the whole
+ * conversation. If the activity's store lacks that transcript, the call is made
+ * again with the conversation inline: the store saves bytes, never correctness.
+ */
+export async function callModel(input: ValidAgentInput, state: AgentState, request: ModelCallRequest): Promise<ModelTurn> {
+  const activity = proxyActivities<CoreActivities>({
+    ...modelActivityOptions,
+    startToCloseTimeout: `${input.modelTimeoutSeconds}s`,
+    summary: request.label,
+  }).callModel;
+  const base: ModelCallInput = {
+    model: input.model,
+    tools: request.tools,
+    maxOutputTokens: input.maxOutputTokens,
+    view: { compactAfterTurns: input.context.compactAfterTurns, summary: state.summary },
+    summarizeUpTo: request.summarizeUpTo,
+    transcript: { baseLength: 0, messages: state.messages },
+  };
+  const { id, length } = state.transcript;
+  state.modelCallsThisRun++;
+  try {
+    if (id && length <= state.messages.length) {
+      try {
+        return await activity({ ...base, transcript: { base: id, baseLength: length, messages: state.messages.slice(length) } });
+      } catch (error) {
+        if (!isTranscriptUnavailable(error)) throw error;
+        state.modelCallsThisRun++;
+      }
+    }
+    return await activity(base);
+  } catch (error) {
+    throw modelFailure(error);
+  }
+}
+
+export function modelLabel(input: ValidAgentInput, iteration: number): string {
+  return modelCallSummary(input.model, iteration);
+}
+
+function isTranscriptUnavailable(error: unknown): boolean {
+  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === failureTypes.transcriptUnavailable;
+}
+
+/**
+ * A model call that failed for good ends the run. The workflow's own failure
+ * repeats the provider's message, so the CLI and the Web UI show it first-hand.
+ */
+function modelFailure(error: unknown): unknown {
+  if (isCancellation(error) || !(error instanceof ActivityFailure)) return error;
+  const cause = error.cause;
+  return ApplicationFailure.create({
+    type: cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined,
+    message: cause?.message ?? error.message,
+    nonRetryable: true,
+    cause: error,
+  });
+}
