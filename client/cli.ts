@@ -3,6 +3,7 @@ import { cancelCommand } from './commands/cancel';
 import { historyCommand } from './commands/history';
 import { consoleOutput, failureMessage, type Output } from './commands/output';
 import { runCommand } from './commands/run';
+import { chatCommand, endCommand, sendCommand } from './commands/session';
 import { showCommand } from './commands/show';
 import { InvalidInputError } from './start-agent';
 import { usage, UsageError } from './usage';
@@ -12,6 +13,9 @@ const commands: Record<string, (argv: string[], output: Output) => Promise<numbe
   show: showCommand,
   history: historyCommand,
   cancel: cancelCommand,
+  chat: (argv, output) => chatCommand(argv, output),
+  send: sendCommand,
+  end: endCommand,
 };
 
 export async function main(argv: string[], output: Output = consoleOutput): Promise<number> {

@@ -1,6 +1,6 @@
+import type { WorkflowHandle } from '@temporalio/client';
 import type { ProgressEvent } from '../agent/result';
 import { progressQuery } from '../workflows/definitions';
-import type { AgentHandle } from './start-agent';
 
 const pollIntervalMs = 400;
 
@@ -19,21 +19,29 @@ export function describeEvent(event: ProgressEvent, model: string): string {
   }
 }
 
-/**
- * Prints the run's progress while `done` is pending, by polling the progress
- * query, then prints whatever happened since the last poll.
- */
-export async function followProgress(handle: AgentHandle, model: string, done: Promise<unknown>, print: (line: string) => void): Promise<void> {
-  let seen = 0;
-  let finished = false;
-  void done.finally(() => (finished = true)).catch(() => {});
-  const poll = async () => {
-    const events = await handle.query(progressQuery, seen).catch(() => []);
-    for (const event of events) print(describeEvent(event, model));
-    seen += events.length;
-  };
-  while (!finished) {
-    await Promise.race([done.catch(() => {}), new Promise((resolve) => setTimeout(resolve, pollIntervalMs))]);
-    await poll();
+/** Prints a run's progress by polling the progress query; remembers what it printed across calls (and runs). */
+export class ProgressFollower {
+  private seen = 0;
+
+  constructor(
+    private readonly handle: WorkflowHandle,
+    private readonly model: string,
+    private readonly print: (line: string) => void,
+  ) {}
+
+  /** Prints progress while `done` is pending, then whatever happened since the last poll. */
+  async follow(done: Promise<unknown>): Promise<void> {
+    let finished = false;
+    void done.finally(() => (finished = true)).catch(() => {});
+    while (!finished) {
+      await Promise.race([done.catch(() => {}), new Promise((resolve) => setTimeout(resolve, pollIntervalMs))]);
+      await this.poll();
+    }
+  }
+
+  private async poll(): Promise<void> {
+    const events = await this.handle.query(progressQuery, this.seen).catch((): ProgressEvent[] => []);
+    for (const event of events) this.print(describeEvent(event, this.model));
+    this.seen += events.length;
   }
 }

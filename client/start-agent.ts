@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { checkAgentInput, type AgentInput } from '../agent/input';
 import type { AgentResult } from '../agent/result';
@@ -8,6 +9,15 @@ import { clip } from '../workflows/summaries';
 export type AgentHandle = WorkflowHandleWithFirstExecutionRunId<(input: AgentInput) => Promise<AgentResult>>;
 
 export class InvalidInputError extends Error {}
+
+/** Everything checkable on the client is checked before a server or worker starts. */
+export async function assertRunnable(input: AgentInput): Promise<void> {
+  const check = checkAgentInput(input);
+  if (!check.ok) throw new InvalidInputError(`invalid input: ${check.problems}`);
+  if (!(await stat(input.workspace).catch(() => undefined))?.isDirectory()) {
+    throw new InvalidInputError(`workspace "${input.workspace}" is not an existing directory`);
+  }
+}
 
 export function newWorkflowId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
@@ -30,7 +40,7 @@ export async function startAgent(
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? newWorkflowId(),
     args: [input],
-    staticSummary: clip(valid.prompt ?? 'agent run', 200),
+    staticSummary: clip(valid.prompt ?? (valid.session ? 'chat session' : 'agent run'), 200),
     staticDetails: [
       `**model** \`${valid.model}\``,
       `**tools** ${valid.tools.length ? valid.tools.map((tool) => `\`${tool}\``).join(', ') : 'none'}`,

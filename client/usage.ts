@@ -4,18 +4,23 @@ Commands:
   run "<prompt>"         start an agent and follow it until it answers
       --model provider:model   openai:… or anthropic:… (default: $AGENT_MODEL or openai:gpt-4o-mini)
       --workspace DIR          directory the file tools may use (default: the current directory)
-      --max-iterations N       model turns before the run ends with a summary (default: 20)
+      --max-iterations N       model turns per message before it ends with a summary (default: 20)
+      --max-session-tokens N   end the run cleanly once input + output tokens exceed N
       --tools a,b              tools to enable (default: all built-in tools)
       --system TEXT            system prompt
       --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)
       --json                   print one JSON object as the last line of stdout
       --detach                 start the run and exit without waiting
+  chat                   start a session and talk to it line by line (/end or Ctrl-D ends it)
+      (the run options above, and) --idle-timeout SECONDS (default: 3600)
+  send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]
+  end <workflow-id>      end a session once the messages sent are answered           [--json]
   show <workflow-id>     print the conversation            [--json]
   history <workflow-id>  save the event history as JSON   --out FILE
   cancel <workflow-id>   cancel a run; its conversation stays queryable
 
 Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended without a full answer
-(max_iterations, truncated, refused).`;
+(max_iterations, truncated, refused, empty, token_budget).`;
 
 /** A mistake in how the CLI was called: exit code 2 with the usage text. */
 export class UsageError extends Error {}

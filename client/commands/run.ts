@@ -1,49 +1,24 @@
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
-import { checkAgentInput, type AgentInput } from '../../agent/input';
+import type { AgentInput } from '../../agent/input';
 import type { AgentResult } from '../../agent/result';
-import { builtInTools } from '../../tools';
 import { connect } from '../connect';
-import { followProgress } from '../progress';
-import { InvalidInputError, startAgent } from '../start-agent';
+import { ProgressFollower } from '../progress';
+import { assertRunnable, startAgent } from '../start-agent';
 import { UsageError } from '../usage';
 import { runLink } from '../web-ui';
-import { failureMessage, invocationDirectory, type Output } from './output';
-
-export const defaultModel = 'openai:gpt-4o-mini';
+import { agentInputFromFlags, agentOptions, attachNegativeNumbers } from './agent-flags';
+import { failureMessage, type Output } from './output';
 
 export async function runCommand(argv: string[], output: Output): Promise<number> {
   const { values, positionals } = parseArgs({
-    args: attachNegativeNumbers(argv, ['--max-iterations']),
+    args: attachNegativeNumbers(argv),
     allowPositionals: true,
-    options: {
-      model: { type: 'string' },
-      workspace: { type: 'string' },
-      'max-iterations': { type: 'string' },
-      tools: { type: 'string' },
-      system: { type: 'string' },
-      id: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      detach: { type: 'boolean', default: false },
-    },
+    options: { ...agentOptions, json: { type: 'boolean', default: false }, detach: { type: 'boolean', default: false } },
   });
   if (positionals.length !== 1) throw new UsageError('run takes exactly one prompt, in quotes');
-  const input: AgentInput = {
-    prompt: positionals[0],
-    model: values.model ?? process.env.AGENT_MODEL ?? defaultModel,
-    workspace: path.resolve(invocationDirectory(), values.workspace ?? '.'),
-    tools: values.tools !== undefined ? values.tools.split(',').map((tool) => tool.trim()).filter(Boolean) : builtInTools.map((tool) => tool.name),
-    ...(values.system !== undefined && { systemPrompt: values.system }),
-    ...(values['max-iterations'] !== undefined && { maxIterations: parseInteger('--max-iterations', values['max-iterations']) }),
-  };
-  // Everything checkable here is checked before a server or worker starts.
-  const check = checkAgentInput(input);
-  if (!check.ok) throw new InvalidInputError(`invalid input: ${check.problems}`);
-  if (!(await stat(input.workspace).catch(() => undefined))?.isDirectory()) {
-    throw new InvalidInputError(`workspace "${input.workspace}" is not an existing directory`);
-  }
+  const input: AgentInput = { prompt: positionals[0], ...agentInputFromFlags(values) };
+  await assertRunnable(input);
 
   const session = await connect({ ensureWorker: !values.detach, log: output.info });
   try {
@@ -61,7 +36,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     }
 
     const result = handle.result();
-    await followProgress(handle, input.model, result, output.info);
+    await new ProgressFollower(handle, input.model, output.info).follow(result);
     let outcome: AgentResult;
     try {
       outcome = await result;
@@ -84,23 +59,4 @@ function failedStatus(error: unknown): string {
   if (error instanceof WorkflowFailedError && error.cause?.name === 'CancelledFailure') return 'cancelled';
   if (error instanceof WorkflowFailedError && error.cause?.name === 'TerminatedFailure') return 'terminated';
   return 'failed';
-}
-
-function parseInteger(flag: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value)) throw new UsageError(`${flag} must be a whole number, got "${text}"`);
-  return value;
-}
-
-// parseArgs reads "--max-iterations -1" as two options; join them so validation can say what is wrong with -1.
-function attachNegativeNumbers(argv: string[], flags: string[]): string[] {
-  const joined: string[] = [];
-  for (let index = 0; index < argv.length; index++) {
-    if (flags.includes(argv[index]) && /^-\d/.test(argv[index + 1] ?? '')) {
-      joined.push(`${argv[index]}=${argv[++index]}`);
-    } else {
-      joined.push(argv[index]);
-    }
-  }
-  return joined;
 }

@@ -1,0 +1,59 @@
+import path from 'node:path';
+import type { AgentInput } from '../../agent/input';
+import { builtInTools } from '../../tools';
+import { UsageError } from '../usage';
+import { invocationDirectory } from './output';
+
+export const defaultModel = 'openai:gpt-4o-mini';
+
+/** The flags `run` and `chat` share: what the agent is and what it may do. */
+export const agentOptions = {
+  model: { type: 'string' },
+  workspace: { type: 'string' },
+  'max-iterations': { type: 'string' },
+  'max-session-tokens': { type: 'string' },
+  tools: { type: 'string' },
+  system: { type: 'string' },
+  id: { type: 'string' },
+} as const;
+
+const numericFlags = ['--max-iterations', '--max-session-tokens', '--idle-timeout'];
+
+export interface AgentFlagValues {
+  model?: string;
+  workspace?: string;
+  'max-iterations'?: string;
+  'max-session-tokens'?: string;
+  tools?: string;
+  system?: string;
+}
+
+export function agentInputFromFlags(values: AgentFlagValues): AgentInput {
+  return {
+    model: values.model ?? process.env.AGENT_MODEL ?? defaultModel,
+    workspace: path.resolve(invocationDirectory(), values.workspace ?? '.'),
+    tools: values.tools !== undefined ? values.tools.split(',').map((tool) => tool.trim()).filter(Boolean) : builtInTools.map((tool) => tool.name),
+    ...(values.system !== undefined && { systemPrompt: values.system }),
+    ...(values['max-iterations'] !== undefined && { maxIterations: parseInteger('--max-iterations', values['max-iterations']) }),
+    ...(values['max-session-tokens'] !== undefined && { maxSessionTokens: parseInteger('--max-session-tokens', values['max-session-tokens']) }),
+  };
+}
+
+export function parseInteger(flag: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value)) throw new UsageError(`${flag} must be a whole number, got "${text}"`);
+  return value;
+}
+
+/** parseArgs reads "--max-iterations -1" as two options; join them so validation can say what is wrong with -1. */
+export function attachNegativeNumbers(argv: string[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    if (numericFlags.includes(argv[index]) && /^-\d/.test(argv[index + 1] ?? '')) {
+      joined.push(`${argv[index]}=${argv[++index]}`);
+    } else {
+      joined.push(argv[index]);
+    }
+  }
+  return joined;
+}

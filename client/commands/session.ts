@@ -1,0 +1,116 @@
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { AgentInput } from '../../agent/input';
+import type { AgentResult, TurnReply } from '../../agent/result';
+import { endSessionSignal, sendMessageUpdate } from '../../workflows/definitions';
+import { connect, type AgentSession } from '../connect';
+import { ProgressFollower } from '../progress';
+import { assertRunnable, startAgent } from '../start-agent';
+import { UsageError } from '../usage';
+import { runLink } from '../web-ui';
+import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger } from './agent-flags';
+import { failureMessage, type Output } from './output';
+
+/** `agent chat`: starts a session and sends each line typed as a message; `/end` or end of input ends it. */
+export async function chatCommand(argv: string[], output: Output, input: NodeJS.ReadableStream = process.stdin): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: attachNegativeNumbers(argv),
+    allowPositionals: true,
+    options: { ...agentOptions, 'idle-timeout': { type: 'string' } },
+  });
+  if (positionals.length > 0) throw new UsageError('chat takes no prompt: type the messages once it starts');
+  const agentInput: AgentInput = {
+    ...agentInputFromFlags(values),
+    session: { idleTimeoutSeconds: values['idle-timeout'] ? parseInteger('--idle-timeout', values['idle-timeout']) : 3600 },
+  };
+  await assertRunnable(agentInput);
+  const session = await connect({ ensureWorker: true, log: output.info });
+  try {
+    const handle = await startAgent(session.client, agentInput, { taskQueue: session.taskQueue, workflowId: values.id });
+    output.info(`session ${handle.workflowId} started; type a message, or /end to finish`);
+    const link = runLink(session.uiBase, session.namespace, handle.workflowId);
+    if (link) output.info(`Web UI: ${link}`);
+    const progress = new ProgressFollower(handle, agentInput.model, output.info);
+    const lines = createInterface({ input, terminal: false });
+    for await (const line of lines) {
+      const message = line.trim();
+      if (!message) continue;
+      if (message === '/end') break;
+      const reply = handle.executeUpdate(sendMessageUpdate, { args: [message] });
+      await progress.follow(reply);
+      try {
+        printReply(await reply, output);
+      } catch (error) {
+        output.error(`message not accepted: ${updateFailureMessage(error)}`);
+      }
+    }
+    lines.close();
+    return await endAndReport(session, handle.workflowId, output);
+  } finally {
+    await session.close();
+  }
+}
+
+/** `agent send <id> "<message>"`: one message to a session; prints the reply. */
+export async function sendCommand(argv: string[], output: Output): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+  if (positionals.length !== 2) throw new UsageError('send takes a workflow id and one message, in quotes');
+  const [workflowId, message] = positionals;
+  const session = await connect({ ensureWorker: true, log: output.info });
+  try {
+    const handle = session.client.workflow.getHandle(workflowId);
+    let reply: TurnReply;
+    try {
+      reply = await handle.executeUpdate(sendMessageUpdate, { args: [message] });
+    } catch (error) {
+      output.error(`message not accepted: ${updateFailureMessage(error)}`);
+      return 1;
+    }
+    if (values.json) output.result(JSON.stringify({ workflowId, ...reply }));
+    else printReply(reply, output);
+    return reply.status === 'completed' ? 0 : 3;
+  } finally {
+    await session.close();
+  }
+}
+
+/** `agent end <id>`: ends a session once the messages already sent are answered. */
+export async function endCommand(argv: string[], output: Output): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+  if (positionals.length !== 1) throw new UsageError('end takes one workflow id');
+  const session = await connect({ ensureWorker: true, log: output.info });
+  try {
+    return await endAndReport(session, positionals[0], output, values.json);
+  } finally {
+    await session.close();
+  }
+}
+
+async function endAndReport(session: AgentSession, workflowId: string, output: Output, json = false): Promise<number> {
+  const handle = session.client.workflow.getHandle<(input: AgentInput) => Promise<AgentResult>>(workflowId);
+  await handle.signal(endSessionSignal);
+  try {
+    const result = await handle.result();
+    output.info(
+      `session ${workflowId} ${result.status}: ${result.turns} message(s), ${result.iterations} model turn(s), ` +
+        `${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens`,
+    );
+    if (json) output.result(JSON.stringify({ workflowId, ...result }));
+    return 0;
+  } catch (error) {
+    output.error(`session failed: ${failureMessage(error)}`);
+    return 1;
+  }
+}
+
+function printReply(reply: TurnReply, output: Output): void {
+  if (reply.status !== 'completed') output.info(`(turn ended with status ${reply.status})`);
+  output.info(`(${reply.iterations} model turn(s), ${reply.usage.inputTokens} input / ${reply.usage.outputTokens} output tokens)`);
+  output.result(reply.answer);
+}
+
+function updateFailureMessage(error: unknown): string {
+  if (error instanceof WorkflowUpdateFailedError) return error.cause?.message ?? error.message;
+  return failureMessage(error);
+}

@@ -1,0 +1,159 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { AgentInput } from '../../agent/input';
+import type { AgentResult } from '../../agent/result';
+import { agentWorkflowType, endSessionSignal, messagesQuery, sendMessageUpdate, statusQuery } from '../../workflows/definitions';
+import { answer, callTools, ScriptedModel } from '../support/scripted-model';
+import { connectToTestServer, createTestWorker, uniqueTaskQueue } from '../support/temporal';
+import { makeWorkspace } from '../support/workspace';
+
+let environment: TestWorkflowEnvironment;
+let workspace: string;
+beforeAll(async () => {
+  environment = await connectToTestServer();
+  workspace = await makeWorkspace({ 'notes.txt': 'remember the milk' });
+});
+afterAll(() => environment?.teardown());
+
+async function withSession<T>(
+  model: ScriptedModel,
+  input: Partial<AgentInput>,
+  body: (workflowId: string) => Promise<T>,
+): Promise<T> {
+  const taskQueue = uniqueTaskQueue('session');
+  const worker = await createTestWorker(environment, { taskQueue, model });
+  const workflowId = `session-${Date.now()}-${Math.random().toString(16).slice(2)}`;
+  return worker.runUntil(async () => {
+    await environment.client.workflow.start<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
+      taskQueue,
+      workflowId,
+      args: [{ model: 'openai:test', tools: ['read_file'], workspace, session: { idleTimeoutSeconds: 600 }, ...input }],
+    });
+    return body(workflowId);
+  });
+}
+
+const send = (workflowId: string, message: string) =>
+  environment.client.workflow.getHandle(workflowId).executeUpdate(sendMessageUpdate, { args: [message] });
+
+describe('sessions', () => {
+  it('answers each message with an update and ends on request with the whole transcript kept', async () => {
+    const model = new ScriptedModel([
+      callTools({ name: 'read_file', arguments: { path: 'notes.txt' } }),
+      answer('milk'),
+      answer('you are welcome'),
+    ]);
+    const result = await withSession(model, {}, async (workflowId) => {
+      expect(await send(workflowId, 'what should I remember?')).toEqual({
+        answer: 'milk',
+        status: 'completed',
+        iterations: 2,
+        usage: { inputTokens: 30, outputTokens: 13 },
+      });
+      expect(await send(workflowId, 'thanks')).toMatchObject({ answer: 'you are welcome', iterations: 1 });
+      const handle = environment.client.workflow.getHandle(workflowId);
+      expect((await handle.query(messagesQuery)).map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+        'user',
+        'assistant',
+      ]);
+      expect(await handle.query(statusQuery)).toMatchObject({
+        phase: 'waiting_for_message',
+        turns: 2,
+        usage: { inputTokens: 40, outputTokens: 18 },
+      });
+      await handle.signal(endSessionSignal);
+      return handle.result();
+    });
+    expect(result).toEqual({
+      answer: 'you are welcome',
+      status: 'ended',
+      iterations: 3,
+      turns: 2,
+      usage: { inputTokens: 40, outputTokens: 18 },
+    });
+    expect(model.requests[2].messages.slice(-2)).toEqual([
+      { role: 'assistant', content: 'milk', toolCalls: [] },
+      { role: 'user', content: 'thanks' },
+    ]);
+  });
+
+  it('rejects empty and oversized messages in the validator and keeps going', async () => {
+    const model = new ScriptedModel([answer('fine')]);
+    await withSession(model, {}, async (workflowId) => {
+      await expect(send(workflowId, '   ')).rejects.toThrow(WorkflowUpdateFailedError);
+      const oversized = await send(workflowId, 'x'.repeat(300_000)).catch(
+        (error: WorkflowUpdateFailedError) => error.cause?.message,
+      );
+      expect(oversized).toMatch(/message is 300000 characters; at most \d+ are accepted/);
+      expect(await send(workflowId, 'ok?')).toMatchObject({ answer: 'fine' });
+      expect(model.requests).toHaveLength(1);
+    });
+  });
+
+  it('queues a message sent during a turn and answers the messages in order', async () => {
+    let releaseFirst: () => void = () => {};
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const model = new ScriptedModel([
+      async () => {
+        await firstHeld;
+        return answer('first answer');
+      },
+      answer('second answer'),
+    ]);
+    await withSession(model, {}, async (workflowId) => {
+      const first = send(workflowId, 'first');
+      while (model.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      const second = send(workflowId, 'second');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await environment.client.workflow.getHandle(workflowId).query(statusQuery)).toMatchObject({ queuedMessages: 1 });
+      releaseFirst();
+      expect((await first).answer).toBe('first answer');
+      expect((await second).answer).toBe('second answer');
+      expect(model.requests[1].messages.map((message) => message.content)).toEqual(['first', 'first answer', 'second']);
+    });
+  });
+
+  it('ends an idle session after its idle timeout', async () => {
+    const result = await withSession(new ScriptedModel([]), { session: { idleTimeoutSeconds: 1 } }, (workflowId) =>
+      environment.client.workflow.getHandle(workflowId).result(),
+    );
+    expect(result).toMatchObject({ status: 'idle_timeout', turns: 0 });
+  });
+
+  it('refuses messages to a run that is not a session', async () => {
+    const taskQueue = uniqueTaskQueue('not-session');
+    const model = new ScriptedModel([
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        return answer('done');
+      },
+    ]);
+    const worker = await createTestWorker(environment, { taskQueue, model });
+    await worker.runUntil(async () => {
+      const handle = await environment.client.workflow.start(agentWorkflowType, {
+        taskQueue,
+        workflowId: `one-shot-${Date.now()}`,
+        args: [{ prompt: 'hi', model: 'openai:test', workspace }],
+      });
+      const refusal = await handle
+        .executeUpdate(sendMessageUpdate, { args: ['more'] })
+        .catch((error: WorkflowUpdateFailedError) => error.cause?.message);
+      expect(refusal).toMatch(/not a session/);
+      await handle.result();
+    });
+  });
+
+  it('ends the session cleanly when the token budget is spent', async () => {
+    const model = new ScriptedModel([answer('one'), answer('two')]);
+    const result = await withSession(model, { maxSessionTokens: 20 }, async (workflowId) => {
+      expect(await send(workflowId, 'a')).toMatchObject({ status: 'completed' });
+      expect(await send(workflowId, 'b')).toMatchObject({ status: 'token_budget', answer: 'two' });
+      return environment.client.workflow.getHandle(workflowId).result();
+    });
+    expect(result).toMatchObject({ status: 'token_budget', turns: 2, usage: { inputTokens: 20, outputTokens: 10 } });
+  });
+});
