@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { failureTypes, ToolInputError } from '../agent/errors';
-import { maxToolOutputChars } from '../agent/limits';
+import { maxToolErrorChars, maxToolOutputChars } from '../agent/limits';
 import type { Tool } from '../tools';
 import { truncateOutput } from '../tools/truncate';
 
@@ -39,11 +39,29 @@ export function toolActivity(tool: Tool): (input: ToolActivityInput) => Promise<
       // Whatever a cancelled handler threw, the attempt was cancelled (see call-model.ts).
       if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? error;
       if (error instanceof ToolInputError) {
-        throw ApplicationFailure.create({ type: failureTypes.toolRefused, message: error.message, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: failureTypes.toolRefused,
+          message: truncateOutput(error.message, maxToolErrorChars),
+          nonRetryable: true,
+        });
       }
-      throw error;
+      throw boundedError(error);
     } finally {
       clearInterval(heartbeat);
     }
   };
+}
+
+/**
+ * Bounds an error's message like a tool's output. A failure carries its message
+ * twice (message and stack): a few MB would exceed the gRPC limit, the failure
+ * would never be recorded, and the attempt would hang until its heartbeat timeout.
+ */
+function boundedError(error: unknown): unknown {
+  if (!(error instanceof Error) || error.message.length <= maxToolErrorChars) return error;
+  return ApplicationFailure.create({
+    type: error instanceof ApplicationFailure ? (error.type ?? undefined) : error.name,
+    message: truncateOutput(error.message, maxToolErrorChars),
+    nonRetryable: error instanceof ApplicationFailure && Boolean(error.nonRetryable),
+  });
 }

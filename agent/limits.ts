@@ -3,6 +3,9 @@
 /** A tool result longer than this is cut, with a marker saying so, before it reaches history. */
 export const maxToolOutputChars = 64 * 1024;
 
+/** A tool's error message longer than this is cut before it is reported (a huge one would not even reach the server). */
+export const maxToolErrorChars = 8 * 1024;
+
 /** write_file refuses content larger than this. */
 export const maxWriteFileBytes = 1024 * 1024;
 

@@ -15,6 +15,7 @@ import type { AgentResult, AgentStatus, TurnReply } from '../agent/result';
 import type { CoreActivities } from '../activities';
 import { endSessionSignal, messagesQuery, progressQuery, sendMessageUpdate, statusQuery } from './definitions';
 import { carry, describeStatus, initialState } from './state';
+import { runFailure } from './model-call';
 import { runTurn, type TurnContext } from './turn';
 
 export { emptyReplyPrompt, reflectionPrompt } from './turn';
@@ -60,17 +61,20 @@ export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> 
   );
   const showDetails = () => setCurrentDetails(describeStatus(input, status));
 
+  const continueAsNewDue = () =>
+    workflowInfo().continueAsNewSuggested ||
+    (input.continueAsNewAfterModelCalls !== undefined && state.modelCallsThisRun >= input.continueAsNewAfterModelCalls);
+  // Only when no update is waiting for an answer from this run: its caller would lose the reply.
+  const canContinueAsNew = () => continueAsNewDue() && queue.length === 0 && allHandlersFinished();
   const maybeContinueAsNew = async (turnIteration?: number) => {
-    const due =
-      workflowInfo().continueAsNewSuggested ||
-      (input.continueAsNewAfterModelCalls !== undefined && state.modelCallsThisRun >= input.continueAsNewAfterModelCalls);
-    // Only when no update is waiting for an answer from this run: its caller would lose the reply.
-    if (!due || queue.length > 0 || !allHandlersFinished()) return;
+    if (!canContinueAsNew()) return;
     const next: AgentInput = { ...input, prompt: undefined, messages: undefined, carried: carry(state, turnIteration) };
     await continueAsNew<typeof agentWorkflow>(next);
   };
 
-  const setup = await prepareRun({ tools: input.tools, workspace: input.workspace });
+  const setup = await prepareRun({ tools: input.tools, workspace: input.workspace }).catch((error: unknown) => {
+    throw runFailure(error);
+  });
   const context: TurnContext = { input, state, setup, showDetails, maybeContinueAsNew };
   const finish = async (outcome: AgentStatus): Promise<AgentResult> => {
     status.phase = 'finished';
@@ -89,8 +93,11 @@ export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> 
   for (;;) {
     status.phase = 'waiting_for_message';
     showDetails();
-    await maybeContinueAsNew();
-    const woke = await condition(() => queue.length > 0 || endRequested, `${input.session!.idleTimeoutSeconds}s`);
+    const woke = await condition(
+      () => queue.length > 0 || endRequested || canContinueAsNew(),
+      `${input.session!.idleTimeoutSeconds}s`,
+    );
+    if (!endRequested) await maybeContinueAsNew();
     if (queue.length === 0) return finish(woke ? 'ended' : 'idle_timeout');
     const next = queue.shift()!;
     status.queuedMessages = queue.length;
@@ -100,7 +107,8 @@ export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> 
     replies.set(next.ticket, reply);
     if (reply.status === 'token_budget') {
       // The budget is spent: the messages still queued get that answer too, and the session ends.
-      for (const waiting of queue.splice(0)) replies.set(waiting.ticket, { ...reply, answer: '', iterations: 0, usage: { inputTokens: 0, outputTokens: 0 } });
+      for (const waiting of queue.splice(0))
+        replies.set(waiting.ticket, { ...reply, answer: '', iterations: 0, usage: { inputTokens: 0, outputTokens: 0 } });
       return finish('token_budget');
     }
   }
@@ -109,7 +117,8 @@ export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> 
 function validateMessage(input: ValidAgentInput, content: unknown, ending: boolean): void {
   if (!input.session) throw new Error('this run is not a session; start one with `agent chat` (input.session)');
   if (typeof content !== 'string' || !content.trim()) throw new Error('message must not be empty');
-  if (content.length > maxPromptChars) throw new Error(`message is ${content.length} characters; at most ${maxPromptChars} are accepted`);
+  if (content.length > maxPromptChars)
+    throw new Error(`message is ${content.length} characters; at most ${maxPromptChars} are accepted`);
   if (ending) throw new Error('the session is ending and takes no more messages');
 }
 

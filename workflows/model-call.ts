@@ -54,7 +54,7 @@ export async function callModel(input: ValidAgentInput, state: AgentState, reque
     }
     return await activity(base);
   } catch (error) {
-    throw modelFailure(error);
+    throw runFailure(error);
   }
 }
 
@@ -67,10 +67,11 @@ function isTranscriptUnavailable(error: unknown): boolean {
 }
 
 /**
- * A model call that failed for good ends the run. The workflow's own failure
- * repeats the provider's message, so the CLI and the Web UI show it first-hand.
+ * A setup check or model call that failed for good ends the run. The workflow's
+ * own failure repeats the worker's or the provider's message, so the CLI and
+ * the Web UI show it first-hand; the activity failure stays as its cause.
  */
-function modelFailure(error: unknown): unknown {
+export function runFailure(error: unknown): unknown {
   if (isCancellation(error) || !(error instanceof ActivityFailure)) return error;
   const cause = error.cause;
   return ApplicationFailure.create({

@@ -43,7 +43,13 @@ async function failedRun(model: string) {
   const workflowId = `rejected-${randomUUID()}`;
   const worker = await createTestWorker(environment, { taskQueue, env: server.providerEnv });
   const failure = await worker
-    .runUntil(environment.client.workflow.execute(agentWorkflowType, { taskQueue, workflowId, args: [{ prompt: 'hello', model, workspace }] }))
+    .runUntil(
+      environment.client.workflow.execute(agentWorkflowType, {
+        taskQueue,
+        workflowId,
+        args: [{ prompt: 'hello', model, workspace }],
+      }),
+    )
     .catch((error: unknown) => error);
   expect(failure).toBeInstanceOf(WorkflowFailedError);
   return { cause: (failure as WorkflowFailedError).cause, events: await fetchEvents(environment.client, workflowId) };

@@ -3,11 +3,19 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { AgentInput } from '../../agent/input';
 import type { AgentResult } from '../../agent/result';
 import { agentWorkflowType } from '../../workflows/definitions';
-import { anthropicError, anthropicReply, FakeModelServer, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
-import { attemptsOf, eventually, finalAttempts, retriedPendingAttempt } from '../support/fault-history';
+import {
+  anthropicError,
+  anthropicReply,
+  FakeModelServer,
+  openaiError,
+  openaiReply,
+  type FakeStep,
+} from '../support/fake-model-server';
+import { attemptsOf, finalAttempts, retriedPendingAttempt } from '../support/fault-history';
 import { fetchEvents } from '../support/history';
 import { forwardPort, unusedPort } from '../support/late-listener';
 import { connectToTestServer, createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
 // Row 3 (retryable half): transient provider faults are retried by Temporal, one
@@ -31,29 +39,42 @@ afterAll(async () => {
   await environment?.teardown();
 });
 
-async function run(model: string, input: Partial<AgentInput> = {}, env: NodeJS.ProcessEnv = server.providerEnv) {
+async function run(model: string, input: Partial<AgentInput> = {}) {
   const taskQueue = uniqueTaskQueue('model-retries');
-  const worker = await createTestWorker(environment, { taskQueue, env });
-  const { result, workflowId } = await worker.runUntil(runAgent(environment, taskQueue, { prompt: 'hello', model, workspace, ...input }));
+  const worker = await createTestWorker(environment, { taskQueue, env: server.providerEnv });
+  const { result, workflowId } = await worker.runUntil(
+    runAgent(environment, taskQueue, { prompt: 'hello', model, workspace, ...input }),
+  );
   return { result, events: await fetchEvents(environment.client, workflowId) };
 }
 
 it('waits as long as an OpenAI retry-after-ms header says before the next attempt', async () => {
   // 3 s is well above the 1 s the retry policy would wait on its own.
-  server.enqueue(openaiError(429, 'Rate limit reached', { 'retry-after-ms': '3000' }), openaiReply({ content: 'after the wait' }));
+  server.enqueue(
+    openaiError(429, 'Rate limit reached', { 'retry-after-ms': '3000' }),
+    openaiReply({ content: 'after the wait' }),
+  );
   const { result, events } = await run(openai);
   expect(result.answer).toBe('after the wait');
   expect(server.requests).toHaveLength(2);
   expect(server.requests[1].receivedAt - server.requests[0].receivedAt).toBeGreaterThanOrEqual(2900);
   expect(finalAttempts(events, 'callModel')).toEqual([
-    { activityType: 'callModel', attempt: 2, lastFailure: { type: 'ProviderUnavailable', message: expect.stringContaining('HTTP 429') } },
+    {
+      activityType: 'callModel',
+      attempt: 2,
+      lastFailure: { type: 'ProviderUnavailable', message: expect.stringContaining('HTTP 429') },
+    },
   ]);
 });
 
 it.each<[string, FakeStep[], FakeStep]>([
   [
     openai,
-    [openaiError(500, 'The server had an error'), openaiError(503, 'The engine is currently overloaded'), openaiError(500, 'The server had an error')],
+    [
+      openaiError(500, 'The server had an error'),
+      openaiError(503, 'The engine is currently overloaded'),
+      openaiError(500, 'The server had an error'),
+    ],
     openaiReply({ content: 'through the burst' }),
   ],
   [
@@ -67,7 +88,11 @@ it.each<[string, FakeStep[], FakeStep]>([
   expect(result).toMatchObject({ answer: 'through the burst', status: 'completed' });
   expect(server.requests).toHaveLength(4);
   expect(finalAttempts(events, 'callModel')).toEqual([
-    { activityType: 'callModel', attempt: 4, lastFailure: { type: 'ProviderUnavailable', message: expect.stringContaining('HTTP 500') } },
+    {
+      activityType: 'callModel',
+      attempt: 4,
+      lastFailure: { type: 'ProviderUnavailable', message: expect.stringContaining('HTTP 500') },
+    },
   ]);
 });
 
@@ -88,7 +113,7 @@ it('retries a refused connection until the provider comes up', async () => {
         workflowId,
         args: [{ prompt: 'hello', model: openai, workspace }],
       });
-      await eventually(() => retriedPendingAttempt(environment.client, workflowId, 'callModel'), 30_000, 'a refused model attempt');
+      await waitFor('a refused model attempt', () => retriedPendingAttempt(environment.client, workflowId, 'callModel'));
       forwarder = await forwardPort(port, server.url);
       return handle.result();
     });
@@ -108,7 +133,11 @@ it('retries a connection the provider resets', async () => {
   expect(result.answer).toBe('after the reset');
   expect(server.requests).toHaveLength(2);
   expect(finalAttempts(events, 'callModel')).toEqual([
-    { activityType: 'callModel', attempt: 2, lastFailure: { type: 'ProviderUnavailable', message: expect.stringMatching(/connection/i) } },
+    {
+      activityType: 'callModel',
+      attempt: 2,
+      lastFailure: { type: 'ProviderUnavailable', message: expect.stringMatching(/connection/i) },
+    },
   ]);
 });
 
@@ -136,7 +165,10 @@ it.each<[string, string]>([
 });
 
 it('retries a well-formed OpenAI body that has no choices', async () => {
-  server.enqueue({ status: 200, json: { id: 'chatcmpl-empty', object: 'chat.completion', choices: [] } }, openaiReply({ content: 'with a choice' }));
+  server.enqueue(
+    { status: 200, json: { id: 'chatcmpl-empty', object: 'chat.completion', choices: [] } },
+    openaiReply({ content: 'with a choice' }),
+  );
   const { result, events } = await run(openai);
   expect(result.answer).toBe('with a choice');
   expect(attemptsOf(events, 'callModel')).toEqual([2]);

@@ -31,7 +31,9 @@ afterAll(async () => {
 async function run(input: Partial<AgentInput> = {}) {
   const taskQueue = uniqueTaskQueue('model-misbehaviour');
   const worker = await createTestWorker(environment, { taskQueue, env: server.providerEnv });
-  const { result, workflowId } = await worker.runUntil(runAgent(environment, taskQueue, { prompt: 'hello', model: openai, tools, workspace, ...input }));
+  const { result, workflowId } = await worker.runUntil(
+    runAgent(environment, taskQueue, { prompt: 'hello', model: openai, tools, workspace, ...input }),
+  );
   return { result, events: await fetchEvents(environment.client, workflowId) };
 }
 
@@ -45,8 +47,16 @@ function toolActivities(events: Awaited<ReturnType<typeof fetchEvents>>) {
 }
 
 it.each<[string, FakeToolCall, RegExp]>([
-  ['malformed JSON arguments', { id: 'bad_json', name: 'read_file', arguments: '{"path": "alpha.tx' }, /^Error: arguments for read_file are not valid JSON/],
-  ['an unknown tool', { id: 'unknown', name: 'delete_everything', arguments: {} }, /^Error: unknown tool "delete_everything"\. Available tools: read_file, list_directory\.$/],
+  [
+    'malformed JSON arguments',
+    { id: 'bad_json', name: 'read_file', arguments: '{"path": "alpha.tx' },
+    /^Error: arguments for read_file are not valid JSON/,
+  ],
+  [
+    'an unknown tool',
+    { id: 'unknown', name: 'delete_everything', arguments: {} },
+    /^Error: unknown tool "delete_everything"\. Available tools: read_file, list_directory\.$/,
+  ],
 ])('returns %s to the model as an error result, without running anything', async (_case, call, error) => {
   server.enqueue(openaiReply({ toolCalls: [call] }), openaiReply({ content: 'understood' }));
   const { result, events } = await run();
@@ -56,11 +66,18 @@ it.each<[string, FakeToolCall, RegExp]>([
 });
 
 it('returns schema-invalid arguments to the model after one attempt of the tool', async () => {
-  server.enqueue(openaiReply({ toolCalls: [{ id: 'bad_path', name: 'read_file', arguments: { path: 42 } }] }), openaiReply({ content: 'understood' }));
+  server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'bad_path', name: 'read_file', arguments: { path: 42 } }] }),
+    openaiReply({ content: 'understood' }),
+  );
   const { result, events } = await run();
   expect(result).toMatchObject({ answer: 'understood', status: 'completed' });
   expect(toolMessagesOf(1)).toEqual([
-    { role: 'tool', tool_call_id: 'bad_path', content: expect.stringMatching(/^Error: invalid arguments for read_file: [\s\S]*path/) },
+    {
+      role: 'tool',
+      tool_call_id: 'bad_path',
+      content: expect.stringMatching(/^Error: invalid arguments for read_file: [\s\S]*path/),
+    },
   ]);
   expect(attemptsOf(events, 'read_file')).toEqual([1]);
 });
@@ -134,7 +151,9 @@ it('ends with status truncated when the reply is cut at the token limit', async 
 });
 
 it('runs none of the tool calls of a reply cut at the token limit', async () => {
-  server.enqueue(openaiReply({ toolCalls: [{ id: 'cut', name: 'read_file', arguments: '{"path": "alp' }], finishReason: 'length' }));
+  server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'cut', name: 'read_file', arguments: '{"path": "alp' }], finishReason: 'length' }),
+  );
   const { result, events } = await run();
   expect(result.status).toBe('truncated');
   expect(server.requests).toHaveLength(1);

@@ -47,7 +47,17 @@ const floods = defineTool({
   },
 });
 
-const testTools = [alwaysFails, hangs, floods];
+const failsLoudly = defineTool({
+  name: 'fails_loudly',
+  description: 'Fails with a 3 MB error message.',
+  input: z.object({}),
+  activity: { maximumAttempts: 1 },
+  async handler() {
+    throw new Error('y'.repeat(threeMegabytes));
+  },
+});
+
+const testTools = [alwaysFails, hangs, floods, failsLoudly];
 
 let environment: TestWorkflowEnvironment;
 let server: FakeModelServer;
@@ -66,9 +76,16 @@ afterAll(async () => {
 
 /** Runs a turn that calls `tool` once, then answers; returns the result the model received for it. */
 async function callOnce(tool: string) {
-  server.enqueue(openaiReply({ toolCalls: [{ id: 'call_1', name: tool, arguments: {} }] }), openaiReply({ content: 'carried on' }));
+  server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'call_1', name: tool, arguments: {} }] }),
+    openaiReply({ content: 'carried on' }),
+  );
   const taskQueue = uniqueTaskQueue('tool-misbehaviour');
-  const worker = await createTestWorker(environment, { taskQueue, env: server.providerEnv, tools: [...builtInTools, ...testTools] });
+  const worker = await createTestWorker(environment, {
+    taskQueue,
+    env: server.providerEnv,
+    tools: [...builtInTools, ...testTools],
+  });
   const { result, workflowId } = await worker.runUntil(
     runAgent(environment, taskQueue, { prompt: 'use the tool', model: 'openai:gpt-4o-mini', tools: [tool], workspace }),
   );
@@ -91,7 +108,9 @@ it('retries a throwing tool up to its maximumAttempts, then tells the model why 
 it('times out a hanging tool on every attempt, then tells the model', async () => {
   const { received, events } = await callOnce('hangs');
   expect(handlerCalls.hangs).toBe(2);
-  expect(finalAttempts(events, 'hangs')).toEqual([{ activityType: 'hangs', attempt: 2, lastFailure: expect.objectContaining({ type: 'Timeout' }) }]);
+  expect(finalAttempts(events, 'hangs')).toEqual([
+    { activityType: 'hangs', attempt: 2, lastFailure: expect.objectContaining({ type: 'Timeout' }) },
+  ]);
   expect(countEvents(events, EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT)).toBe(1);
   expect(received).toMatch(/^Error: hangs failed after 2 attempt\(s\): .*time(d)? ?out/i);
 });
@@ -103,4 +122,13 @@ it('cuts 3 MB of tool output to the documented bound before it reaches history',
   // No payload near Temporal's 512 KB warning, so no workflow task failed and retried over a payload.
   expect(largestEventBytes(events)).toBeLessThan(512 * 1024);
   expect(countEvents(events, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)).toBe(0);
+});
+
+it('bounds a 3 MB tool error message before it reaches history or the model', async () => {
+  const { received, events } = await callOnce('fails_loudly');
+  expect(received).toMatch(/^Error: fails_loudly failed after 1 attempt\(s\): y+/);
+  expect(received).toContain(`of ${threeMegabytes} characters]`);
+  expect(received.length).toBeLessThanOrEqual(maxToolOutputChars);
+  expect(finalAttempts(events, 'fails_loudly')).toEqual([{ activityType: 'fails_loudly', attempt: 1 }]);
+  expect(largestEventBytes(events)).toBeLessThan(512 * 1024);
 });

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { scheduledActivities } from './history';
 
-const EventType = temporal.api.enums.v1.EventType;
+export const EventType = temporal.api.enums.v1.EventType;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 type Failure = temporal.api.failure.v1.IFailure;
 
@@ -56,21 +56,12 @@ function describeFailure(failure: Failure): { message: string; type?: string } {
   return { message: failure.message ?? '', ...(type && { type }) };
 }
 
-export { EventType };
-
-/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /** The attempt number of a pending activity of this type, once it has failed at least once. */
-export async function retriedPendingAttempt(client: Client, workflowId: string, activityType: string): Promise<number | undefined> {
+export async function retriedPendingAttempt(
+  client: Client,
+  workflowId: string,
+  activityType: string,
+): Promise<number | undefined> {
   const description = await client.workflow.getHandle(workflowId).describe();
   const pending = (description.raw.pendingActivities ?? []).find((activity) => activity.activityType?.name === activityType);
   return pending && (pending.attempt ?? 0) >= 2 ? pending.attempt! : undefined;

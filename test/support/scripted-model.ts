@@ -18,7 +18,8 @@ type ScriptStep = ModelResponse | ((request: ScriptedRequest) => ModelResponse |
  */
 export class ScriptedModel {
   readonly requests: ScriptedRequest[] = [];
-  readonly transcripts = new MemoryTranscriptStore();
+  /** Replace it to simulate a worker whose transcript store lost everything. */
+  transcripts = new MemoryTranscriptStore();
   private readonly script: ScriptStep[];
 
   constructor(script: ScriptStep[]) {

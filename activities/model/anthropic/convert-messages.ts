@@ -16,6 +16,8 @@ export function toAnthropicPrompt(messages: Message[]): AnthropicPrompt {
   const system: string[] = [];
   const result: MessageParam[] = [];
   const append = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
+    // Anthropic rejects empty messages; an empty reply is left out and the user turns around it merge.
+    if (blocks.length === 0) return;
     const last = result[result.length - 1];
     if (last?.role === role && Array.isArray(last.content)) {
       last.content.push(...blocks);

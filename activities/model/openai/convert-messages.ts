@@ -12,7 +12,8 @@ export function toOpenAIMessages(messages: Message[]): ChatCompletionMessagePara
       case 'assistant':
         return {
           role: 'assistant',
-          content: message.content || null,
+          // null is accepted only alongside tool calls; an empty reply without them is sent as ''.
+          content: message.content || (message.toolCalls.length > 0 ? null : ''),
           ...(message.toolCalls.length > 0 && {
             tool_calls: message.toolCalls.map((call) => ({
               id: call.id,
