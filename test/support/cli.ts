@@ -15,7 +15,12 @@ export interface CliResult {
  * server, with the prebuilt workflow bundle so its in-process worker starts fast.
  */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { cwd?: string } = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [tsxCli, path.join(projectRoot, 'client', 'cli.ts'), ...args], {
+  return collect(spawnCli(args, env, { ...options, stdin: 'ignore' }));
+}
+
+/** Starts the CLI without waiting; `stdin: 'pipe'` lets a test type into it (agent chat). */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { cwd?: string; stdin?: 'pipe' | 'ignore' } = {}) {
+  return spawn(process.execPath, [tsxCli, path.join(projectRoot, 'client', 'cli.ts'), ...args], {
     cwd: options.cwd ?? projectRoot,
     env: {
       PATH: process.env.PATH,
@@ -24,9 +29,8 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { c
       AGENT_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE,
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'],
   });
-  return collect(child);
 }
 
 export function collect(child: ReturnType<typeof spawn>): Promise<CliResult> {
