@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { agentDataConverter } from '../storage/data-converter';
 import { createAgentWorker } from '../worker/create-worker';
 import { loadConnectionSettings, taskQueue as configuredTaskQueue } from '../worker/settings';
 import { portAnswers, startEmbeddedServer } from './embedded-server';
@@ -46,7 +47,7 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
     const connectionOptions = server ? { address: server.address } : settings.connectionOptions;
     const connection = await Connection.connect(connectionOptions);
     closers.push(() => connection.close());
-    const client = new Client({ connection, namespace });
+    const client = new Client({ connection, namespace, dataConverter: agentDataConverter() });
 
     let workerStarted = false;
     const startWorker = async (reason: string) => {

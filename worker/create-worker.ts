@@ -1,5 +1,6 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { agentDataConverter } from '../storage/data-converter';
 import { builtInTools, type Tool } from '../tools';
 
 export interface AgentWorkerOptions {
@@ -31,6 +32,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...(workflowBundle ? { workflowBundle } : { workflowsPath }),
+    dataConverter: agentDataConverter(),
     // Cancellation reaches an activity in a heartbeat response; a short throttle delivers it within seconds.
     maxHeartbeatThrottleInterval: '2s',
     activities: { ...createActivities(options.tools ?? builtInTools, options.env ?? process.env), ...options.activityOverrides },

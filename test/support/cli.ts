@@ -27,6 +27,8 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, options: {
       HOME: process.env.HOME,
       TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
       AGENT_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE,
+      AGENT_TRANSCRIPT_DIR: process.env.AGENT_TRANSCRIPT_DIR,
+      AGENT_PAYLOAD_DIR: process.env.AGENT_PAYLOAD_DIR,
       ...env,
     },
     stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'],

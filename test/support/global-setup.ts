@@ -19,6 +19,9 @@ export default async function globalSetup(): Promise<void> {
   const bundlePath = path.join(directory, 'workflow-bundle.js');
   await writeFile(bundlePath, bundle.code);
   process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
+  // Transcripts and large payloads of test runs stay out of the user's data directory.
+  process.env.AGENT_TRANSCRIPT_DIR = path.join(directory, 'transcripts');
+  process.env.AGENT_PAYLOAD_DIR = path.join(directory, 'payloads');
 }
 
 const quietLogger = {

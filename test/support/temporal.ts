@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
+import { agentDataConverter } from '../../storage/data-converter';
 import { createAgentWorker } from '../../worker/create-worker';
 import type { Tool } from '../../tools';
 import type { AgentInput } from '../../agent/input';
@@ -12,7 +13,7 @@ import type { ScriptedModel } from './scripted-model';
 export function connectToTestServer(): Promise<TestWorkflowEnvironment> {
   const address = process.env.TEST_TEMPORAL_ADDRESS;
   if (!address) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run the tests through jest (npm test)');
-  return TestWorkflowEnvironment.createFromExistingServer({ address });
+  return TestWorkflowEnvironment.createFromExistingServer({ address, client: { dataConverter: agentDataConverter() } });
 }
 
 export function uniqueTaskQueue(prefix: string): string {

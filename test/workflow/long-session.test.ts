@@ -129,3 +129,29 @@ it('summarises older turns with a model call when the input exceeds the context 
   expect(model.requests[3].messages[0]).toEqual({ role: 'user', content: `${summaryLead}the summary` });
   expect(model.requests[3].messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
 });
+
+it('carries a conversation larger than the external-storage threshold across continue-as-new as a small claim', async () => {
+  const large = await makeWorkspace({ 'large.txt': 'L'.repeat(100_000) });
+  const readLarge = () => callTools({ name: 'read_file', arguments: { path: 'large.txt' } });
+  const model = new ScriptedModel([readLarge(), readLarge(), readLarge(), readLarge(), readLarge(), answer('read it all')]);
+  let messageCount = 0;
+  const { result, workflowId } = await run(
+    model,
+    { prompt: 'read large', workspace: large, continueAsNewAfterModelCalls: 5 },
+    async (id) => {
+      const handle = environment.client.workflow.getHandle(id);
+      await handle.result();
+      // The query's answer (over 256 KiB) travels through external storage too.
+      messageCount = (await handle.query(messagesQuery)).length;
+    },
+  );
+  expect(result.answer).toBe('read it all');
+  const runs = await runIds(workflowId);
+  expect(runs.length).toBe(2);
+  // The second run starts from the carried conversation (5 x 64 KiB of tool output), held in external storage.
+  const second = await environment.client.workflow.getHandle(workflowId, runs[0]).fetchHistory();
+  const started = temporal.api.history.v1.HistoryEvent.encode(second.events![0]).finish().length;
+  expect(started).toBeLessThan(20_000);
+  expect(model.requests[5].messages.filter((message) => message.role === 'tool')).toHaveLength(5);
+  expect(messageCount).toBe(12);
+});
