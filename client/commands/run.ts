@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { AgentInput } from '../../agent/input';
 import type { AgentResult } from '../../agent/result';
+import { awaitResult } from '../await-result';
 import { connect } from '../connect';
 import { ProgressFollower } from '../progress';
 import { assertRunnable, startAgent } from '../start-agent';
@@ -35,7 +36,10 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       return 0;
     }
 
-    const result = handle.result();
+    const result = awaitResult(
+      () => handle.result(),
+      (error) => output.info(`lost the Temporal server (${error.message}); the run is durable, still waiting for it`),
+    );
     await new ProgressFollower(handle, input.model, output.info).follow(result);
     let outcome: AgentResult;
     try {

@@ -4,6 +4,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { AgentInput } from '../../agent/input';
 import type { AgentResult, TurnReply } from '../../agent/result';
 import { endSessionSignal, sendMessageUpdate } from '../../workflows/definitions';
+import { awaitResult } from '../await-result';
 import { connect, type AgentSession } from '../connect';
 import { ProgressFollower } from '../progress';
 import { assertRunnable, startAgent } from '../start-agent';
@@ -91,7 +92,10 @@ async function endAndReport(session: AgentSession, workflowId: string, output: O
   const handle = session.client.workflow.getHandle<(input: AgentInput) => Promise<AgentResult>>(workflowId);
   await handle.signal(endSessionSignal);
   try {
-    const result = await handle.result();
+    const result = await awaitResult(
+      () => handle.result(),
+      (error) => output.info(`lost the Temporal server (${error.message}); still waiting for the session to end`),
+    );
     output.info(
       `session ${workflowId} ${result.status}: ${result.turns} message(s), ${result.iterations} model turn(s), ` +
         `${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens`,

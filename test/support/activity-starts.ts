@@ -40,7 +40,9 @@ export function activityStarts(events: HistoryEvent[]): ActivityStart[] {
 export function startOf(starts: ActivityStart[], summary: string): ActivityStart {
   const matching = starts.filter((start) => start.summary === summary);
   if (matching.length !== 1) {
-    throw new Error(`expected one activity "${summary}", found ${matching.length}: ${JSON.stringify(starts.map((start) => start.summary))}`);
+    throw new Error(
+      `expected one activity "${summary}", found ${matching.length}: ${JSON.stringify(starts.map((start) => start.summary))}`,
+    );
   }
   return matching[0];
 }

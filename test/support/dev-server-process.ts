@@ -31,7 +31,19 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const address = `127.0.0.1:${options.port}`;
   const child = spawn(
     cli,
-    ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--headless', '--db-filename', options.dbFilename, '--log-level', 'error'],
+    [
+      'server',
+      'start-dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(options.port),
+      '--headless',
+      '--db-filename',
+      options.dbFilename,
+      '--log-level',
+      'error',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   liveServers.add(child);

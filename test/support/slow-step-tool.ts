@@ -40,13 +40,20 @@ export function slowStepTool(logFile: string, worker: string): Tool {
 }
 
 async function waitForPath(file: string, signal: AbortSignal): Promise<void> {
-  while (!(await access(file).then(() => true, () => false))) {
+  while (
+    !(await access(file).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     await sleep(100, undefined, { signal });
   }
 }
 
 export async function readStepLog(logFile: string): Promise<StepLogEntry[]> {
-  const text = await readFile(logFile, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? '' : Promise.reject(error)));
+  const text = await readFile(logFile, 'utf8').catch((error: NodeJS.ErrnoException) =>
+    error.code === 'ENOENT' ? '' : Promise.reject(error),
+  );
   return text
     .split('\n')
     .filter(Boolean)

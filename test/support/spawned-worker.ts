@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { waitFor } from './wait-for';
 import { workerReadyLine } from './worker-process';
 
 const tsxCli = require.resolve('tsx/cli');
@@ -18,6 +19,8 @@ export interface SpawnedWorkerOptions {
 export interface SpawnedWorker {
   identity: string;
   pid: number;
+  /** When it printed the ready line: polling from then on. */
+  readyAt: number;
   /** Sends SIGKILL and waits for the process to be gone; returns the time the signal was sent. */
   kill(): Promise<number>;
   /** Whatever the process wrote to stderr, for failure messages. */
@@ -26,7 +29,7 @@ export interface SpawnedWorker {
 
 /**
  * Starts test/support/worker-process.ts in its own process and resolves once it
- * is polling. Every worker started here is also in `liveWorkers` until it exits,
+ * is polling. Every worker started here stays in `liveWorkers` until it is killed,
  * so an afterEach can kill whatever a failed test left behind.
  */
 export async function spawnWorker(options: SpawnedWorkerOptions): Promise<SpawnedWorker> {
@@ -41,25 +44,27 @@ export async function spawnWorker(options: SpawnedWorkerOptions): Promise<Spawne
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // tsx runs the script in a child process of its own and cannot relay SIGKILL,
+    // so the worker gets a process group and kill() signals the whole group.
+    detached: true,
   });
   liveWorkers.add(child);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  void exited.then(() => liveWorkers.delete(child));
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-8000)));
   const worker: SpawnedWorker = {
     identity: options.identity,
     pid: child.pid!,
+    readyAt: Number.NaN,
     async kill() {
       const sentAt = Date.now();
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
+      await killGroup(child);
       return sentAt;
     },
     stderr: () => stderr,
   };
   try {
     await ready(child, () => stderr);
+    worker.readyAt = Date.now();
   } catch (error) {
     await worker.kill();
     throw error;
@@ -71,16 +76,26 @@ const liveWorkers = new Set<ChildProcess>();
 
 /** SIGKILLs every spawned worker still running and waits until they are gone. */
 export async function killSpawnedWorkers(): Promise<void> {
-  await Promise.all(
-    [...liveWorkers].map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGKILL');
-        }),
-    ),
-  );
+  await Promise.all([...liveWorkers].map(killGroup));
+}
+
+/** SIGKILLs the worker's process group (tsx and the worker under it) and waits until no process of it is left. */
+async function killGroup(child: ChildProcess): Promise<void> {
+  liveWorkers.delete(child);
+  const group = child.pid!;
+  if (!signalGroup(group, 'SIGKILL')) return;
+  await waitFor(`worker process group ${group} to be gone`, () => !signalGroup(group, 0), { timeoutMs: 10_000, intervalMs: 20 });
+}
+
+/** Sends a signal to a process group; false when the group no longer exists. */
+function signalGroup(group: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-group, signal);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
 }
 
 function ready(child: ChildProcess, stderr: () => string): Promise<void> {
