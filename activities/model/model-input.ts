@@ -20,7 +20,7 @@ export interface ModelCallInput {
   tools: string[];
   maxOutputTokens?: number;
   view?: ContextView;
-  /** `summary`: summarise the messages before `view.summary.upTo`... see call-model.ts. */
+  /** When set, the call summarises the messages before this index instead of answering: no tools, nothing stored. */
   summarizeUpTo?: number;
 }
 
