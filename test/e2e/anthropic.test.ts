@@ -1,24 +1,14 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { anthropicReply, FakeModelServer } from '../support/fake-model-server';
+import { anthropicReply } from '../support/fake-model-server';
 import { fetchEvents, scheduledActivities } from '../support/history';
-import { connectToTestServer, createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
+import { useTestBed } from '../support/test-bed';
 
-let environment: TestWorkflowEnvironment;
-let server: FakeModelServer;
-
-beforeAll(async () => {
-  environment = await connectToTestServer();
-  server = await FakeModelServer.start();
-});
-afterAll(async () => {
-  await server?.close();
-  await environment?.teardown();
-});
+const bed = useTestBed();
 
 it('runs a parallel tool loop through the real anthropic client', async () => {
   const workspace = await makeWorkspace({ 'notes.md': '# Notes\nship it\n' });
-  server.enqueue(
+  bed.server.enqueue(
     anthropicReply({
       text: 'Let me look.',
       toolCalls: [
@@ -29,9 +19,9 @@ it('runs a parallel tool loop through the real anthropic client', async () => {
     anthropicReply({ text: 'The notes say: ship it.' }),
   );
   const taskQueue = uniqueTaskQueue('anthropic');
-  const worker = await createTestWorker(environment, { taskQueue, env: server.providerEnv });
+  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
   const { result, workflowId } = await worker.runUntil(
-    runAgent(environment, taskQueue, {
+    runAgent(bed.environment, taskQueue, {
       prompt: 'What do the notes say?',
       systemPrompt: 'Be precise.',
       model: 'anthropic:claude-haiku-4-5',
@@ -41,8 +31,14 @@ it('runs a parallel tool loop through the real anthropic client', async () => {
     }),
   );
 
-  expect(result).toEqual({ answer: 'The notes say: ship it.', status: 'completed', iterations: 2, turns: 1, usage: { inputTokens: 400, outputTokens: 60 } });
-  const [first, second] = server.requests;
+  expect(result).toEqual({
+    answer: 'The notes say: ship it.',
+    status: 'completed',
+    iterations: 2,
+    turns: 1,
+    usage: { inputTokens: 400, outputTokens: 60 },
+  });
+  const [first, second] = bed.server.requests;
   expect(first.path).toBe('/v1/messages');
   // Recent SDKs send the key as a bearer token, older ones as x-api-key.
   expect(first.headers['x-api-key'] ?? first.headers.authorization).toMatch(/sk-ant-test-secret$/);
@@ -68,8 +64,10 @@ it('runs a parallel tool loop through the real anthropic client', async () => {
     },
   ]);
 
-  const events = await fetchEvents(environment.client, workflowId);
-  const tools = scheduledActivities(events).filter((activity) => activity.activityType !== 'callModel' && activity.activityType !== 'prepareRun');
+  const events = await fetchEvents(bed.environment.client, workflowId);
+  const tools = scheduledActivities(events).filter(
+    (activity) => activity.activityType !== 'callModel' && activity.activityType !== 'prepareRun',
+  );
   expect(tools.map((activity) => activity.summary)).toEqual(['list_directory .', 'search_files ship']);
   expect(tools[0].workflowTaskCompletedEventId).toBe(tools[1].workflowTaskCompletedEventId);
   expect(JSON.stringify(events)).not.toContain('sk-ant-test-secret');

@@ -25,7 +25,10 @@ it('runs an agent, prints progress on stderr and one JSON line on stdout; show a
     openaiReply({ content: 'The file says alpha!' }),
   );
   const env = cliEnv();
-  const run = await runCli(['run', 'What does alpha.txt say?', '--workspace', workspace, '--json', '--id', `cli-${Date.now()}`], env);
+  const run = await runCli(
+    ['run', 'What does alpha.txt say?', '--workspace', workspace, '--json', '--id', `cli-${Date.now()}`],
+    env,
+  );
 
   expect(run.code).toBe(0);
   const result = lastJsonLine(run.stdout);
@@ -66,14 +69,22 @@ it('exits non-zero with the provider message on stderr when the run fails', asyn
   const run = await runCli(['run', 'hello', '--workspace', await makeWorkspace(), '--json'], cliEnv());
   expect(run.code).toBe(1);
   expect(run.stderr).toContain('run failed: openai rejected the request (HTTP 401): Incorrect API key provided');
-  expect(lastJsonLine(run.stdout)).toMatchObject({ status: 'failed', error: expect.stringContaining('Incorrect API key provided') });
+  expect(lastJsonLine(run.stdout)).toMatchObject({
+    status: 'failed',
+    error: expect.stringContaining('Incorrect API key provided'),
+  });
 });
 
 it('exits 3 when the run ends at max iterations', async () => {
   server.respondWith((request) =>
-    request.body.tools ? openaiReply({ toolCalls: [{ id: `c${Date.now()}`, name: 'list_directory', arguments: {} }] }) : openaiReply({ content: 'summary' }),
+    request.body.tools
+      ? openaiReply({ toolCalls: [{ id: `c${Date.now()}`, name: 'list_directory', arguments: {} }] })
+      : openaiReply({ content: 'summary' }),
   );
-  const run = await runCli(['run', 'loop forever', '--workspace', await makeWorkspace(), '--max-iterations', '2', '--json'], cliEnv());
+  const run = await runCli(
+    ['run', 'loop forever', '--workspace', await makeWorkspace(), '--max-iterations', '2', '--json'],
+    cliEnv(),
+  );
   expect(run.code).toBe(3);
   expect(lastJsonLine(run.stdout)).toMatchObject({ status: 'max_iterations', answer: 'summary', iterations: 2 });
 });

@@ -1,24 +1,14 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { FakeModelServer, openaiReply } from '../support/fake-model-server';
+import { openaiReply } from '../support/fake-model-server';
 import { fetchEvents, scheduledActivities } from '../support/history';
-import { connectToTestServer, createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
+import { useTestBed } from '../support/test-bed';
 
-let environment: TestWorkflowEnvironment;
-let server: FakeModelServer;
-
-beforeAll(async () => {
-  environment = await connectToTestServer();
-  server = await FakeModelServer.start();
-});
-afterAll(async () => {
-  await server?.close();
-  await environment?.teardown();
-});
+const bed = useTestBed();
 
 it('runs a parallel tool loop through the real openai client', async () => {
   const workspace = await makeWorkspace({ 'alpha.txt': 'A-content', 'beta.txt': 'B-content' });
-  server.enqueue(
+  bed.server.enqueue(
     openaiReply({
       toolCalls: [
         { id: 'call_a', name: 'read_file', arguments: { path: 'alpha.txt' } },
@@ -28,9 +18,9 @@ it('runs a parallel tool loop through the real openai client', async () => {
     openaiReply({ content: 'alpha says A-content, beta says B-content' }),
   );
   const taskQueue = uniqueTaskQueue('openai');
-  const worker = await createTestWorker(environment, { taskQueue, env: server.providerEnv });
+  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
   const { result, workflowId } = await worker.runUntil(
-    runAgent(environment, taskQueue, {
+    runAgent(bed.environment, taskQueue, {
       prompt: 'What do the files say?',
       systemPrompt: 'You are terse.',
       model: 'openai:gpt-4o-mini',
@@ -46,8 +36,8 @@ it('runs a parallel tool loop through the real openai client', async () => {
     turns: 1,
     usage: { inputTokens: 200, outputTokens: 40 },
   });
-  expect(server.requests).toHaveLength(2);
-  const [first, second] = server.requests;
+  expect(bed.server.requests).toHaveLength(2);
+  const [first, second] = bed.server.requests;
   expect(first.path).toBe('/v1/chat/completions');
   expect(first.headers.authorization).toBe('Bearer sk-test-openai-secret');
   expect(first.body.model).toBe('gpt-4o-mini');
@@ -61,7 +51,11 @@ it('runs a parallel tool loop through the real openai client', async () => {
       function: {
         name: 'read_file',
         description: expect.any(String),
-        parameters: expect.objectContaining({ type: 'object', required: ['path'], properties: { path: expect.objectContaining({ type: 'string' }) } }),
+        parameters: expect.objectContaining({
+          type: 'object',
+          required: ['path'],
+          properties: { path: expect.objectContaining({ type: 'string' }) },
+        }),
       },
     },
   ]);
@@ -78,7 +72,7 @@ it('runs a parallel tool loop through the real openai client', async () => {
     { role: 'tool', tool_call_id: 'call_b', content: 'B-content' },
   ]);
 
-  const events = await fetchEvents(environment.client, workflowId);
+  const events = await fetchEvents(bed.environment.client, workflowId);
   const reads = scheduledActivities(events).filter((activity) => activity.activityType === 'read_file');
   expect(reads).toHaveLength(2);
   expect(reads[0].workflowTaskCompletedEventId).toBe(reads[1].workflowTaskCompletedEventId);

@@ -1,27 +1,16 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { builtInTools, defineTool } from '../../tools';
 import { agentWorkflowType, messagesQuery } from '../../workflows/definitions';
 import { runCli } from '../support/cli';
-import { FakeModelServer, openaiReply } from '../support/fake-model-server';
+import { openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
-import { connectToTestServer, createTestWorker, uniqueTaskQueue } from '../support/temporal';
+import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
+import { useTestBed } from '../support/test-bed';
 
 const EventType = temporal.api.enums.v1.EventType;
-let environment: TestWorkflowEnvironment;
-let server: FakeModelServer;
-
-beforeAll(async () => {
-  environment = await connectToTestServer();
-  server = await FakeModelServer.start();
-});
-beforeEach(() => server.reset());
-afterAll(async () => {
-  await server?.close();
-  await environment?.teardown();
-});
+const bed = useTestBed();
 
 const toolStarted: string[] = [];
 const toolSawCancellation: string[] = [];
@@ -60,30 +49,30 @@ function eventTypes(events: Awaited<ReturnType<typeof fetchEvents>>) {
 }
 
 it('cancels a run during a model call: the call is aborted and the conversation stays queryable', async () => {
-  server.enqueue({ hang: true });
+  bed.server.enqueue({ hang: true });
   const taskQueue = uniqueTaskQueue('cancel-model');
-  const worker = await createTestWorker(environment, { taskQueue, env: server.providerEnv });
+  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
   const workflowId = `cancel-model-${Date.now()}`;
   await worker.runUntil(async () => {
-    await environment.client.workflow.start(agentWorkflowType, {
+    await bed.environment.client.workflow.start(agentWorkflowType, {
       taskQueue,
       workflowId,
       args: [{ prompt: 'take your time', model: 'openai:gpt-4o-mini', workspace: await makeWorkspace() }],
     });
-    await until(() => server.requests.length === 1);
+    await until(() => bed.server.requests.length === 1);
     await cancelWithCli(workflowId, taskQueue);
-    await until(() => server.requests[0].abandonedAt !== undefined);
-    const messages = await environment.client.workflow.getHandle(workflowId).query(messagesQuery);
+    await until(() => bed.server.requests[0].abandonedAt !== undefined);
+    const messages = await bed.environment.client.workflow.getHandle(workflowId).query(messagesQuery);
     expect(messages).toEqual([{ role: 'user', content: 'take your time' }]);
   });
-  const types = eventTypes(await fetchEvents(environment.client, workflowId));
+  const types = eventTypes(await fetchEvents(bed.environment.client, workflowId));
   expect(types).toContain(EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED);
   expect(types).toContain(EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED);
   expect(types[types.length - 1]).toBe(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED);
 });
 
 it('cancels a run during tool calls: every running tool sees the cancellation through its heartbeat', async () => {
-  server.enqueue(
+  bed.server.enqueue(
     openaiReply({
       toolCalls: [
         { id: 'w1', name: 'wait_forever', arguments: { label: 'first' } },
@@ -92,25 +81,25 @@ it('cancels a run during tool calls: every running tool sees the cancellation th
     }),
   );
   const taskQueue = uniqueTaskQueue('cancel-tools');
-  const worker = await createTestWorker(environment, {
+  const worker = await createTestWorker(bed.environment, {
     taskQueue,
-    env: server.providerEnv,
+    env: bed.server.providerEnv,
     tools: [...builtInTools, waitForever],
   });
   const workflowId = `cancel-tools-${Date.now()}`;
   await worker.runUntil(async () => {
-    await environment.client.workflow.start(agentWorkflowType, {
+    await bed.environment.client.workflow.start(agentWorkflowType, {
       taskQueue,
       workflowId,
       args: [{ prompt: 'wait twice', model: 'openai:gpt-4o-mini', tools: ['wait_forever'], workspace: await makeWorkspace() }],
     });
     await until(() => toolStarted.length === 2);
     await cancelWithCli(workflowId, taskQueue);
-    const messages = await environment.client.workflow.getHandle(workflowId).query(messagesQuery);
+    const messages = await bed.environment.client.workflow.getHandle(workflowId).query(messagesQuery);
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant']);
   });
   expect(toolSawCancellation.sort()).toEqual(['first', 'second']);
-  const types = eventTypes(await fetchEvents(environment.client, workflowId));
+  const types = eventTypes(await fetchEvents(bed.environment.client, workflowId));
   expect(types.filter((type) => type === EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED)).toHaveLength(2);
   expect(types[types.length - 1]).toBe(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED);
 });

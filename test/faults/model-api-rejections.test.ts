@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { runCli } from '../support/cli';
-import { anthropicError, FakeModelServer, openaiError } from '../support/fake-model-server';
+import { anthropicError, openaiError } from '../support/fake-model-server';
 import { attemptsOf, workflowExecutionFailure } from '../support/fault-history';
 import { fetchEvents } from '../support/history';
-import { connectToTestServer, createTestWorker, uniqueTaskQueue } from '../support/temporal';
-import { makeWorkspace } from '../support/workspace';
+import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
 import { agentWorkflowType } from '../../workflows/definitions';
+import { useTestBed } from '../support/test-bed';
 
 // Row 3 (rejected half): a provider's 4xx ends the run at once, with the provider's
 // own message on the workflow failure, in the history (the Web UI) and on the CLI.
@@ -23,36 +22,23 @@ const rejections: Array<[number, string]> = [
   [422, 'Unprocessable request'],
 ];
 
-let environment: TestWorkflowEnvironment;
-let server: FakeModelServer;
-let workspace: string;
-
-beforeAll(async () => {
-  environment = await connectToTestServer();
-  server = await FakeModelServer.start();
-  workspace = await makeWorkspace();
-});
-beforeEach(() => server.reset());
-afterAll(async () => {
-  await server?.close();
-  await environment?.teardown();
-});
+const bed = useTestBed();
 
 async function failedRun(model: string) {
   const taskQueue = uniqueTaskQueue('model-rejections');
   const workflowId = `rejected-${randomUUID()}`;
-  const worker = await createTestWorker(environment, { taskQueue, env: server.providerEnv });
+  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
   const failure = await worker
     .runUntil(
-      environment.client.workflow.execute(agentWorkflowType, {
+      bed.environment.client.workflow.execute(agentWorkflowType, {
         taskQueue,
         workflowId,
-        args: [{ prompt: 'hello', model, workspace }],
+        args: [{ prompt: 'hello', model, workspace: bed.workspace }],
       }),
     )
     .catch((error: unknown) => error);
   expect(failure).toBeInstanceOf(WorkflowFailedError);
-  return { cause: (failure as WorkflowFailedError).cause, events: await fetchEvents(environment.client, workflowId) };
+  return { cause: (failure as WorkflowFailedError).cause, events: await fetchEvents(bed.environment.client, workflowId) };
 }
 
 describe.each([
@@ -60,7 +46,7 @@ describe.each([
   [anthropic, anthropicError],
 ])('%s', (model, providerError) => {
   it.each(rejections)('fails at once on HTTP %i, non-retryably, with the provider message', async (status, message) => {
-    server.enqueue(providerError(status, message));
+    bed.server.enqueue(providerError(status, message));
     const { cause, events } = await failedRun(model);
     const provider = model.split(':')[0];
     expect(cause).toMatchObject({
@@ -68,7 +54,7 @@ describe.each([
       nonRetryable: true,
       message: `${provider} rejected the request (HTTP ${status}): ${message}`,
     });
-    expect(server.requests).toHaveLength(1);
+    expect(bed.server.requests).toHaveLength(1);
     expect(attemptsOf(events, 'callModel')).toEqual([1]);
     expect(workflowExecutionFailure(events)).toEqual({ type: 'ProviderRejectedRequest', message: cause!.message });
   });
@@ -78,19 +64,19 @@ it.each([
   [openai, openaiError(401, 'Incorrect API key provided: sk-test***')],
   [anthropic, anthropicError(403, 'Your API key does not have permission to use the specified resource.')],
 ])('shows the %s rejection message on the CLI and in the history the Web UI reads', async (model, step) => {
-  server.enqueue(step);
+  bed.server.enqueue(step);
   const workflowId = `rejected-${randomUUID()}`;
-  const cli = await runCli(['run', 'hello', '--model', model, '--workspace', workspace, '--id', workflowId], {
-    ...server.providerEnv,
+  const cli = await runCli(['run', 'hello', '--model', model, '--workspace', bed.workspace, '--id', workflowId], {
+    ...bed.server.providerEnv,
     AGENT_TASK_QUEUE: uniqueTaskQueue('model-rejections-cli'),
   });
   const providerMessage = (step as { json: { error: { message: string } } }).json.error.message;
 
   expect(cli.code).toBe(1);
-  const events = await fetchEvents(environment.client, workflowId);
+  const events = await fetchEvents(bed.environment.client, workflowId);
   const failure = workflowExecutionFailure(events);
   expect(failure).toEqual({ type: 'ProviderRejectedRequest', message: expect.stringContaining(providerMessage) });
   expect(cli.stderr).toContain(failure!.message);
   expect(attemptsOf(events, 'callModel')).toEqual([1]);
-  expect(server.requests).toHaveLength(1);
+  expect(bed.server.requests).toHaveLength(1);
 });

@@ -1,22 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { AgentInput } from '../../agent/input';
 import type { AgentResult } from '../../agent/result';
 import { agentWorkflowType } from '../../workflows/definitions';
-import {
-  anthropicError,
-  anthropicReply,
-  FakeModelServer,
-  openaiError,
-  openaiReply,
-  type FakeStep,
-} from '../support/fake-model-server';
+import { anthropicError, anthropicReply, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
 import { attemptsOf, finalAttempts, retriedPendingAttempt } from '../support/fault-history';
 import { fetchEvents } from '../support/history';
 import { forwardPort, unusedPort } from '../support/late-listener';
-import { connectToTestServer, createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
 import { waitFor } from '../support/wait-for';
-import { makeWorkspace } from '../support/workspace';
+import { useTestBed } from '../support/test-bed';
 
 // Row 3 (retryable half): transient provider faults are retried by Temporal, one
 // request per activity attempt, through the real SDK clients with their retries off.
@@ -24,40 +16,27 @@ import { makeWorkspace } from '../support/workspace';
 const openai = 'openai:gpt-4o-mini';
 const anthropic = 'anthropic:claude-haiku-4-5';
 
-let environment: TestWorkflowEnvironment;
-let server: FakeModelServer;
-let workspace: string;
-
-beforeAll(async () => {
-  environment = await connectToTestServer();
-  server = await FakeModelServer.start();
-  workspace = await makeWorkspace();
-});
-beforeEach(() => server.reset());
-afterAll(async () => {
-  await server?.close();
-  await environment?.teardown();
-});
+const bed = useTestBed();
 
 async function run(model: string, input: Partial<AgentInput> = {}) {
   const taskQueue = uniqueTaskQueue('model-retries');
-  const worker = await createTestWorker(environment, { taskQueue, env: server.providerEnv });
+  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
   const { result, workflowId } = await worker.runUntil(
-    runAgent(environment, taskQueue, { prompt: 'hello', model, workspace, ...input }),
+    runAgent(bed.environment, taskQueue, { prompt: 'hello', model, workspace: bed.workspace, ...input }),
   );
-  return { result, events: await fetchEvents(environment.client, workflowId) };
+  return { result, events: await fetchEvents(bed.environment.client, workflowId) };
 }
 
 it('waits as long as an OpenAI retry-after-ms header says before the next attempt', async () => {
   // 3 s is well above the 1 s the retry policy would wait on its own.
-  server.enqueue(
+  bed.server.enqueue(
     openaiError(429, 'Rate limit reached', { 'retry-after-ms': '3000' }),
     openaiReply({ content: 'after the wait' }),
   );
   const { result, events } = await run(openai);
   expect(result.answer).toBe('after the wait');
-  expect(server.requests).toHaveLength(2);
-  expect(server.requests[1].receivedAt - server.requests[0].receivedAt).toBeGreaterThanOrEqual(2900);
+  expect(bed.server.requests).toHaveLength(2);
+  expect(bed.server.requests[1].receivedAt - bed.server.requests[0].receivedAt).toBeGreaterThanOrEqual(2900);
   expect(finalAttempts(events, 'callModel')).toEqual([
     {
       activityType: 'callModel',
@@ -83,10 +62,10 @@ it.each<[string, FakeStep[], FakeStep]>([
     anthropicReply({ text: 'through the burst' }),
   ],
 ])('answers after a burst of three 5xx from %s, one request per attempt', async (model, burst, reply) => {
-  server.enqueue(...burst, reply);
+  bed.server.enqueue(...burst, reply);
   const { result, events } = await run(model);
   expect(result).toMatchObject({ answer: 'through the burst', status: 'completed' });
-  expect(server.requests).toHaveLength(4);
+  expect(bed.server.requests).toHaveLength(4);
   expect(finalAttempts(events, 'callModel')).toEqual([
     {
       activityType: 'callModel',
@@ -97,10 +76,10 @@ it.each<[string, FakeStep[], FakeStep]>([
 });
 
 it('retries a refused connection until the provider comes up', async () => {
-  server.enqueue(openaiReply({ content: 'finally up' }));
+  bed.server.enqueue(openaiReply({ content: 'finally up' }));
   const port = await unusedPort();
   const taskQueue = uniqueTaskQueue('model-retries');
-  const worker = await createTestWorker(environment, {
+  const worker = await createTestWorker(bed.environment, {
     taskQueue,
     env: { OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, OPENAI_API_KEY: 'sk-test' },
   });
@@ -108,18 +87,18 @@ it('retries a refused connection until the provider comes up', async () => {
   try {
     const workflowId = `refused-${randomUUID()}`;
     const result = await worker.runUntil(async () => {
-      const handle = await environment.client.workflow.start<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
+      const handle = await bed.environment.client.workflow.start<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
         taskQueue,
         workflowId,
-        args: [{ prompt: 'hello', model: openai, workspace }],
+        args: [{ prompt: 'hello', model: openai, workspace: bed.workspace }],
       });
-      await waitFor('a refused model attempt', () => retriedPendingAttempt(environment.client, workflowId, 'callModel'));
-      forwarder = await forwardPort(port, server.url);
+      await waitFor('a refused model attempt', () => retriedPendingAttempt(bed.environment.client, workflowId, 'callModel'));
+      forwarder = await forwardPort(port, bed.server.url);
       return handle.result();
     });
     expect(result.answer).toBe('finally up');
-    expect(server.requests).toHaveLength(1);
-    const [started] = finalAttempts(await fetchEvents(environment.client, workflowId), 'callModel');
+    expect(bed.server.requests).toHaveLength(1);
+    const [started] = finalAttempts(await fetchEvents(bed.environment.client, workflowId), 'callModel');
     expect(started.attempt).toBeGreaterThanOrEqual(2);
     expect(started.lastFailure).toEqual({ type: 'ProviderUnavailable', message: expect.stringMatching(/connection/i) });
   } finally {
@@ -128,10 +107,10 @@ it('retries a refused connection until the provider comes up', async () => {
 });
 
 it('retries a connection the provider resets', async () => {
-  server.enqueue({ reset: true }, openaiReply({ content: 'after the reset' }));
+  bed.server.enqueue({ reset: true }, openaiReply({ content: 'after the reset' }));
   const { result, events } = await run(openai);
   expect(result.answer).toBe('after the reset');
-  expect(server.requests).toHaveLength(2);
+  expect(bed.server.requests).toHaveLength(2);
   expect(finalAttempts(events, 'callModel')).toEqual([
     {
       activityType: 'callModel',
@@ -142,10 +121,10 @@ it('retries a connection the provider resets', async () => {
 });
 
 it('times out a response that never comes and retries it', async () => {
-  server.enqueue({ hang: true }, openaiReply({ content: 'second time lucky' }));
+  bed.server.enqueue({ hang: true }, openaiReply({ content: 'second time lucky' }));
   const { result, events } = await run(openai, { modelTimeoutSeconds: 2 });
   expect(result.answer).toBe('second time lucky');
-  expect(server.requests).toHaveLength(2);
+  expect(bed.server.requests).toHaveLength(2);
   const [started] = finalAttempts(events, 'callModel');
   expect(started.attempt).toBe(2);
   // Either the SDK's own timeout (same bound) or Temporal's start-to-close timeout ends the attempt.
@@ -157,15 +136,15 @@ it.each<[string, string]>([
   [anthropic, '{"id": "msg_x", "type": "mess'],
 ])('retries a truncated JSON body from %s', async (model, truncated) => {
   const reply = model === openai ? openaiReply({ content: 'whole this time' }) : anthropicReply({ text: 'whole this time' });
-  server.enqueue({ status: 200, raw: truncated }, reply);
+  bed.server.enqueue({ status: 200, raw: truncated }, reply);
   const { result, events } = await run(model);
   expect(result.answer).toBe('whole this time');
-  expect(server.requests).toHaveLength(2);
+  expect(bed.server.requests).toHaveLength(2);
   expect(attemptsOf(events, 'callModel')).toEqual([2]);
 });
 
 it('retries a well-formed OpenAI body that has no choices', async () => {
-  server.enqueue(
+  bed.server.enqueue(
     { status: 200, json: { id: 'chatcmpl-empty', object: 'chat.completion', choices: [] } },
     openaiReply({ content: 'with a choice' }),
   );

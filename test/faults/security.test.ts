@@ -1,25 +1,14 @@
 import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { maxWriteFileBytes } from '../../agent/limits';
 import { lastJsonLine, runCli } from '../support/cli';
-import { FakeModelServer, openaiReply } from '../support/fake-model-server';
+import { openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
-import { connectToTestServer, createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
+import { useTestBed } from '../support/test-bed';
 
-let environment: TestWorkflowEnvironment;
-let server: FakeModelServer;
-
-beforeAll(async () => {
-  environment = await connectToTestServer();
-  server = await FakeModelServer.start();
-});
-beforeEach(() => server.reset());
-afterAll(async () => {
-  await server?.close();
-  await environment?.teardown();
-});
+const bed = useTestBed();
 
 it('refuses every attempt to read or write outside the workspace and reports each to the model', async () => {
   const parent = await makeWorkspace({ 'secret.txt': 'top secret' });
@@ -38,14 +27,14 @@ it('refuses every attempt to read or write outside the workspace and reports eac
     { name: 'list_directory', arguments: { path: '..' } },
     { name: 'search_files', arguments: { pattern: 'secret', path: '..' } },
   ];
-  server.enqueue(
+  bed.server.enqueue(
     openaiReply({ toolCalls: attempts.map((attempt, index) => ({ id: `s${index}`, ...attempt })) }),
     openaiReply({ content: 'nothing escaped' }),
   );
   const taskQueue = uniqueTaskQueue('security');
-  const worker = await createTestWorker(environment, { taskQueue, env: server.providerEnv });
+  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
   const { result } = await worker.runUntil(
-    runAgent(environment, taskQueue, {
+    runAgent(bed.environment, taskQueue, {
       prompt: 'try to escape',
       model: 'openai:gpt-4o-mini',
       tools: ['read_file', 'write_file', 'list_directory', 'search_files'],
@@ -54,7 +43,7 @@ it('refuses every attempt to read or write outside the workspace and reports eac
   );
 
   expect(result.status).toBe('completed');
-  const toolMessages = server.requests[1].body.messages.filter((message: { role: string }) => message.role === 'tool');
+  const toolMessages = bed.server.requests[1].body.messages.filter((message: { role: string }) => message.role === 'tool');
   expect(toolMessages).toHaveLength(attempts.length);
   for (const message of toolMessages) {
     expect(message.content).toMatch(/^Error: /);
@@ -66,29 +55,29 @@ it('refuses every attempt to read or write outside the workspace and reports eac
 
 it('keeps API keys out of inputs, results, history and CLI output', async () => {
   const workspace = await makeWorkspace({ 'a.txt': 'a' });
-  server.enqueue(
+  bed.server.enqueue(
     openaiReply({ toolCalls: [{ id: 'k1', name: 'read_file', arguments: { path: 'a.txt' } }] }),
     openaiReply({ content: 'done' }),
   );
   const run = await runCli(['run', 'read a.txt', '--workspace', workspace, '--json'], {
-    ...server.providerEnv,
+    ...bed.server.providerEnv,
     AGENT_TASK_QUEUE: uniqueTaskQueue('secrets'),
   });
   expect(run.code).toBe(0);
-  const history = JSON.stringify(await fetchEvents(environment.client, String(lastJsonLine(run.stdout).workflowId)));
-  const keys = [server.providerEnv.OPENAI_API_KEY!, server.providerEnv.ANTHROPIC_API_KEY!];
+  const history = JSON.stringify(await fetchEvents(bed.environment.client, String(lastJsonLine(run.stdout).workflowId)));
+  const keys = [bed.server.providerEnv.OPENAI_API_KEY!, bed.server.providerEnv.ANTHROPIC_API_KEY!];
   for (const key of keys) {
     expect(run.stdout).not.toContain(key);
     expect(run.stderr).not.toContain(key);
     expect(history).not.toContain(key);
   }
-  // The key did reach the provider: it travels from the worker's environment, not through Temporal.
-  expect(server.requests[0].headers.authorization).toBe(`Bearer ${keys[0]}`);
+  // The key did reach the provider: it travels from the worker's bed.environment, not through Temporal.
+  expect(bed.server.requests[0].headers.authorization).toBe(`Bearer ${keys[0]}`);
 });
 
 it('has no API key in any committed replay history', async () => {
   const directory = path.join(__dirname, '..', 'replay', 'histories');
-  const keys = [server.providerEnv.OPENAI_API_KEY!, server.providerEnv.ANTHROPIC_API_KEY!];
+  const keys = [bed.server.providerEnv.OPENAI_API_KEY!, bed.server.providerEnv.ANTHROPIC_API_KEY!];
   const files = (await readdir(directory)).filter((file) => file.endsWith('.json'));
   expect(files.length).toBeGreaterThan(0);
   for (const file of files) {
@@ -100,14 +89,14 @@ it('has no API key in any committed replay history', async () => {
 // A write well inside the bound still works, so the refusals above are about where and how much, not about writing.
 it('still writes inside the workspace', async () => {
   const workspace = await makeWorkspace();
-  server.enqueue(
+  bed.server.enqueue(
     openaiReply({ toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'sub/ok.txt', content: 'fine' } }] }),
     openaiReply({ content: 'ok' }),
   );
   const taskQueue = uniqueTaskQueue('security-write');
-  const worker = await createTestWorker(environment, { taskQueue, env: server.providerEnv });
+  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
   await worker.runUntil(
-    runAgent(environment, taskQueue, { prompt: 'write', model: 'openai:gpt-4o-mini', tools: ['write_file'], workspace }),
+    runAgent(bed.environment, taskQueue, { prompt: 'write', model: 'openai:gpt-4o-mini', tools: ['write_file'], workspace }),
   );
   expect(await readFile(path.join(workspace, 'sub', 'ok.txt'), 'utf8')).toBe('fine');
 });

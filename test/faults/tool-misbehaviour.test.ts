@@ -1,12 +1,11 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { z } from 'zod';
 import { maxToolOutputChars } from '../../agent/limits';
 import { builtInTools, defineTool } from '../../tools';
-import { FakeModelServer, openaiReply } from '../support/fake-model-server';
+import { openaiReply } from '../support/fake-model-server';
 import { countEvents, EventType, finalAttempts, largestEventBytes } from '../support/fault-history';
 import { fetchEvents } from '../support/history';
-import { connectToTestServer, createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
-import { makeWorkspace } from '../support/workspace';
+import { createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { useTestBed } from '../support/test-bed';
 
 // Row 5: a tool that fails, hangs or floods is retried by its own policy, and
 // what is left of it goes back to the model as a result; the run completes.
@@ -59,41 +58,33 @@ const failsLoudly = defineTool({
 
 const testTools = [alwaysFails, hangs, floods, failsLoudly];
 
-let environment: TestWorkflowEnvironment;
-let server: FakeModelServer;
-let workspace: string;
-
-beforeAll(async () => {
-  environment = await connectToTestServer();
-  server = await FakeModelServer.start();
-  workspace = await makeWorkspace();
-});
-beforeEach(() => server.reset());
-afterAll(async () => {
-  await server?.close();
-  await environment?.teardown();
-});
+const bed = useTestBed();
 
 /** Runs a turn that calls `tool` once, then answers; returns the result the model received for it. */
 async function callOnce(tool: string) {
-  server.enqueue(
+  bed.server.enqueue(
     openaiReply({ toolCalls: [{ id: 'call_1', name: tool, arguments: {} }] }),
     openaiReply({ content: 'carried on' }),
   );
   const taskQueue = uniqueTaskQueue('tool-misbehaviour');
-  const worker = await createTestWorker(environment, {
+  const worker = await createTestWorker(bed.environment, {
     taskQueue,
-    env: server.providerEnv,
+    env: bed.server.providerEnv,
     tools: [...builtInTools, ...testTools],
   });
   const { result, workflowId } = await worker.runUntil(
-    runAgent(environment, taskQueue, { prompt: 'use the tool', model: 'openai:gpt-4o-mini', tools: [tool], workspace }),
+    runAgent(bed.environment, taskQueue, {
+      prompt: 'use the tool',
+      model: 'openai:gpt-4o-mini',
+      tools: [tool],
+      workspace: bed.workspace,
+    }),
   );
   expect(result).toMatchObject({ answer: 'carried on', status: 'completed', iterations: 2 });
-  expect(server.requests).toHaveLength(2);
-  const toolMessages = server.requests[1].body.messages.filter((message: { role: string }) => message.role === 'tool');
+  expect(bed.server.requests).toHaveLength(2);
+  const toolMessages = bed.server.requests[1].body.messages.filter((message: { role: string }) => message.role === 'tool');
   expect(toolMessages).toEqual([{ role: 'tool', tool_call_id: 'call_1', content: expect.any(String) }]);
-  return { received: toolMessages[0].content as string, events: await fetchEvents(environment.client, workflowId) };
+  return { received: toolMessages[0].content as string, events: await fetchEvents(bed.environment.client, workflowId) };
 }
 
 it('retries a throwing tool up to its maximumAttempts, then tells the model why it failed', async () => {
