@@ -3,6 +3,7 @@
  * through the real worker, the real provider SDKs and the local fake model
  * server, and saves each run's event history to test/replay/histories/.
  * The replay test replays every file there against the current workflow code.
+ * Name scenarios to record only those (`npm run record-histories -- session-continue-as-new`).
  * Re-record only when a history change is intended; keep the old files too
  * when runs recorded with them may still be open in production.
  */
@@ -16,7 +17,7 @@ import type { AgentInput } from '../../agent/input';
 import { builtInTools, defineTool } from '../../tools';
 import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { createAgentWorker } from '../../worker/create-worker';
-import { agentWorkflowType, progressQuery } from '../../workflows/definitions';
+import { agentWorkflowType, endSessionSignal, progressQuery, sendMessageUpdate } from '../../workflows/definitions';
 import { anthropicReply, FakeModelServer, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
 import { makeWorkspace } from '../support/workspace';
 
@@ -26,6 +27,8 @@ interface Scenario {
   replies: FakeStep[];
   /** Cancel the run once this many progress events happened. */
   cancelAfterEvents?: number;
+  /** For a session: the messages to send, one update each, before ending it. */
+  messages?: string[];
 }
 
 let flakyCalls = 0;
@@ -98,6 +101,22 @@ const scenarios: Scenario[] = [
     replies: [openaiReply({ toolCalls: [{ id: 'call_1', name: 'list_directory', arguments: {} }] }), { hang: true }],
     cancelAfterEvents: 2,
   },
+  {
+    name: 'session-continue-as-new',
+    input: {
+      model: 'openai:gpt-4o-mini',
+      tools: ['read_file'],
+      session: { idleTimeoutSeconds: 600 },
+      continueAsNewAfterModelCalls: 2,
+      context: { compactAfterTurns: 1, keepRecentTurns: 4 },
+    },
+    replies: [
+      openaiReply({ toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+      openaiReply({ content: 'alpha says alpha' }),
+      openaiReply({ content: 'and beta is next to it' }),
+    ],
+    messages: ['What does alpha.txt say?', 'And what else is there?'],
+  },
 ];
 
 async function main(): Promise<void> {
@@ -106,7 +125,8 @@ async function main(): Promise<void> {
   const server = await FakeModelServer.start();
   const directory = path.join(__dirname, 'histories');
   try {
-    for (const scenario of scenarios) {
+    const only = process.argv.slice(2);
+    for (const scenario of scenarios.filter((candidate) => only.length === 0 || only.includes(candidate.name))) {
       server.reset();
       server.enqueue(...scenario.replies);
       const workspace = await makeWorkspace({ 'alpha.txt': 'alpha', 'beta.txt': 'beta' });
@@ -130,12 +150,20 @@ async function main(): Promise<void> {
           while (server.requests.length < 2) await sleep(200);
           await handle.cancel();
         }
+        for (const message of scenario.messages ?? []) await handle.executeUpdate(sendMessageUpdate, { args: [message] });
+        if (scenario.messages) await handle.signal(endSessionSignal);
         await handle.result().catch(() => undefined);
       });
-      const history = await environment.client.workflow.getHandle(workflowId).fetchHistory();
-      const file = path.join(directory, `${scenario.name}.json`);
-      await writeFile(file, historyToJSON(history) + '\n');
-      console.log(`recorded ${history.events?.length} events to ${path.relative(process.cwd(), file)}`);
+      // Every run of the workflow id, oldest first: a continue-as-new chain is recorded run by run.
+      const runs: string[] = [];
+      for await (const execution of environment.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.unshift(execution.runId);
+      for (const [index, runId] of runs.entries()) {
+        const history = await environment.client.workflow.getHandle(workflowId, runId).fetchHistory();
+        const suffix = runs.length > 1 ? `-run${index + 1}` : '';
+        const file = path.join(directory, `${scenario.name}${suffix}.json`);
+        await writeFile(file, historyToJSON(history) + '\n');
+        console.log(`recorded ${history.events?.length} events to ${path.relative(process.cwd(), file)}`);
+      }
     }
   } finally {
     await server.close();
