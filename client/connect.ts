@@ -114,7 +114,7 @@ export async function withWorkerFallback<T>(session: AgentSession, call: () => P
 }
 
 // The client wraps gRPC errors (ServiceError "Failed to query Workflow"); the status code sits on a cause.
-function isDeadlineExceeded(error: unknown): boolean {
+export function isDeadlineExceeded(error: unknown): boolean {
   for (let current = error; current; current = (current as { cause?: unknown }).cause) {
     if ((current as { code?: unknown }).code === 4 /* grpc DEADLINE_EXCEEDED */) return true;
   }

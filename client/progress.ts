@@ -3,6 +3,7 @@ import type { ProgressEvent } from '../agent/result';
 import { progressQuery } from '../workflows/definitions';
 
 const pollIntervalMs = 400;
+const pollDeadlineMs = 3_000;
 
 export function describeEvent(event: ProgressEvent, model: string): string {
   switch (event.kind) {
@@ -40,7 +41,10 @@ export class ProgressFollower {
   }
 
   private async poll(): Promise<void> {
-    const events = await this.handle.query(progressQuery, this.seen).catch((): ProgressEvent[] => []);
+    // Progress is best effort: a query no worker answers (the run waits for one) must not hold the CLI up.
+    const events = await this.handle.client.connection
+      .withDeadline(Date.now() + pollDeadlineMs, () => this.handle.query(progressQuery, this.seen))
+      .catch((): ProgressEvent[] => []);
     for (const event of events) this.print(describeEvent(event, this.model));
     this.seen += events.length;
   }

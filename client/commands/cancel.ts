@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { connect } from '../connect';
+import { connect, isDeadlineExceeded as isDeadline, withWorkerFallback } from '../connect';
 import { UsageError } from '../usage';
 import type { Output } from './output';
 
@@ -7,12 +7,12 @@ import type { Output } from './output';
 export async function cancelCommand(argv: string[], output: Output): Promise<number> {
   const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} });
   if (positionals.length !== 1) throw new UsageError('cancel takes one workflow id');
-  // A worker must be running for the workflow to act on the cancellation.
-  const session = await connect({ ensureWorker: true, log: output.info });
+  const session = await connect({ ensureWorker: false, log: output.info });
   try {
     const handle = session.client.workflow.getHandle(positionals[0]);
     await handle.cancel();
-    await handle.result().catch(() => undefined);
+    // The workflow acts on the cancellation in a workflow task: a worker must run it.
+    await withWorkerFallback(session, () => handle.result().catch((error: unknown) => (isDeadline(error) ? Promise.reject(error) : undefined)));
     const { status } = await handle.describe();
     output.info(`${positionals[0]}: ${status.name}`);
     return status.name === 'CANCELLED' ? 0 : 1;

@@ -4,6 +4,7 @@ import type { AgentInput } from '../../agent/input';
 import type { AgentResult } from '../../agent/result';
 import { awaitResult } from '../await-result';
 import { connect } from '../connect';
+import { interrupted, untilInterrupted } from '../interrupt';
 import { ProgressFollower } from '../progress';
 import { assertRunnable, startAgent } from '../start-agent';
 import { UsageError } from '../usage';
@@ -36,12 +37,14 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       return 0;
     }
 
-    const result = awaitResult(
-      () => handle.result(),
-      (error) => output.info(`lost the Temporal server (${error.message}); the run is durable, still waiting for it`),
+    const result = untilInterrupted(
+      awaitResult(
+        () => handle.result(),
+        (error) => output.info(`lost the Temporal server (${error.message}); the run is durable, still waiting for it`),
+      ),
     );
     await new ProgressFollower(handle, input.model, output.info).follow(result);
-    let outcome: AgentResult;
+    let outcome: AgentResult | typeof interrupted;
     try {
       outcome = await result;
     } catch (error) {
@@ -49,6 +52,11 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       output.error(`run failed: ${message}`);
       if (values.json) output.result(JSON.stringify({ ...ids, status: failedStatus(error), error: message }));
       return 1;
+    }
+    if (outcome === interrupted) {
+      const where = session.embedded ? 'the next time the embedded server starts' : 'on the workers';
+      output.info(`stopped following ${handle.workflowId}; the run goes on ${where} (agent show ${handle.workflowId})`);
+      return 130;
     }
     if (outcome.status !== 'completed') output.info(`run ended with status ${outcome.status}`);
     output.info(`${outcome.iterations} iteration(s), ${outcome.usage.inputTokens} input / ${outcome.usage.outputTokens} output tokens`);

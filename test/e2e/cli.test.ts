@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { lastJsonLine, runCli } from '../support/cli';
+import { collect, lastJsonLine, runCli, spawnCli } from '../support/cli';
 import { FakeModelServer, openaiError, openaiReply } from '../support/fake-model-server';
-import { uniqueTaskQueue } from '../support/temporal';
+import { connectToTestServer, uniqueTaskQueue } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 
 let server: FakeModelServer;
@@ -87,4 +87,24 @@ it('exits 3 when the run ends at max iterations', async () => {
   );
   expect(run.code).toBe(3);
   expect(lastJsonLine(run.stdout)).toMatchObject({ status: 'max_iterations', answer: 'summary', iterations: 2 });
+});
+
+it('stops following on Ctrl-C with exit code 130 and leaves the run going', async () => {
+  server.enqueue({ hang: true });
+  const env = cliEnv();
+  const id = `cli-interrupt-${Date.now()}`;
+  const child = spawnCli(['run', 'take your time', '--workspace', await makeWorkspace(), '--id', id], env, { stdin: 'ignore' });
+  const finished = collect(child);
+  while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  child.kill('SIGINT');
+  const run = await finished;
+  expect(run.code).toBe(130);
+  expect(run.stderr).toContain(`stopped following ${id}; the run goes on`);
+  expect(run.stdout).toBe('');
+  // The run is still open on the server, waiting for a worker to take the call up again.
+  const environment = await connectToTestServer();
+  const handle = environment.client.workflow.getHandle(id);
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+  await handle.terminate('test cleanup');
+  await environment.teardown();
 });
