@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { fastDispatchArgs } from '../temporal-cli/dev-server-options';
 import { ensureTemporalCli } from '../temporal-cli/find-cli';
 
 export const embeddedAddress = '127.0.0.1:7233';
@@ -35,13 +36,35 @@ export async function startEmbeddedServer(log: (line: string) => void): Promise<
   if (executable.type === 'cached-download') {
     // No local binary: the SDK downloads one (needs internet) and runs it.
     const environment = await TestWorkflowEnvironment.createLocal({
-      server: { executable, ip: '127.0.0.1', port: 7233, ui: true, uiPort: 8233, dbFilename, extraArgs: ['--log-level', 'error'] },
+      server: {
+        executable,
+        ip: '127.0.0.1',
+        port: 7233,
+        ui: true,
+        uiPort: 8233,
+        dbFilename,
+        extraArgs: ['--log-level', 'error', ...fastDispatchArgs],
+      },
     });
     return { address: environment.address, stop: () => environment.teardown() };
   }
   const child = spawn(
     executable.path,
-    ['server', 'start-dev', '--ip', '127.0.0.1', '--port', '7233', '--ui-port', '8233', '--db-filename', dbFilename, '--log-level', 'error'],
+    [
+      'server',
+      'start-dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      '7233',
+      '--ui-port',
+      '8233',
+      '--db-filename',
+      dbFilename,
+      '--log-level',
+      'error',
+      ...fastDispatchArgs,
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';

@@ -2,13 +2,16 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { fastDispatchArgs } from '../../temporal-cli/dev-server-options';
 import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { workflowsPath } from '../../worker/create-worker';
 
 /** Starts one real Temporal dev server and bundles the workflows once, for every test file. */
 export default async function globalSetup(): Promise<void> {
   const executable = await ensureTemporalCli((line) => console.error(line));
-  const environment = await TestWorkflowEnvironment.createLocal({ server: { executable, ip: '127.0.0.1' } });
+  const environment = await TestWorkflowEnvironment.createLocal({
+    server: { executable, ip: '127.0.0.1', extraArgs: fastDispatchArgs },
+  });
   (globalThis as Record<string, unknown>).temporalTestEnvironment = environment;
   process.env.TEST_TEMPORAL_ADDRESS = environment.address;
   if (executable.type === 'existing-path') process.env.TEST_TEMPORAL_CLI = executable.path;
