@@ -1,18 +1,16 @@
-import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { failureTypes, ToolInputError } from '../agent/errors';
 import { maxToolErrorChars, maxToolOutputChars } from '../agent/limits';
 import type { Tool } from '../tools';
 import { truncateOutput } from '../tools/truncate';
+import { heartbeating } from './heartbeating';
 
 export interface ToolActivityInput {
   /** The arguments the model sent, already parsed from JSON by the workflow. */
   arguments: unknown;
   workspace: string;
 }
-
-const heartbeatIntervalMs = 1_000;
 
 /**
  * Wraps a tool as an activity named after it. Arguments are validated against
@@ -30,14 +28,13 @@ export function toolActivity(tool: Tool): (input: ToolActivityInput) => Promise<
         nonRetryable: true,
       });
     }
-    const context = Context.current();
-    const heartbeat = setInterval(() => context.heartbeat(), heartbeatIntervalMs);
     try {
-      const output = await tool.handler(parsed.data, { workspace, signal: context.cancellationSignal });
+      const output = await heartbeating((context) =>
+        tool.handler(parsed.data, { workspace, signal: context.cancellationSignal }),
+      );
       return truncateOutput(output, maxToolOutputChars);
     } catch (error) {
-      // Whatever a cancelled handler threw, the attempt was cancelled (see call-model.ts).
-      if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? error;
+      if (error instanceof CancelledFailure) throw error;
       if (error instanceof ToolInputError) {
         throw ApplicationFailure.create({
           type: failureTypes.toolRefused,
@@ -46,8 +43,6 @@ export function toolActivity(tool: Tool): (input: ToolActivityInput) => Promise<
         });
       }
       throw boundedError(error);
-    } finally {
-      clearInterval(heartbeat);
     }
   };
 }

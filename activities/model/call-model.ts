@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
 import { ConfigurationError } from '../../agent/errors';
 import type { Message, ModelResponse } from '../../agent/messages';
 import { parseModelId, type Provider } from '../../agent/model-id';
@@ -9,6 +9,7 @@ import { callOpenAI } from './openai/call-openai';
 import type { ModelCallInput, ModelTurn } from './model-input';
 import type { ProviderCall } from './provider-call';
 import { FileTranscriptStore, defaultTranscriptDirectory, type TranscriptStore } from '../transcript/transcript-store';
+import { heartbeating } from '../heartbeating';
 import { withTranscript } from './with-transcript';
 
 export type { ModelCallInput, ModelTurn } from './model-input';
@@ -18,9 +19,6 @@ const adapters: Record<Provider, (call: ProviderCall) => Promise<ModelResponse>>
   anthropic: callAnthropic,
 };
 
-// Heartbeats let Temporal notice a dead worker within the heartbeat timeout instead of the call's full timeout.
-const heartbeatIntervalMs = 1_000;
-
 export function createModelActivities(
   tools: Tool[],
   env: NodeJS.ProcessEnv = process.env,
@@ -29,31 +27,27 @@ export function createModelActivities(
   const registry = new Map(tools.map((tool) => [tool.name, tool]));
 
   async function callModel(input: ModelCallInput): Promise<ModelTurn> {
-    const context = Context.current();
     let provider = 'model';
-    const heartbeat = setInterval(() => context.heartbeat(), heartbeatIntervalMs);
     try {
-      const id = parseModelId(input.model);
-      provider = id.provider;
-      assertApiKey(id.provider, env);
-      return await withTranscript(store, input, (messages: Message[], toolNames: string[]) =>
-        adapters[id.provider]({
-          model: id.model,
-          messages,
-          tools: toolNames.map((name) => lookupTool(registry, name)),
-          maxOutputTokens: input.maxOutputTokens,
-          env,
-          signal: context.cancellationSignal,
-          timeoutMs: context.info.startToCloseTimeoutMs,
-        }),
-      );
+      return await heartbeating((context) => {
+        const id = parseModelId(input.model);
+        provider = id.provider;
+        assertApiKey(id.provider, env);
+        return withTranscript(store, input, (messages: Message[], toolNames: string[]) =>
+          adapters[id.provider]({
+            model: id.model,
+            messages,
+            tools: toolNames.map((name) => lookupTool(registry, name)),
+            maxOutputTokens: input.maxOutputTokens,
+            env,
+            signal: context.cancellationSignal,
+            timeoutMs: context.info.startToCloseTimeoutMs,
+          }),
+        );
+      });
     } catch (error) {
-      // The SDK reports an aborted request as its own error; rethrowing the signal's
-      // CancelledFailure makes Temporal record the attempt as cancelled, not failed.
-      if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? error;
+      if (error instanceof CancelledFailure) throw error;
       throw classifyProviderError(error, provider);
-    } finally {
-      clearInterval(heartbeat);
     }
   }
 
@@ -68,7 +62,9 @@ function lookupTool(registry: Map<string, Tool>, name: string): Tool {
 
 function assertApiKey(provider: Provider, env: NodeJS.ProcessEnv): void {
   if (provider === 'openai' && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
-    throw new ConfigurationError('OPENAI_API_KEY is not set in the worker environment (or set OPENAI_BASE_URL for a local server)');
+    throw new ConfigurationError(
+      'OPENAI_API_KEY is not set in the worker environment (or set OPENAI_BASE_URL for a local server)',
+    );
   }
   if (provider === 'anthropic' && !env.ANTHROPIC_API_KEY) {
     throw new ConfigurationError('ANTHROPIC_API_KEY is not set in the worker environment');
