@@ -11,7 +11,7 @@ import {
 import { failureTypes } from '../agent/errors';
 import { checkAgentInput, type AgentInput, type ValidAgentInput } from '../agent/input';
 import { maxPromptChars } from '../agent/limits';
-import type { AgentResult, AgentStatus, TurnReply } from '../agent/result';
+import type { AgentResult, AgentStatus, AgentStatusSnapshot, TurnReply } from '../agent/result';
 import type { CoreActivities } from '../activities';
 import { endSessionSignal, messagesQuery, progressQuery, sendMessageUpdate, statusQuery } from './definitions';
 import { carry, describeStatus, initialState } from './state';
@@ -41,7 +41,8 @@ export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> 
   let endRequested = false;
 
   setHandler(messagesQuery, (options) => state.messages.slice(options?.from ?? 0));
-  setHandler(statusQuery, () => status);
+  const snapshot = (): AgentStatusSnapshot => ({ ...status, queuedMessages: queue.length });
+  setHandler(statusQuery, snapshot);
   setHandler(progressQuery, (from) => state.progress.slice(Math.max(0, (from ?? 0) - state.progressOffset)));
   setHandler(endSessionSignal, () => {
     endRequested = true;
@@ -51,7 +52,6 @@ export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> 
     async (content) => {
       const ticket = nextTicket++;
       queue.push({ ticket, content });
-      status.queuedMessages = queue.length;
       await condition(() => replies.has(ticket));
       const reply = replies.get(ticket)!;
       replies.delete(ticket);
@@ -59,7 +59,7 @@ export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> 
     },
     { validator: (content) => validateMessage(input, content, endRequested) },
   );
-  const showDetails = () => setCurrentDetails(describeStatus(input, status));
+  const showDetails = () => setCurrentDetails(describeStatus(input, snapshot()));
 
   const continueAsNewDue = () =>
     workflowInfo().continueAsNewSuggested ||
@@ -100,7 +100,6 @@ export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> 
     if (!endRequested) await maybeContinueAsNew();
     if (queue.length === 0) return finish(woke ? 'ended' : 'idle_timeout');
     const next = queue.shift()!;
-    status.queuedMessages = queue.length;
     state.messages.push({ role: 'user', content: next.content });
     const reply = await runTurn(context);
     status.turns++;

@@ -10,7 +10,8 @@ export interface AgentState {
   summary?: { content: string; upTo: number };
   progress: ProgressEvent[];
   progressOffset: number;
-  status: AgentStatusSnapshot;
+  /** Everything the status query shows but the queue length, which the session loop owns. */
+  status: Omit<AgentStatusSnapshot, 'queuedMessages'>;
   lastAnswer: string;
   /** Model calls in this run, for the continue-as-new bound. */
   modelCallsThisRun: number;
@@ -32,7 +33,6 @@ export function initialState(input: ValidAgentInput): AgentState {
       usage: carried?.usage ?? zeroUsage,
       turnUsage: zeroUsage,
       turns: carried?.turns ?? 0,
-      queuedMessages: 0,
     },
     lastAnswer: carried?.lastAnswer ?? '',
     modelCallsThisRun: 0,
