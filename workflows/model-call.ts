@@ -3,7 +3,6 @@ import { failureTypes } from '../agent/errors';
 import type { ValidAgentInput } from '../agent/input';
 import type { CoreActivities, ModelCallInput, ModelTurn } from '../activities';
 import type { AgentState } from './state';
-import { modelCallSummary } from './summaries';
 
 /**
  * Model calls: retried by Temporal only (the SDKs' retries are off); heartbeats
@@ -56,10 +55,6 @@ export async function callModel(input: ValidAgentInput, state: AgentState, reque
   } catch (error) {
     throw runFailure(error);
   }
-}
-
-export function modelLabel(input: ValidAgentInput, iteration: number): string {
-  return modelCallSummary(input.model, iteration);
 }
 
 function isTranscriptUnavailable(error: unknown): boolean {

@@ -3,10 +3,11 @@ import { summaryCutIndex } from '../agent/context-view';
 import type { ValidAgentInput } from '../agent/input';
 import type { TurnReply, TurnStatus } from '../agent/result';
 import type { ModelTurn, RunSetup } from '../activities';
-import { callModel, modelLabel } from './model-call';
+import { callModel } from './model-call';
 import { nextStep } from './next-step';
 import { runToolCalls } from './run-tool-calls';
 import type { AgentState } from './state';
+import { modelCallSummary } from './summaries';
 
 export const reflectionPrompt =
   'You have reached the limit on tool-using steps for this task. Without calling any tools, summarise what you have done, ' +
@@ -38,7 +39,7 @@ export async function runTurn(context: TurnContext, startIteration = 0): Promise
   const modelTurn = async (tools: string[]): Promise<ModelResponse> => {
     status.phase = 'calling_model';
     context.showDetails();
-    const response = await callModel(input, state, { label: modelLabel(input, status.iteration), tools });
+    const response = await callModel(input, state, { label: modelCallSummary(input.model, status.iteration), tools });
     record(state, response);
     return response;
   };
