@@ -8,16 +8,26 @@ export type { ModelCallInput, ModelTurn, TranscriptInput } from './model/model-i
 export type { PrepareRunInput, RunSetup } from './prepare-run';
 export type { ToolActivityInput } from './tool-activity';
 
+export interface ActivityOptions {
+  tools?: Tool[];
+  /** The environment the model activity reads API keys and base URLs from. */
+  env?: NodeJS.ProcessEnv;
+  transcripts?: TranscriptStore;
+  /** Every workspace a run may use lies inside this directory. */
+  workspaceRoot: string;
+}
+
 /**
  * Every activity a worker registers: the model call, the run setup check, and
  * one activity per tool, named after the tool so each is visible in the Web UI.
  */
-export function createActivities(tools: Tool[] = builtInTools, env: NodeJS.ProcessEnv = process.env, transcripts?: TranscriptStore) {
-  const toolActivities = Object.fromEntries(tools.map((tool) => [tool.name, toolActivity(tool)]));
+export function createActivities(options: ActivityOptions) {
+  const tools = options.tools ?? builtInTools;
+  const toolActivities = Object.fromEntries(tools.map((tool) => [tool.name, toolActivity(tool, options.workspaceRoot)]));
   return {
     ...toolActivities,
-    ...createModelActivities(tools, env, transcripts),
-    prepareRun: createPrepareRun(tools),
+    ...createModelActivities(tools, options.env ?? process.env, options.transcripts),
+    prepareRun: createPrepareRun(tools, options.workspaceRoot),
   };
 }
 

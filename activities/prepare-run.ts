@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { failureTypes } from '../agent/errors';
 import type { Tool } from '../tools';
 import type { ToolActivitySettings } from '../tools/define-tool';
-import { assertWorkspaceDirectory } from '../tools/workspace';
+import { assertInsideRoot, assertWorkspaceDirectory } from '../tools/workspace';
 
 export interface PrepareRunInput {
   tools: string[];
@@ -15,11 +15,12 @@ export interface RunSetup {
 }
 
 /**
- * Checks, once at the start of a run, what only the worker can know: that the
- * workspace exists and that every enabled tool is registered. Mistakes here are
- * configuration errors and fail the run loudly instead of confusing the model.
+ * Checks, once at the start of a run and before any model call, what only the
+ * worker can know: that the workspace exists inside the worker's workspace root
+ * and that every enabled tool is registered. Mistakes here are configuration
+ * errors and fail the run loudly instead of confusing the model.
  */
-export function createPrepareRun(tools: Tool[]) {
+export function createPrepareRun(tools: Tool[], workspaceRoot: string) {
   const registry = new Map(tools.map((tool) => [tool.name, tool]));
   return async function prepareRun(input: PrepareRunInput): Promise<RunSetup> {
     const unknown = input.tools.filter((name) => !registry.has(name));
@@ -30,9 +31,11 @@ export function createPrepareRun(tools: Tool[]) {
         message: `unknown tools: ${unknown.join(', ')}; this worker has: ${[...registry.keys()].join(', ')}`,
       });
     }
-    await assertWorkspaceDirectory(input.workspace).catch((error: Error) => {
-      throw ApplicationFailure.create({ type: failureTypes.configuration, nonRetryable: true, message: error.message });
-    });
+    await assertWorkspaceDirectory(input.workspace)
+      .then(() => assertInsideRoot(workspaceRoot, input.workspace))
+      .catch((error: Error) => {
+        throw ApplicationFailure.create({ type: failureTypes.configuration, nonRetryable: true, message: error.message });
+      });
     return { tools: Object.fromEntries(input.tools.map((name) => [name, registry.get(name)!.activity])) };
   };
 }

@@ -4,6 +4,7 @@ import { failureTypes, ToolInputError } from '../agent/errors';
 import { maxToolErrorChars, maxToolOutputChars } from '../agent/limits';
 import type { Tool } from '../tools';
 import { truncateOutput } from '../tools/truncate';
+import { assertInsideRoot } from '../tools/workspace';
 import { heartbeating } from './heartbeating';
 
 export interface ToolActivityInput {
@@ -18,8 +19,12 @@ export interface ToolActivityInput {
  * own refusals are non-retryable, so they go straight back to the model.
  * Output is bounded before it can reach history.
  */
-export function toolActivity(tool: Tool): (input: ToolActivityInput) => Promise<string> {
+export function toolActivity(tool: Tool, workspaceRoot: string): (input: ToolActivityInput) => Promise<string> {
   return async ({ arguments: args, workspace }) => {
+    // prepareRun checked the workspace once; a tool call scheduled by anything else is checked all the same.
+    await assertInsideRoot(workspaceRoot, workspace).catch((error: Error) => {
+      throw ApplicationFailure.create({ type: failureTypes.configuration, message: error.message, nonRetryable: true });
+    });
     const parsed = tool.input.safeParse(args);
     if (!parsed.success) {
       throw ApplicationFailure.create({

@@ -15,6 +15,12 @@ export const failureTypes = {
   invalidToolArguments: 'InvalidToolArguments',
   /** The model activity's transcript store lacks a transcript: the workflow resends the conversation inline. */
   transcriptUnavailable: 'TranscriptUnavailable',
+  /** A request would break the tool-call pairing invariant: a bug in durable-agent, never sent to a provider. */
+  conversationInvariant: 'ConversationInvariantViolated',
+  /** A session message the validator refused (empty, oversized, the session is ending): it never entered the conversation. */
+  messageRefused: 'MessageRefused',
+  /** A session message that was not answered: the session ended, failed or was cancelled first. */
+  messageNotAnswered: 'MessageNotAnswered',
   /** A tool refused its input (missing file, path outside the workspace): reported back to the model. */
   toolRefused: 'ToolRefused',
 } as const;

@@ -1,9 +1,38 @@
 import { z } from 'zod';
 import { messageSchema } from './messages';
 import { parseModelId } from './model-id';
-import { defaultMaxConcurrentTools, defaultMaxIterations, maxPromptChars } from './limits';
+import { maxPromptChars } from './limits';
+
+/**
+ * The agent workflow's input, as the client resolved it: every setting explicit.
+ * The workflow checks this shape only and never fills in a default, so changing
+ * a default in code (agent/limits.ts) can never change a run already in flight.
+ * Defaults are applied once, on the client, by resolveAgentInput (./resolve-input.ts).
+ */
 
 const usageSchema = z.object({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0) });
+
+const turnReplySchema = z.object({
+  answer: z.string(),
+  status: z.enum(['completed', 'max_iterations', 'truncated', 'refused', 'empty', 'token_budget']),
+  iterations: z.number().int().min(0),
+  usage: usageSchema,
+});
+
+/** A session message's outcome kept for a caller who asks for it again after a continue-as-new. */
+const settledMessageSchema = z.union([
+  z.object({ ticket: z.number().int().min(0), reply: turnReplySchema }),
+  z.object({ ticket: z.number().int().min(0), refusal: z.object({ message: z.string(), type: z.string() }) }),
+]);
+
+/** A session's messages that continue-as-new hands to the next run: waiting, being answered, recently answered. */
+export const carriedInboxSchema = z.object({
+  nextTicket: z.number().int().min(0),
+  waiting: z.array(z.object({ ticket: z.number().int().min(0), content: z.string() })),
+  /** The message whose turn was in progress when the run continued as new. */
+  current: z.number().int().min(0).optional(),
+  settled: z.array(settledMessageSchema),
+});
 
 /** What continue-as-new carries from one run of a session to the next; not for callers to set. */
 export const carriedStateSchema = z.object({
@@ -14,68 +43,85 @@ export const carriedStateSchema = z.object({
   transcript: z.object({ id: z.string().optional(), length: z.number().int().min(0) }),
   summary: z.object({ content: z.string(), upTo: z.number().int().min(0) }).optional(),
   progressOffset: z.number().int().min(0),
-  /** Set when a run continued as new in the middle of a turn: that turn's iterations so far. */
-  turnIteration: z.number().int().min(0).optional(),
+  /** Set when a run continued as new in the middle of a turn: that turn's iterations, tokens and starting point. */
+  turn: z
+    .object({
+      iteration: z.number().int().min(0),
+      usage: usageSchema,
+      checkpoint: z.object({
+        length: z.number().int().min(0),
+        transcript: z.object({ id: z.string().optional(), length: z.number().int().min(0) }),
+        summary: z.object({ content: z.string(), upTo: z.number().int().min(0) }).optional(),
+      }),
+    })
+    .optional(),
   lastAnswer: z.string(),
+  inbox: carriedInboxSchema.optional(),
+  /** An endSession signal the previous run received: signals do not follow a run into the next. */
+  endRequested: z.boolean().optional(),
 });
 export type CarriedState = z.infer<typeof carriedStateSchema>;
+export type CarriedInbox = z.infer<typeof carriedInboxSchema>;
 
-/**
- * The agent workflow's input. Validated on the client before a run starts and
- * again when the workflow starts, so a run started by any other client fails
- * fast with the same message.
- */
-export const agentInputSchema = z
-  .object({
-    prompt: z.string().trim().min(1, 'prompt must not be empty').max(maxPromptChars).optional(),
-    messages: z.array(messageSchema).optional(),
-    model: z.string().superRefine((value, context) => {
-      try {
-        parseModelId(value);
-      } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as Error).message });
-      }
-    }),
-    systemPrompt: z.string().max(maxPromptChars).optional(),
-    tools: z.array(z.string().min(1)).default([]),
-    maxIterations: z.number().int().min(1, 'maxIterations must be at least 1').max(10_000).default(defaultMaxIterations),
-    maxConcurrentTools: z.number().int().min(1).max(100).default(defaultMaxConcurrentTools),
-    maxOutputTokens: z.number().int().min(1).optional(),
-    modelTimeoutSeconds: z.number().int().min(1).max(3600).default(300),
-    workspace: z.string().min(1, 'workspace must be a directory path'),
-    /** Keep the run open for more user messages (Temporal Updates) until ended or idle this long. */
-    session: z.object({ idleTimeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600).default(3600) }).optional(),
-    /** End the run cleanly (status token_budget) once input plus output tokens exceed this. */
-    maxSessionTokens: z.number().int().min(1).optional(),
-    /** Continue as new after this many model calls in one run (Temporal's own suggestion also triggers it). */
-    continueAsNewAfterModelCalls: z.number().int().min(1).optional(),
-    context: z
-      .object({
-        /** Cut tool-call arguments and tool results older than this many assistant turns. */
-        compactAfterTurns: z.number().int().min(1).optional(),
-        /** When a model call's input exceeds this many tokens, older turns are summarised by a model call. */
-        maxContextTokens: z.number().int().min(1).optional(),
-        /** Turns kept verbatim when summarising. */
-        keepRecentTurns: z.number().int().min(1).default(4),
-      })
-      .default({ keepRecentTurns: 4 }),
-    carried: carriedStateSchema.optional(),
-  })
-  .refine((input) => input.prompt !== undefined || (input.messages?.length ?? 0) > 0 || input.session || input.carried, {
-    message: 'either a prompt or initial messages are required',
-    path: ['prompt'],
-  });
+export const modelIdSchema = z.string().superRefine((value, context) => {
+  try {
+    parseModelId(value);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: (error as Error).message });
+  }
+});
 
-export type AgentInput = z.input<typeof agentInputSchema>;
-export type ValidAgentInput = z.output<typeof agentInputSchema>;
+export const contextSettingsSchema = z.object({
+  /** Cut tool-call arguments and tool results older than this many assistant turns. */
+  compactAfterTurns: z.number().int().min(1).optional(),
+  /** When a model call's input exceeds this many tokens, older turns are summarised by a model call. */
+  maxContextTokens: z.number().int().min(1).optional(),
+  /** Turns kept verbatim when summarising. */
+  keepRecentTurns: z.number().int().min(1),
+});
 
-export type InputCheck = { ok: true; input: ValidAgentInput } | { ok: false; problems: string };
+export const resolvedInputObject = z.object({
+  prompt: z.string().trim().min(1, 'prompt must not be empty').max(maxPromptChars).optional(),
+  messages: z.array(messageSchema).optional(),
+  model: modelIdSchema,
+  systemPrompt: z.string().max(maxPromptChars).optional(),
+  tools: z.array(z.string().min(1)),
+  maxIterations: z.number().int().min(1, 'maxIterations must be at least 1').max(10_000),
+  maxConcurrentTools: z.number().int().min(1).max(100),
+  maxOutputTokens: z.number().int().min(1).optional(),
+  modelTimeoutSeconds: z.number().int().min(1).max(3600),
+  workspace: z.string().min(1, 'workspace must be a directory path'),
+  /** Keep the run open for more user messages (Temporal Updates) until ended or idle this long. */
+  session: z.object({ idleTimeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600) }).optional(),
+  /** End the run cleanly (status token_budget) once input plus output tokens exceed this. */
+  maxSessionTokens: z.number().int().min(1).optional(),
+  /** Continue as new after this many model calls in one run (Temporal's own suggestion also triggers it). */
+  continueAsNewAfterModelCalls: z.number().int().min(1).optional(),
+  context: contextSettingsSchema,
+  carried: carriedStateSchema.optional(),
+});
 
-export function checkAgentInput(raw: unknown): InputCheck {
-  const parsed = agentInputSchema.safeParse(raw);
-  if (parsed.success) return { ok: true, input: parsed.data };
-  const problems = parsed.error.issues
-    .map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
-    .join('; ');
-  return { ok: false, problems };
+export function requiresSomethingToAnswer(input: { prompt?: string; messages?: unknown[]; session?: unknown; carried?: unknown }): boolean {
+  return input.prompt !== undefined || (input.messages?.length ?? 0) > 0 || Boolean(input.session) || Boolean(input.carried);
 }
+
+const somethingToAnswer = { message: 'either a prompt or initial messages are required', path: ['prompt'] };
+
+export const resolvedAgentInputSchema = resolvedInputObject.refine(requiresSomethingToAnswer, somethingToAnswer);
+
+/** What the workflow receives: every setting explicit. */
+export type ResolvedAgentInput = z.output<typeof resolvedAgentInputSchema>;
+
+export type ResolvedInputCheck = { ok: true; input: ResolvedAgentInput } | { ok: false; problems: string };
+
+/** The workflow's own check: shape only, no defaults. */
+export function checkResolvedInput(raw: unknown): ResolvedInputCheck {
+  const parsed = resolvedAgentInputSchema.safeParse(raw);
+  return parsed.success ? { ok: true, input: parsed.data } : { ok: false, problems: describeIssues(parsed.error) };
+}
+
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
+}
+
+export { somethingToAnswer };

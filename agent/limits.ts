@@ -12,6 +12,14 @@ export const maxWriteFileBytes = 1024 * 1024;
 /** A user prompt or initial message larger than this is rejected as input. */
 export const maxPromptChars = 256 * 1024;
 
+/**
+ * Defaults, applied on the client when a run starts (agent/resolve-input.ts) and
+ * recorded in the run's input; the workflow never reads them, so changing one
+ * here cannot change a run in flight.
+ */
 export const defaultMaxIterations = 20;
 export const defaultMaxConcurrentTools = 8;
+export const defaultModelTimeoutSeconds = 300;
+export const defaultIdleTimeoutSeconds = 3600;
+export const defaultKeepRecentTurns = 4;
 export const defaultTaskQueue = 'durable-agent';

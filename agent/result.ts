@@ -35,10 +35,28 @@ export interface TurnReply {
   usage: Usage;
 }
 
+/**
+ * What sendMessage (or awaitReply) returns when the run continued as new before
+ * the message was answered: the next run answers it; ask it with awaitReply(ticket).
+ * Client code (client/send-message.ts) follows this on its own.
+ */
+export interface PendingReply {
+  status: 'pending';
+  ticket: number;
+}
+
+export type MessageReply = TurnReply | PendingReply;
+
+export function isPending(reply: MessageReply): reply is PendingReply {
+  return reply.status === 'pending';
+}
+
 /** A step of a run, in the order it happened; the CLI prints these as progress. */
 export type ProgressEvent =
   | { kind: 'model_turn'; turn: number; toolCalls: string[]; usage: Usage }
-  | { kind: 'tool_done'; turn: number; summary: string; isError: boolean };
+  | { kind: 'tool_done'; turn: number; summary: string; isError: boolean }
+  /** A user message whose turn failed; the session rolled it back and goes on. */
+  | { kind: 'turn_failed'; turn: number; error: string };
 
 export interface AgentStatusSnapshot {
   phase: 'starting' | 'calling_model' | 'running_tools' | 'summarising' | 'waiting_for_message' | 'finished';

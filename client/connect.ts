@@ -3,7 +3,8 @@ import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { agentDataConverter } from '../storage/data-converter';
 import { createAgentWorker } from '../worker/create-worker';
-import { loadConnectionSettings, taskQueue as configuredTaskQueue } from '../worker/settings';
+import { defaultWorkspaceRoot, loadConnectionSettings, taskQueue as configuredTaskQueue } from '../worker/settings';
+import { invocationDirectory } from './commands/output';
 import { portAnswers, startEmbeddedServer } from './embedded-server';
 import { webUiBase } from './web-ui';
 
@@ -58,7 +59,9 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
       Runtime.install({ logger: new DefaultLogger('ERROR') });
       const nativeConnection = await NativeConnection.connect(connectionOptions);
       closers.push(() => nativeConnection.close());
-      const worker = await createAgentWorker({ connection: nativeConnection, namespace, taskQueue });
+      // The embedded worker serves workspaces under the directory the user ran the command in (or AGENT_WORKSPACE_ROOT).
+      const workspaceRoot = defaultWorkspaceRoot(process.env, invocationDirectory());
+      const worker = await createAgentWorker({ connection: nativeConnection, namespace, taskQueue, workspaceRoot });
       const running = worker.run();
       closers.push(async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();

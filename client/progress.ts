@@ -13,6 +13,8 @@ export function describeEvent(event: ProgressEvent, model: string): string {
     }
     case 'tool_done':
       return `  ${event.isError ? '✗' : '✓'} ${event.summary}`;
+    case 'turn_failed':
+      return `turn failed and was rolled back: ${event.error}`;
     default: {
       const exhaustive: never = event;
       return JSON.stringify(exhaustive);

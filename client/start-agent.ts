@@ -1,19 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { checkAgentInput, type AgentInput } from '../agent/input';
+import type { ResolvedAgentInput } from '../agent/input';
+import { resolveAgentInput, type AgentInput } from '../agent/resolve-input';
 import type { AgentResult } from '../agent/result';
 import { agentWorkflowType } from '../workflows/definitions';
 import { clip } from '../workflows/summaries';
 
-export type AgentHandle = WorkflowHandleWithFirstExecutionRunId<(input: AgentInput) => Promise<AgentResult>>;
+export type AgentWorkflow = (input: ResolvedAgentInput) => Promise<AgentResult>;
+export type AgentHandle = WorkflowHandleWithFirstExecutionRunId<AgentWorkflow>;
 
 export class InvalidInputError extends Error {}
 
+/** Checks a caller's input and fills in every default; the workflow receives only explicit settings. */
+export function resolveOrThrow(input: AgentInput): ResolvedAgentInput {
+  const check = resolveAgentInput(input);
+  if (!check.ok) throw new InvalidInputError(`invalid input: ${check.problems}`);
+  return check.input;
+}
+
 /** Everything checkable on the client is checked before a server or worker starts. */
 export async function assertRunnable(input: AgentInput): Promise<void> {
-  const check = checkAgentInput(input);
-  if (!check.ok) throw new InvalidInputError(`invalid input: ${check.problems}`);
+  resolveOrThrow(input);
   if (!(await stat(input.workspace).catch(() => undefined))?.isDirectory()) {
     throw new InvalidInputError(`workspace "${input.workspace}" is not an existing directory`);
   }
@@ -25,7 +33,8 @@ export function newWorkflowId(now = new Date()): string {
 }
 
 /**
- * Validates the input with the same schema the workflow uses, then starts the
+ * Resolves the input once, here on the client (defaults filled in, so the run
+ * never depends on the defaults of the code that replays it), then starts the
  * run with a static summary (the task) and details (model, tools, workspace) for the Web UI.
  */
 export async function startAgent(
@@ -33,19 +42,17 @@ export async function startAgent(
   input: AgentInput,
   options: { taskQueue: string; workflowId?: string },
 ): Promise<AgentHandle> {
-  const check = checkAgentInput(input);
-  if (!check.ok) throw new InvalidInputError(`invalid input: ${check.problems}`);
-  const valid = check.input;
-  return client.workflow.start<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
+  const resolved = resolveOrThrow(input);
+  return client.workflow.start<AgentWorkflow>(agentWorkflowType, {
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? newWorkflowId(),
-    args: [input],
-    staticSummary: clip(valid.prompt ?? (valid.session ? 'chat session' : 'agent run'), 200),
+    args: [resolved],
+    staticSummary: clip(resolved.prompt ?? (resolved.session ? 'chat session' : 'agent run'), 200),
     staticDetails: [
-      `**model** \`${valid.model}\``,
-      `**tools** ${valid.tools.length ? valid.tools.map((tool) => `\`${tool}\``).join(', ') : 'none'}`,
-      `**workspace** \`${valid.workspace}\``,
-      `**max iterations** ${valid.maxIterations}`,
+      `**model** \`${resolved.model}\``,
+      `**tools** ${resolved.tools.length ? resolved.tools.map((tool) => `\`${tool}\``).join(', ') : 'none'}`,
+      `**workspace** \`${resolved.workspace}\``,
+      `**max iterations** ${resolved.maxIterations}`,
     ].join('\n\n'),
   });
 }

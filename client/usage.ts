@@ -6,6 +6,8 @@ Commands:
       --workspace DIR          directory the file tools may use (default: the current directory)
       --max-iterations N       model turns per message before it ends with a summary (default: 20)
       --max-session-tokens N   end the run cleanly once input + output tokens exceed N
+      --max-context-tokens N   summarise older turns once a model call's input exceeds N tokens
+      --keep-recent-turns N    turns kept verbatim when summarising (default: 4)
       --tools a,b              tools to enable (default: all built-in tools)
       --system TEXT            system prompt
       --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)

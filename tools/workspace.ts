@@ -71,6 +71,22 @@ async function realLocation(target: string, requested: string): Promise<string> 
   throw new ToolInputError(`path "${requested}" has too many levels of symbolic links`);
 }
 
+/**
+ * Fails unless `workspace` lies inside `root` (both with symlinks resolved): a
+ * worker serves only the workspaces under its AGENT_WORKSPACE_ROOT, whatever a
+ * client names. Returns the workspace's real path.
+ */
+export async function assertInsideRoot(root: string, workspace: string): Promise<string> {
+  const realRoot = await realpath(root);
+  const real = await realpath(workspace).catch(() => {
+    throw new Error(`workspace "${workspace}" is not an existing directory`);
+  });
+  if (!isInside(realRoot, real)) {
+    throw new Error(`workspace "${workspace}" is outside this worker's workspace root "${root}" (AGENT_WORKSPACE_ROOT)`);
+  }
+  return real;
+}
+
 /** Fails with a clear message unless the workspace is an existing directory. */
 export async function assertWorkspaceDirectory(workspace: string): Promise<void> {
   const info = await stat(workspace).catch(() => undefined);

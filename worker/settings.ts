@@ -29,3 +29,8 @@ export function loadConnectionSettings(): ConnectionSettings {
 export function taskQueue(env: NodeJS.ProcessEnv = process.env): string {
   return env.AGENT_TASK_QUEUE || defaultTaskQueue;
 }
+
+/** The directory every workspace of this worker's runs must lie inside: AGENT_WORKSPACE_ROOT, else `fallback`. */
+export function defaultWorkspaceRoot(env: NodeJS.ProcessEnv = process.env, fallback = process.cwd()): string {
+  return env.AGENT_WORKSPACE_ROOT || fallback;
+}

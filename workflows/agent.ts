@@ -1,21 +1,26 @@
 import {
   allHandlersFinished,
   ApplicationFailure,
+  CancellationScope,
   condition,
+  ContinueAsNew,
   continueAsNew,
+  isCancellation,
   proxyActivities,
   setCurrentDetails,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import { failureTypes } from '../agent/errors';
-import { checkAgentInput, type AgentInput, type ValidAgentInput } from '../agent/input';
+import { checkResolvedInput, type ResolvedAgentInput } from '../agent/input';
 import { maxPromptChars } from '../agent/limits';
+import { zeroUsage } from '../agent/messages';
 import type { AgentResult, AgentStatus, AgentStatusSnapshot, TurnReply } from '../agent/result';
 import type { CoreActivities } from '../activities';
-import { endSessionSignal, messagesQuery, progressQuery, sendMessageUpdate, statusQuery } from './definitions';
-import { carry, describeStatus, initialState } from './state';
+import { awaitReplyUpdate, endSessionSignal, messagesQuery, progressQuery, sendMessageUpdate, statusQuery } from './definitions';
+import { Inbox } from './inbox';
 import { runFailure } from './model-call';
+import { carry, checkpoint, describeStatus, initialState, rollBack, type TurnInProgress } from './state';
 import { runTurn, type TurnContext } from './turn';
 
 export { emptyReplyPrompt, reflectionPrompt } from './turn';
@@ -26,103 +31,167 @@ const { prepareRun } = proxyActivities<CoreActivities>({
 });
 
 /**
+ * Temporal allows 2,000 updates per run (and suggests continue-as-new at 90% of
+ * that); a session hands over to a new run well before either. Changing this
+ * number changes when runs continue as new: guard such a change with patched().
+ */
+export const updatesBeforeContinueAsNew = 1_000;
+
+/**
  * The durable agent. A one-shot run answers its prompt and ends. A session
  * (`input.session`) then waits for more user messages, each a sendMessage update
- * answered in order, until `endSession` or its idle timeout. Long runs continue
- * as new, carrying the conversation, counters and settings.
+ * answered in order, until `endSession` or its idle timeout; a turn that fails
+ * fails only its own message. Long runs continue as new, carrying the
+ * conversation, counters, settings and the messages not yet answered, in the
+ * middle of a turn too.
  */
-export async function agentWorkflow(rawInput: AgentInput): Promise<AgentResult> {
+export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<AgentResult> {
   const input = validInput(rawInput);
   const state = initialState(input);
   const status = state.status;
-  const queue: Array<{ ticket: number; content: string }> = [];
-  const replies = new Map<number, TurnReply>();
-  let nextTicket = 0;
-  let endRequested = false;
+  const inbox = new Inbox(input.carried?.inbox);
+  let endRequested = input.carried?.endRequested ?? false;
 
   setHandler(messagesQuery, (options) => state.messages.slice(options?.from ?? 0));
-  const snapshot = (): AgentStatusSnapshot => ({ ...status, queuedMessages: queue.length });
+  const snapshot = (): AgentStatusSnapshot => ({ ...status, queuedMessages: inbox.waiting.length });
   setHandler(statusQuery, snapshot);
   setHandler(progressQuery, (from) => state.progress.slice(Math.max(0, (from ?? 0) - state.progressOffset)));
   setHandler(endSessionSignal, () => {
     endRequested = true;
   });
+  setHandler(sendMessageUpdate, (content) => inbox.outcome(inbox.accept(content)), {
+    validator: (content) => validateMessage(input, content, inbox, endRequested),
+  });
   setHandler(
-    sendMessageUpdate,
-    async (content) => {
-      const ticket = nextTicket++;
-      queue.push({ ticket, content });
-      await condition(() => replies.has(ticket));
-      const reply = replies.get(ticket)!;
-      replies.delete(ticket);
-      return reply;
+    awaitReplyUpdate,
+    (ticket) => {
+      inbox.updatesThisRun++;
+      return inbox.outcome(ticket);
     },
-    { validator: (content) => validateMessage(input, content, endRequested) },
+    { validator: (ticket) => validateTicket(inbox, ticket) },
   );
   const showDetails = () => setCurrentDetails(describeStatus(input, snapshot()));
 
   const continueAsNewDue = () =>
     workflowInfo().continueAsNewSuggested ||
+    inbox.updatesThisRun >= updatesBeforeContinueAsNew ||
     (input.continueAsNewAfterModelCalls !== undefined && state.modelCallsThisRun >= input.continueAsNewAfterModelCalls);
-  // Only when no update is waiting for an answer from this run: its caller would lose the reply.
-  const canContinueAsNew = () => continueAsNewDue() && queue.length === 0 && allHandlersFinished();
-  const maybeContinueAsNew = async (turnIteration?: number) => {
-    if (!canContinueAsNew()) return;
-    const next: AgentInput = { ...input, prompt: undefined, messages: undefined, carried: carry(state, turnIteration) };
-    await continueAsNew<typeof agentWorkflow>(next);
+  // Every caller still waiting is told to ask the next run, so no update handler is left running; then the
+  // conversation, the messages not yet answered and the turn in progress (if any) go on in a new run.
+  const continueAsNewNow = async (turn?: TurnInProgress): Promise<never> => {
+    inbox.startHandOver();
+    await condition(allHandlersFinished);
+    const next: ResolvedAgentInput = {
+      ...input,
+      prompt: undefined,
+      messages: undefined,
+      carried: carry(state, { turn, inbox: inbox.carry(), endRequested }),
+    };
+    return continueAsNew<typeof agentWorkflow>(next);
+  };
+  const maybeContinueAsNew = async (turn: TurnInProgress) => {
+    if (continueAsNewDue()) await continueAsNewNow(turn);
   };
 
-  const setup = await prepareRun({ tools: input.tools, workspace: input.workspace }).catch((error: unknown) => {
-    throw runFailure(error);
-  });
-  const context: TurnContext = { input, state, setup, showDetails, maybeContinueAsNew };
   const finish = async (outcome: AgentStatus): Promise<AgentResult> => {
+    inbox.close(`the session has ended (${outcome})`);
+    // Only a spent budget ends a session with messages still waiting: they get that answer.
+    const unanswered: TurnReply = { answer: '', status: 'token_budget', iterations: 0, usage: zeroUsage };
+    inbox.settleAllWaiting(() =>
+      outcome === 'token_budget'
+        ? { reply: unanswered }
+        : { refusal: { message: `the session ended (${outcome}) before this message was answered`, type: failureTypes.messageNotAnswered } },
+    );
     status.phase = 'finished';
     showDetails();
     await condition(allHandlersFinished);
     return { answer: state.lastAnswer, status: outcome, iterations: status.iteration, usage: status.usage, turns: status.turns };
   };
 
-  const resumingTurn = input.carried?.turnIteration;
-  if (resumingTurn !== undefined || (!input.carried && state.messages[state.messages.length - 1]?.role === 'user')) {
-    const reply = await runTurn(context, resumingTurn ?? 0);
-    status.turns++;
-    if (!input.session || reply.status === 'token_budget') return finish(reply.status);
-  }
+  const live = async (): Promise<AgentResult> => {
+    const setup = await prepareRun({ tools: input.tools, workspace: input.workspace }).catch((error: unknown) => {
+      throw runFailure(error);
+    });
+    const context: TurnContext = { input, state, setup, showDetails, maybeContinueAsNew };
 
-  for (;;) {
-    status.phase = 'waiting_for_message';
-    showDetails();
-    const woke = await condition(
-      () => queue.length > 0 || endRequested || canContinueAsNew(),
-      `${input.session!.idleTimeoutSeconds}s`,
-    );
-    if (!endRequested) await maybeContinueAsNew();
-    if (queue.length === 0) return finish(woke ? 'ended' : 'idle_timeout');
-    const next = queue.shift()!;
-    state.messages.push({ role: 'user', content: next.content });
-    const reply = await runTurn(context);
-    status.turns++;
-    replies.set(next.ticket, reply);
-    if (reply.status === 'token_budget') {
-      // The budget is spent: the messages still queued get that answer too, and the session ends.
-      for (const waiting of queue.splice(0))
-        replies.set(waiting.ticket, { ...reply, answer: '', iterations: 0, usage: { inputTokens: 0, outputTokens: 0 } });
-      return finish('token_budget');
+    /** Runs one turn. In a session, a turn that fails is rolled back and refused to its caller; the session goes on. */
+    const answer = async (start: TurnInProgress, ticket: number | undefined): Promise<TurnReply | undefined> => {
+      try {
+        const reply = await runTurn(context, start);
+        status.turns++;
+        if (ticket !== undefined) inbox.answer(ticket, reply);
+        return reply;
+      } catch (error) {
+        if (!input.session || !(error instanceof ApplicationFailure)) throw error;
+        rollBack(state, start.checkpoint);
+        state.progress.push({ kind: 'turn_failed', turn: status.iteration, error: error.message });
+        if (ticket !== undefined) inbox.refuse(ticket, error.message, error.type ?? failureTypes.providerRejected);
+        return undefined;
+      }
+    };
+    const freshTurn = (): TurnInProgress => ({ iteration: 0, usage: zeroUsage, checkpoint: checkpoint(state) });
+
+    const resumed = input.carried?.turn;
+    const promptWaiting = !input.carried && state.messages[state.messages.length - 1]?.role === 'user';
+    if (resumed || promptWaiting) {
+      const start = resumed ?? { ...freshTurn(), checkpoint: { ...checkpoint(state), length: state.messages.length - 1 } };
+      const reply = await answer(start, resumed ? inbox.current : undefined);
+      if (!input.session) return finish(reply!.status);
+      if (reply?.status === 'token_budget') return finish('token_budget');
     }
+
+    for (;;) {
+      status.phase = 'waiting_for_message';
+      showDetails();
+      const woke = await condition(
+        () => inbox.waiting.length > 0 || endRequested || continueAsNewDue(),
+        `${input.session!.idleTimeoutSeconds}s`,
+      );
+      if (!endRequested && continueAsNewDue()) await continueAsNewNow();
+      const start = freshTurn();
+      const next = inbox.takeNext();
+      if (!next) return finish(woke ? 'ended' : 'idle_timeout');
+      state.messages.push({ role: 'user', content: next.content });
+      const reply = await answer(start, next.ticket);
+      if (reply?.status === 'token_budget') return finish('token_budget');
+    }
+  };
+
+  try {
+    return await live();
+  } catch (error) {
+    if (error instanceof ContinueAsNew) throw error;
+    // The run ends here: every caller still waiting learns why instead of waiting forever.
+    const reason = isCancellation(error)
+      ? 'the run was cancelled before this message was answered'
+      : `the run failed before this message was answered: ${(error as Error).message}`;
+    inbox.close(reason);
+    inbox.settleAllWaiting(() => ({ refusal: { message: reason, type: failureTypes.messageNotAnswered } }));
+    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+    throw error;
   }
 }
 
-function validateMessage(input: ValidAgentInput, content: unknown, ending: boolean): void {
-  if (!input.session) throw new Error('this run is not a session; start one with `agent chat` (input.session)');
-  if (typeof content !== 'string' || !content.trim()) throw new Error('message must not be empty');
-  if (content.length > maxPromptChars)
-    throw new Error(`message is ${content.length} characters; at most ${maxPromptChars} are accepted`);
-  if (ending) throw new Error('the session is ending and takes no more messages');
+function validateMessage(input: ResolvedAgentInput, content: unknown, inbox: Inbox, ending: boolean): void {
+  if (!input.session) throw refused('this run is not a session; start one with `agent chat` (input.session)');
+  if (inbox.closedBecause) throw refused(`the session takes no more messages: ${inbox.closedBecause}`);
+  if (ending) throw refused('the session is ending and takes no more messages');
+  if (typeof content !== 'string' || !content.trim()) throw refused('message must not be empty');
+  if (content.length > maxPromptChars) throw refused(`message is ${content.length} characters; at most ${maxPromptChars} are accepted`);
 }
 
-function validInput(rawInput: AgentInput): ValidAgentInput {
-  const check = checkAgentInput(rawInput);
+function validateTicket(inbox: Inbox, ticket: unknown): void {
+  if (typeof ticket !== 'number' || !inbox.knows(ticket)) {
+    throw refused(`no message with ticket ${String(ticket)} is waiting for its reply in this session`);
+  }
+}
+
+function refused(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: failureTypes.messageRefused, message, nonRetryable: true });
+}
+
+function validInput(rawInput: ResolvedAgentInput): ResolvedAgentInput {
+  const check = checkResolvedInput(rawInput);
   if (!check.ok) {
     throw ApplicationFailure.create({
       type: failureTypes.invalidInput,

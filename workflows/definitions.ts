@@ -1,6 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Message } from '../agent/messages';
-import type { AgentStatusSnapshot, ProgressEvent, TurnReply } from '../agent/result';
+import type { AgentStatusSnapshot, MessageReply, ProgressEvent } from '../agent/result';
 
 /** The whole neutral conversation so far; `from` skips the first messages. */
 export const messagesQuery = defineQuery<Message[], [{ from?: number }?]>('messages');
@@ -16,8 +16,17 @@ export const progressQuery = defineQuery<ProgressEvent[], [number?]>('progress')
 
 export const agentWorkflowType = 'agentWorkflow';
 
-/** A session's next user message; returns the assistant's answer to it. Messages sent during a turn queue up. */
-export const sendMessageUpdate = defineUpdate<TurnReply, [string]>('sendMessage');
+/**
+ * A session's next user message; returns the assistant's reply to it. Messages
+ * sent during a turn queue up. A turn that fails fails this update with the
+ * provider's message, and the session goes on. If the run continues as new
+ * before answering, the update returns `{status: 'pending', ticket}`: the
+ * reply then comes from awaitReply(ticket) on the next run.
+ */
+export const sendMessageUpdate = defineUpdate<MessageReply, [string]>('sendMessage');
+
+/** The reply to a message handed over by continue-as-new (see sendMessage); waits for it if need be. */
+export const awaitReplyUpdate = defineUpdate<MessageReply, [number]>('awaitReply');
 
 /** Ends a session once the messages already sent are answered. */
 export const endSessionSignal = defineSignal('endSession');

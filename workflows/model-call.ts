@@ -1,7 +1,8 @@
 import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import { failureTypes } from '../agent/errors';
-import type { ValidAgentInput } from '../agent/input';
+import type { ResolvedAgentInput } from '../agent/input';
 import type { CoreActivities, ModelCallInput, ModelTurn } from '../activities';
+import type { ToolChoice } from '../activities/model/provider-call';
 import type { AgentState } from './state';
 
 /**
@@ -17,6 +18,7 @@ const modelActivityOptions = {
 export interface ModelCallRequest {
   label: string;
   tools: string[];
+  toolChoice: ToolChoice;
   summarizeUpTo?: number;
 }
 
@@ -26,7 +28,7 @@ export interface ModelCallRequest {
  * conversation. If the activity's store lacks that transcript, the call is made
  * again with the conversation inline: the store saves bytes, never correctness.
  */
-export async function callModel(input: ValidAgentInput, state: AgentState, request: ModelCallRequest): Promise<ModelTurn> {
+export async function callModel(input: ResolvedAgentInput, state: AgentState, request: ModelCallRequest): Promise<ModelTurn> {
   const activity = proxyActivities<CoreActivities>({
     ...modelActivityOptions,
     startToCloseTimeout: `${input.modelTimeoutSeconds}s`,
@@ -35,6 +37,7 @@ export async function callModel(input: ValidAgentInput, state: AgentState, reque
   const base: ModelCallInput = {
     model: input.model,
     tools: request.tools,
+    toolChoice: request.toolChoice,
     maxOutputTokens: input.maxOutputTokens,
     view: { compactAfterTurns: input.context.compactAfterTurns, summary: state.summary },
     summarizeUpTo: request.summarizeUpTo,

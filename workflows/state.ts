@@ -1,6 +1,20 @@
-import type { CarriedState, ValidAgentInput } from '../agent/input';
-import { zeroUsage, type Message } from '../agent/messages';
+import type { CarriedInbox, CarriedState, ResolvedAgentInput } from '../agent/input';
+import { zeroUsage, type Message, type Usage } from '../agent/messages';
 import type { AgentStatusSnapshot, ProgressEvent } from '../agent/result';
+
+/** Where a turn began, so a turn that fails can be rolled back and the conversation stays as it was. */
+export interface TurnCheckpoint {
+  length: number;
+  transcript: { id?: string; length: number };
+  summary?: { content: string; upTo: number };
+}
+
+/** A turn in progress when a run continues as new: the next run resumes it from here. */
+export interface TurnInProgress {
+  iteration: number;
+  usage: Usage;
+  checkpoint: TurnCheckpoint;
+}
 
 /** Everything the workflow knows about a run; continue-as-new carries the durable part of it. */
 export interface AgentState {
@@ -17,7 +31,7 @@ export interface AgentState {
   modelCallsThisRun: number;
 }
 
-export function initialState(input: ValidAgentInput): AgentState {
+export function initialState(input: ResolvedAgentInput): AgentState {
   const carried = input.carried;
   return {
     messages: carried?.messages ?? initialMessages(input),
@@ -31,7 +45,7 @@ export function initialState(input: ValidAgentInput): AgentState {
       maxIterations: input.maxIterations,
       toolCallsInFlight: [],
       usage: carried?.usage ?? zeroUsage,
-      turnUsage: zeroUsage,
+      turnUsage: carried?.turn?.usage ?? zeroUsage,
       turns: carried?.turns ?? 0,
     },
     lastAnswer: carried?.lastAnswer ?? '',
@@ -39,7 +53,21 @@ export function initialState(input: ValidAgentInput): AgentState {
   };
 }
 
-export function carry(state: AgentState, turnIteration?: number): CarriedState {
+export function checkpoint(state: AgentState): TurnCheckpoint {
+  return { length: state.messages.length, transcript: state.transcript, summary: state.summary };
+}
+
+/** Puts the conversation back where the turn began; tokens spent stay counted. */
+export function rollBack(state: AgentState, mark: TurnCheckpoint): void {
+  state.messages.splice(mark.length);
+  state.transcript = mark.transcript;
+  state.summary = mark.summary;
+}
+
+export function carry(
+  state: AgentState,
+  extra: { turn?: TurnInProgress; inbox?: CarriedInbox; endRequested?: boolean },
+): CarriedState {
   return {
     messages: state.messages,
     usage: state.status.usage,
@@ -48,12 +76,12 @@ export function carry(state: AgentState, turnIteration?: number): CarriedState {
     transcript: state.transcript,
     summary: state.summary,
     progressOffset: state.progressOffset + state.progress.length,
-    turnIteration,
     lastAnswer: state.lastAnswer,
+    ...extra,
   };
 }
 
-function initialMessages(input: ValidAgentInput): Message[] {
+function initialMessages(input: ResolvedAgentInput): Message[] {
   return [
     ...(input.systemPrompt ? [{ role: 'system' as const, content: input.systemPrompt }] : []),
     ...(input.messages ?? []),
@@ -62,7 +90,7 @@ function initialMessages(input: ValidAgentInput): Message[] {
 }
 
 /** The Web UI's current details: Markdown, refreshed at every step. */
-export function describeStatus(input: ValidAgentInput, status: AgentStatusSnapshot): string {
+export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSnapshot): string {
   const lines = [
     `**${status.phase.replace(/_/g, ' ')}** · iteration ${status.iteration} of ${input.maxIterations} · model \`${input.model}\``,
     `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out`,

@@ -1,12 +1,15 @@
-import { addUsage, zeroUsage, type ModelResponse } from '../agent/messages';
+import { isCancellation } from '@temporalio/workflow';
+import { addUsage, type ModelResponse, type ToolResultMessage } from '../agent/messages';
 import { summaryCutIndex } from '../agent/context-view';
-import type { ValidAgentInput } from '../agent/input';
+import type { ResolvedAgentInput } from '../agent/input';
 import type { TurnReply, TurnStatus } from '../agent/result';
+import { notRunResults } from '../agent/tool-pairing';
 import type { ModelTurn, RunSetup } from '../activities';
+import type { ToolChoice } from '../activities/model/provider-call';
 import { callModel } from './model-call';
-import { nextStep } from './next-step';
+import { nextStep, type NextStep } from './next-step';
 import { runToolCalls } from './run-tool-calls';
-import type { AgentState } from './state';
+import type { AgentState, TurnInProgress } from './state';
 import { modelCallSummary } from './summaries';
 
 export const reflectionPrompt =
@@ -16,30 +19,44 @@ export const reflectionPrompt =
 export const emptyReplyPrompt = 'Your last reply was empty. Answer the task, or call a tool if you need one.';
 
 export interface TurnContext {
-  input: ValidAgentInput;
+  input: ResolvedAgentInput;
   state: AgentState;
   setup: RunSetup;
   showDetails(): void;
-  /** Continues as new when it is due and safe; `turnIteration` is where this turn stands. */
-  maybeContinueAsNew(turnIteration?: number): Promise<void>;
+  /** Continues as new when it is due, handing this turn to the next run; returns only when it is not due. */
+  maybeContinueAsNew(turn: TurnInProgress): Promise<void>;
 }
+
+/** What the loop does after a model reply: the reply's own next step, or the end of the token budget. */
+type TurnStep = NextStep | { kind: 'token_budget' };
+
+/** Why the tool calls of a reply were not run, in the error result each of them gets. */
+const notRunBecause: Record<Exclude<TurnStep['kind'], 'run_tools'>, string> = {
+  final_answer: 'the reply was final',
+  empty: 'the reply was empty',
+  truncated: 'the reply was cut at the output-token limit, so its arguments may be incomplete',
+  refused: 'the reply was refused',
+  token_budget: 'the token budget of this run is spent',
+};
 
 /**
  * Answers the latest user message: call the model; if it asks for tools, run
  * them all concurrently and append their results in the order asked; repeat
- * until the model answers without tools or a limit ends the turn.
+ * until the model answers without tools or a limit ends the turn. Every tool
+ * call a reply carries gets exactly one result on every path, so the
+ * conversation is always one both provider APIs accept.
  */
-export async function runTurn(context: TurnContext, startIteration = 0): Promise<TurnReply> {
+export async function runTurn(context: TurnContext, start: TurnInProgress): Promise<TurnReply> {
   const { input, state } = context;
   const status = state.status;
-  status.turnUsage = zeroUsage;
-  let turnIteration = startIteration;
+  status.turnUsage = start.usage;
+  let turnIteration = start.iteration;
   let previousWasEmpty = false;
 
-  const modelTurn = async (tools: string[]): Promise<ModelResponse> => {
+  const modelTurn = async (toolChoice: ToolChoice): Promise<ModelResponse> => {
     status.phase = 'calling_model';
     context.showDetails();
-    const response = await callModel(input, state, { label: modelCallSummary(input.model, status.iteration), tools });
+    const response = await callModel(input, state, { label: modelCallSummary(input.model, status.iteration), tools: input.tools, toolChoice });
     record(state, response);
     return response;
   };
@@ -49,12 +66,12 @@ export async function runTurn(context: TurnContext, startIteration = 0): Promise
   };
 
   while (turnIteration < input.maxIterations) {
-    await context.maybeContinueAsNew(turnIteration);
+    await context.maybeContinueAsNew({ iteration: turnIteration, usage: status.turnUsage, checkpoint: start.checkpoint });
     turnIteration++;
     status.iteration++;
-    const response = await modelTurn(input.tools);
-    if (overBudget(input, state)) return finish(response.message.content, 'token_budget');
-    const step = nextStep(response);
+    const response = await modelTurn('auto');
+    const step: TurnStep = overBudget(input, state) ? { kind: 'token_budget' } : nextStep(response);
+    if (step.kind !== 'run_tools') state.messages.push(...notRunResults(response.message.toolCalls, notRunBecause[step.kind]));
     const emptyTwice = previousWasEmpty && step.kind === 'empty';
     previousWasEmpty = step.kind === 'empty';
     switch (step.kind) {
@@ -64,6 +81,8 @@ export async function runTurn(context: TurnContext, startIteration = 0): Promise
         return finish(response.message.content, 'truncated');
       case 'refused':
         return finish(response.message.content, 'refused');
+      case 'token_budget':
+        return finish(response.message.content, 'token_budget');
       case 'empty':
         if (emptyTwice) return finish('', 'empty');
         state.messages.push({ role: 'user', content: emptyReplyPrompt });
@@ -79,9 +98,10 @@ export async function runTurn(context: TurnContext, startIteration = 0): Promise
     }
   }
 
-  // The limit was reached while the model still wanted tools: one last call without tools summarises the turn.
+  // The limit was reached while the model still wanted tools: one last call that may not use them summarises the turn.
   state.messages.push({ role: 'user', content: reflectionPrompt });
-  const reflection = await modelTurn([]);
+  const reflection = await modelTurn('none');
+  state.messages.push(...notRunResults(reflection.message.toolCalls, 'the iteration limit was reached'));
   return finish(reflection.message.content, 'max_iterations');
 }
 
@@ -100,32 +120,48 @@ function record(state: AgentState, response: ModelTurn): void {
   });
 }
 
-function overBudget(input: ValidAgentInput, state: AgentState): boolean {
+function overBudget(input: ResolvedAgentInput, state: AgentState): boolean {
   const { usage } = state.status;
   return input.maxSessionTokens !== undefined && usage.inputTokens + usage.outputTokens > input.maxSessionTokens;
 }
 
+/**
+ * Runs the reply's tool calls and appends their results in the order asked. If
+ * the run is cancelled meanwhile, the calls that finished keep their results
+ * and the others get "not run" results before the cancellation goes on, so even
+ * a cancelled run's conversation can be continued or forked.
+ */
 async function runTools(context: TurnContext, response: ModelResponse, iteration: number): Promise<void> {
   const { input, state } = context;
   const status = state.status;
+  const calls = response.message.toolCalls;
+  const finished = new Map<string, ToolResultMessage>();
   status.phase = 'running_tools';
   context.showDetails();
-  const results = await runToolCalls(response.message.toolCalls, {
-    workspace: input.workspace,
-    tools: context.setup.tools,
-    maxConcurrent: input.maxConcurrentTools,
-    onStart: (summary) => {
-      status.toolCallsInFlight = [...status.toolCallsInFlight, summary];
-      context.showDetails();
-    },
-    onFinish: (summary, result) => {
-      const index = status.toolCallsInFlight.indexOf(summary);
-      if (index >= 0) status.toolCallsInFlight = status.toolCallsInFlight.filter((_, position) => position !== index);
-      state.progress.push({ kind: 'tool_done', turn: iteration, summary, isError: result.isError });
-      context.showDetails();
-    },
-  });
-  state.messages.push(...results);
+  try {
+    const results = await runToolCalls(calls, {
+      workspace: input.workspace,
+      tools: context.setup.tools,
+      maxConcurrent: input.maxConcurrentTools,
+      onStart: (summary) => {
+        status.toolCallsInFlight = [...status.toolCallsInFlight, summary];
+        context.showDetails();
+      },
+      onFinish: (summary, result) => {
+        finished.set(result.toolCallId, result);
+        const index = status.toolCallsInFlight.indexOf(summary);
+        if (index >= 0) status.toolCallsInFlight = status.toolCallsInFlight.filter((_, position) => position !== index);
+        state.progress.push({ kind: 'tool_done', turn: iteration, summary, isError: result.isError });
+        context.showDetails();
+      },
+    });
+    state.messages.push(...results);
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    for (const call of calls) state.messages.push(finished.get(call.id) ?? notRunResults([call], 'the run was cancelled')[0]);
+    status.toolCallsInFlight = [];
+    throw error;
+  }
 }
 
 /**
@@ -141,7 +177,7 @@ async function summariseIfOverContext(context: TurnContext, response: ModelRespo
   if (upTo === undefined || upTo <= (state.summary?.upTo ?? 0)) return;
   state.status.phase = 'summarising';
   context.showDetails();
-  const summary = await callModel(input, state, { label: `${input.model} summary`, tools: [], summarizeUpTo: upTo });
+  const summary = await callModel(input, state, { label: `${input.model} summary`, tools: input.tools, toolChoice: 'none', summarizeUpTo: upTo });
   state.status.usage = addUsage(state.status.usage, summary.usage);
   state.status.turnUsage = addUsage(state.status.turnUsage, summary.usage);
   state.summary = { content: summary.message.content, upTo };

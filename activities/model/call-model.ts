@@ -1,6 +1,6 @@
 import { CancelledFailure } from '@temporalio/common';
 import { ConfigurationError } from '../../agent/errors';
-import type { Message, ModelResponse } from '../../agent/messages';
+import type { ModelResponse } from '../../agent/messages';
 import { parseModelId, type Provider } from '../../agent/model-id';
 import type { Tool } from '../../tools';
 import { callAnthropic } from './anthropic/call-anthropic';
@@ -33,11 +33,12 @@ export function createModelActivities(
         const id = parseModelId(input.model);
         provider = id.provider;
         assertApiKey(id.provider, env);
-        return withTranscript(store, input, (messages: Message[], toolNames: string[]) =>
+        return withTranscript(store, input, (request) =>
           adapters[id.provider]({
             model: id.model,
-            messages,
-            tools: toolNames.map((name) => lookupTool(registry, name)),
+            messages: request.messages,
+            tools: request.tools.map((name) => lookupTool(registry, name)),
+            toolChoice: request.toolChoice,
             maxOutputTokens: input.maxOutputTokens,
             env,
             signal: context.cancellationSignal,

@@ -1,5 +1,6 @@
 import type { ContextView } from '../../agent/context-view';
 import type { Message, ModelResponse } from '../../agent/messages';
+import type { ToolChoice } from './provider-call';
 
 /**
  * The conversation as the workflow passes it to a model call: a transcript id
@@ -16,8 +17,10 @@ export interface ModelCallInput {
   /** `provider:model` */
   model: string;
   transcript: TranscriptInput;
-  /** Names of the tools the model may call; their schemas come from the worker's tool registry. */
+  /** Names of the run's tools; their schemas come from the worker's tool registry. */
   tools: string[];
+  /** `none`: the model must answer in text (the tools are still defined where a provider needs them). Default `auto`. */
+  toolChoice?: ToolChoice;
   maxOutputTokens?: number;
   view?: ContextView;
   /** When set, the call summarises the messages before this index instead of answering: no tools, nothing stored. */

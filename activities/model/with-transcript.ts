@@ -2,38 +2,67 @@ import { ApplicationFailure } from '@temporalio/common';
 import { applyContextView } from '../../agent/context-view';
 import { failureTypes } from '../../agent/errors';
 import type { Message, ModelResponse } from '../../agent/messages';
+import { toolPairingProblems } from '../../agent/tool-pairing';
 import type { TranscriptStore } from '../transcript/transcript-store';
 import type { ModelCallInput, ModelTurn } from './model-input';
+import type { ToolChoice } from './provider-call';
 
 export const summaryPrompt =
   'Summarise the conversation so far for your own later use: the task, what has been done, the facts and results found, ' +
   'and what remains. Be complete but concise; this summary will replace the earlier messages.';
 
+/** The conversation a provider is asked about, already in the form the model sees. */
+export interface ConversationRequest {
+  messages: Message[];
+  tools: string[];
+  toolChoice: ToolChoice;
+}
+
 /**
  * Rebuilds the whole conversation from the transcript store and the new
  * messages, shows the model its context view of it, and stores the response as
  * the next transcript. A missing transcript is reported with a non-retryable
- * failure, on which the workflow sends the conversation inline instead.
+ * failure, on which the workflow sends the conversation inline instead. Every
+ * request passes the tool-call pairing check first: the one place it is checked.
  */
 export async function withTranscript(
   store: TranscriptStore,
   input: ModelCallInput,
-  callProvider: (messages: Message[], tools: string[]) => Promise<ModelResponse>,
+  callProvider: (request: ConversationRequest) => Promise<ModelResponse>,
 ): Promise<ModelTurn> {
   const conversation = await wholeConversation(store, input);
   if (input.summarizeUpTo !== undefined) {
     // A summary call: the part to summarise (an earlier summary standing in for what it covers) and the request,
-    // without tools. Nothing is stored: the summary becomes part of the view, not of the conversation.
+    // answered in text. Nothing is stored: the summary becomes part of the view, not of the conversation.
     const older = applyContextView(conversation.slice(0, input.summarizeUpTo), { summary: input.view?.summary });
-    return callProvider([...older, { role: 'user', content: summaryPrompt }], []);
+    return checked(callProvider, { messages: [...older, { role: 'user', content: summaryPrompt }], tools: input.tools, toolChoice: 'none' });
   }
-  const response = await callProvider(applyContextView(conversation, input.view ?? {}), input.tools);
+  const response = await checked(callProvider, {
+    messages: applyContextView(conversation, input.view ?? {}),
+    tools: input.tools,
+    toolChoice: input.toolChoice ?? 'auto',
+  });
   const transcript = await store
     .append(input.transcript.base, [...input.transcript.messages, response.message])
     .then((id) => ({ id, length: conversation.length + 1 }))
     // Storing is an optimisation: without it the next call sends the conversation inline.
     .catch(() => undefined);
   return { ...response, ...(transcript && { transcript }) };
+}
+
+function checked(
+  callProvider: (request: ConversationRequest) => Promise<ModelResponse>,
+  request: ConversationRequest,
+): Promise<ModelResponse> {
+  const problems = toolPairingProblems(request.messages);
+  if (problems.length > 0) {
+    throw ApplicationFailure.create({
+      type: failureTypes.conversationInvariant,
+      message: `the conversation breaks the tool-call pairing invariant, a bug in durable-agent: ${problems.join('; ')}`,
+      nonRetryable: true,
+    });
+  }
+  return callProvider(request);
 }
 
 async function wholeConversation(store: TranscriptStore, input: ModelCallInput): Promise<Message[]> {

@@ -84,6 +84,7 @@ export async function startBenchEnvironment(options: BenchServerOptions = {}): P
       taskQueue,
       tools: [...builtInTools, ...benchTools],
       env: {},
+      workspaceRoot: workspace,
       workflowBundle: { code: bundle.code },
       activityOverrides: { callModel: model.callModel },
     });

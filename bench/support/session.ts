@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { AgentInput } from '../../agent/input';
+import { resolveAgentInput, type AgentInput } from '../../agent/resolve-input';
 import type { AgentResult } from '../../agent/result';
 import { agentWorkflowType } from '../../workflows/definitions';
 import type { BenchEnvironment } from './environment';
@@ -48,7 +48,7 @@ export async function runSession(environment: BenchEnvironment, options: Session
   const handle = await environment.client.workflow.start(agentWorkflowType, {
     taskQueue: environment.taskQueue,
     workflowId,
-    args: [input],
+    args: [resolveInput(input)],
   });
   const ended = await waitForEnd(handle, options.deadlineMs);
   const wallMs = performance.now() - started;
@@ -95,4 +95,10 @@ async function waitForEnd(handle: WorkflowHandle, deadlineMs: number): Promise<A
     log(`  waiting for ${handle.workflowId} failed while it still runs (${(outcome.error as Error).message}); waiting again`);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
+}
+
+function resolveInput(input: AgentInput) {
+  const check = resolveAgentInput(input);
+  if (!check.ok) throw new Error(`benchmark input is invalid: ${check.problems}`);
+  return check.input;
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { AgentInput } from '../../agent/input';
+import type { AgentInput } from '../../agent/resolve-input';
 import { builtInTools } from '../../tools';
 import { UsageError } from '../usage';
 import { invocationDirectory } from './output';
@@ -12,30 +12,43 @@ export const agentOptions = {
   workspace: { type: 'string' },
   'max-iterations': { type: 'string' },
   'max-session-tokens': { type: 'string' },
+  'max-context-tokens': { type: 'string' },
+  'keep-recent-turns': { type: 'string' },
   tools: { type: 'string' },
   system: { type: 'string' },
   id: { type: 'string' },
 } as const;
 
-const numericFlags = ['--max-iterations', '--max-session-tokens', '--idle-timeout'];
+const numericFlags = ['--max-iterations', '--max-session-tokens', '--max-context-tokens', '--keep-recent-turns', '--idle-timeout'];
 
 export interface AgentFlagValues {
   model?: string;
   workspace?: string;
   'max-iterations'?: string;
   'max-session-tokens'?: string;
+  'max-context-tokens'?: string;
+  'keep-recent-turns'?: string;
   tools?: string;
   system?: string;
 }
 
 export function agentInputFromFlags(values: AgentFlagValues): AgentInput {
+  const integer = (flag: keyof AgentFlagValues) => (values[flag] !== undefined ? parseInteger(`--${flag}`, values[flag]) : undefined);
+  const maxContextTokens = integer('max-context-tokens');
+  const keepRecentTurns = integer('keep-recent-turns');
   return {
     model: values.model ?? process.env.AGENT_MODEL ?? defaultModel,
     workspace: path.resolve(invocationDirectory(), values.workspace ?? '.'),
     tools: values.tools !== undefined ? values.tools.split(',').map((tool) => tool.trim()).filter(Boolean) : builtInTools.map((tool) => tool.name),
     ...(values.system !== undefined && { systemPrompt: values.system }),
-    ...(values['max-iterations'] !== undefined && { maxIterations: parseInteger('--max-iterations', values['max-iterations']) }),
-    ...(values['max-session-tokens'] !== undefined && { maxSessionTokens: parseInteger('--max-session-tokens', values['max-session-tokens']) }),
+    ...(values['max-iterations'] !== undefined && { maxIterations: integer('max-iterations') }),
+    ...(values['max-session-tokens'] !== undefined && { maxSessionTokens: integer('max-session-tokens') }),
+    ...((maxContextTokens !== undefined || keepRecentTurns !== undefined) && {
+      context: {
+        ...(maxContextTokens !== undefined && { maxContextTokens }),
+        ...(keepRecentTurns !== undefined && { keepRecentTurns }),
+      },
+    }),
   };
 }
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { AgentInput } from '../../agent/input';
+import type { AgentInput } from '../../agent/resolve-input';
 import type { AgentResult } from '../../agent/result';
 import { awaitResult } from '../await-result';
 import { connect } from '../connect';

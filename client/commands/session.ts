@@ -1,19 +1,24 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { AgentInput } from '../../agent/input';
 import type { AgentResult, TurnReply } from '../../agent/result';
-import { endSessionSignal, sendMessageUpdate } from '../../workflows/definitions';
+import type { AgentInput } from '../../agent/resolve-input';
+import { endSessionSignal } from '../../workflows/definitions';
 import { awaitResult } from '../await-result';
 import { connect, type AgentSession } from '../connect';
 import { ProgressFollower } from '../progress';
-import { assertRunnable, startAgent } from '../start-agent';
+import { MessageNotAnsweredError, sendMessage } from '../send-message';
+import { assertRunnable, startAgent, type AgentWorkflow } from '../start-agent';
 import { UsageError } from '../usage';
 import { runLink } from '../web-ui';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger } from './agent-flags';
 import { failureMessage, type Output } from './output';
 
-/** `agent chat`: starts a session and sends each line typed as a message; `/end` or end of input ends it. */
+/**
+ * `agent chat`: starts a session and sends each line typed as a message; `/end`
+ * or end of input ends it. A message that is not answered (its turn failed, say)
+ * is reported with the provider's words and the chat goes on; the exit code is
+ * then 1.
+ */
 export async function chatCommand(argv: string[], output: Output, input: NodeJS.ReadableStream = process.stdin): Promise<number> {
   const { values, positionals } = parseArgs({
     args: attachNegativeNumbers(argv),
@@ -28,32 +33,37 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
   await assertRunnable(agentInput);
   const session = await connect({ ensureWorker: true, log: output.info });
   try {
-    const handle = await startAgent(session.client, agentInput, { taskQueue: session.taskQueue, workflowId: values.id });
-    output.info(`session ${handle.workflowId} started; type a message, or /end to finish`);
-    const link = runLink(session.uiBase, session.namespace, handle.workflowId);
+    const started = await startAgent(session.client, agentInput, { taskQueue: session.taskQueue, workflowId: values.id });
+    output.info(`session ${started.workflowId} started; type a message, or /end to finish`);
+    const link = runLink(session.uiBase, session.namespace, started.workflowId);
     if (link) output.info(`Web UI: ${link}`);
+    // By workflow id only, so messages reach whichever run of the session is current.
+    const handle = session.client.workflow.getHandle<AgentWorkflow>(started.workflowId);
     const progress = new ProgressFollower(handle, agentInput.model, output.info);
     const lines = createInterface({ input, terminal: false });
+    let failedMessages = 0;
     for await (const line of lines) {
       const message = line.trim();
       if (!message) continue;
       if (message === '/end') break;
-      const reply = handle.executeUpdate(sendMessageUpdate, { args: [message] });
+      const reply = sendMessage(handle, message);
       await progress.follow(reply);
       try {
         printReply(await reply, output);
       } catch (error) {
-        output.error(`message not accepted: ${updateFailureMessage(error)}`);
+        failedMessages++;
+        output.error(messageFailure(error));
       }
     }
     lines.close();
-    return await endAndReport(session, handle.workflowId, output);
+    const ended = await endAndReport(session, handle.workflowId, output);
+    return failedMessages > 0 ? Math.max(ended, 1) : ended;
   } finally {
     await session.close();
   }
 }
 
-/** `agent send <id> "<message>"`: one message to a session; prints the reply. */
+/** `agent send <id> "<message>"`: one message to a session; prints the reply, or why it was not answered (exit 1). */
 export async function sendCommand(argv: string[], output: Output): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
   if (positionals.length !== 2) throw new UsageError('send takes a workflow id and one message, in quotes');
@@ -63,9 +73,10 @@ export async function sendCommand(argv: string[], output: Output): Promise<numbe
     const handle = session.client.workflow.getHandle(workflowId);
     let reply: TurnReply;
     try {
-      reply = await handle.executeUpdate(sendMessageUpdate, { args: [message] });
+      reply = await sendMessage(handle, message);
     } catch (error) {
-      output.error(`message not accepted: ${updateFailureMessage(error)}`);
+      output.error(messageFailure(error));
+      if (values.json) output.result(JSON.stringify({ workflowId, status: 'failed', error: (error as Error).message }));
       return 1;
     }
     if (values.json) output.result(JSON.stringify({ workflowId, ...reply }));
@@ -89,10 +100,10 @@ export async function endCommand(argv: string[], output: Output): Promise<number
 }
 
 async function endAndReport(session: AgentSession, workflowId: string, output: Output, json = false): Promise<number> {
-  const handle = session.client.workflow.getHandle<(input: AgentInput) => Promise<AgentResult>>(workflowId);
+  const handle = session.client.workflow.getHandle<AgentWorkflow>(workflowId);
   await handle.signal(endSessionSignal);
   try {
-    const result = await awaitResult(
+    const result: AgentResult = await awaitResult(
       () => handle.result(),
       (error) => output.info(`lost the Temporal server (${error.message}); still waiting for the session to end`),
     );
@@ -114,7 +125,8 @@ function printReply(reply: TurnReply, output: Output): void {
   output.result(reply.answer);
 }
 
-function updateFailureMessage(error: unknown): string {
-  if (error instanceof WorkflowUpdateFailedError) return error.cause?.message ?? error.message;
-  return failureMessage(error);
+/** `message not accepted: …` when the message never entered the session, `message failed: …` when its turn did not end in a reply. */
+function messageFailure(error: unknown): string {
+  if (!(error instanceof MessageNotAnsweredError)) return `message failed: ${failureMessage(error)}`;
+  return `${error.refused ? 'message not accepted' : 'message failed'}: ${error.message}`;
 }

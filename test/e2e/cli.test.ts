@@ -76,10 +76,11 @@ it('exits non-zero with the provider message on stderr when the run fails', asyn
 });
 
 it('exits 3 when the run ends at max iterations', async () => {
+  // The closing reflection keeps the tools defined but sets tool_choice none, so the model answers in text.
   server.respondWith((request) =>
-    request.body.tools
-      ? openaiReply({ toolCalls: [{ id: `c${Date.now()}`, name: 'list_directory', arguments: {} }] })
-      : openaiReply({ content: 'summary' }),
+    request.body.tool_choice === 'none'
+      ? openaiReply({ content: 'summary' })
+      : openaiReply({ toolCalls: [{ id: `c${Date.now()}`, name: 'list_directory', arguments: {} }] }),
   );
   const run = await runCli(
     ['run', 'loop forever', '--workspace', await makeWorkspace(), '--max-iterations', '2', '--json'],

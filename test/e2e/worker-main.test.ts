@@ -1,7 +1,8 @@
+import os from 'node:os';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { collect } from '../support/cli';
-import { uniqueTaskQueue } from '../support/temporal';
+import { uniqueTaskQueue, resolved } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
 import { openaiReply } from '../support/fake-model-server';
@@ -17,6 +18,7 @@ it.each(['SIGTERM', 'SIGINT'] as const)(
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
+        AGENT_WORKSPACE_ROOT: os.tmpdir(),
         TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
         TEMPORAL_NAMESPACE: 'default',
         AGENT_TASK_QUEUE: taskQueue,
@@ -38,7 +40,7 @@ it.each(['SIGTERM', 'SIGINT'] as const)(
     const result = await bed.environment.client.workflow.execute('agentWorkflow', {
       taskQueue,
       workflowId: `worker-main-${signal}-${Date.now()}`,
-      args: [{ prompt: 'hello', model: 'openai:gpt-4o-mini', workspace: bed.workspace }],
+      args: [resolved({ prompt: 'hello', model: 'openai:gpt-4o-mini', workspace: bed.workspace })],
     });
     expect(result).toMatchObject({ answer: 'served by npm run worker', status: 'completed' });
 

@@ -7,7 +7,7 @@ import { agentWorkflowType } from '../../workflows/definitions';
 import { runCli } from '../support/cli';
 import { countEvents, EventType, finalAttempts, workflowExecutionFailure } from '../support/fault-history';
 import { fetchEvents, scheduledActivities } from '../support/history';
-import { connectToTestServer, createTestWorker, uniqueTaskQueue } from '../support/temporal';
+import { connectToTestServer, createTestWorker, uniqueTaskQueue, resolved } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 
 // Row 6: bad input is refused before anything runs. The CLI exits 2 without
@@ -70,13 +70,16 @@ describe('a workflow started directly', () => {
     return { cause: (failure as WorkflowFailedError).cause, events: await fetchEvents(environment.client, workflowId) };
   }
 
-  const valid = () => ({ prompt: 'hello', model: 'openai:gpt-4o-mini', workspace });
+  const given = () => ({ prompt: 'hello', model: 'openai:gpt-4o-mini', workspace });
+  const valid = () => resolved(given());
 
   it.each<[string, () => unknown, RegExp]>([
     ['maxIterations: -1', () => ({ ...valid(), maxIterations: -1 }), /maxIterations: maxIterations must be at least 1/],
     ['no prompt', () => ({ ...valid(), prompt: undefined }), /prompt: either a prompt or initial messages are required/],
     ['an unknown provider', () => ({ ...valid(), model: 'foo:bar' }), /model: unknown provider "foo"/],
     ['no input at all', () => undefined, /invalid agent input/],
+    // Defaults are applied once, by the client: a workflow that filled them in itself would change with the code it replays on.
+    ['input whose defaults were never resolved', () => given(), /tools: .*; maxIterations: .*; maxConcurrentTools: .*; modelTimeoutSeconds: .*; context: /],
   ])('fails non-retryably with InvalidAgentInput on %s, naming the field', async (_case, input, reason) => {
     const { cause, events } = await failedStart(input());
     expect(cause).toBeInstanceOf(ApplicationFailure);

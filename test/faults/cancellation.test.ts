@@ -5,7 +5,7 @@ import { agentWorkflowType, messagesQuery } from '../../workflows/definitions';
 import { runCli } from '../support/cli';
 import { openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
-import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
+import { createTestWorker, uniqueTaskQueue, resolved } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 import { useTestBed } from '../support/test-bed';
 
@@ -57,7 +57,7 @@ it('cancels a run during a model call: the call is aborted and the conversation 
     await bed.environment.client.workflow.start(agentWorkflowType, {
       taskQueue,
       workflowId,
-      args: [{ prompt: 'take your time', model: 'openai:gpt-4o-mini', workspace: await makeWorkspace() }],
+      args: [resolved({ prompt: 'take your time', model: 'openai:gpt-4o-mini', workspace: await makeWorkspace() })],
     });
     await until(() => bed.server.requests.length === 1);
     await cancelWithCli(workflowId, taskQueue);
@@ -91,12 +91,17 @@ it('cancels a run during tool calls: every running tool sees the cancellation th
     await bed.environment.client.workflow.start(agentWorkflowType, {
       taskQueue,
       workflowId,
-      args: [{ prompt: 'wait twice', model: 'openai:gpt-4o-mini', tools: ['wait_forever'], workspace: await makeWorkspace() }],
+      args: [resolved({ prompt: 'wait twice', model: 'openai:gpt-4o-mini', tools: ['wait_forever'], workspace: await makeWorkspace() })],
     });
     await until(() => toolStarted.length === 2);
     await cancelWithCli(workflowId, taskQueue);
+    // Both calls were cut short: each still gets its one result, so the conversation can be continued or forked.
     const messages = await bed.environment.client.workflow.getHandle(workflowId).query(messagesQuery);
-    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'tool']);
+    expect(messages.slice(2)).toEqual([
+      expect.objectContaining({ isError: true, content: 'Error: not run: the run was cancelled' }),
+      expect.objectContaining({ isError: true, content: 'Error: not run: the run was cancelled' }),
+    ]);
   });
   expect(toolSawCancellation.sort()).toEqual(['first', 'second']);
   const types = eventTypes(await fetchEvents(bed.environment.client, workflowId));

@@ -4,7 +4,7 @@ import { runCli } from '../support/cli';
 import { anthropicError, openaiError } from '../support/fake-model-server';
 import { attemptsOf, workflowExecutionFailure } from '../support/fault-history';
 import { fetchEvents } from '../support/history';
-import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
+import { createTestWorker, uniqueTaskQueue, resolved } from '../support/temporal';
 import { agentWorkflowType } from '../../workflows/definitions';
 import { useTestBed } from '../support/test-bed';
 
@@ -33,7 +33,7 @@ async function failedRun(model: string) {
       bed.environment.client.workflow.execute(agentWorkflowType, {
         taskQueue,
         workflowId,
-        args: [{ prompt: 'hello', model, workspace: bed.workspace }],
+        args: [resolved({ prompt: 'hello', model, workspace: bed.workspace })],
       }),
     )
     .catch((error: unknown) => error);

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { AgentInput } from '../../agent/input';
+import type { AgentInput } from '../../agent/resolve-input';
 import type { AgentResult } from '../../agent/result';
 import { agentWorkflowType } from '../../workflows/definitions';
 import { anthropicError, anthropicReply, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
 import { attemptsOf, finalAttempts, retriedPendingAttempt } from '../support/fault-history';
 import { fetchEvents } from '../support/history';
 import { forwardPort, unusedPort } from '../support/late-listener';
-import { createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { createTestWorker, runAgent, uniqueTaskQueue, resolved } from '../support/temporal';
 import { waitFor } from '../support/wait-for';
 import { useTestBed } from '../support/test-bed';
 
@@ -90,7 +90,7 @@ it('retries a refused connection until the provider comes up', async () => {
       const handle = await bed.environment.client.workflow.start<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
         taskQueue,
         workflowId,
-        args: [{ prompt: 'hello', model: openai, workspace: bed.workspace }],
+        args: [resolved({ prompt: 'hello', model: openai, workspace: bed.workspace })],
       });
       await waitFor('a refused model attempt', () => retriedPendingAttempt(bed.environment.client, workflowId, 'callModel'));
       forwarder = await forwardPort(port, bed.server.url);

@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { AgentInput } from '../../agent/input';
+import type { AgentInput } from '../../agent/resolve-input';
 import { emptyReplyPrompt } from '../../workflows/agent';
 import { anthropicReply, FakeModelServer, openaiReply, type FakeToolCall } from '../support/fake-model-server';
 import { attemptsOf } from '../support/fault-history';
@@ -110,12 +110,13 @@ it('asks again after an empty reply, sending the empty turn in a form the API ac
   server.enqueue(openaiReply({ content: '' }), openaiReply({ content: 'now an answer' }));
   const { result } = await run();
   expect(result).toMatchObject({ answer: 'now an answer', status: 'completed', iterations: 2 });
-  // OpenAI rejects an assistant message whose content is null unless it carries tool calls.
+  // OpenAI refuses an assistant message with neither content nor tool calls: the empty reply stays in the
+  // conversation but is left out of the request.
   expect(server.requests[1].body.messages).toEqual([
     { role: 'user', content: 'hello' },
-    { role: 'assistant', content: '' },
     { role: 'user', content: emptyReplyPrompt },
   ]);
+  expect(server.refusals).toEqual([]);
 });
 
 it('ends with status empty after two empty replies in a row', async () => {

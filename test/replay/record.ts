@@ -13,12 +13,13 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { z } from 'zod';
-import type { AgentInput } from '../../agent/input';
+import type { AgentInput } from '../../agent/resolve-input';
 import { builtInTools, defineTool } from '../../tools';
 import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { createAgentWorker } from '../../worker/create-worker';
 import { agentWorkflowType, endSessionSignal, progressQuery, sendMessageUpdate } from '../../workflows/definitions';
 import { anthropicReply, FakeModelServer, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
+import { resolved } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 
 interface Scenario {
@@ -137,13 +138,14 @@ async function main(): Promise<void> {
         taskQueue,
         tools: [...builtInTools, flakyTool],
         env: server.providerEnv,
+        workspaceRoot: path.dirname(workspace),
       });
       const workflowId = `replay-${scenario.name}`;
       await worker.runUntil(async () => {
         const handle = await environment.client.workflow.start(agentWorkflowType, {
           taskQueue,
           workflowId,
-          args: [{ ...scenario.input, workspace }],
+          args: [resolved({ ...scenario.input, workspace })],
         });
         if (scenario.cancelAfterEvents !== undefined) {
           while ((await handle.query(progressQuery)).length < scenario.cancelAfterEvents) await sleep(200);

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 
 const projectRoot = path.join(__dirname, '..', '..');
@@ -25,6 +26,8 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, options: {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      // Test workspaces are temporary directories: the worker must serve workspaces there.
+      AGENT_WORKSPACE_ROOT: os.tmpdir(),
       TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
       AGENT_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE,
       AGENT_TRANSCRIPT_DIR: process.env.AGENT_TRANSCRIPT_DIR,

@@ -1,11 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { anthropicMessagesProblem } from './wire-rules/anthropic-messages';
+import { openaiChatProblem } from './wire-rules/openai-chat';
 
 /**
  * A local HTTP server that speaks the OpenAI Chat Completions and Anthropic
  * Messages wire formats, so tests drive the real SDK clients with no internet.
- * It answers from a script, one step per request whatever the path, and records
- * every request it received.
+ * Like the real APIs, it first refuses with 400 any request they would refuse
+ * (./wire-rules/), without using a script step; otherwise it answers from a
+ * script, one step per request whatever the path. It records every request.
  */
 
 export type FakeStep =
@@ -14,7 +17,9 @@ export type FakeStep =
   /** Accept the request and never answer. */
   | { hang: true }
   /** Drop the connection without an HTTP response. */
-  | { reset: true };
+  | { reset: true }
+  /** Answer with `then` once `gate` resolves (a slow model a test controls). */
+  | { gate: Promise<unknown>; then: FakeStep };
 
 export interface ReceivedRequest {
   path: string;
@@ -23,6 +28,8 @@ export interface ReceivedRequest {
   receivedAt: number;
   /** Set when the client closed the connection before an answer was sent (a cancelled or timed-out call). */
   abandonedAt?: number;
+  /** Set when the request broke a rule of the real API: the 400 message it got. */
+  refusal?: string;
 }
 
 export type Responder = (request: ReceivedRequest, index: number) => FakeStep;
@@ -69,6 +76,11 @@ export class FakeModelServer {
     return this;
   }
 
+  /** The requests the real API would have refused, with its message: a test of ours expects none. */
+  get refusals(): Array<{ path: string; refusal: string }> {
+    return this.requests.flatMap((request) => (request.refusal ? [{ path: request.path, refusal: request.refusal }] : []));
+  }
+
   reset(): void {
     this.requests.length = 0;
     this.script = [];
@@ -95,20 +107,38 @@ export class FakeModelServer {
       response.on('close', () => {
         if (!response.writableEnded) received.abandonedAt = Date.now();
       });
-      const step = this.script.shift() ?? this.responder?.(received, this.requests.length - 1);
-      if (!step) {
-        respond(response, 500, JSON.stringify({ error: { message: `fake model server: no scripted answer for request ${this.requests.length}` } }));
-      } else if ('hang' in step) {
-        // never answer; the client's timeout or cancellation ends it
-      } else if ('reset' in step) {
-        request.socket.destroy();
-      } else if ('raw' in step) {
-        respond(response, step.status ?? 200, step.raw, step.headers);
-      } else {
-        respond(response, step.status ?? 200, JSON.stringify(step.json), step.headers);
+      received.refusal = wireProblem(received);
+      if (received.refusal) {
+        const step = received.path.includes('/messages') ? anthropicError(400, received.refusal) : openaiError(400, received.refusal);
+        respond(response, 400, JSON.stringify((step as { json: unknown }).json));
+        return;
       }
+      const step = this.script.shift() ?? this.responder?.(received, this.requests.length - 1);
+      this.answer(request, response, step);
     });
   }
+
+  private answer(request: http.IncomingMessage, response: http.ServerResponse, step: FakeStep | undefined): void {
+    if (!step) {
+      respond(response, 500, JSON.stringify({ error: { message: `fake model server: no scripted answer for request ${this.requests.length}` } }));
+    } else if ('gate' in step) {
+      void step.gate.then(() => (response.destroyed ? undefined : this.answer(request, response, step.then)));
+    } else if ('hang' in step) {
+      // never answer; the client's timeout or cancellation ends it
+    } else if ('reset' in step) {
+      request.socket.destroy();
+    } else if ('raw' in step) {
+      respond(response, step.status ?? 200, step.raw, step.headers);
+    } else {
+      respond(response, step.status ?? 200, JSON.stringify(step.json), step.headers);
+    }
+  }
+}
+
+function wireProblem(request: ReceivedRequest): string | undefined {
+  if (request.path.includes('/chat/completions')) return openaiChatProblem(request.body);
+  if (request.path.includes('/messages')) return anthropicMessagesProblem(request.body);
+  return undefined;
 }
 
 function respond(response: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -124,7 +154,13 @@ export interface FakeToolCall {
   arguments: unknown;
 }
 
-export function openaiReply(options: { content?: string; toolCalls?: FakeToolCall[]; finishReason?: string; refusal?: string }): FakeStep {
+export function openaiReply(options: {
+  content?: string;
+  toolCalls?: FakeToolCall[];
+  finishReason?: string;
+  refusal?: string;
+  inputTokens?: number;
+}): FakeStep {
   const toolCalls = options.toolCalls ?? [];
   return {
     json: {
@@ -151,7 +187,7 @@ export function openaiReply(options: { content?: string; toolCalls?: FakeToolCal
           logprobs: null,
         },
       ],
-      usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+      usage: { prompt_tokens: options.inputTokens ?? 100, completion_tokens: 20, total_tokens: (options.inputTokens ?? 100) + 20 },
     },
   };
 }
@@ -162,7 +198,7 @@ export function openaiError(status: number, message: string, headers?: Record<st
 
 // ---- Anthropic Messages responses ----
 
-export function anthropicReply(options: { text?: string; toolCalls?: FakeToolCall[]; stopReason?: string }): FakeStep {
+export function anthropicReply(options: { text?: string; toolCalls?: FakeToolCall[]; stopReason?: string; inputTokens?: number }): FakeStep {
   const toolCalls = options.toolCalls ?? [];
   return {
     json: {
@@ -176,7 +212,7 @@ export function anthropicReply(options: { text?: string; toolCalls?: FakeToolCal
       ],
       stop_reason: options.stopReason ?? (toolCalls.length > 0 ? 'tool_use' : 'end_turn'),
       stop_sequence: null,
-      usage: { input_tokens: 200, output_tokens: 30 },
+      usage: { input_tokens: options.inputTokens ?? 200, output_tokens: 30 },
     },
   };
 }
@@ -184,4 +220,30 @@ export function anthropicReply(options: { text?: string; toolCalls?: FakeToolCal
 export function anthropicError(status: number, message: string, headers?: Record<string, string>): FakeStep {
   const type = status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
   return { status, headers, json: { type: 'error', error: { type, message } } };
+}
+
+// ---- Either provider ----
+
+export type FakeProvider = 'openai' | 'anthropic';
+
+/**
+ * A reply in the given provider's wire format. `finish` names the neutral
+ * reason: `length` (cut at the output-token limit) and `refusal` map to each
+ * provider's own (`length` / `max_tokens`, `content_filter` / `refusal`).
+ */
+export function providerReply(
+  provider: FakeProvider,
+  options: { text?: string; toolCalls?: FakeToolCall[]; finish?: 'length' | 'refusal'; inputTokens?: number },
+): FakeStep {
+  const { text, toolCalls, inputTokens } = options;
+  if (provider === 'openai') {
+    const finishReason = options.finish === 'length' ? 'length' : options.finish === 'refusal' ? 'content_filter' : undefined;
+    return openaiReply({ content: text, toolCalls, finishReason, inputTokens });
+  }
+  const stopReason = options.finish === 'length' ? 'max_tokens' : options.finish === 'refusal' ? 'refusal' : undefined;
+  return anthropicReply({ text, toolCalls, stopReason, inputTokens });
+}
+
+export function providerError(provider: FakeProvider, status: number, message: string): FakeStep {
+  return provider === 'openai' ? openaiError(status, message) : anthropicError(status, message);
 }

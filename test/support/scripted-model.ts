@@ -3,9 +3,10 @@ import { MemoryTranscriptStore } from '../../activities/transcript/transcript-st
 import { withTranscript } from '../../activities/model/with-transcript';
 import type { FinishReason, Message, ModelResponse, ToolCall } from '../../agent/messages';
 
-/** A request as the model saw it: the activity input, plus the whole context it was shown and the tools offered. */
+/** A request as the model saw it: the activity input, plus the whole context it was shown and the tools it may call. */
 export interface ScriptedRequest extends ModelCallInput {
   messages: Message[];
+  /** The tools the model may call: none when the call must answer in text (toolChoice none). */
   offeredTools: string[];
 }
 
@@ -27,8 +28,9 @@ export class ScriptedModel {
   }
 
   callModel = async (input: ModelCallInput): Promise<ModelTurn> =>
-    withTranscript(this.transcripts, input, async (messages, tools) => {
-      const request: ScriptedRequest = { ...structuredClone(input), messages: structuredClone(messages), offeredTools: tools };
+    withTranscript(this.transcripts, input, async ({ messages, tools, toolChoice }) => {
+      const offeredTools = toolChoice === 'none' ? [] : tools;
+      const request: ScriptedRequest = { ...structuredClone(input), messages: structuredClone(messages), offeredTools };
       this.requests.push(request);
       const step = this.script.shift();
       if (!step) throw new Error(`scripted model has no answer for request ${this.requests.length}`);

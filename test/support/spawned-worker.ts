@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { waitFor } from './wait-for';
 import { workerReadyLine } from './worker-process';
@@ -37,6 +38,8 @@ export async function spawnWorker(options: SpawnedWorkerOptions): Promise<Spawne
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      // Test workspaces are temporary directories: the worker must serve workspaces there.
+      AGENT_WORKSPACE_ROOT: os.tmpdir(),
       TEMPORAL_ADDRESS: options.address,
       AGENT_TASK_QUEUE: options.taskQueue,
       AGENT_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE,

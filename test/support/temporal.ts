@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { agentDataConverter } from '../../storage/data-converter';
 import { createAgentWorker } from '../../worker/create-worker';
 import type { Tool } from '../../tools';
-import type { AgentInput } from '../../agent/input';
+import type { ResolvedAgentInput } from '../../agent/input';
+import { resolveAgentInput, type AgentInput } from '../../agent/resolve-input';
 import type { AgentResult } from '../../agent/result';
 import { agentWorkflowType } from '../../workflows/definitions';
 import type { ScriptedModel } from './scripted-model';
@@ -26,6 +28,18 @@ export interface TestWorkerOptions {
   env?: NodeJS.ProcessEnv;
   /** Replaces the model activity with a scripted one (workflow-level tests). */
   model?: ScriptedModel;
+  /** Default: the system's temporary directory, where test workspaces live. */
+  workspaceRoot?: string;
+}
+
+/** Test workspaces are temporary directories; test workers and CLIs serve workspaces under this root. */
+export const testWorkspaceRoot = os.tmpdir();
+
+/** The input as a client resolves it (defaults filled in), for tests that start the workflow themselves. */
+export function resolved(input: AgentInput): ResolvedAgentInput {
+  const check = resolveAgentInput(input);
+  if (!check.ok) throw new Error(`test input is invalid: ${check.problems}`);
+  return check.input;
 }
 
 /** A worker on the shared bundle that replays every workflow task (maxCachedWorkflows: 0), so tests catch non-determinism. */
@@ -36,6 +50,7 @@ export function createTestWorker(environment: TestWorkflowEnvironment, options: 
     taskQueue: options.taskQueue,
     tools: options.tools,
     env: options.env ?? {},
+    workspaceRoot: options.workspaceRoot ?? testWorkspaceRoot,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     activityOverrides: options.model ? { callModel: options.model.callModel } : undefined,
     overrides: { maxCachedWorkflows: 0 },
@@ -48,10 +63,10 @@ export async function runAgent(
   input: AgentInput,
 ): Promise<{ result: AgentResult; workflowId: string }> {
   const workflowId = `test-${randomUUID()}`;
-  const result = await environment.client.workflow.execute<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
+  const result = await environment.client.workflow.execute<(input: ResolvedAgentInput) => Promise<AgentResult>>(agentWorkflowType, {
     taskQueue,
     workflowId,
-    args: [input],
+    args: [resolved(input)],
   });
   return { result, workflowId };
 }

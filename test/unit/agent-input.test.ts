@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../../agent/errors';
-import { checkAgentInput } from '../../agent/input';
+import { checkResolvedInput } from '../../agent/input';
+import { resolveAgentInput as checkAgentInput } from '../../agent/resolve-input';
 import { parseModelId } from '../../agent/model-id';
 
 const minimal = { prompt: 'list the files', model: 'openai:gpt-4o-mini', workspace: '/tmp/project' };
@@ -10,8 +11,8 @@ function problemsOf(raw: unknown): string {
   return check.problems;
 }
 
-describe('checkAgentInput', () => {
-  it('fills in defaults for tools, maxIterations and maxConcurrentTools', () => {
+describe('resolveAgentInput', () => {
+  it('fills in every default, so the workflow receives explicit settings', () => {
     expect(checkAgentInput(minimal)).toEqual({
       ok: true,
       input: { ...minimal, tools: [], maxIterations: 20, maxConcurrentTools: 8, modelTimeoutSeconds: 300, context: { keepRecentTurns: 4 } },
@@ -98,5 +99,19 @@ describe('parseModelId', () => {
     const error = errorFrom(() => parseModelId('ollama:llama3'));
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toBe('unknown provider "ollama" in model "ollama:llama3"; known providers: openai, anthropic');
+  });
+});
+
+describe('checkResolvedInput (the workflow side)', () => {
+  it('accepts what resolveAgentInput produced, unchanged', () => {
+    const resolved = checkAgentInput(minimal);
+    if (!resolved.ok) throw new Error(resolved.problems);
+    expect(checkResolvedInput(resolved.input)).toEqual({ ok: true, input: resolved.input });
+  });
+
+  it('applies no default: a setting left out is a problem, not a value the replaying code chooses', () => {
+    const check = checkResolvedInput(minimal);
+    expect(check.ok).toBe(false);
+    expect(check.ok ? '' : check.problems).toMatch(/^tools: .*; maxIterations: .*; maxConcurrentTools: .*; modelTimeoutSeconds: .*; context: /);
   });
 });

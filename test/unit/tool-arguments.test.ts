@@ -6,13 +6,15 @@ import { toolActivity } from '../../activities/tool-activity';
 import { ConfigurationError, ToolInputError } from '../../agent/errors';
 import { maxToolOutputChars } from '../../agent/limits';
 import { defineTool, toolJsonSchema, type Tool } from '../../tools/define-tool';
+import { testWorkspaceRoot } from '../support/temporal';
 
-const workspace = '/unused-workspace';
+// The tools under test never touch it; it only has to lie inside the worker's workspace root.
+const workspace = testWorkspaceRoot;
 
 // The mock environment logs every failed attempt; these tests fail attempts on purpose.
 function runInActivity(tool: Tool, args: unknown): Promise<string> {
   const environment = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
-  return environment.run(toolActivity(tool), { arguments: args, workspace });
+  return environment.run(toolActivity(tool, testWorkspaceRoot), { arguments: args, workspace });
 }
 
 function recordingTool(respond: (input: { path: string; count: number }) => Promise<string> = async ({ path }) => `read ${path}`) {
@@ -42,7 +44,7 @@ describe('toolActivity argument validation', () => {
   it('refuses a wrongly typed field before the handler runs, naming the field', async () => {
     const { tool, calls } = recordingTool();
     // Outside an activity context: validation must fail before Context.current() is reached.
-    const failure = await failureOf(toolActivity(tool)({ arguments: { path: 3 }, workspace }));
+    const failure = await failureOf(toolActivity(tool, testWorkspaceRoot)({ arguments: { path: 3 }, workspace }));
     expect(failure.type).toBe('InvalidToolArguments');
     expect(failure.nonRetryable).toBe(true);
     expect(failure.message).toBe('invalid arguments for recorder: ✖ Invalid input: expected string, received number\n  → at path');
@@ -51,14 +53,14 @@ describe('toolActivity argument validation', () => {
 
   it('names a field that breaks a bound', async () => {
     const { tool, calls } = recordingTool();
-    const failure = await failureOf(toolActivity(tool)({ arguments: { path: 'a.txt', count: 0 }, workspace }));
+    const failure = await failureOf(toolActivity(tool, testWorkspaceRoot)({ arguments: { path: 'a.txt', count: 0 }, workspace }));
     expect(failure.message).toBe('invalid arguments for recorder: ✖ Too small: expected number to be >=1\n  → at count');
     expect(calls).toEqual([]);
   });
 
   it('refuses arguments that are not an object', async () => {
     const { tool } = recordingTool();
-    const failure = await failureOf(toolActivity(tool)({ arguments: 'a.txt', workspace }));
+    const failure = await failureOf(toolActivity(tool, testWorkspaceRoot)({ arguments: 'a.txt', workspace }));
     expect(failure.type).toBe('InvalidToolArguments');
     expect(failure.message).toBe('invalid arguments for recorder: ✖ Invalid input: expected object, received string');
   });

@@ -1,6 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
-import type { AgentInput } from '../../agent/input';
+import type { AgentInput } from '../../agent/resolve-input';
 import type { AgentResult } from '../../agent/result';
 import { summaryLead } from '../../agent/context-view';
 import { summaryPrompt } from '../../activities/model/with-transcript';
@@ -8,7 +8,7 @@ import { MemoryTranscriptStore } from '../../activities/transcript/transcript-st
 import { agentWorkflowType, messagesQuery, sendMessageUpdate } from '../../workflows/definitions';
 import { activityAttempts, fetchEvents } from '../support/history';
 import { answer, callTools, ScriptedModel } from '../support/scripted-model';
-import { connectToTestServer, createTestWorker, uniqueTaskQueue } from '../support/temporal';
+import { connectToTestServer, createTestWorker, uniqueTaskQueue, resolved } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -28,7 +28,7 @@ async function run(model: ScriptedModel, input: Partial<AgentInput>, body?: (wor
     const handle = await environment.client.workflow.start<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
       taskQueue,
       workflowId,
-      args: [{ model: 'openai:test', tools: ['read_file'], workspace, ...input }],
+      args: [resolved({ model: 'openai:test', tools: ['read_file'], workspace, ...input })],
     });
     await body?.(workflowId);
     return handle.result();

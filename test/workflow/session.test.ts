@@ -1,10 +1,10 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { AgentInput } from '../../agent/input';
-import type { AgentResult } from '../../agent/result';
+import type { AgentInput } from '../../agent/resolve-input';
+import type { AgentResult, TurnReply } from '../../agent/result';
 import { agentWorkflowType, endSessionSignal, messagesQuery, sendMessageUpdate, statusQuery } from '../../workflows/definitions';
 import { answer, callTools, ScriptedModel } from '../support/scripted-model';
-import { connectToTestServer, createTestWorker, uniqueTaskQueue } from '../support/temporal';
+import { connectToTestServer, createTestWorker, uniqueTaskQueue, resolved } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 
 let environment: TestWorkflowEnvironment;
@@ -27,14 +27,14 @@ async function withSession<T>(
     await environment.client.workflow.start<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
       taskQueue,
       workflowId,
-      args: [{ model: 'openai:test', tools: ['read_file'], workspace, session: { idleTimeoutSeconds: 600 }, ...input }],
+      args: [resolved({ model: 'openai:test', tools: ['read_file'], workspace, session: { idleTimeoutSeconds: 600 }, ...input })],
     });
     return body(workflowId);
   });
 }
 
 const send = (workflowId: string, message: string) =>
-  environment.client.workflow.getHandle(workflowId).executeUpdate(sendMessageUpdate, { args: [message] });
+  environment.client.workflow.getHandle(workflowId).executeUpdate(sendMessageUpdate, { args: [message] }) as Promise<TurnReply>;
 
 describe('sessions', () => {
   it('answers each message with an update and ends on request with the whole transcript kept', async () => {
@@ -137,7 +137,7 @@ describe('sessions', () => {
       const handle = await environment.client.workflow.start(agentWorkflowType, {
         taskQueue,
         workflowId: `one-shot-${Date.now()}`,
-        args: [{ prompt: 'hi', model: 'openai:test', workspace }],
+        args: [resolved({ prompt: 'hi', model: 'openai:test', workspace })],
       });
       const refusal = await handle
         .executeUpdate(sendMessageUpdate, { args: ['more'] })

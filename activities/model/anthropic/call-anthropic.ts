@@ -1,12 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ModelResponse } from '../../../agent/messages';
 import type { ProviderCall } from '../provider-call';
-import { toolJsonSchema } from '../../../tools';
-import { toAnthropicPrompt } from './convert-messages';
 import { fromAnthropicMessage } from './convert-response';
-
-// Anthropic requires max_tokens on every request.
-const defaultMaxOutputTokens = 4096;
+import { prepareAnthropicRequest } from './prepare-request';
 
 /** Calls the Anthropic Messages API (ANTHROPIC_BASE_URL honoured). The SDK's own retries are off. */
 export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> {
@@ -16,22 +12,6 @@ export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> 
     maxRetries: 0,
     timeout: call.timeoutMs,
   });
-  const prompt = toAnthropicPrompt(call.messages);
-  const response = await client.messages.create(
-    {
-      model: call.model,
-      max_tokens: call.maxOutputTokens ?? defaultMaxOutputTokens,
-      messages: prompt.messages,
-      ...(prompt.system !== undefined && { system: prompt.system }),
-      ...(call.tools.length > 0 && {
-        tools: call.tools.map((tool) => ({
-          name: tool.name,
-          description: tool.description,
-          input_schema: toolJsonSchema(tool) as Anthropic.Tool.InputSchema,
-        })),
-      }),
-    },
-    { signal: call.signal },
-  );
+  const response = await client.messages.create(prepareAnthropicRequest(call), { signal: call.signal });
   return fromAnthropicMessage(response);
 }

@@ -6,17 +6,20 @@ export interface AnthropicPrompt {
   messages: MessageParam[];
 }
 
+// Anthropic refuses a tool_result marked is_error with empty content, and text blocks that are empty or blank.
+const emptyToolOutput = '(no output)';
+
 /**
  * Neutral messages → Anthropic Messages. System messages go to the top-level
  * `system`; consecutive assistant content and tool calls form one assistant
- * message, and consecutive tool results form one user message, as Anthropic
- * requires strictly alternating roles.
+ * message, and consecutive tool results (and any user text after them) form one
+ * user message, as Anthropic requires strictly alternating roles. Blank text is
+ * left out, and a message left with no content disappears, its neighbours merging.
  */
 export function toAnthropicPrompt(messages: Message[]): AnthropicPrompt {
   const system: string[] = [];
   const result: MessageParam[] = [];
   const append = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
-    // Anthropic rejects empty messages; an empty reply is left out and the user turns around it merge.
     if (blocks.length === 0) return;
     const last = result[result.length - 1];
     if (last?.role === role && Array.isArray(last.content)) {
@@ -28,14 +31,14 @@ export function toAnthropicPrompt(messages: Message[]): AnthropicPrompt {
   for (const message of messages) {
     switch (message.role) {
       case 'system':
-        system.push(message.content);
+        if (message.content.trim()) system.push(message.content);
         break;
       case 'user':
-        append('user', [{ type: 'text', text: message.content }]);
+        append('user', textBlocks(message.content));
         break;
       case 'assistant':
         append('assistant', [
-          ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
+          ...textBlocks(message.content),
           ...message.toolCalls.map((call) => ({
             type: 'tool_use' as const,
             id: call.id,
@@ -48,7 +51,7 @@ export function toAnthropicPrompt(messages: Message[]): AnthropicPrompt {
         const block: ToolResultBlockParam = {
           type: 'tool_result',
           tool_use_id: message.toolCallId,
-          content: message.content,
+          content: message.content || emptyToolOutput,
           ...(message.isError && { is_error: true }),
         };
         append('user', [block]);
@@ -61,6 +64,10 @@ export function toAnthropicPrompt(messages: Message[]): AnthropicPrompt {
     }
   }
   return { system: system.length > 0 ? system.join('\n\n') : undefined, messages: result };
+}
+
+function textBlocks(text: string): ContentBlockParam[] {
+  return text.trim() ? [{ type: 'text', text }] : [];
 }
 
 // Anthropic wants tool_use input as an object. Arguments that were not valid JSON

@@ -1,9 +1,8 @@
 import OpenAI from 'openai';
 import type { ModelResponse } from '../../../agent/messages';
 import type { ProviderCall } from '../provider-call';
-import { toolJsonSchema } from '../../../tools';
-import { toOpenAIMessages } from './convert-messages';
 import { fromOpenAICompletion } from './convert-response';
+import { prepareOpenAIRequest } from './prepare-request';
 
 /**
  * Calls OpenAI Chat Completions, or any compatible server (Ollama, vLLM, LM Studio)
@@ -16,19 +15,6 @@ export async function callOpenAI(call: ProviderCall): Promise<ModelResponse> {
     maxRetries: 0,
     timeout: call.timeoutMs,
   });
-  const completion = await client.chat.completions.create(
-    {
-      model: call.model,
-      messages: toOpenAIMessages(call.messages),
-      ...(call.tools.length > 0 && {
-        tools: call.tools.map((tool) => ({
-          type: 'function' as const,
-          function: { name: tool.name, description: tool.description, parameters: toolJsonSchema(tool) },
-        })),
-      }),
-      ...(call.maxOutputTokens !== undefined && { max_completion_tokens: call.maxOutputTokens }),
-    },
-    { signal: call.signal },
-  );
+  const completion = await client.chat.completions.create(prepareOpenAIRequest(call), { signal: call.signal });
   return fromOpenAICompletion(completion);
 }

@@ -1,0 +1,56 @@
+import type { Message, ToolCall, ToolResultMessage } from './messages';
+
+/**
+ * The invariant both provider APIs enforce and every request we send keeps: each
+ * assistant tool call is followed by exactly one result, linked by its call id,
+ * before any other message. The workflow closes every path that would leave a
+ * call unanswered (see notRunResults); the model activity checks the invariant
+ * before every request, so a violation is our bug, reported loudly, never a
+ * request a provider refuses.
+ */
+
+/** Every way the conversation breaks the pairing rule; empty when it keeps it. */
+export function toolPairingProblems(messages: Message[]): string[] {
+  const problems: string[] = [];
+  let open = new Map<string, string>();
+  let openedAt = -1;
+  const closeRound = (index: number) => {
+    if (open.size > 0) {
+      problems.push(
+        `tool call(s) ${[...open.keys()].join(', ')} of message ${openedAt} have no result before ${index < messages.length ? `message ${index}` : 'the end'}`,
+      );
+    }
+    open = new Map();
+  };
+  messages.forEach((message, index) => {
+    if (message.role === 'tool') {
+      if (open.has(message.toolCallId)) open.delete(message.toolCallId);
+      else problems.push(`tool result of message ${index} (${message.toolCallId}) answers no open tool call`);
+      return;
+    }
+    closeRound(index);
+    if (message.role === 'assistant' && message.toolCalls.length > 0) {
+      openedAt = index;
+      for (const call of message.toolCalls) {
+        if (open.has(call.id)) problems.push(`message ${index} has two tool calls with id ${call.id}`);
+        open.set(call.id, call.name);
+      }
+    }
+  });
+  closeRound(messages.length);
+  return problems;
+}
+
+/**
+ * Error results for tool calls a turn will not run, each saying why, so the
+ * conversation stays one that both APIs accept on every later request.
+ */
+export function notRunResults(calls: ToolCall[], reason: string): ToolResultMessage[] {
+  return calls.map((call) => ({
+    role: 'tool',
+    toolCallId: call.id,
+    toolName: call.name,
+    content: `Error: not run: ${reason}`,
+    isError: true,
+  }));
+}

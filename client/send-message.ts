@@ -1,0 +1,76 @@
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { failureTypes } from '../agent/errors';
+import { isPending, type MessageReply, type TurnReply } from '../agent/result';
+import { awaitReplyUpdate, sendMessageUpdate } from '../workflows/definitions';
+import { failureMessage } from './commands/output';
+
+// A run hands its messages over within a workflow task or two; asking again sooner would only spend updates.
+const pendingRetryDelayMs = 200;
+
+/** A message the session did not answer: refused by its validator, its turn failed, or the session ended first. */
+export class MessageNotAnsweredError extends Error {
+  constructor(
+    message: string,
+    /** The failure type: `MessageRefused` (validator), `ProviderRejectedRequest` (the provider refused the turn), `MessageNotAnswered`, ... */
+    readonly type: string | undefined,
+  ) {
+    super(message);
+    this.name = 'MessageNotAnsweredError';
+  }
+
+  /** True when the message never entered the conversation (refused by the validator or by Temporal's limits). */
+  get refused(): boolean {
+    return this.type === failureTypes.messageRefused || this.type === inFlightLimitType;
+  }
+}
+
+const inFlightLimitType = 'InFlightUpdateLimit';
+
+/**
+ * Sends one user message to a session and returns the reply. Follows the
+ * session across continue-as-new: a message handed to the next run is asked
+ * for there with awaitReply, as often as it takes. Throws MessageNotAnsweredError,
+ * with the workflow's or the provider's own words, when the message is not answered.
+ * `handle` must name the workflow id only (no run id), so that it reaches the newest run.
+ */
+export async function sendMessage(handle: WorkflowHandle, message: string): Promise<TurnReply> {
+  let reply: MessageReply = await update(() => handle.executeUpdate(sendMessageUpdate, { args: [message] }));
+  while (isPending(reply)) {
+    const { ticket } = reply;
+    await new Promise((resolve) => setTimeout(resolve, pendingRetryDelayMs));
+    reply = await update(() => handle.executeUpdate(awaitReplyUpdate, { args: [ticket] }));
+  }
+  return reply;
+}
+
+async function update(call: () => Promise<MessageReply>): Promise<MessageReply> {
+  try {
+    return await call();
+  } catch (error) {
+    throw notAnswered(error);
+  }
+}
+
+/** Temporal runs at most 10 updates of one workflow at once (history.maxInFlightUpdates); the server refuses the 11th. */
+export function isInFlightLimit(error: unknown): boolean {
+  for (let current = error; current; current = (current as { cause?: unknown }).cause) {
+    const text = (current as { message?: unknown }).message;
+    if (typeof text === 'string' && /in-flight update/i.test(text)) return true;
+  }
+  return false;
+}
+
+function notAnswered(error: unknown): unknown {
+  if (error instanceof WorkflowUpdateFailedError) {
+    const cause = error.cause as (Error & { type?: string }) | undefined;
+    return new MessageNotAnsweredError(cause?.message ?? error.message, cause?.type);
+  }
+  if (isInFlightLimit(error)) {
+    return new MessageNotAnsweredError(
+      'the session already has 10 messages waiting for their replies, the most Temporal runs at once for one workflow ' +
+        '(history.maxInFlightUpdates); send this one again once a reply has arrived',
+      inFlightLimitType,
+    );
+  }
+  return error instanceof Error ? error : new Error(failureMessage(error));
+}

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import type { AgentInput } from '../../agent/resolve-input';
+import type { AgentResult } from '../../agent/result';
+import { MessageNotAnsweredError, sendMessage } from '../../client/send-message';
+import { agentWorkflowType, messagesQuery } from '../../workflows/definitions';
+import { reflectionPrompt } from '../../workflows/turn';
+import { providerError, providerReply, type FakeProvider } from '../support/fake-model-server';
+import { fetchEvents, scheduledActivities } from '../support/history';
+import { EventType, workflowExecutionFailure } from '../support/fault-history';
+import { createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal';
+import { useTestBed } from '../support/test-bed';
+import { waitFor } from '../support/wait-for';
+
+// Faults of the conversation itself, through the real OpenAI and Anthropic clients against a fake
+// server that refuses what the real APIs refuse. Every test ends by checking that no request the
+// engine sent was refused: the engine never sends a conversation a provider would reject.
+
+const bed = useTestBed();
+const models: Record<FakeProvider, string> = { openai: 'openai:gpt-4o-mini', anthropic: 'anthropic:claude-haiku-4-5' };
+const tools = ['read_file', 'list_directory'];
+
+afterEach(() => expect(bed.server.refusals).toEqual([]));
+
+async function withWorker<T>(body: (taskQueue: string, worker: Worker) => Promise<T>): Promise<T> {
+  const taskQueue = uniqueTaskQueue('conversation');
+  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
+  return worker.runUntil(() => body(taskQueue, worker));
+}
+
+async function start(taskQueue: string, input: Omit<AgentInput, 'workspace'>) {
+  const workflowId = `conversation-${randomUUID()}`;
+  await bed.environment.client.workflow.start<(input: unknown) => Promise<AgentResult>>(agentWorkflowType, {
+    taskQueue,
+    workflowId,
+    args: [resolved({ tools, workspace: bed.workspace, ...input })],
+  });
+  // By workflow id only: messages follow the session across continue-as-new.
+  return bed.environment.client.workflow.getHandle<(input: unknown) => Promise<AgentResult>>(workflowId);
+}
+
+const listCall = (id: string) => ({ id, name: 'list_directory', arguments: {} });
+const body = (index: number) => bed.server.requests[index].body;
+
+/** The tool results of a request, read off the wire in either provider's format: call id and text. */
+function toolResultsSent(provider: FakeProvider, index: number): Array<{ id: string; content: string }> {
+  if (provider === 'openai') {
+    return body(index)
+      .messages.filter((message: { role: string }) => message.role === 'tool')
+      .map((message: { tool_call_id: string; content: string }) => ({ id: message.tool_call_id, content: message.content }));
+  }
+  return body(index).messages.flatMap((message: { content: unknown }) =>
+    Array.isArray(message.content)
+      ? message.content
+          .filter((block: { type: string }) => block.type === 'tool_result')
+          .map((block: { tool_use_id: string; content: string }) => ({ id: block.tool_use_id, content: block.content }))
+      : [],
+  );
+}
+
+/** What a request says about tools: offered definitions and the tool choice, in either provider's format. */
+function toolSettings(provider: FakeProvider, index: number): { tools: string[]; choice: unknown } {
+  const request = body(index);
+  const names = (request.tools ?? []).map((tool: { name?: string; function?: { name: string } }) =>
+    provider === 'openai' ? tool.function!.name : tool.name,
+  );
+  return { tools: names, choice: request.tool_choice };
+}
+
+const noToolsChoice: Record<FakeProvider, unknown> = { openai: 'none', anthropic: { type: 'none' } };
+
+describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
+  const model = models[provider];
+
+  it('ends at the iteration limit with a closing reflection that keeps the tools defined but unusable', async () => {
+    bed.server.respondWith((request) =>
+      request.body.tool_choice
+        ? providerReply(provider, { text: 'I listed the directory twice.' })
+        : providerReply(provider, { toolCalls: [listCall(`call_${randomUUID().slice(0, 8)}`)] }),
+    );
+    const result = await withWorker(async (taskQueue) => (await start(taskQueue, { prompt: 'keep listing', model, maxIterations: 2 })).result());
+    expect(result).toMatchObject({ status: 'max_iterations', answer: 'I listed the directory twice.', iterations: 2 });
+    expect(bed.server.requests).toHaveLength(3);
+    expect(toolSettings(provider, 2)).toEqual({ tools, choice: noToolsChoice[provider] });
+    expect(JSON.stringify(body(2).messages)).toContain(reflectionPrompt);
+  });
+
+  it('makes the context summary call with the tools defined but unusable, then goes on from the summary', async () => {
+    bed.server.enqueue(
+      providerReply(provider, { toolCalls: [listCall('s1')], inputTokens: 10 }),
+      providerReply(provider, { toolCalls: [listCall('s2')], inputTokens: 100 }),
+      providerReply(provider, { text: 'the summary' }),
+      providerReply(provider, { text: 'done' }),
+    );
+    // The second call's input (100 tokens) is over the budget: the turns before it, a tool round among them, are summarised.
+    const handle = await withWorker(async (taskQueue) => {
+      const started = await start(taskQueue, { prompt: 'summarise', model, context: { maxContextTokens: 50, keepRecentTurns: 1 } });
+      await started.result();
+      return started;
+    });
+    expect((await handle.result()).answer).toBe('done');
+    expect(bed.server.requests).toHaveLength(4);
+    expect(toolSettings(provider, 2)).toEqual({ tools, choice: noToolsChoice[provider] });
+    expect(toolResultsSent(provider, 2).map((result) => result.id)).toEqual(['s1']);
+    expect(JSON.stringify(body(3).messages)).toContain('the summary');
+  });
+
+  it.each<['length' | 'refusal', string]>([
+    ['length', 'not run: the reply was cut at the output-token limit, so its arguments may be incomplete'],
+    ['refusal', 'not run: the reply was refused'],
+  ])('closes the tool calls of a reply ended by %s with error results, and the next message is answered', async (finish, reason) => {
+    bed.server.enqueue(
+      providerReply(provider, { text: 'partial', toolCalls: [listCall('cut_1'), listCall('cut_2')], finish }),
+      providerReply(provider, { text: 'second answer' }),
+    );
+    await withWorker(async (taskQueue) => {
+      const handle = await start(taskQueue, { model, session: { idleTimeoutSeconds: 600 } });
+      expect(await sendMessage(handle, 'first')).toMatchObject({ status: finish === 'length' ? 'truncated' : 'refused', answer: 'partial' });
+      expect(await sendMessage(handle, 'second')).toMatchObject({ status: 'completed', answer: 'second answer' });
+      await handle.terminate('test over');
+    });
+    expect(toolResultsSent(provider, 1)).toEqual([
+      { id: 'cut_1', content: `Error: ${reason}` },
+      { id: 'cut_2', content: `Error: ${reason}` },
+    ]);
+  });
+
+  it('fails only the message whose request the provider rejects, rolls it back, and answers the next one', async () => {
+    bed.server.enqueue(providerError(provider, 400, 'prompt is too long: 250000 tokens > 200000 maximum'), providerReply(provider, { text: 'short answer' }));
+    const { failure, reply, conversation, workflowId } = await withWorker(async (taskQueue) => {
+      const handle = await start(taskQueue, { model, session: { idleTimeoutSeconds: 600 } });
+      const failure = await sendMessage(handle, 'a very long message').catch((error: unknown) => error);
+      const reply = await sendMessage(handle, 'a short one');
+      const conversation = await handle.query(messagesQuery);
+      await handle.terminate('test over');
+      return { failure, reply, conversation, workflowId: handle.workflowId };
+    });
+    expect(failure).toBeInstanceOf(MessageNotAnsweredError);
+    expect((failure as MessageNotAnsweredError).message).toContain('prompt is too long: 250000 tokens > 200000 maximum');
+    expect(reply).toMatchObject({ status: 'completed', answer: 'short answer' });
+    // Rolled back: the failed message is not in the conversation, nor in what the model saw next.
+    expect(conversation.map((message) => message.content)).toEqual(['a short one', 'short answer']);
+    expect(JSON.stringify(body(1).messages)).not.toContain('a very long message');
+    const events = await fetchEvents(bed.environment.client, workflowId);
+    const failedUpdate = events.find((event) => event.workflowExecutionUpdateCompletedEventAttributes?.outcome?.failure);
+    expect(failedUpdate?.workflowExecutionUpdateCompletedEventAttributes?.outcome?.failure?.message).toContain('prompt is too long');
+    expect(workflowExecutionFailure(events)).toBeUndefined();
+  });
+
+  it('answers every queued message when the first turn spends the token budget, and refuses later ones', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    bed.server.enqueue({ gate, then: providerReply(provider, { text: 'all I could do' }) });
+    const { replies, result, late } = await withWorker(async (taskQueue) => {
+      const handle = await start(taskQueue, { prompt: 'spend it all', model, session: { idleTimeoutSeconds: 600 }, maxSessionTokens: 10 });
+      await waitFor('the first model request', () => bed.server.requests.length === 1);
+      const queued = [sendMessage(handle, 'queued one'), sendMessage(handle, 'queued two')];
+      await waitFor('both messages to be queued', async () => (await handle.query('status') as { queuedMessages: number }).queuedMessages === 2);
+      release();
+      const replies = await Promise.all(queued);
+      const result = await handle.result();
+      const late = await sendMessage(handle, 'too late').catch((error: Error) => error.message);
+      return { replies, result, late };
+    });
+    expect(replies).toEqual([
+      { answer: '', status: 'token_budget', iterations: 0, usage: { inputTokens: 0, outputTokens: 0 } },
+      { answer: '', status: 'token_budget', iterations: 0, usage: { inputTokens: 0, outputTokens: 0 } },
+    ]);
+    expect(result).toMatchObject({ status: 'token_budget', answer: 'all I could do', turns: 1 });
+    expect(late).toMatch(/completed|no more messages/i);
+    expect(bed.server.requests).toHaveLength(1);
+  });
+});
