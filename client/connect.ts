@@ -6,6 +6,7 @@ import { createAgentWorker } from '../worker/create-worker';
 import { defaultWorkspaceRoot, loadConnectionSettings, taskQueue as configuredTaskQueue } from '../worker/settings';
 import { invocationDirectory } from './commands/output';
 import { portAnswers, startEmbeddedServer } from './embedded-server';
+import { cliRetryInterceptors } from './grpc-retry';
 import { webUiBase } from './web-ui';
 
 export interface AgentSession {
@@ -46,7 +47,7 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
     const server = !settings.addressConfigured && !(await portAnswers(7233)) ? await startEmbeddedServer(options.log) : undefined;
     if (server) closers.push(server.stop);
     const connectionOptions = server ? { address: server.address } : settings.connectionOptions;
-    const connection = await Connection.connect(connectionOptions);
+    const connection = await Connection.connect({ ...connectionOptions, interceptors: cliRetryInterceptors() });
     closers.push(() => connection.close());
     const client = new Client({ connection, namespace, dataConverter: agentDataConverter() });
 

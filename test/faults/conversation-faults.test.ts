@@ -7,11 +7,12 @@ import { MessageNotAnsweredError, sendMessage } from '../../client/send-message'
 import { agentWorkflowType, messagesQuery } from '../../workflows/definitions';
 import { reflectionPrompt } from '../../workflows/turn';
 import { providerError, providerReply, type FakeProvider } from '../support/fake-model-server';
-import { fetchEvents, scheduledActivities } from '../support/history';
+import { completedUpdates, fetchEvents, scheduledActivities } from '../support/history';
 import { EventType, workflowExecutionFailure } from '../support/fault-history';
 import { createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
+import { makeWorkspace } from '../support/workspace';
 
 // Faults of the conversation itself, through the real OpenAI and Anthropic clients against a fake
 // server that refuses what the real APIs refuse. Every test ends by checking that no request the
@@ -79,7 +80,9 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
         ? providerReply(provider, { text: 'I listed the directory twice.' })
         : providerReply(provider, { toolCalls: [listCall(`call_${randomUUID().slice(0, 8)}`)] }),
     );
-    const result = await withWorker(async (taskQueue) => (await start(taskQueue, { prompt: 'keep listing', model, maxIterations: 2 })).result());
+    const result = await withWorker(async (taskQueue) =>
+      (await start(taskQueue, { prompt: 'keep listing', model, maxIterations: 2 })).result(),
+    );
     expect(result).toMatchObject({ status: 'max_iterations', answer: 'I listed the directory twice.', iterations: 2 });
     expect(bed.server.requests).toHaveLength(3);
     expect(toolSettings(provider, 2)).toEqual({ tools, choice: noToolsChoice[provider] });
@@ -95,7 +98,11 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
     );
     // The second call's input (100 tokens) is over the budget: the turns before it, a tool round among them, are summarised.
     const handle = await withWorker(async (taskQueue) => {
-      const started = await start(taskQueue, { prompt: 'summarise', model, context: { maxContextTokens: 50, keepRecentTurns: 1 } });
+      const started = await start(taskQueue, {
+        prompt: 'summarise',
+        model,
+        context: { maxContextTokens: 50, keepRecentTurns: 1 },
+      });
       await started.result();
       return started;
     });
@@ -109,25 +116,34 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
   it.each<['length' | 'refusal', string]>([
     ['length', 'not run: the reply was cut at the output-token limit, so its arguments may be incomplete'],
     ['refusal', 'not run: the reply was refused'],
-  ])('closes the tool calls of a reply ended by %s with error results, and the next message is answered', async (finish, reason) => {
-    bed.server.enqueue(
-      providerReply(provider, { text: 'partial', toolCalls: [listCall('cut_1'), listCall('cut_2')], finish }),
-      providerReply(provider, { text: 'second answer' }),
-    );
-    await withWorker(async (taskQueue) => {
-      const handle = await start(taskQueue, { model, session: { idleTimeoutSeconds: 600 } });
-      expect(await sendMessage(handle, 'first')).toMatchObject({ status: finish === 'length' ? 'truncated' : 'refused', answer: 'partial' });
-      expect(await sendMessage(handle, 'second')).toMatchObject({ status: 'completed', answer: 'second answer' });
-      await handle.terminate('test over');
-    });
-    expect(toolResultsSent(provider, 1)).toEqual([
-      { id: 'cut_1', content: `Error: ${reason}` },
-      { id: 'cut_2', content: `Error: ${reason}` },
-    ]);
-  });
+  ])(
+    'closes the tool calls of a reply ended by %s with error results, and the next message is answered',
+    async (finish, reason) => {
+      bed.server.enqueue(
+        providerReply(provider, { text: 'partial', toolCalls: [listCall('cut_1'), listCall('cut_2')], finish }),
+        providerReply(provider, { text: 'second answer' }),
+      );
+      await withWorker(async (taskQueue) => {
+        const handle = await start(taskQueue, { model, session: { idleTimeoutSeconds: 600 } });
+        expect(await sendMessage(handle, 'first')).toMatchObject({
+          status: finish === 'length' ? 'truncated' : 'refused',
+          answer: 'partial',
+        });
+        expect(await sendMessage(handle, 'second')).toMatchObject({ status: 'completed', answer: 'second answer' });
+        await handle.terminate('test over');
+      });
+      expect(toolResultsSent(provider, 1)).toEqual([
+        { id: 'cut_1', content: `Error: ${reason}` },
+        { id: 'cut_2', content: `Error: ${reason}` },
+      ]);
+    },
+  );
 
   it('fails only the message whose request the provider rejects, rolls it back, and answers the next one', async () => {
-    bed.server.enqueue(providerError(provider, 400, 'prompt is too long: 250000 tokens > 200000 maximum'), providerReply(provider, { text: 'short answer' }));
+    bed.server.enqueue(
+      providerError(provider, 400, 'prompt is too long: 250000 tokens > 200000 maximum'),
+      providerReply(provider, { text: 'short answer' }),
+    );
     const { failure, reply, conversation, workflowId } = await withWorker(async (taskQueue) => {
       const handle = await start(taskQueue, { model, session: { idleTimeoutSeconds: 600 } });
       const failure = await sendMessage(handle, 'a very long message').catch((error: unknown) => error);
@@ -144,7 +160,9 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
     expect(JSON.stringify(body(1).messages)).not.toContain('a very long message');
     const events = await fetchEvents(bed.environment.client, workflowId);
     const failedUpdate = events.find((event) => event.workflowExecutionUpdateCompletedEventAttributes?.outcome?.failure);
-    expect(failedUpdate?.workflowExecutionUpdateCompletedEventAttributes?.outcome?.failure?.message).toContain('prompt is too long');
+    expect(failedUpdate?.workflowExecutionUpdateCompletedEventAttributes?.outcome?.failure?.message).toContain(
+      'prompt is too long',
+    );
     expect(workflowExecutionFailure(events)).toBeUndefined();
   });
 
@@ -153,10 +171,18 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     bed.server.enqueue({ gate, then: providerReply(provider, { text: 'all I could do' }) });
     const { replies, result, late } = await withWorker(async (taskQueue) => {
-      const handle = await start(taskQueue, { prompt: 'spend it all', model, session: { idleTimeoutSeconds: 600 }, maxSessionTokens: 10 });
+      const handle = await start(taskQueue, {
+        prompt: 'spend it all',
+        model,
+        session: { idleTimeoutSeconds: 600 },
+        maxSessionTokens: 10,
+      });
       await waitFor('the first model request', () => bed.server.requests.length === 1);
       const queued = [sendMessage(handle, 'queued one'), sendMessage(handle, 'queued two')];
-      await waitFor('both messages to be queued', async () => (await handle.query('status') as { queuedMessages: number }).queuedMessages === 2);
+      await waitFor(
+        'both messages to be queued',
+        async () => ((await handle.query('status')) as { queuedMessages: number }).queuedMessages === 2,
+      );
       release();
       const replies = await Promise.all(queued);
       const result = await handle.result();
@@ -170,5 +196,116 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
     expect(result).toMatchObject({ status: 'token_budget', answer: 'all I could do', turns: 1 });
     expect(late).toMatch(/completed|no more messages/i);
     expect(bed.server.requests).toHaveLength(1);
+  });
+});
+
+describe.each<FakeProvider>(['openai', 'anthropic'])('%s, long and busy sessions', (provider) => {
+  const model = models[provider];
+
+  it('continues a session as new in the middle of a long tool loop and still delivers the reply', async () => {
+    bed.server.enqueue(
+      ...['l1', 'l2', 'l3', 'l4'].map((id) => providerReply(provider, { toolCalls: [listCall(id)] })),
+      providerReply(provider, { text: 'listed four times' }),
+    );
+    const { reply, runs, workflowId } = await withWorker(async (taskQueue) => {
+      const handle = await start(taskQueue, { model, session: { idleTimeoutSeconds: 600 }, continueAsNewAfterModelCalls: 2 });
+      const reply = await sendMessage(handle, 'list four times');
+      const runs: string[] = [];
+      for await (const execution of bed.environment.client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` }))
+        runs.unshift(execution.runId);
+      await handle.terminate('test over');
+      return { reply, runs, workflowId: handle.workflowId };
+    });
+    expect(reply).toMatchObject({ status: 'completed', answer: 'listed four times', iterations: 5 });
+    expect(reply.usage.inputTokens).toBeGreaterThan(0);
+    expect(runs.length).toBeGreaterThanOrEqual(3);
+    // The first run told the caller to ask the next run; a later run answered, and no model call was repeated.
+    const first = await bed.environment.client.workflow.getHandle(workflowId, runs[0]).fetchHistory();
+    expect(completedUpdates(first.events ?? [])).toEqual([{ name: 'sendMessage', result: { status: 'pending', ticket: 0 } }]);
+    const last = await bed.environment.client.workflow.getHandle(workflowId, runs.at(-1)).fetchHistory();
+    expect(completedUpdates(last.events ?? []).at(-1)).toEqual({ name: 'awaitReply', result: reply });
+    expect(bed.server.requests).toHaveLength(5);
+    expect(toolResultsSent(provider, 4).map((result) => result.id)).toEqual(['l1', 'l2', 'l3', 'l4']);
+  });
+});
+
+// Temporal runs at most 10 updates of one workflow at once. The client retries the server's refusal for about
+// half a minute (a slot may free up meanwhile), then says clearly why the message was not taken. The limit is
+// Temporal's, not a provider's, so one provider is enough here.
+it("answers ten concurrent messages and gives the eleventh, over Temporal's in-flight limit, a clear refusal", async () => {
+  const provider: FakeProvider = 'openai';
+  const model = models[provider];
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  // Each reply repeats the message it answers, so the test can match replies to messages.
+  const echo = (request: { body: { messages: Array<{ role: string; content: unknown }> } }) => {
+    const last = request.body.messages.filter((message) => message.role === 'user').at(-1)!;
+    const text =
+      typeof last.content === 'string'
+        ? last.content
+        : (last.content as Array<{ text?: string }>).map((block) => block.text ?? '').join('');
+    return providerReply(provider, { text: `re: ${text}` });
+  };
+  bed.server.respondWith((request, index) => (index === 0 ? { gate, then: echo(request) } : echo(request)));
+  const outcomes = await withWorker(async (taskQueue) => {
+    const handle = await start(taskQueue, { model, session: { idleTimeoutSeconds: 600 } });
+    let refusedSoFar = 0;
+    const sends = Array.from({ length: 11 }, (_, index) =>
+      sendMessage(handle, `message ${index}`).then(
+        (reply) => ({ sent: `message ${index}`, answer: reply.answer }),
+        (error: Error) => {
+          refusedSoFar++;
+          return { sent: `message ${index}`, refused: error.message };
+        },
+      ),
+    );
+    // The first turn is held until the refusal arrived: until then all ten admitted messages stay in flight.
+    await waitFor('a message to be refused', () => refusedSoFar === 1, { timeoutMs: 60_000 });
+    release();
+    const outcomes = await Promise.all(sends);
+    await handle.terminate('test over');
+    return outcomes;
+  });
+  const refused = outcomes.filter((outcome) => 'refused' in outcome);
+  const answered = outcomes.filter((outcome) => 'answer' in outcome);
+  expect(refused).toHaveLength(1);
+  expect(refused[0]).toMatchObject({ refused: expect.stringContaining('10 messages waiting for their replies') });
+  expect(answered).toHaveLength(10);
+  for (const outcome of answered) expect(outcome).toEqual({ sent: outcome.sent, answer: `re: ${outcome.sent}` });
+  expect(bed.server.requests).toHaveLength(10);
+}, 120_000);
+
+describe('the workspace root', () => {
+  it("refuses a workspace outside the worker's root before any model call, / included", async () => {
+    const root = await makeWorkspace();
+    const outside = await makeWorkspace();
+    const taskQueue = uniqueTaskQueue('workspace-root');
+    const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, workspaceRoot: root });
+    const failures = await worker.runUntil(async () =>
+      Promise.all(
+        [outside, '/'].map(async (workspace) => {
+          const workflowId = `outside-root-${randomUUID()}`;
+          const failure = await bed.environment.client.workflow
+            .execute(agentWorkflowType, {
+              taskQueue,
+              workflowId,
+              args: [resolved({ prompt: 'hello', model: models.openai, workspace })],
+            })
+            .catch((error: unknown) => error);
+          return { failure, events: await fetchEvents(bed.environment.client, workflowId), workspace };
+        }),
+      ),
+    );
+    for (const { failure, events, workspace } of failures) {
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      expect((failure as WorkflowFailedError).cause).toMatchObject({
+        type: 'AgentConfigurationError',
+        nonRetryable: true,
+        message: `workspace "${workspace}" is outside this worker's workspace root "${root}" (AGENT_WORKSPACE_ROOT)`,
+      });
+      expect(scheduledActivities(events).map((activity) => activity.activityType)).toEqual(['prepareRun']);
+      expect(events.some((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED)).toBe(true);
+    }
+    expect(bed.server.requests).toHaveLength(0);
   });
 });

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -40,4 +41,25 @@ export function activityAttempts(events: HistoryEvent[]): Array<{ activityType: 
       activityType: typeByScheduledId.get(Number(event.activityTaskStartedEventAttributes!.scheduledEventId))!,
       attempt: event.activityTaskStartedEventAttributes!.attempt!,
     }));
+}
+
+/** Each update a run completed, in order: its name and its result or failure message, read from the history. */
+export function completedUpdates(events: HistoryEvent[]): Array<{ name: string; result?: unknown; failure?: string }> {
+  const names = new Map<string, string>();
+  const completed: Array<{ name: string; result?: unknown; failure?: string }> = [];
+  for (const event of events) {
+    const accepted = event.workflowExecutionUpdateAcceptedEventAttributes;
+    if (accepted) names.set(accepted.acceptedRequest!.meta!.updateId!, accepted.acceptedRequest!.input!.name!);
+    const done = event.workflowExecutionUpdateCompletedEventAttributes;
+    if (done) {
+      const name = names.get(done.meta!.updateId!) ?? '?';
+      const success = done.outcome?.success?.payloads?.[0];
+      completed.push(
+        success
+          ? { name, result: defaultPayloadConverter.fromPayload(success as Payload) }
+          : { name, failure: done.outcome?.failure?.message ?? '' },
+      );
+    }
+  }
+  return completed;
 }

@@ -1,0 +1,19 @@
+import { defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client';
+
+const resourceExhausted = 8; // gRPC status code
+
+/**
+ * The client's usual gRPC retries, except for Temporal's limit of 10 updates in
+ * flight per workflow: retried, it would hold `agent send` silently for about
+ * half a minute before failing anyway, so the CLI reports it at once instead.
+ */
+export function cliRetryInterceptors(): NonNullable<ConnectionOptions['interceptors']> {
+  const retry = defaultGrpcRetryOptions();
+  return [
+    makeGrpcRetryInterceptor({
+      ...retry,
+      retryableDecider: (attempt, status) =>
+        !(status.code === resourceExhausted && /in-flight updates/i.test(status.details)) && retry.retryableDecider(attempt, status),
+    }),
+  ];
+}
