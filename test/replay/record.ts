@@ -7,7 +7,7 @@
  * Re-record only when a history change is intended; keep the old files too
  * when runs recorded with them may still be open in production.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -17,8 +17,9 @@ import type { AgentInput } from '../../agent/resolve-input';
 import { builtInTools, defineTool } from '../../tools';
 import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { createAgentWorker } from '../../worker/create-worker';
-import { agentWorkflowType, endSessionSignal, progressQuery, sendMessageUpdate } from '../../workflows/definitions';
-import { anthropicReply, FakeModelServer, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
+import { sendMessage } from '../../client/send-message';
+import { agentWorkflowType, endSessionSignal, progressQuery } from '../../workflows/definitions';
+import { anthropicError, anthropicReply, FakeModelServer, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
 import { resolved } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 
@@ -103,6 +104,34 @@ const scenarios: Scenario[] = [
     cancelAfterEvents: 2,
   },
   {
+    // A turn the provider rejects fails only its message and is rolled back; the next message is answered.
+    name: 'session-turn-fails-and-recovers',
+    input: { model: 'anthropic:claude-haiku-4-5', tools: ['read_file'], session: { idleTimeoutSeconds: 600 } },
+    replies: [anthropicError(400, 'prompt is too long: 250000 tokens > 200000 maximum'), anthropicReply({ text: 'short answer' })],
+    messages: ['a very long message', 'a short one'],
+  },
+  {
+    // A reply cut at the output-token limit carries tool calls: each gets a "not run" result.
+    name: 'truncated-tool-calls-closed',
+    input: { model: 'openai:gpt-4o-mini', tools: ['read_file'], session: { idleTimeoutSeconds: 600 } },
+    replies: [
+      openaiReply({ content: 'partial', toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }], finishReason: 'length' }),
+      openaiReply({ content: 'second answer' }),
+    ],
+    messages: ['first', 'second'],
+  },
+  {
+    // A session turn continues as new mid-tool-loop: its caller is told to ask the next run, which answers.
+    name: 'session-hands-over-mid-turn',
+    input: { model: 'openai:gpt-4o-mini', tools: ['read_file'], session: { idleTimeoutSeconds: 600 }, continueAsNewAfterModelCalls: 2 },
+    replies: [
+      openaiReply({ toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+      openaiReply({ toolCalls: [{ id: 'call_2', name: 'read_file', arguments: { path: 'beta.txt' } }] }),
+      openaiReply({ content: 'alpha and beta' }),
+    ],
+    messages: ['read both'],
+  },
+  {
     name: 'session-continue-as-new',
     input: {
       model: 'openai:gpt-4o-mini',
@@ -125,6 +154,7 @@ async function main(): Promise<void> {
   const environment = await TestWorkflowEnvironment.createLocal({ server: { executable: await ensureTemporalCli(console.error), ip: '127.0.0.1' } });
   const server = await FakeModelServer.start();
   const directory = path.join(__dirname, 'histories');
+  await mkdir(directory, { recursive: true });
   try {
     const only = process.argv.slice(2);
     for (const scenario of scenarios.filter((candidate) => only.length === 0 || only.includes(candidate.name))) {
@@ -152,7 +182,8 @@ async function main(): Promise<void> {
           while (server.requests.length < 2) await sleep(200);
           await handle.cancel();
         }
-        for (const message of scenario.messages ?? []) await handle.executeUpdate(sendMessageUpdate, { args: [message] });
+        // Through the client's sendMessage, which follows a message across continue-as-new; a failed turn is part of some scenarios.
+        for (const message of scenario.messages ?? []) await sendMessage(environment.client.workflow.getHandle(workflowId), message).catch(() => undefined);
         if (scenario.messages) await handle.signal(endSessionSignal);
         await handle.result().catch(() => undefined);
       });
