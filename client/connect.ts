@@ -118,9 +118,12 @@ export async function withWorkerFallback<T>(session: AgentSession, call: () => P
 }
 
 // The client wraps gRPC errors (ServiceError "Failed to query Workflow"); the status code sits on a cause.
+// A query whose deadline passes while the server waits for a worker ends DEADLINE_EXCEEDED, or CANCELLED when
+// the server gives up on it first (seen when the run's last worker has just exited): both mean "no worker answered".
 export function isDeadlineExceeded(error: unknown): boolean {
   for (let current = error; current; current = (current as { cause?: unknown }).cause) {
-    if ((current as { code?: unknown }).code === 4 /* grpc DEADLINE_EXCEEDED */) return true;
+    const code = (current as { code?: unknown }).code;
+    if (code === 4 /* grpc DEADLINE_EXCEEDED */ || code === 1 /* grpc CANCELLED */) return true;
   }
   return false;
 }
