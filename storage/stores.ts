@@ -1,0 +1,60 @@
+import type { StorageDriver } from '@temporalio/common';
+import { S3TranscriptStore } from '../activities/transcript/s3-transcript-store';
+import { FileTranscriptStore, type TranscriptStore } from '../activities/transcript/transcript-store';
+import { LocalDirectoryDriver, localDirectoryDriverName } from './local-directory-driver';
+import { S3PayloadDriver, s3PayloadDriverName } from './s3-payload-driver';
+import { createS3Client } from './s3-client';
+import { storageSettings, type StorageSettings } from './storage-settings';
+import { UnconfiguredDriver } from './unconfigured-driver';
+
+export interface AgentStores {
+  settings: StorageSettings;
+  /** Temporal external storage for payloads over the threshold: durable state, read by workers and clients. */
+  payloadDriver: StorageDriver;
+  /** Named as the other backend's driver: reading one of its claims fails with what to configure. */
+  otherPayloadDriver: StorageDriver;
+  /** The model activity's transcripts: saves history bytes, never needed for correctness. */
+  transcripts: TranscriptStore;
+}
+
+/**
+ * The one place the storage backend is chosen, from the environment: the S3
+ * bucket when AGENT_S3_BUCKET is set (workers on many machines, clients anywhere),
+ * else local directories (one machine). Workers, the CLI and `agent show` all
+ * build their stores here, so they read what the others wrote.
+ */
+export function agentStores(env: NodeJS.ProcessEnv = process.env): AgentStores {
+  const settings = storageSettings(env);
+  switch (settings.kind) {
+    case 'local':
+      return {
+        settings,
+        payloadDriver: new LocalDirectoryDriver(settings.payloadDirectory),
+        otherPayloadDriver: new UnconfiguredDriver(
+          s3PayloadDriverName,
+          (claim) =>
+            `this payload is stored in S3 (bucket ${claim.claimData.bucket}, key ${claim.claimData.key}) and this process has no ` +
+            'AGENT_S3_BUCKET: configure it like the workers (AGENT_S3_BUCKET, AWS_ENDPOINT_URL, AWS_REGION, AWS credentials)',
+        ),
+        transcripts: new FileTranscriptStore(settings.transcriptDirectory),
+      };
+    case 's3': {
+      const client = createS3Client(settings);
+      return {
+        settings,
+        payloadDriver: new S3PayloadDriver(client, settings.bucket, settings.prefix),
+        otherPayloadDriver: new UnconfiguredDriver(
+          localDirectoryDriverName,
+          (claim) =>
+            `this payload (${claim.claimData.key}) was stored in a local directory by a process without AGENT_S3_BUCKET: ` +
+            'read it on that machine with its AGENT_PAYLOAD_DIR',
+        ),
+        transcripts: new S3TranscriptStore(client, settings.bucket, settings.prefix),
+      };
+    }
+    default: {
+      const exhaustive: never = settings;
+      throw new Error(`unknown storage settings ${JSON.stringify(exhaustive)}`);
+    }
+  }
+}
