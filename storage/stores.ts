@@ -4,7 +4,8 @@ import { FileTranscriptStore, type TranscriptStore } from '../activities/transcr
 import { LocalDirectoryDriver, localDirectoryDriverName } from './local-directory-driver';
 import { S3PayloadDriver, s3PayloadDriverName } from './s3-payload-driver';
 import { createS3Client } from './s3-client';
-import { storageSettings, type StorageSettings } from './storage-settings';
+import { ConfigurationError } from '../agent/errors';
+import { describeStorage, storageSettings, type StorageSettings } from './storage-settings';
 import { UnconfiguredDriver } from './unconfigured-driver';
 
 export interface AgentStores {
@@ -57,4 +58,28 @@ export function agentStores(env: NodeJS.ProcessEnv = process.env): AgentStores {
       throw new Error(`unknown storage settings ${JSON.stringify(exhaustive)}`);
     }
   }
+}
+
+/**
+ * Fails loudly when the stores cannot be used: writes the empty transcript
+ * (a chunk like any other: content-addressed, written once, harmless) and reads
+ * it back through a second store with no cache. Without this, a wrong bucket,
+ * endpoint or credentials would surface only with the first large payload, and
+ * transcripts would quietly fall back to sending whole conversations. Needs only
+ * the permissions the stores need anyway (s3:PutObject, s3:GetObject).
+ */
+export async function checkStores(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const settings = storageSettings(env);
+  try {
+    const id = await agentStores(env).transcripts.append(undefined, []);
+    if (!(await agentStores(env).transcripts.load(id))) throw new Error('a transcript written a moment ago cannot be read back');
+  } catch (error) {
+    throw new ConfigurationError(`the stores (${describeStorage(settings)}) are not usable: ${errorText(error)}`);
+  }
+}
+
+function errorText(error: unknown): string {
+  const name = (error as Error)?.name;
+  const message = (error as Error)?.message ?? String(error);
+  return name && name !== 'Error' && !message.includes(name) ? `${name}: ${message}` : message;
 }
