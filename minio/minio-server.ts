@@ -21,13 +21,15 @@ export interface MinioOptions {
   accessKeyId: string;
   /** At least 8 characters (MinIO's rule). */
   secretAccessKey: string;
+  /** A fixed port, e.g. to restart a server where its clients expect it; a free one by default. */
+  port?: number;
   readyTimeoutMs?: number;
 }
 
-/** Starts a MinIO server on a free loopback port and resolves once it answers its readiness probe. */
+/** Starts a MinIO server on a loopback port and resolves once it answers its readiness probe. */
 export async function startMinio(options: MinioOptions): Promise<MinioServer> {
   await mkdir(options.dataDirectory, { recursive: true });
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const endpoint = `http://127.0.0.1:${port}`;
   const child = spawn(options.binary, ['server', options.dataDirectory, '--address', `127.0.0.1:${port}`, '--quiet'], {
     env: {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -126,6 +127,13 @@ describe('a run whose input, model answer and result are over 256 KiB', () => {
 
   it("writes nothing to the worker's local directories", async () => {
     expect(await filesUnder(workerMachine)).toEqual([]);
+  });
+
+  it('refuses an object that no longer matches its claim instead of returning other data', async () => {
+    const completed = (await fetchEvents(environment.client, workflowId)).at(-1)!;
+    const { key } = storageReference(completed.workflowExecutionCompletedEventAttributes!.result!.payloads![0])!.claimData;
+    await bucket.s3.send(new PutObjectCommand({ Bucket: bucket.bucket, Key: key, Body: PayloadMessage.encode({ data: Buffer.from('"other"') }).finish() }));
+    await expect(clientWith(bucket.env).workflow.getHandle(workflowId).result()).rejects.toThrow(/integrity check failed/);
   });
 });
 

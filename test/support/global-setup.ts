@@ -48,6 +48,7 @@ async function startObjectStore(): Promise<void> {
       secretAccessKey: 'durable-agent-tests-secret',
     });
     (globalThis as Record<string, unknown>).minioTestServer = server satisfies MinioServer;
+    process.env.TEST_MINIO_BINARY = binary;
     process.env.TEST_S3_ENDPOINT = server.endpoint;
     process.env.TEST_S3_ACCESS_KEY_ID = server.accessKeyId;
     process.env.TEST_S3_SECRET_ACCESS_KEY = server.secretAccessKey;
