@@ -123,7 +123,12 @@ async function startBenchMinio(cleanups: Array<() => Promise<unknown>>): Promise
   const binary = await ensureMinio(log);
   const dataDirectory = await mkdtemp(path.join(os.tmpdir(), 'bench-minio-'));
   cleanups.push(() => rm(dataDirectory, { recursive: true, force: true }));
-  const minio = await startMinio({ binary, dataDirectory, accessKeyId: 'durable-agent-bench', secretAccessKey: 'durable-agent-bench-secret' });
+  const minio = await startMinio({
+    binary,
+    dataDirectory,
+    accessKeyId: 'durable-agent-bench',
+    secretAccessKey: 'durable-agent-bench-secret',
+  });
   cleanups.push(() => minio.stop());
   return minio;
 }
@@ -135,7 +140,10 @@ async function localBackend(cleanups: Array<() => Promise<unknown>>): Promise<Ba
   return {
     name: 'local directories',
     env,
-    storedBytes: async () => ({ transcripts: await directoryTally(env.AGENT_TRANSCRIPT_DIR), payloads: await directoryTally(env.AGENT_PAYLOAD_DIR) }),
+    storedBytes: async () => ({
+      transcripts: await directoryTally(env.AGENT_TRANSCRIPT_DIR),
+      payloads: await directoryTally(env.AGENT_PAYLOAD_DIR),
+    }),
   };
 }
 
@@ -189,7 +197,9 @@ async function startChat(environment: BenchEnvironment, backend: Backend, cleanu
   const model = new ScriptedSessions(agentStores(backend.env).transcripts);
   // Odd model turns ask for bench_text, even ones answer: one tool call per user message.
   model.add(workflowId, (turn) =>
-    turn % 2 === 1 ? callTools(turn, [{ name: benchText.name, arguments: { turn } }]) : answer(`answer ${turn}: `.padEnd(500, '.')),
+    turn % 2 === 1
+      ? callTools(turn, [{ name: benchText.name, arguments: { turn } }])
+      : answer(`answer ${turn}: `.padEnd(500, '.')),
   );
   const worker = await createAgentWorker({
     connection: environment.nativeConnection,
@@ -225,7 +235,8 @@ async function startChat(environment: BenchEnvironment, backend: Backend, cleanu
     async finish(turns: number): Promise<ChatResult> {
       // What `agent show` does: the whole conversation, through the messages query.
       const messages = await handle.query(messagesQuery);
-      if (messages.length !== 4 * turns) throw new Error(`the ${backend.name} chat holds ${messages.length} messages, not ${4 * turns}`);
+      if (messages.length !== 4 * turns)
+        throw new Error(`the ${backend.name} chat holds ${messages.length} messages, not ${4 * turns}`);
       await handle.signal(endSessionSignal);
       await handle.result();
       const runs = await fetchRunChain(client, workflowId, started.firstExecutionRunId);

@@ -40,11 +40,17 @@ export async function ensureMinio(log: (line: string) => void = () => {}): Promi
   if (found) return found;
   const target = cachedMinioPath();
   if (!(await succeeds('go', ['version']))) {
-    throw new Error(`MinIO is not installed and Go is not available to build it: install Go, or set MINIO_PATH to a minio binary`);
+    throw new Error(
+      `MinIO is not installed and Go is not available to build it: install Go, or set MINIO_PATH to a minio binary`,
+    );
   }
   log(`Building MinIO ${minioVersion} with go install into ${path.dirname(target)} (once; takes a few minutes)...`);
   await mkdir(path.dirname(target), { recursive: true });
-  await run('go', ['install', `${modulePath}@${minioVersion}`], { ...process.env, GOBIN: path.dirname(target), CGO_ENABLED: '0' });
+  await run('go', ['install', `${modulePath}@${minioVersion}`], {
+    ...process.env,
+    GOBIN: path.dirname(target),
+    CGO_ENABLED: '0',
+  });
   return target;
 }
 

@@ -32,7 +32,8 @@ export interface S3StorageSettings {
 export function storageSettings(env: NodeJS.ProcessEnv = process.env): StorageSettings {
   const bucket = env.AGENT_S3_BUCKET?.trim();
   if (!bucket) {
-    if (env.AGENT_S3_PREFIX) throw new ConfigurationError('AGENT_S3_PREFIX is set but AGENT_S3_BUCKET is not: name the bucket too');
+    if (env.AGENT_S3_PREFIX)
+      throw new ConfigurationError('AGENT_S3_PREFIX is set but AGENT_S3_BUCKET is not: name the bucket too');
     return { kind: 'local', payloadDirectory: payloadDirectory(env), transcriptDirectory: transcriptDirectory(env) };
   }
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
@@ -40,7 +41,14 @@ export function storageSettings(env: NodeJS.ProcessEnv = process.env): StorageSe
       `AGENT_S3_BUCKET "${bucket}" is not a valid bucket name (3 to 63 characters: lower-case letters, digits, dots and hyphens)`,
     );
   }
-  return { kind: 's3', bucket, prefix: keyPrefix(env.AGENT_S3_PREFIX), endpoint: endpoint(env), region: env.AWS_REGION || undefined, credentials: credentials(env) };
+  return {
+    kind: 's3',
+    bucket,
+    prefix: keyPrefix(env.AGENT_S3_PREFIX),
+    endpoint: endpoint(env),
+    region: env.AWS_REGION || undefined,
+    credentials: credentials(env),
+  };
 }
 
 function keyPrefix(value: string | undefined): string {
@@ -50,7 +58,9 @@ function keyPrefix(value: string | undefined): string {
 }
 
 function endpoint(env: NodeJS.ProcessEnv): string | undefined {
-  const [name, value] = env.AWS_ENDPOINT_URL_S3 ? ['AWS_ENDPOINT_URL_S3', env.AWS_ENDPOINT_URL_S3] : ['AWS_ENDPOINT_URL', env.AWS_ENDPOINT_URL];
+  const [name, value] = env.AWS_ENDPOINT_URL_S3
+    ? ['AWS_ENDPOINT_URL_S3', env.AWS_ENDPOINT_URL_S3]
+    : ['AWS_ENDPOINT_URL', env.AWS_ENDPOINT_URL];
   if (!value) return undefined;
   try {
     const url = new URL(value);
@@ -65,7 +75,9 @@ function credentials(env: NodeJS.ProcessEnv): S3StorageSettings['credentials'] {
   const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = env;
   if (!accessKeyId && !secretAccessKey) return undefined;
   if (!accessKeyId || !secretAccessKey) {
-    throw new ConfigurationError('set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or neither (to use the AWS SDK credential chain)');
+    throw new ConfigurationError(
+      'set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or neither (to use the AWS SDK credential chain)',
+    );
   }
   return { accessKeyId, secretAccessKey, ...(sessionToken && { sessionToken }) };
 }

@@ -39,7 +39,13 @@ export class S3TranscriptStore extends ChunkStore {
   protected async writeChunk(id: string, text: string): Promise<void> {
     const put = () =>
       this.client.send(
-        new PutObjectCommand({ Bucket: this.bucket, Key: this.key(id), Body: text, ContentType: 'application/json', IfNoneMatch: '*' }),
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: this.key(id),
+          Body: text,
+          ContentType: 'application/json',
+          IfNoneMatch: '*',
+        }),
       );
     try {
       await put();

@@ -1,7 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { writeFile } from 'node:fs/promises';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -55,7 +54,13 @@ it('rides out a bucket outage: a model answer that cannot be stored is retried u
   await new S3Client({ endpoint: minio.endpoint, region: 'us-east-1', forcePathStyle: true, credentials }).send(
     new CreateBucketCommand({ Bucket: bucket }),
   );
-  const env = { AGENT_S3_BUCKET: bucket, AWS_ENDPOINT_URL: minio.endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey };
+  const env = {
+    AGENT_S3_BUCKET: bucket,
+    AWS_ENDPOINT_URL: minio.endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+  };
   const workspace = await makeWorkspace();
   const stepLog = path.join(workspace, 'steps.log');
   const gate = path.join(await makeWorkspace(), 'open');
@@ -68,7 +73,9 @@ it('rides out a bucket outage: a model answer that cannot be stored is retried u
   });
   // Turn 2's answer is over 256 KiB: it can only be recorded through the bucket.
   const answer = 'a'.repeat(300 * 1024);
-  fake.enqueue(openaiReply({ toolCalls: [{ id: 'call_1', name: 'slow_step', arguments: { label: 'first', ms: 0, waitForFile: gate } }] }));
+  fake.enqueue(
+    openaiReply({ toolCalls: [{ id: 'call_1', name: 'slow_step', arguments: { label: 'first', ms: 0, waitForFile: gate } }] }),
+  );
   fake.respondWith(() => openaiReply({ content: answer }));
   const client = new Client({ connection: environment.client.connection, dataConverter: agentDataConverter(env) });
   const handle = await startAgent(client, { prompt: 'Do the step.', model, tools: ['slow_step'], workspace }, { taskQueue });
@@ -85,7 +92,9 @@ it('rides out a bucket outage: a model answer that cannot be stored is retried u
   const events = await fetchEvents(environment.client, handle.workflowId);
   // Turn 2 is one activity whose attempts failed while its answer could not be stored: the model saw each attempt.
   expect(scheduledActivities(events).filter((activity) => activity.activityType === 'callModel')).toHaveLength(2);
-  const turn2 = activityAttempts(events).filter((attempt) => attempt.activityType === 'callModel').at(-1)!;
+  const turn2 = activityAttempts(events)
+    .filter((attempt) => attempt.activityType === 'callModel')
+    .at(-1)!;
   expect(turn2.attempt).toBeGreaterThanOrEqual(3);
   expect(turn2.attempt).toBe(fake.requests.length - 1);
   expect(fake.requests.slice(1).every((request) => request.body.messages.length === 3)).toBe(true);

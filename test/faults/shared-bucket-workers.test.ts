@@ -1,7 +1,7 @@
-import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import path from 'node:path';
 import { Client } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startAgent } from '../../client/start-agent';
 import { agentDataConverter } from '../../storage/data-converter';
 import { activityStarts, startOf } from '../support/activity-starts';
@@ -53,14 +53,20 @@ it('finishes a run on the other worker when one is killed mid-turn, repeating no
       identity,
       env: { ...fake.providerEnv, ...bucket.env, ...machine.env, SLOW_STEP_LOG: stepLog },
     });
-  fake.enqueue(stepCall('call_1', 'first'), stepCall('call_2', 'second', { waitForFile: gate }), openaiReply({ content: 'both steps done' }));
+  fake.enqueue(
+    stepCall('call_1', 'first'),
+    stepCall('call_2', 'second', { waitForFile: gate }),
+    openaiReply({ content: 'both steps done' }),
+  );
 
   const workerA = await startWorker('worker-a', machineA);
   const client = new Client({ connection: environment.client.connection, dataConverter: agentDataConverter(bucket.env) });
   const handle = await startAgent(client, { prompt: 'Do the steps.', model, tools: ['slow_step'], workspace }, { taskQueue });
   const steps = async () => stepHistory(await readStepLog(stepLog));
   // Worker B joins only once A is inside the second step, so everything up to it ran on A.
-  await waitFor('the second step to start on worker A', async () => (await steps()).second?.includes('start@worker-a'), { timeoutMs: 90_000 });
+  await waitFor('the second step to start on worker A', async () => (await steps()).second?.includes('start@worker-a'), {
+    timeoutMs: 90_000,
+  });
   await startWorker('worker-b', machineB);
 
   await workerA.kill();

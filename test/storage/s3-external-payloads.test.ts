@@ -93,7 +93,9 @@ describe('a run whose input, model answer and result are over 256 KiB', () => {
     expect(Math.max(...payloads.map(({ payload }) => payload.data!.length))).toBeLessThan(4 * 1024);
 
     // The official key layout; an activity's payloads are filed under the workflow that scheduled it.
-    const objectKey = new RegExp(`^agents/test/v0/ns/default/wt/agentWorkflow/wi/${workflowId}/ri/[^/]+/d/sha256/([0-9a-f]{64})$`);
+    const objectKey = new RegExp(
+      `^agents/test/v0/ns/default/wt/agentWorkflow/wi/${workflowId}/ri/[^/]+/d/sha256/([0-9a-f]{64})$`,
+    );
     for (const reference of references) {
       const { bucket: claimBucket, key, hashAlgorithm, hashValue } = reference.claimData;
       expect(reference.driverName).toBe('aws.s3driver');
@@ -102,7 +104,9 @@ describe('a run whose input, model answer and result are over 256 KiB', () => {
       expect(key.match(objectKey)![1]).toBe(hashValue);
       expect(sha256(await bucket.read(key))).toBe(hashValue);
     }
-    const [started, scheduled, modelAnswer, completed] = await Promise.all(references.map(({ claimData }) => bucket.read(claimData.key)));
+    const [started, scheduled, modelAnswer, completed] = await Promise.all(
+      references.map(({ claimData }) => bucket.read(claimData.key)),
+    );
     expect(storedValue(started).prompt).toBe(prompt);
     expect(storedValue(scheduled).transcript.messages[0]).toEqual({ role: 'user', content: prompt });
     expect(storedValue(modelAnswer).message.content).toBe(answer);
@@ -132,13 +136,23 @@ describe('a run whose input, model answer and result are over 256 KiB', () => {
   it('refuses an object that no longer matches its claim instead of returning other data', async () => {
     const completed = (await fetchEvents(environment.client, workflowId)).at(-1)!;
     const { key } = storageReference(completed.workflowExecutionCompletedEventAttributes!.result!.payloads![0])!.claimData;
-    await bucket.s3.send(new PutObjectCommand({ Bucket: bucket.bucket, Key: key, Body: PayloadMessage.encode({ data: Buffer.from('"other"') }).finish() }));
+    await bucket.s3.send(
+      new PutObjectCommand({
+        Bucket: bucket.bucket,
+        Key: key,
+        Body: PayloadMessage.encode({ data: Buffer.from('"other"') }).finish(),
+      }),
+    );
     await expect(clientWith(bucket.env).workflow.getHandle(workflowId).result()).rejects.toThrow(/integrity check failed/);
   });
 });
 
 it('lets `agent show` in a process configured only with the bucket read a conversation over 2 MB', async () => {
-  const handle = await startAgent(clientWith(bucket.env), { model, workspace, session: { idleTimeoutSeconds: 600 } }, { taskQueue });
+  const handle = await startAgent(
+    clientWith(bucket.env),
+    { model, workspace, session: { idleTimeoutSeconds: 600 } },
+    { taskQueue },
+  );
   const conversation: string[] = [];
   for (let turn = 0; turn < 5; turn++) {
     const message = `message ${turn} `.padEnd(200 * 1024, 'm');

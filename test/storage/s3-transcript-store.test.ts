@@ -39,12 +39,17 @@ it('stores each chunk as an object named by the SHA-256 of its content', async (
   const second = await store.append(first, turn2);
 
   const keys = (await bucket.objects()).map((object) => object.key);
-  expect(keys).toEqual(expect.arrayContaining([`agents/test/transcripts/${first}.json`, `agents/test/transcripts/${second}.json`]));
+  expect(keys).toEqual(
+    expect.arrayContaining([`agents/test/transcripts/${first}.json`, `agents/test/transcripts/${second}.json`]),
+  );
   for (const id of [first, second]) {
     const body = await bucket.read(`agents/test/transcripts/${id}.json`);
     expect(sha256(body)).toBe(id);
   }
-  expect(JSON.parse((await bucket.read(`agents/test/transcripts/${second}.json`)).toString())).toEqual({ parent: first, messages: turn2 });
+  expect(JSON.parse((await bucket.read(`agents/test/transcripts/${second}.json`)).toString())).toEqual({
+    parent: first,
+    messages: turn2,
+  });
 });
 
 it('lets a second worker, with nothing of its own, load a transcript another wrote', async () => {
@@ -69,7 +74,11 @@ it('writes a chunk once: storing the same chunk again leaves the object untouche
 it('reads a chunk whose object was replaced by other bytes as missing, so the model call goes inline', async () => {
   const id = await newWorkerStore().append(undefined, turn1);
   await bucket.s3.send(
-    new PutObjectCommand({ Bucket: bucket.bucket, Key: `agents/test/transcripts/${id}.json`, Body: JSON.stringify({ parent: null, messages: [] }) }),
+    new PutObjectCommand({
+      Bucket: bucket.bucket,
+      Key: `agents/test/transcripts/${id}.json`,
+      Body: JSON.stringify({ parent: null, messages: [] }),
+    }),
   );
   expect(await newWorkerStore().load(id)).toBeUndefined();
 });

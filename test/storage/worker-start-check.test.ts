@@ -38,7 +38,9 @@ it.each([
   const { exited } = runWorker({ ...bucket.env, ...override() });
   const { code, stderr } = await exited;
   expect(code).toBe(1);
-  expect(stderr).toMatch(/worker failed: the stores \(s3:\/\/\S+\/agents\/test\/ at http:\/\/127\.0\.0\.1:\d+\) are not usable: /);
+  expect(stderr).toMatch(
+    /worker failed: the stores \(s3:\/\/\S+\/agents\/test\/ at http:\/\/127\.0\.0\.1:\d+\) are not usable: /,
+  );
   expect(stderr).toMatch(reason);
   expect(stderr).not.toContain('worker polling task queue');
 });

@@ -25,9 +25,15 @@ export async function createTestBucket(name: string, prefix = 'agents/test/'): P
   if (!endpoint) {
     throw new Error(`no S3 server for the tests: ${process.env.TEST_S3_UNAVAILABLE ?? 'run them through jest (npm test)'}`);
   }
-  const credentials = { accessKeyId: process.env.TEST_S3_ACCESS_KEY_ID!, secretAccessKey: process.env.TEST_S3_SECRET_ACCESS_KEY! };
+  const credentials = {
+    accessKeyId: process.env.TEST_S3_ACCESS_KEY_ID!,
+    secretAccessKey: process.env.TEST_S3_SECRET_ACCESS_KEY!,
+  };
   const s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials });
-  const bucket = `${name.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40)}-${randomUUID().slice(0, 8)}`;
+  const bucket = `${name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .slice(0, 40)}-${randomUUID().slice(0, 8)}`;
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   return {
     bucket,
@@ -62,7 +68,10 @@ export async function createTestBucket(name: string, prefix = 'agents/test/'): P
 }
 
 /** Local store directories of a worker's own, in a fresh temporary directory: a worker on a machine of its own. */
-export async function privateDirectories(): Promise<{ root: string; env: { AGENT_PAYLOAD_DIR: string; AGENT_TRANSCRIPT_DIR: string } }> {
+export async function privateDirectories(): Promise<{
+  root: string;
+  env: { AGENT_PAYLOAD_DIR: string; AGENT_TRANSCRIPT_DIR: string };
+}> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'agent-machine-'));
   return { root, env: { AGENT_PAYLOAD_DIR: path.join(root, 'payloads'), AGENT_TRANSCRIPT_DIR: path.join(root, 'transcripts') } };
 }

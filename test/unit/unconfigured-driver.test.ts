@@ -5,7 +5,12 @@ import { agentStores } from '../../storage/stores';
 // A process reads claims of the backend it is configured for; a claim of the other
 // one reaches a stand-in driver of the same name, which says what to configure.
 
-const s3Claim = new StorageDriverClaim({ bucket: 'agent-payloads', key: 'v0/d/sha256/abc', hashAlgorithm: 'sha256', hashValue: 'abc' });
+const s3Claim = new StorageDriverClaim({
+  bucket: 'agent-payloads',
+  key: 'v0/d/sha256/abc',
+  hashAlgorithm: 'sha256',
+  hashValue: 'abc',
+});
 const localClaim = new StorageDriverClaim({ key: 'f'.repeat(64) });
 
 it('tells a process without a bucket where an S3 payload is and what to set', async () => {
