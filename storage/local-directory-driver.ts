@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StorageDriverClaim, type Payload, type StorageDriver } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { localDirectoryDriverName } from './driver-names';
 
 const PayloadMessage = temporal.api.common.v1.Payload;
 
@@ -13,8 +14,6 @@ const PayloadMessage = temporal.api.common.v1.Payload;
  * History then holds a small claim instead of the payload. Any deployment beyond
  * one machine uses Temporal's official S3 driver instead (AGENT_S3_BUCKET).
  */
-export const localDirectoryDriverName = 'local-directory';
-
 export class LocalDirectoryDriver implements StorageDriver {
   readonly name = localDirectoryDriverName;
   readonly type = 'durable-agent.local-directory';

@@ -8,9 +8,7 @@ import {
 } from '@temporalio/common';
 import { S3StorageDriver, type S3StorageDriverClient } from '@temporalio/external-storage-s3';
 import { AwsSdkS3StorageDriverClient } from '@temporalio/external-storage-s3-aws-sdk';
-
-/** The official S3 driver's default name, written into every reference payload in history. */
-export const s3PayloadDriverName = 'aws.s3driver';
+import { s3PayloadDriverName } from './driver-names';
 
 /**
  * Temporal's official S3 driver (`@temporalio/external-storage-s3`), writing its

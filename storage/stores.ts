@@ -1,10 +1,8 @@
 import type { StorageDriver } from '@temporalio/common';
-import { S3TranscriptStore } from '../activities/transcript/s3-transcript-store';
 import { FileTranscriptStore, type TranscriptStore } from '../activities/transcript/transcript-store';
-import { LocalDirectoryDriver, localDirectoryDriverName } from './local-directory-driver';
-import { S3PayloadDriver, s3PayloadDriverName } from './s3-payload-driver';
-import { createS3Client } from './s3-client';
 import { ConfigurationError } from '../agent/errors';
+import { s3PayloadDriverName } from './driver-names';
+import { LocalDirectoryDriver } from './local-directory-driver';
 import { describeStorage, storageSettings, type StorageSettings } from './storage-settings';
 import { UnconfiguredDriver } from './unconfigured-driver';
 
@@ -40,18 +38,9 @@ export function agentStores(env: NodeJS.ProcessEnv = process.env): AgentStores {
         transcripts: new FileTranscriptStore(settings.transcriptDirectory),
       };
     case 's3': {
-      const client = createS3Client(settings);
-      return {
-        settings,
-        payloadDriver: new S3PayloadDriver(client, settings.bucket, settings.prefix),
-        otherPayloadDriver: new UnconfiguredDriver(
-          localDirectoryDriverName,
-          (claim) =>
-            `this payload (${claim.claimData.key}) was stored in a local directory by a process without AGENT_S3_BUCKET: ` +
-            'read it on that machine with its AGENT_PAYLOAD_DIR',
-        ),
-        transcripts: new S3TranscriptStore(client, settings.bucket, settings.prefix),
-      };
+      // The AWS SDK takes a noticeable part of a second to load: only processes configured for S3 load it.
+      const { s3Stores } = require('./s3-stores') as typeof import('./s3-stores');
+      return s3Stores(settings);
     }
     default: {
       const exhaustive: never = settings;
