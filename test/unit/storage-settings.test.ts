@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../../agent/errors';
-import { storageSettings } from '../../storage/storage-settings';
+import { createS3Client } from '../../storage/s3-client';
+import { storageSettings, type S3StorageSettings } from '../../storage/storage-settings';
 
 const s3 = { AGENT_S3_BUCKET: 'agent-payloads' };
 
@@ -58,5 +59,30 @@ describe('storage settings from the environment', () => {
   ])('refuses %j with a configuration error', (env, message) => {
     expect(() => storageSettings(env)).toThrow(ConfigurationError);
     expect(() => storageSettings(env)).toThrow(message);
+  });
+});
+
+describe('the S3 client built from the settings', () => {
+  it('addresses an S3-compatible endpoint by path, in us-east-1 unless told otherwise', async () => {
+    const client = createS3Client(storageSettings({ ...s3, AWS_ENDPOINT_URL: 'http://minio:9000' }) as S3StorageSettings);
+    expect(client.config.forcePathStyle).toBe(true);
+    expect(await client.config.region()).toBe('us-east-1');
+    const inRegion = createS3Client(
+      storageSettings({ ...s3, AWS_ENDPOINT_URL: 'http://minio:9000', AWS_REGION: 'eu-west-1' }) as S3StorageSettings,
+    );
+    expect(await inRegion.config.region()).toBe('eu-west-1');
+  });
+
+  it('leaves AWS S3 virtual-hosted and passes the credentials it was given', async () => {
+    const client = createS3Client(
+      storageSettings({
+        ...s3,
+        AWS_REGION: 'eu-west-1',
+        AWS_ACCESS_KEY_ID: 'AKIA',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+      }) as S3StorageSettings,
+    );
+    expect(client.config.forcePathStyle).toBeFalsy();
+    expect(await client.config.credentials()).toMatchObject({ accessKeyId: 'AKIA', secretAccessKey: 'secret' });
   });
 });
