@@ -24,6 +24,7 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 COPY tsconfig.json .swcrc ./
 COPY agent ./agent
 COPY activities ./activities
+COPY storage ./storage
 COPY tools ./tools
 COPY workflows ./workflows
 COPY worker ./worker

@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { historyBytes } from './history-bytes';
+import { objectStorage } from './object-storage';
 import { overhead } from './overhead';
 import { parallel } from './parallel';
 import { replay } from './replay';
@@ -17,7 +18,7 @@ import { log } from './support/log';
 import { runLoopSession } from './support/loop-session';
 import type { Session } from './support/session';
 
-const benchmarks: Benchmark[] = [historyBytes, overhead, parallel, replay];
+const benchmarks: Benchmark[] = [historyBytes, overhead, parallel, replay, objectStorage];
 
 const usage = [
   `usage: npm run bench -- [${benchmarks.map((benchmark) => benchmark.name).join(' | ')} ...] [--quick] [--lift-dispatch-limit]`,

@@ -47,5 +47,7 @@ function isParseArgsError(error: unknown): boolean {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then((code) => process.exit(code));
+  // Into a pipe, stdout is written asynchronously: exiting at once would cut a long answer
+  // (a 2 MB `show --json`) short. An empty write calls back once everything before it is out.
+  main(process.argv.slice(2)).then((code) => process.stdout.write('', () => process.stderr.write('', () => process.exit(code))));
 }

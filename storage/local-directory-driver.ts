@@ -3,17 +3,19 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StorageDriverClaim, type Payload, type StorageDriver } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { localDirectoryDriverName } from './driver-names';
 
 const PayloadMessage = temporal.api.common.v1.Payload;
 
 /**
- * A Temporal external-storage driver that keeps payloads as files, named by the
- * SHA-256 of their bytes. Written once and atomically, so workers and clients on
- * one machine — or on many, over a shared file system — can share the directory.
- * History then holds a small claim instead of the payload.
+ * The embedded single-machine default for Temporal external storage: payloads as
+ * files in AGENT_PAYLOAD_DIR, named by the SHA-256 of their bytes, written once
+ * and atomically, so the workers and clients of one machine share the directory.
+ * History then holds a small claim instead of the payload. Any deployment beyond
+ * one machine uses Temporal's official S3 driver instead (AGENT_S3_BUCKET).
  */
 export class LocalDirectoryDriver implements StorageDriver {
-  readonly name = 'local-directory';
+  readonly name = localDirectoryDriverName;
   readonly type = 'durable-agent.local-directory';
 
   constructor(readonly directory: string) {}
@@ -39,7 +41,7 @@ export class LocalDirectoryDriver implements StorageDriver {
         const key = claim.claimData.key ?? '';
         if (!/^[0-9a-f]{64}$/.test(key)) throw new Error(`invalid payload claim "${key}"`);
         const bytes = await readFile(this.file(key)).catch((error: NodeJS.ErrnoException) => {
-          throw new Error(`payload ${key} is missing from ${this.directory} (${error.code}); is this worker configured with the same AGENT_PAYLOAD_DIR?`);
+          throw new Error(`payload ${key} is missing from ${this.directory} (${error.code}); is this process configured with the same AGENT_PAYLOAD_DIR as the worker that stored it?`);
         });
         return PayloadMessage.decode(bytes) as Payload;
       }),

@@ -2,8 +2,11 @@
 import { NativeConnection } from '@temporalio/worker';
 import { createAgentWorker } from './create-worker';
 import { loadConnectionSettings, taskQueue } from './settings';
+import { describeStorage, storageSettings } from '../storage/storage-settings';
+import { checkStores } from '../storage/stores';
 
 async function main(): Promise<void> {
+  await checkStores();
   const settings = loadConnectionSettings();
   const connection = await NativeConnection.connect(settings.connectionOptions);
   try {
@@ -11,6 +14,7 @@ async function main(): Promise<void> {
     console.error(
       `worker polling task queue "${taskQueue()}" on ${settings.connectionOptions.address} (namespace ${settings.namespace}); Ctrl-C stops it`,
     );
+    console.error(`worker stores: ${describeStorage(storageSettings())}`);
     // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown; run() resolves once it has drained.
     await worker.run();
   } finally {

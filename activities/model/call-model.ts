@@ -8,7 +8,8 @@ import { classifyProviderError } from './classify-error';
 import { callOpenAI } from './openai/call-openai';
 import type { ModelCallInput, ModelTurn } from './model-input';
 import type { ProviderCall } from './provider-call';
-import { FileTranscriptStore, defaultTranscriptDirectory, type TranscriptStore } from '../transcript/transcript-store';
+import type { TranscriptStore } from '../transcript/transcript-store';
+import { agentStores } from '../../storage/stores';
 import { heartbeating } from '../heartbeating';
 import { withTranscript } from './with-transcript';
 
@@ -22,7 +23,7 @@ const adapters: Record<Provider, (call: ProviderCall) => Promise<ModelResponse>>
 export function createModelActivities(
   tools: Tool[],
   env: NodeJS.ProcessEnv = process.env,
-  store: TranscriptStore = new FileTranscriptStore(defaultTranscriptDirectory()),
+  store: TranscriptStore = agentStores().transcripts,
 ) {
   const registry = new Map(tools.map((tool) => [tool.name, tool]));
 

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { Message } from '../../agent/messages';
 
@@ -22,17 +21,28 @@ interface Chunk {
   messages: Message[];
 }
 
-export function chunkId(chunk: Chunk): string {
-  return createHash('sha256').update(JSON.stringify(chunk)).digest('hex');
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
-/** Keeps assembled conversations of recent ids, so a worker that made the last call loads the next one without reading the chain. */
-abstract class ChunkStore implements TranscriptStore {
+const chunkIdPattern = /^[0-9a-f]{64}$/;
+
+/**
+ * A transcript store over any place that keeps text by key: chunks are stored as
+ * their JSON, named by its SHA-256, and checked against it when read, so a chunk
+ * that was damaged or replaced reads as missing (and the model call goes inline)
+ * instead of showing the model a wrong conversation. Keeps assembled
+ * conversations of recent ids, so a worker that made the last call loads the
+ * next one without reading the chain.
+ */
+export abstract class ChunkStore implements TranscriptStore {
   private readonly recent = new Map<string, Message[]>();
   constructor(private readonly cacheSize = 64) {}
 
-  protected abstract readChunk(id: string): Promise<Chunk | undefined>;
-  protected abstract writeChunk(id: string, chunk: Chunk): Promise<void>;
+  /** The stored text of a chunk, or undefined when there is none. */
+  protected abstract readChunk(id: string): Promise<string | undefined>;
+  /** Stores a chunk's text under its id; a chunk already stored may be left as it is (same id, same text). */
+  protected abstract writeChunk(id: string, text: string): Promise<void>;
 
   async load(id: string): Promise<Message[] | undefined> {
     const cached = this.recent.get(id);
@@ -45,7 +55,7 @@ abstract class ChunkStore implements TranscriptStore {
         messages = hit;
         break;
       }
-      const chunk = await this.readChunk(current);
+      const chunk = await this.verifiedChunk(current);
       if (!chunk) return undefined;
       chunks.push(chunk);
       current = chunk.parent;
@@ -56,12 +66,19 @@ abstract class ChunkStore implements TranscriptStore {
   }
 
   async append(parent: string | undefined, messages: Message[]): Promise<string> {
-    const chunk: Chunk = { parent: parent ?? null, messages };
-    const id = chunkId(chunk);
-    await this.writeChunk(id, chunk);
+    const text = JSON.stringify({ parent: parent ?? null, messages } satisfies Chunk);
+    const id = sha256(text);
+    await this.writeChunk(id, text);
     const base = parent ? this.recent.get(parent) : [];
     if (base) this.remember(id, [...base, ...messages]);
     return id;
+  }
+
+  private async verifiedChunk(id: string): Promise<Chunk | undefined> {
+    if (!chunkIdPattern.test(id)) return undefined;
+    const text = await this.readChunk(id);
+    if (text === undefined || sha256(text) !== id) return undefined;
+    return JSON.parse(text) as Chunk;
   }
 
   private remember(id: string, messages: Message[]): void {
@@ -71,19 +88,19 @@ abstract class ChunkStore implements TranscriptStore {
 }
 
 export class MemoryTranscriptStore extends ChunkStore {
-  readonly chunks = new Map<string, Chunk>();
+  readonly chunks = new Map<string, string>();
   protected async readChunk(id: string) {
     return this.chunks.get(id);
   }
-  protected async writeChunk(id: string, chunk: Chunk) {
-    this.chunks.set(id, chunk);
+  protected async writeChunk(id: string, text: string) {
+    this.chunks.set(id, text);
   }
 }
 
 /**
- * Chunks as files under a directory. Content-addressed and written once
- * (atomically, by rename), so any number of workers can share the directory —
- * on one machine, or across machines on a shared file system (NFS, EFS, Filestore).
+ * Chunks as files under a directory: the embedded single-machine default.
+ * Written once, atomically (by rename), so the workers of one machine share the
+ * directory without locking. Workers on several machines use the S3 store instead.
  */
 export class FileTranscriptStore extends ChunkStore {
   constructor(readonly directory: string) {
@@ -92,25 +109,17 @@ export class FileTranscriptStore extends ChunkStore {
   private file(id: string): string {
     return path.join(this.directory, id.slice(0, 2), `${id}.json`);
   }
-  protected async readChunk(id: string): Promise<Chunk | undefined> {
-    if (!/^[0-9a-f]{64}$/.test(id)) return undefined;
-    const text = await readFile(this.file(id), 'utf8').catch((error: NodeJS.ErrnoException) => {
+  protected async readChunk(id: string): Promise<string | undefined> {
+    return readFile(this.file(id), 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return undefined;
       throw error;
     });
-    return text === undefined ? undefined : (JSON.parse(text) as Chunk);
   }
-  protected async writeChunk(id: string, chunk: Chunk): Promise<void> {
+  protected async writeChunk(id: string, text: string): Promise<void> {
     const file = this.file(id);
     await mkdir(path.dirname(file), { recursive: true });
     const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(temporary, JSON.stringify(chunk));
+    await writeFile(temporary, text);
     await rename(temporary, file);
   }
-}
-
-export function defaultTranscriptDirectory(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.AGENT_TRANSCRIPT_DIR) return env.AGENT_TRANSCRIPT_DIR;
-  const base = env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share');
-  return path.join(base, 'durable-agent', 'transcripts');
 }

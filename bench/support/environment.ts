@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, type NativeConnection, type Worker } from '@temporalio/worker';
 import { FileTranscriptStore } from '../../activities/transcript/transcript-store';
 import { agentDataConverter } from '../../storage/data-converter';
 import { fastDispatchArgs } from '../../temporal-cli/dev-server-options';
@@ -19,6 +19,9 @@ import { ScriptedSessions } from './scripted-model';
 /** One dev server, one workflow bundle and one worker, shared by every benchmark of a `npm run bench`. */
 export interface BenchEnvironment {
   client: Client;
+  /** For benchmarks that run a worker of their own (object-storage). */
+  nativeConnection: NativeConnection;
+  namespace: string;
   taskQueue: string;
   /** The workflow bundle the worker runs; replay uses the same code. */
   bundleCode: string;
@@ -95,6 +98,8 @@ export async function startBenchEnvironment(options: BenchServerOptions = {}): P
     });
     return {
       client: new Client({ connection, namespace: testEnvironment.namespace ?? 'default', dataConverter }),
+      nativeConnection: testEnvironment.nativeConnection,
+      namespace: testEnvironment.namespace ?? 'default',
       taskQueue,
       bundleCode: bundle.code,
       dataConverter,

@@ -1,13 +1,17 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { ensureMinio } from '../../minio/find-minio';
+import { startMinio, type MinioServer } from '../../minio/minio-server';
 import { fastDispatchArgs } from '../../temporal-cli/dev-server-options';
 import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { workflowsPath } from '../../worker/create-worker';
 
-/** Starts one real Temporal dev server and bundles the workflows once, for every test file. */
+/** Starts one real Temporal dev server and one MinIO server, and bundles the workflows once, for every test file. */
 export default async function globalSetup(): Promise<void> {
+  const minio = startObjectStore();
   const executable = await ensureTemporalCli((line) => console.error(line));
   const environment = await TestWorkflowEnvironment.createLocal({
     server: { executable, ip: '127.0.0.1', extraArgs: fastDispatchArgs },
@@ -25,6 +29,33 @@ export default async function globalSetup(): Promise<void> {
   // Transcripts and large payloads of test runs stay out of the user's data directory.
   process.env.AGENT_TRANSCRIPT_DIR = path.join(directory, 'transcripts');
   process.env.AGENT_PAYLOAD_DIR = path.join(directory, 'payloads');
+  await minio;
+}
+
+/**
+ * The tests' S3: a real MinIO server (built by `npm run minio:install`), reached
+ * through TEST_S3_ENDPOINT and the credentials beside it. If it cannot be
+ * provided, the other tests still run and the object-storage tests fail with
+ * the reason (TEST_S3_UNAVAILABLE).
+ */
+async function startObjectStore(): Promise<void> {
+  try {
+    const binary = await ensureMinio((line) => console.error(line));
+    const server = await startMinio({
+      binary,
+      dataDirectory: await mkdtemp(path.join(os.tmpdir(), 'agent-minio-')),
+      accessKeyId: 'durable-agent-tests',
+      secretAccessKey: 'durable-agent-tests-secret',
+    });
+    (globalThis as Record<string, unknown>).minioTestServer = server satisfies MinioServer;
+    process.env.TEST_MINIO_BINARY = binary;
+    process.env.TEST_S3_ENDPOINT = server.endpoint;
+    process.env.TEST_S3_ACCESS_KEY_ID = server.accessKeyId;
+    process.env.TEST_S3_SECRET_ACCESS_KEY = server.secretAccessKey;
+  } catch (error) {
+    process.env.TEST_S3_UNAVAILABLE = (error as Error).message;
+    console.error(`MinIO is not available, the object-storage tests will fail: ${(error as Error).message}`);
+  }
 }
 
 const quietLogger = {

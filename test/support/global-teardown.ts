@@ -1,6 +1,11 @@
+import { rm } from 'node:fs/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { MinioServer } from '../../minio/minio-server';
 
 export default async function globalTeardown(): Promise<void> {
-  const environment = (globalThis as Record<string, unknown>).temporalTestEnvironment as TestWorkflowEnvironment | undefined;
-  await environment?.teardown();
+  const globals = globalThis as Record<string, unknown>;
+  const environment = globals.temporalTestEnvironment as TestWorkflowEnvironment | undefined;
+  const minio = globals.minioTestServer as MinioServer | undefined;
+  await Promise.all([environment?.teardown(), minio?.stop()]);
+  if (minio) await rm(minio.dataDirectory, { recursive: true, force: true });
 }

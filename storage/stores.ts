@@ -1,0 +1,74 @@
+import type { StorageDriver } from '@temporalio/common';
+import { FileTranscriptStore, type TranscriptStore } from '../activities/transcript/transcript-store';
+import { ConfigurationError } from '../agent/errors';
+import { s3PayloadDriverName } from './driver-names';
+import { LocalDirectoryDriver } from './local-directory-driver';
+import { describeStorage, storageSettings, type StorageSettings } from './storage-settings';
+import { UnconfiguredDriver } from './unconfigured-driver';
+
+export interface AgentStores {
+  settings: StorageSettings;
+  /** Temporal external storage for payloads over the threshold: durable state, read by workers and clients. */
+  payloadDriver: StorageDriver;
+  /** Named as the other backend's driver: reading one of its claims fails with what to configure. */
+  otherPayloadDriver: StorageDriver;
+  /** The model activity's transcripts: saves history bytes, never needed for correctness. */
+  transcripts: TranscriptStore;
+}
+
+/**
+ * The one place the storage backend is chosen, from the environment: the S3
+ * bucket when AGENT_S3_BUCKET is set (workers on many machines, clients anywhere),
+ * else local directories (one machine). Workers, the CLI and `agent show` all
+ * build their stores here, so they read what the others wrote.
+ */
+export function agentStores(env: NodeJS.ProcessEnv = process.env): AgentStores {
+  const settings = storageSettings(env);
+  switch (settings.kind) {
+    case 'local':
+      return {
+        settings,
+        payloadDriver: new LocalDirectoryDriver(settings.payloadDirectory),
+        otherPayloadDriver: new UnconfiguredDriver(
+          s3PayloadDriverName,
+          (claim) =>
+            `this payload is stored in S3 (bucket ${claim.claimData.bucket}, key ${claim.claimData.key}) and this process has no ` +
+            'AGENT_S3_BUCKET: configure it like the workers (AGENT_S3_BUCKET, AWS_ENDPOINT_URL, AWS_REGION, AWS credentials)',
+        ),
+        transcripts: new FileTranscriptStore(settings.transcriptDirectory),
+      };
+    case 's3': {
+      // The AWS SDK takes a noticeable part of a second to load: only processes configured for S3 load it.
+      const { s3Stores } = require('./s3-stores') as typeof import('./s3-stores');
+      return s3Stores(settings);
+    }
+    default: {
+      const exhaustive: never = settings;
+      throw new Error(`unknown storage settings ${JSON.stringify(exhaustive)}`);
+    }
+  }
+}
+
+/**
+ * Fails loudly when the stores cannot be used: writes the empty transcript
+ * (a chunk like any other: content-addressed, written once, harmless) and reads
+ * it back through a second store with no cache. Without this, a wrong bucket,
+ * endpoint or credentials would surface only with the first large payload, and
+ * transcripts would quietly fall back to sending whole conversations. Needs only
+ * the permissions the stores need anyway (s3:PutObject, s3:GetObject).
+ */
+export async function checkStores(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const settings = storageSettings(env);
+  try {
+    const id = await agentStores(env).transcripts.append(undefined, []);
+    if (!(await agentStores(env).transcripts.load(id))) throw new Error('a transcript written a moment ago cannot be read back');
+  } catch (error) {
+    throw new ConfigurationError(`the stores (${describeStorage(settings)}) are not usable: ${errorText(error)}`);
+  }
+}
+
+function errorText(error: unknown): string {
+  const name = (error as Error)?.name;
+  const message = (error as Error)?.message ?? String(error);
+  return name && name !== 'Error' && !message.includes(name) ? `${name}: ${message}` : message;
+}
