@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { waitFor } from '../support/wait-for';
 import type { Worker } from '@temporalio/worker';
 import type { AgentInput } from '../../agent/input';
 import type { AgentResult } from '../../agent/result';
@@ -24,6 +25,7 @@ jest.setTimeout(120_000);
 
 const k1 = newKeyEntry('k1');
 const PayloadMessage = temporal.api.common.v1.Payload;
+const EventType = temporal.api.enums.v1.EventType;
 
 // Text that must never appear in the clear outside the worker, the client and the model server.
 const promptText = 'PROMPT-5b8e what does alpha.txt say?';
@@ -40,9 +42,12 @@ interface EncryptedSetup {
 }
 
 /** A worker and a client that share keys and an external-payload directory, like a deployment does. */
-async function encryptedSetup(keys: string): Promise<EncryptedSetup> {
-  const taskQueue = uniqueTaskQueue('encryption');
-  const payloadDir = await mkdtemp(path.join(os.tmpdir(), 'encrypted-payloads-'));
+async function encryptedSetup(
+  keys: string,
+  taskQueue = uniqueTaskQueue('encryption'),
+  payloadDir?: string,
+): Promise<EncryptedSetup> {
+  payloadDir ??= await mkdtemp(path.join(os.tmpdir(), 'encrypted-payloads-'));
   const env = { AGENT_ENCRYPTION_KEYS: keys, AGENT_PAYLOAD_DIR: payloadDir, AGENT_TASK_QUEUE: taskQueue };
   const dataConverter = agentDataConverter({ ...process.env, ...env });
   const worker = await createAgentWorker({
@@ -219,6 +224,41 @@ it('stores large payloads externally as ciphertext: neither history nor the payl
   expectNoPlaintext(history.bytes, 'LARGE-SECRET', 'LARGE-ANSWER');
   expectAllPayloadsEncrypted(history, 'k1');
   expect(history.payloads.filter((payload) => encodingOf(payload) === 'json/protobuf').length).toBeGreaterThanOrEqual(1);
+});
+
+it('loses nothing when a key reaches the client before the worker: the workflow task fails naming the key, and a worker with it finishes the run', async () => {
+  const k2 = newKeyEntry('k2');
+  const old = await encryptedSetup(k1);
+  // A client that already encrypts with k2, while the worker knows only k1.
+  const rotatedClient = new Client({
+    connection: bed.environment.connection,
+    namespace: 'default',
+    dataConverter: agentDataConverter({ ...process.env, ...old.env, AGENT_ENCRYPTION_KEYS: `${k2},${k1}` }),
+  });
+  bed.server.enqueue(openaiReply({ content: 'ROTATED-ANSWER' }));
+  const input: AgentInput = { prompt: 'rotate', model: 'openai:gpt-4o-mini', tools: [], workspace: bed.workspace };
+  const handle = await startAgent(rotatedClient, input, { taskQueue: old.taskQueue });
+
+  const failure = await waitFor('the workflow task to fail', async () => {
+    const events = (await fetchRawHistory(bed.environment.connection, handle.workflowId)).events;
+    return events.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)
+      ?.workflowTaskFailedEventAttributes;
+  });
+  expect(failure?.failure?.message).toContain(
+    'a payload is encrypted with key "k2", which is not among this process\'s keys (k1)',
+  );
+  old.worker.shutdown();
+  await old.running;
+  expect(bed.server.requests).toHaveLength(0);
+
+  const upgraded = await encryptedSetup(`${k2},${k1}`, old.taskQueue, old.payloadDir);
+  try {
+    const result: AgentResult = await handle.result();
+    expect(result.answer).toBe('ROTATED-ANSWER');
+  } finally {
+    upgraded.worker.shutdown();
+    await upgraded.running;
+  }
 });
 
 it('refuses to start a worker or a run with bad key material, saying why', async () => {

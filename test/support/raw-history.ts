@@ -6,6 +6,7 @@ type Payload = temporal.api.common.v1.IPayload;
 export interface RawHistory {
   /** The history's protobuf bytes, as the server stores and serves them. */
   bytes: Buffer;
+  events: temporal.api.history.v1.IHistoryEvent[];
   /** Every payload anywhere in the history: inputs, results, summaries, details, queries' answers recorded in events. */
   payloads: Payload[];
 }
@@ -16,7 +17,11 @@ export interface RawHistory {
  */
 export async function fetchRawHistory(connection: Connection, workflowId: string, namespace = 'default'): Promise<RawHistory> {
   const history = await new Client({ connection, namespace }).workflow.getHandle(workflowId).fetchHistory();
-  return { bytes: Buffer.from(temporal.api.history.v1.History.encode(history).finish()), payloads: collectPayloads(history) };
+  return {
+    bytes: Buffer.from(temporal.api.history.v1.History.encode(history).finish()),
+    events: history.events ?? [],
+    payloads: collectPayloads(history),
+  };
 }
 
 /** Walks any protobuf message object and returns the values shaped like a Payload (metadata map plus data bytes). */
