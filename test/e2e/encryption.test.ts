@@ -5,7 +5,8 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { waitFor } from '../support/wait-for';
-import type { Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { AgentInput } from '../../agent/input';
 import type { AgentResult } from '../../agent/result';
 import { startAgent } from '../../client/start-agent';
@@ -154,6 +155,36 @@ describe('with AGENT_ENCRYPTION_KEYS', () => {
     expect(noKeys.code).toBe(1);
     expect(noKeys.stderr).toContain('error: a payload is encrypted with key "k1", but this process has no encryption keys');
     for (const attempt of [unknownKey, wrongMaterial, noKeys]) expect(attempt.stdout).not.toContain('ANSWER-91c2');
+  });
+
+  it('leaves the worker-side transcript store (AGENT_TRANSCRIPT_DIR) in the clear: a documented limit', async () => {
+    const directory = process.env.AGENT_TRANSCRIPT_DIR!;
+    const files = (await readdir(directory, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
+    const contents = await Promise.all(files.map((file) => readFile(path.join(file.parentPath, file.name), 'utf8')));
+    expect(contents.some((content) => content.includes(fileText))).toBe(true);
+  });
+
+  it('replays the recorded (encrypted) history with the keys, and not without them', async () => {
+    const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'encrypted-history-')), 'history.json');
+    const saved = await runCli(['history', workflowId, '--out', file], setup.env);
+    expect(saved.code).toBe(0);
+    const history = historyFromJSON(JSON.parse(await readFile(file, 'utf8')));
+    expectNoPlaintext(Buffer.from(temporal.api.history.v1.History.encode(history).finish()), answerText, fileText);
+
+    const replay = (keys: string) =>
+      Worker.runReplayHistory(
+        {
+          workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+          dataConverter: agentDataConverter({ ...process.env, ...setup.env, AGENT_ENCRYPTION_KEYS: keys }),
+        },
+        history,
+        workflowId,
+      );
+    await expect(replay(k1)).resolves.toBeUndefined();
+    // The replayer reports the workflow task failure with its quotes escaped.
+    await expect(replay(newKeyEntry('k2'))).rejects.toThrow(
+      /a payload is encrypted with key \\?"k1\\?", which is not among this process's keys \(k2\)/,
+    );
   });
 
   it("serves Temporal's own CLI through agent codec-server: temporal workflow show decrypts with --codec-endpoint", async () => {
