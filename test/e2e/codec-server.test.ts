@@ -119,10 +119,12 @@ it('answers 400 with the key id for a payload of an unknown key, and for a malfo
   expect(wrongPath.status).toBe(404);
 });
 
-it('stops cleanly on SIGTERM', async () => {
+it('stops cleanly on SIGTERM and on Ctrl-C', async () => {
   const other = await startCodecServer([], { AGENT_ENCRYPTION_KEYS: keyEntry });
   expect(other.stderr()).toContain('CORS origins: http://localhost:8233, http://127.0.0.1:8233; no token required');
-  expect(await other.stop()).toBe(0);
+  expect(await other.stop('SIGTERM')).toBe(0);
+  const interrupted = await startCodecServer([], { AGENT_ENCRYPTION_KEYS: keyEntry });
+  expect(await interrupted.stop('SIGINT')).toBe(0);
 });
 
 it('will not start without keys, or with bad key material', async () => {

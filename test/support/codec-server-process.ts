@@ -6,8 +6,8 @@ export interface CodecServerProcess {
   url: string;
   /** What the command printed on stderr so far (refused requests, failures). */
   stderr(): string;
-  /** SIGTERM, as an operator stops it; resolves with the exit code. */
-  stop(): Promise<number | null>;
+  /** SIGTERM (as an operator or a container runtime stops it) or SIGINT (Ctrl-C); resolves with the exit code. */
+  stop(signal?: 'SIGTERM' | 'SIGINT'): Promise<number | null>;
 }
 
 /** Runs `agent codec-server --port 0 …` in a child process and waits for the address it listens on. */
@@ -30,8 +30,8 @@ export async function startCodecServer(args: string[], env: NodeJS.ProcessEnv): 
   return {
     url,
     stderr: () => stderr,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
       return exited;
     },
   };
