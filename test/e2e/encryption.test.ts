@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { waitFor } from '../support/wait-for';
-import { Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { AgentInput } from '../../agent/input';
 import type { AgentResult } from '../../agent/result';
@@ -39,7 +39,8 @@ interface EncryptedSetup {
   env: NodeJS.ProcessEnv;
   client: Client;
   worker: Worker;
-  running: Promise<void>;
+  /** Shuts the worker down, waits for it to drain, and closes its connection. */
+  stop(): Promise<void>;
 }
 
 /** A worker and a client that share keys and an external-payload directory, like a deployment does. */
@@ -51,8 +52,10 @@ async function encryptedSetup(
   payloadDir ??= await mkdtemp(path.join(os.tmpdir(), 'encrypted-payloads-'));
   const env = { AGENT_ENCRYPTION_KEYS: keys, AGENT_PAYLOAD_DIR: payloadDir, AGENT_TASK_QUEUE: taskQueue };
   const dataConverter = agentDataConverter({ ...process.env, ...env });
+  const connection = await NativeConnection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   const worker = await createAgentWorker({
-    connection: bed.environment.nativeConnection,
+    // A connection of its own: the test bed's is closed by an afterAll that runs before ours.
+    connection,
     namespace: 'default',
     taskQueue,
     env: bed.server.providerEnv,
@@ -60,7 +63,13 @@ async function encryptedSetup(
     overrides: { dataConverter, maxCachedWorkflows: 0 },
   });
   const client = new Client({ connection: bed.environment.connection, namespace: 'default', dataConverter });
-  return { taskQueue, payloadDir, env, client, worker, running: worker.run() };
+  const running = worker.run();
+  const stop = async () => {
+    worker.shutdown();
+    await running;
+    await connection.close();
+  };
+  return { taskQueue, payloadDir, env, client, worker, stop };
 }
 
 let setup: EncryptedSetup;
@@ -68,8 +77,7 @@ beforeAll(async () => {
   setup = await encryptedSetup(k1);
 });
 afterAll(async () => {
-  setup?.worker.shutdown();
-  await setup?.running;
+  await setup?.stop();
 });
 
 function expectNoPlaintext(bytes: Buffer, ...texts: string[]): void {
@@ -278,8 +286,7 @@ it('loses nothing when a key reaches the client before the worker: the workflow 
   expect(failure?.failure?.message).toContain(
     'a payload is encrypted with key "k2", which is not among this process\'s keys (k1)',
   );
-  old.worker.shutdown();
-  await old.running;
+  await old.stop();
   expect(bed.server.requests).toHaveLength(0);
 
   const upgraded = await encryptedSetup(`${k2},${k1}`, old.taskQueue, old.payloadDir);
@@ -287,8 +294,7 @@ it('loses nothing when a key reaches the client before the worker: the workflow 
     const result: AgentResult = await handle.result();
     expect(result.answer).toBe('ROTATED-ANSWER');
   } finally {
-    upgraded.worker.shutdown();
-    await upgraded.running;
+    await upgraded.stop();
   }
 });
 
