@@ -6,6 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { encryption } from './encryption';
 import { historyBytes } from './history-bytes';
 import { overhead } from './overhead';
 import { parallel } from './parallel';
@@ -17,7 +18,7 @@ import { log } from './support/log';
 import { runLoopSession } from './support/loop-session';
 import type { Session } from './support/session';
 
-const benchmarks: Benchmark[] = [historyBytes, overhead, parallel, replay];
+const benchmarks: Benchmark[] = [historyBytes, overhead, parallel, replay, encryption];
 
 const usage = [
   `usage: npm run bench -- [${benchmarks.map((benchmark) => benchmark.name).join(' | ')} ...] [--quick] [--lift-dispatch-limit]`,
