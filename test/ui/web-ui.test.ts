@@ -9,7 +9,7 @@ import { agentDataConverter } from '../../storage/data-converter';
 import { builtInTools } from '../../tools';
 import { statusQuery } from '../../workflows/definitions';
 import { createAgentWorker } from '../../worker/create-worker';
-import { launchBrowser } from '../support/browser';
+import { launchBrowser, type Browser } from '../support/browser';
 import { startCodecServer, type CodecServerProcess } from '../support/codec-server-process';
 import { freePort, startDevServer, type DevServer } from '../support/dev-server-process';
 import { newKeyEntry } from '../support/encryption';
@@ -41,6 +41,7 @@ let worker: Worker;
 let workerRunning: Promise<void>;
 let client: Client;
 let workspace: string;
+let browser: Browser;
 let ui: WebUi;
 
 /** Scripts the model's answers and starts a run the way the CLI does (static summary and details included). */
@@ -70,6 +71,8 @@ let running: AgentHandle;
 let gate: string;
 
 beforeAll(async () => {
+  // First, so a machine without chromium fails here, saying so, before any server starts.
+  browser = await launchBrowser();
   scratch = await mkdtemp(path.join(os.tmpdir(), 'web-ui-test-'));
   const keys = newKeyEntry('ui-key');
   const [grpcPort, uiPort] = [await freePort(), await freePort()];
@@ -118,11 +121,11 @@ beforeAll(async () => {
   ]);
   await waitFor('the long job to start', () => readFile(path.join(scratch, 'steps.log'), 'utf8').catch(() => ''));
 
-  ui = new WebUi(await launchBrowser(), uiBase, codec.url);
+  ui = new WebUi(browser, uiBase, codec.url);
 });
 
 afterAll(async () => {
-  await ui?.browser.close();
+  await browser?.close();
   if (gate) await writeFile(gate, '');
   await running?.result().catch(() => undefined);
   worker?.shutdown();
