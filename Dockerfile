@@ -1,6 +1,7 @@
 # The durable-agent worker: polls the agent task queue and runs the agent
 # workflow, the model activities and the file tools. docker-compose.yml builds
-# it; docs/docker-compose.md describes the stack.
+# it, and runs `agent codec-server` from it too; docs/docker-compose.md
+# describes the stack.
 #
 #   docker build -t durable-agent-worker .
 #   docker run --rm -e TEMPORAL_ADDRESS=host:7233 -v "$PWD/workspace:/workspace" durable-agent-worker
@@ -20,14 +21,18 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund \
     && npm cache clean --force
 
-# Only what the worker loads; client/, test/ and bench/ are not needed here.
+# What the worker loads, plus the CLI (client/, temporal-cli/) for the codec
+# server docker-compose.yml runs from the same image; test/ and bench/ stay out.
 COPY tsconfig.json .swcrc ./
 COPY agent ./agent
 COPY activities ./activities
 COPY storage ./storage
 COPY tools ./tools
 COPY workflows ./workflows
+COPY storage ./storage
 COPY worker ./worker
+COPY temporal-cli ./temporal-cli
+COPY client ./client
 
 # The file tools' workspace; docker-compose.yml mounts a host directory over it.
 RUN mkdir -p /workspace && chown node:node /workspace

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Client } from '@temporalio/client';
-import type { AgentInput } from '../agent/input';
+import type { AgentInput } from '../agent/resolve-input';
+import { resolveOrThrow } from '../client/start-agent';
 import { ensureMinio } from '../minio/find-minio';
 import { startMinio, type MinioServer } from '../minio/minio-server';
 import { agentDataConverter } from '../storage/data-converter';
@@ -207,6 +208,7 @@ async function startChat(environment: BenchEnvironment, backend: Backend, cleanu
     taskQueue,
     tools: [...builtInTools, ...benchTools],
     env: {},
+    workspaceRoot: environment.workspace,
     workflowBundle: { code: environment.bundleCode },
     activityOverrides: { callModel: model.callModel },
     overrides: { dataConverter },
@@ -223,7 +225,7 @@ async function startChat(environment: BenchEnvironment, backend: Backend, cleanu
     workspace: environment.workspace,
     session: { idleTimeoutSeconds: 3600 },
   };
-  const started = await client.workflow.start(agentWorkflowType, { taskQueue, workflowId, args: [input] });
+  const started = await client.workflow.start(agentWorkflowType, { taskQueue, workflowId, args: [resolveOrThrow(input)] });
   const handle = client.workflow.getHandle(workflowId);
   const roundTripsMs: number[] = [];
   return {

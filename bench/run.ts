@@ -6,6 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { encryption } from './encryption';
 import { historyBytes } from './history-bytes';
 import { objectStorage } from './object-storage';
 import { overhead } from './overhead';
@@ -18,7 +19,7 @@ import { log } from './support/log';
 import { runLoopSession } from './support/loop-session';
 import type { Session } from './support/session';
 
-const benchmarks: Benchmark[] = [historyBytes, overhead, parallel, replay, objectStorage];
+const benchmarks: Benchmark[] = [historyBytes, overhead, parallel, replay, objectStorage, encryption];
 
 const usage = [
   `usage: npm run bench -- [${benchmarks.map((benchmark) => benchmark.name).join(' | ')} ...] [--quick] [--lift-dispatch-limit]`,

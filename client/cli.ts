@@ -1,5 +1,6 @@
 // `npm run agent -- <command>`: start agents and inspect their runs. See client/usage.ts.
 import { cancelCommand } from './commands/cancel';
+import { codecServerCommand } from './commands/codec-server';
 import { historyCommand } from './commands/history';
 import { consoleOutput, failureMessage, type Output } from './commands/output';
 import { runCommand } from './commands/run';
@@ -16,6 +17,7 @@ const commands: Record<string, (argv: string[], output: Output) => Promise<numbe
   chat: (argv, output) => chatCommand(argv, output),
   send: sendCommand,
   end: endCommand,
+  'codec-server': codecServerCommand,
 };
 
 export async function main(argv: string[], output: Output = consoleOutput): Promise<number> {

@@ -36,6 +36,8 @@ export interface ConnectOptions {
 export async function connect(options: ConnectOptions): Promise<AgentSession> {
   const settings = loadConnectionSettings();
   const taskQueue = configuredTaskQueue();
+  // Before anything starts: bad encryption key material fails the command here, with its reason.
+  const dataConverter = agentDataConverter();
   const namespace = settings.namespace;
   // Closed in reverse order of opening: worker, connections, then the server.
   const closers: Array<() => Promise<void>> = [];
@@ -49,7 +51,7 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
     const connectionOptions = server ? { address: server.address } : settings.connectionOptions;
     const connection = await Connection.connect({ ...connectionOptions, interceptors: cliRetryInterceptors() });
     closers.push(() => connection.close());
-    const client = new Client({ connection, namespace, dataConverter: agentDataConverter() });
+    const client = new Client({ connection, namespace, dataConverter });
 
     let workerStarted = false;
     const startWorker = async (reason: string) => {

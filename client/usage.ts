@@ -20,6 +20,12 @@ Commands:
   show <workflow-id>     print the conversation            [--json]
   history <workflow-id>  save the event history as JSON   --out FILE
   cancel <workflow-id>   cancel a run; its conversation stays queryable
+  codec-server           decrypt payloads for the Web UI and the temporal CLI (needs AGENT_ENCRYPTION_KEYS)
+      --port N                 port to listen on (default: 8888; 0 picks a free one)
+      --host ADDR              address to listen on (default: 127.0.0.1)
+      --cors-origin URL[,URL]  Web UI origins allowed to call it
+                               (default: $AGENT_CODEC_CORS_ORIGINS or http://localhost:8233,http://127.0.0.1:8233)
+      --auth-token TOKEN       require Authorization: Bearer TOKEN (default: $AGENT_CODEC_AUTH_TOKEN)
 
 Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended without a full answer
 (max_iterations, truncated, refused, empty, token_budget).`;

@@ -8,9 +8,9 @@ import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { maxPromptChars } from '../../agent/limits';
 import type { Message } from '../../agent/messages';
+import { sendMessage } from '../../client/send-message';
 import { startAgent } from '../../client/start-agent';
 import { agentDataConverter } from '../../storage/data-converter';
-import { sendMessageUpdate } from '../../workflows/definitions';
 import { lastJsonLine, runCli } from '../support/cli';
 import { FakeModelServer, openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
@@ -158,7 +158,7 @@ it('lets `agent show` in a process configured only with the bucket read a conver
     const message = `message ${turn} `.padEnd(200 * 1024, 'm');
     const reply = `reply ${turn} `.padEnd(250 * 1024, 'r');
     fake.enqueue(openaiReply({ content: reply }));
-    expect((await handle.executeUpdate(sendMessageUpdate, { args: [message] })).answer).toBe(reply);
+    expect((await sendMessage(handle, message)).answer).toBe(reply);
     conversation.push(message, reply);
   }
   const before = new Set((await bucket.objects()).map((object) => object.key));

@@ -12,6 +12,8 @@ export interface DevServerOptions {
   port: number;
   /** The SQLite file holding the server's state; starting again on the same file resumes every run. */
   dbFilename: string;
+  /** Serve the Web UI on this port (on 127.0.0.1), optionally pointed at a codec server; headless otherwise. */
+  ui?: { port: number; codecEndpoint?: string };
 }
 
 export interface DevServer {
@@ -38,7 +40,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       '127.0.0.1',
       '--port',
       String(options.port),
-      '--headless',
+      ...uiArgs(options.ui),
       '--db-filename',
       options.dbFilename,
       '--log-level',
@@ -75,6 +77,17 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       clearTimeout(force);
     },
   };
+}
+
+function uiArgs(ui: DevServerOptions['ui']): string[] {
+  if (!ui) return ['--headless'];
+  return [
+    '--ui-ip',
+    '127.0.0.1',
+    '--ui-port',
+    String(ui.port),
+    ...(ui.codecEndpoint ? ['--ui-codec-endpoint', ui.codecEndpoint] : []),
+  ];
 }
 
 const liveServers = new Set<ChildProcess>();

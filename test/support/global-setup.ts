@@ -29,6 +29,8 @@ export default async function globalSetup(): Promise<void> {
   // Transcripts and large payloads of test runs stay out of the user's data directory.
   process.env.AGENT_TRANSCRIPT_DIR = path.join(directory, 'transcripts');
   process.env.AGENT_PAYLOAD_DIR = path.join(directory, 'payloads');
+  // Test workspaces are temporary directories: every worker a test starts serves workspaces there.
+  process.env.AGENT_WORKSPACE_ROOT = os.tmpdir();
   await minio;
 }
 
