@@ -14,6 +14,8 @@ export interface DevServerOptions {
   dbFilename: string;
   /** Serve the Web UI on this port (on 127.0.0.1), optionally pointed at a codec server; headless otherwise. */
   ui?: { port: number; codecEndpoint?: string };
+  /** Dynamic config, `KEY=VALUE` each (e.g. a lowered Temporal limit). */
+  dynamicConfig?: string[];
 }
 
 export interface DevServer {
@@ -45,6 +47,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       options.dbFilename,
       '--log-level',
       'error',
+      ...(options.dynamicConfig ?? []).flatMap((setting) => ['--dynamic-config-value', setting]),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

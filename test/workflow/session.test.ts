@@ -156,4 +156,19 @@ describe('sessions', () => {
     });
     expect(result).toMatchObject({ status: 'token_budget', turns: 2, usage: { inputTokens: 20, outputTokens: 10 } });
   });
+
+  it('closes the tool calls of the reply that spends the token budget with "not run" results', async () => {
+    const model = new ScriptedModel([callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'over_budget' })]);
+    const messages = await withSession(model, { maxSessionTokens: 20 }, async (workflowId) => {
+      expect(await send(workflowId, 'read it')).toMatchObject({ status: 'token_budget' });
+      return environment.client.workflow.getHandle(workflowId).query(messagesQuery);
+    });
+    expect(messages.at(-1)).toEqual({
+      role: 'tool',
+      toolCallId: 'over_budget',
+      toolName: 'read_file',
+      content: 'Error: not run: the token budget of this run is spent',
+      isError: true,
+    });
+  });
 });

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { AgentResult } from '../../agent/result';
+import { sendMessage } from '../../client/send-message';
+import { resolveOrThrow } from '../../client/start-agent';
+import { agentDataConverter } from '../../storage/data-converter';
+import { agentWorkflowType } from '../../workflows/definitions';
+import { freePort, killDevServers, startDevServer } from '../support/dev-server-process';
+import { answer, ScriptedModel } from '../support/scripted-model';
+import { createAgentWorker } from '../../worker/create-worker';
+import { makeWorkspace } from '../support/workspace';
+
+afterAll(() => killDevServers());
+
+// Temporal refuses a run's update past `history.maxTotalUpdates` (2,000 by default); a session must
+// continue as new before that. Here the limit is lowered to 12 on a server of the test's own.
+it("continues a session as new before Temporal's limit on updates per run, and answers every message", async () => {
+  const server = await startDevServer({
+    port: await freePort(),
+    dbFilename: path.join(os.tmpdir(), `update-limit-${randomUUID()}.db`),
+    dynamicConfig: ['history.maxTotalUpdates=12'],
+  });
+  const connection = await Connection.connect({ address: server.address });
+  const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const client = new Client({ connection, dataConverter: agentDataConverter() });
+  const model = new ScriptedModel(Array.from({ length: 30 }, (_, index) => answer(`answer ${index}`)));
+  const taskQueue = `update-limit-${randomUUID()}`;
+  const worker = await createAgentWorker({
+    connection: nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    activityOverrides: { callModel: model.callModel },
+    overrides: { maxCachedWorkflows: 0 },
+  });
+  const workflowId = `update-limit-${randomUUID()}`;
+  const replies = await worker.runUntil(async () => {
+    await client.workflow.start<(input: unknown) => Promise<AgentResult>>(agentWorkflowType, {
+      taskQueue,
+      workflowId,
+      args: [resolveOrThrow({ model: 'openai:test', workspace: await makeWorkspace(), session: { idleTimeoutSeconds: 600 } })],
+    });
+    const handle = client.workflow.getHandle(workflowId);
+    const replies: string[] = [];
+    for (let index = 0; index < 30; index++) replies.push((await sendMessage(handle, `message ${index}`)).answer);
+    return replies;
+  });
+  expect(replies).toEqual(Array.from({ length: 30 }, (_, index) => `answer ${index}`));
+  let runs = 0;
+  for await (const _execution of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs++;
+  expect(runs).toBeGreaterThanOrEqual(3);
+  await nativeConnection.close();
+  await connection.close();
+  await server.stop();
+}, 120_000);
