@@ -116,19 +116,20 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
     expect(JSON.stringify(bed.server.requests[1].body.messages)).not.toContain('a very long message');
   });
 
-  it('agent send: a rejected turn exits 1 with the provider message; a truncated turn closes its tool calls; the session goes on', async () => {
+  it('agent send: a rejected turn exits 1 with the provider message; truncated and refused turns close their tool calls; the session goes on', async () => {
     bed.server.enqueue(
       providerError(provider, 400, 'prompt is too long'),
       providerReply(provider, { text: 'partial', toolCalls: [listCall('cut_1')], finish: 'length' }),
+      providerReply(provider, { text: 'I cannot help with that', toolCalls: [listCall('refused_1')], finish: 'refusal' }),
       providerReply(provider, { text: 'third answer' }),
     );
-    const [rejected, truncated, third] = await withWorker(async (cli, taskQueue) => {
+    const [rejected, truncated, refused, third] = await withWorker(async (cli, taskQueue) => {
       const handle = await startSession(taskQueue, { model });
-      const rejected = await cli(['send', handle.workflowId, 'first', '--json']);
-      const truncated = await cli(['send', handle.workflowId, 'second', '--json']);
-      const third = await cli(['send', handle.workflowId, 'third', '--json']);
+      const outcomes = [];
+      for (const message of ['first', 'second', 'refuse this', 'third'])
+        outcomes.push(await cli(['send', handle.workflowId, message, '--json']));
       await handle.terminate('test over');
-      return [rejected, truncated, third];
+      return outcomes;
     });
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toContain(`message failed: ${provider} rejected the request (HTTP 400): prompt is too long`);
@@ -138,54 +139,57 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
     });
     expect(truncated.code).toBe(3);
     expect(lastJsonLine(truncated.stdout)).toMatchObject({ status: 'truncated', answer: 'partial' });
+    expect(refused.code).toBe(3);
+    expect(lastJsonLine(refused.stdout)).toMatchObject({ status: 'refused', answer: 'I cannot help with that' });
     expect(third.code).toBe(0);
     expect(lastJsonLine(third.stdout)).toMatchObject({ status: 'completed', answer: 'third answer' });
     expect(JSON.stringify(bed.server.requests[2].body.messages)).toContain(
       'not run: the reply was cut at the output-token limit',
     );
+    expect(JSON.stringify(bed.server.requests[3].body.messages)).toContain('not run: the reply was refused');
   });
-});
 
-it('agent send: the reply of a turn that spans a continue-as-new reaches the caller', async () => {
-  bed.server.enqueue(
-    ...['l1', 'l2', 'l3'].map((id) => providerReply('openai', { toolCalls: [listCall(id)] })),
-    providerReply('openai', { text: 'listed three times' }),
-  );
-  const send = await withWorker(async (cli, taskQueue) => {
-    const handle = await startSession(taskQueue, { model: models.openai, continueAsNewAfterModelCalls: 2 });
-    const send = await cli(['send', handle.workflowId, 'list three times', '--json']);
-    await handle.terminate('test over');
-    return send;
-  });
-  expect(send.code).toBe(0);
-  expect(lastJsonLine(send.stdout)).toMatchObject({ status: 'completed', answer: 'listed three times', iterations: 4 });
-  expect(bed.server.requests).toHaveLength(4);
-});
-
-it('agent send: messages queued behind a turn that spends the token budget get that answer, exit 3', async () => {
-  let release: () => void = () => {};
-  bed.server.enqueue({
-    gate: new Promise<void>((resolve) => (release = resolve)),
-    then: providerReply('openai', { text: 'all of it' }),
-  });
-  const sends = await withWorker(async (cli, taskQueue) => {
-    const handle = await startSession(taskQueue, { model: models.openai, prompt: 'spend it', maxSessionTokens: 10 });
-    await waitFor('the first model request', () => bed.server.requests.length === 1);
-    const sends = [cli(['send', handle.workflowId, 'one', '--json']), cli(['send', handle.workflowId, 'two', '--json'])];
-    await waitFor(
-      'both messages to be queued',
-      async () => ((await handle.query('status')) as { queuedMessages: number }).queuedMessages === 2,
-      {
-        timeoutMs: 60_000,
-      },
+  it('agent send: the reply of a turn that spans a continue-as-new reaches the caller', async () => {
+    bed.server.enqueue(
+      ...['l1', 'l2', 'l3'].map((id) => providerReply(provider, { toolCalls: [listCall(id)] })),
+      providerReply(provider, { text: 'listed three times' }),
     );
-    release();
-    return Promise.all(sends);
+    const send = await withWorker(async (cli, taskQueue) => {
+      const handle = await startSession(taskQueue, { model: model, continueAsNewAfterModelCalls: 2 });
+      const send = await cli(['send', handle.workflowId, 'list three times', '--json']);
+      await handle.terminate('test over');
+      return send;
+    });
+    expect(send.code).toBe(0);
+    expect(lastJsonLine(send.stdout)).toMatchObject({ status: 'completed', answer: 'listed three times', iterations: 4 });
+    expect(bed.server.requests).toHaveLength(4);
   });
-  for (const send of sends) {
-    expect(send.code).toBe(3);
-    expect(lastJsonLine(send.stdout)).toMatchObject({ status: 'token_budget', answer: '' });
-  }
+
+  it('agent send: messages queued behind a turn that spends the token budget get that answer, exit 3', async () => {
+    let release: () => void = () => {};
+    bed.server.enqueue({
+      gate: new Promise<void>((resolve) => (release = resolve)),
+      then: providerReply(provider, { text: 'all of it' }),
+    });
+    const sends = await withWorker(async (cli, taskQueue) => {
+      const handle = await startSession(taskQueue, { model: model, prompt: 'spend it', maxSessionTokens: 10 });
+      await waitFor('the first model request', () => bed.server.requests.length === 1);
+      const sends = [cli(['send', handle.workflowId, 'one', '--json']), cli(['send', handle.workflowId, 'two', '--json'])];
+      await waitFor(
+        'both messages to be queued',
+        async () => ((await handle.query('status')) as { queuedMessages: number }).queuedMessages === 2,
+        {
+          timeoutMs: 60_000,
+        },
+      );
+      release();
+      return Promise.all(sends);
+    });
+    for (const send of sends) {
+      expect(send.code).toBe(3);
+      expect(lastJsonLine(send.stdout)).toMatchObject({ status: 'token_budget', answer: '' });
+    }
+  });
 });
 
 it('agent send: with ten messages already in flight, says at once why the message was not taken', async () => {
