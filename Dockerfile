@@ -24,12 +24,12 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 # What the worker loads, plus the CLI (client/, temporal-cli/) for the codec
 # server docker-compose.yml runs from the same image; test/ and bench/ stay out.
 COPY tsconfig.json .swcrc ./
-COPY agent ./agent
+COPY core ./core
+COPY providers ./providers
 COPY activities ./activities
 COPY storage ./storage
 COPY tools ./tools
 COPY workflows ./workflows
-COPY storage ./storage
 COPY worker ./worker
 COPY temporal-cli ./temporal-cli
 COPY client ./client

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { failureTypes } from '../agent/errors';
+import { failureTypes } from '../core/errors';
 import type { Tool } from '../tools';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import { assertInsideRoot, assertWorkspaceDirectory } from '../tools/workspace';

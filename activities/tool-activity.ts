@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { failureTypes, ToolInputError } from '../agent/errors';
-import { maxToolErrorChars, maxToolOutputChars } from '../agent/limits';
+import { failureTypes, ToolInputError } from '../core/errors';
+import { maxToolErrorChars, maxToolOutputChars } from '../core/limits';
 import type { Tool } from '../tools';
 import { truncateOutput } from '../tools/truncate';
 import { assertInsideRoot } from '../tools/workspace';

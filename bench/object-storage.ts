@@ -5,7 +5,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Client } from '@temporalio/client';
-import type { AgentInput } from '../agent/resolve-input';
+import type { AgentInput } from '../core/resolve-input';
 import { resolveOrThrow } from '../client/start-agent';
 import { ensureMinio } from '../minio/find-minio';
 import { startMinio, type MinioServer } from '../minio/minio-server';

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Message } from '../agent/messages';
+import type { Message } from '../core/messages';
 import { benchTools } from './support/bench-tools';
 import type { Benchmark } from './support/benchmark';
 import { formatCount, formatMs, markdownTable, type TargetRow } from './support/format';

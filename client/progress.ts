@@ -1,5 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import type { ProgressEvent } from '../agent/result';
+import type { ProgressEvent } from '../core/result';
 import { progressQuery } from '../workflows/definitions';
 
 const pollIntervalMs = 400;

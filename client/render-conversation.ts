@@ -1,4 +1,4 @@
-import type { Message } from '../agent/messages';
+import type { Message } from '../core/messages';
 
 /** The conversation as a person reads it, one block per message. */
 export function renderConversation(messages: Message[]): string {

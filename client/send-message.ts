@@ -1,6 +1,6 @@
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { failureTypes } from '../agent/errors';
-import { isPending, type MessageReply, type TurnReply } from '../agent/result';
+import { failureTypes } from '../core/errors';
+import { isPending, type MessageReply, type TurnReply } from '../core/result';
 import { awaitReplyUpdate, sendMessageUpdate } from '../workflows/definitions';
 import { failureMessage } from './commands/output';
 

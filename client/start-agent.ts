@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import type { ResolvedAgentInput } from '../agent/input';
-import { resolveAgentInput, type AgentInput } from '../agent/resolve-input';
-import type { AgentResult } from '../agent/result';
+import type { ResolvedAgentInput } from '../core/input';
+import { resolveAgentInput, type AgentInput } from '../core/resolve-input';
+import type { AgentResult } from '../core/result';
 import { agentWorkflowType } from '../workflows/definitions';
 import { clip } from '../workflows/summaries';
 

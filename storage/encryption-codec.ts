@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { AgentError } from '../agent/errors';
+import { AgentError } from '../core/errors';
 import type { EncryptionKeyRing } from './encryption-keys';
 
 const PayloadMessage = temporal.api.common.v1.Payload;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigurationError } from '../agent/errors';
+import { ConfigurationError } from '../core/errors';
 
 /** AES-256 keys are 32 bytes. */
 export const encryptionKeyBytes = 32;

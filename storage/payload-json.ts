@@ -1,5 +1,5 @@
 import type { Payload } from '@temporalio/common';
-import { AgentError } from '../agent/errors';
+import { AgentError } from '../core/errors';
 
 /**
  * A payload as the codec-server protocol carries it: the protobuf JSON mapping

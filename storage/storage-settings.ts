@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigurationError } from '../agent/errors';
+import { ConfigurationError } from '../core/errors';
 
 /**
  * Where a process keeps the two stores: large payloads (Temporal external storage,

@@ -1,6 +1,6 @@
 import type { StorageDriver } from '@temporalio/common';
 import { FileTranscriptStore, type TranscriptStore } from '../activities/transcript/transcript-store';
-import { ConfigurationError } from '../agent/errors';
+import { ConfigurationError } from '../core/errors';
 import { s3PayloadDriverName } from './driver-names';
 import { LocalDirectoryDriver } from './local-directory-driver';
 import { describeStorage, storageSettings, type StorageSettings } from './storage-settings';

@@ -1,5 +1,5 @@
 import type { Payload, StorageDriver, StorageDriverClaim } from '@temporalio/common';
-import { ConfigurationError } from '../agent/errors';
+import { ConfigurationError } from '../core/errors';
 
 /**
  * Stands in for the external-storage driver this process is not configured for,

@@ -1,6 +1,6 @@
 import type { Duration } from '@temporalio/common';
 import { z } from 'zod';
-import { ConfigurationError } from '../agent/errors';
+import { ConfigurationError } from '../core/errors';
 
 export interface ToolContext {
   /** Absolute path of the run's workspace; tools must stay inside it (see ./workspace.ts). */

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { z } from 'zod';
-import { ToolInputError } from '../agent/errors';
+import { ToolInputError } from '../core/errors';
 import { defineTool } from './define-tool';
 import { resolveInWorkspace } from './workspace';
 

@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { z } from 'zod';
-import { ToolInputError } from '../agent/errors';
-import { maxToolOutputChars } from '../agent/limits';
+import { ToolInputError } from '../core/errors';
+import { maxToolOutputChars } from '../core/limits';
 import { defineTool } from './define-tool';
 import { resolveInWorkspace } from './workspace';
 

@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { ToolInputError } from '../agent/errors';
+import { ToolInputError } from '../core/errors';
 import { defineTool } from './define-tool';
 import { relativeToWorkspace, resolveInWorkspace } from './workspace';
 

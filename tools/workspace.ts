@@ -1,6 +1,6 @@
 import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolInputError } from '../agent/errors';
+import { ToolInputError } from '../core/errors';
 
 const maxSymlinkHops = 40;
 

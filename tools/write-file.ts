@@ -1,8 +1,8 @@
 import { mkdir, writeFile as writeToDisk } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { ToolInputError } from '../agent/errors';
-import { maxWriteFileBytes } from '../agent/limits';
+import { ToolInputError } from '../core/errors';
+import { maxWriteFileBytes } from '../core/limits';
 import { defineTool } from './define-tool';
 import { resolveInWorkspace } from './workspace';
 

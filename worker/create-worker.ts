@@ -1,7 +1,7 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { agentDataConverter } from '../storage/data-converter';
-import { ConfigurationError } from '../agent/errors';
+import { ConfigurationError } from '../core/errors';
 import { builtInTools, type Tool } from '../tools';
 import { assertWorkspaceDirectory } from '../tools/workspace';
 import { defaultWorkspaceRoot } from './settings';

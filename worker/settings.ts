@@ -1,6 +1,6 @@
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
-import { defaultTaskQueue } from '../agent/limits';
+import { defaultTaskQueue } from '../core/limits';
 
 export interface ConnectionSettings {
   connectionOptions: NativeConnectionOptions;

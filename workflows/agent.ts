@@ -11,11 +11,11 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { failureTypes } from '../agent/errors';
-import { checkResolvedInput, type ResolvedAgentInput } from '../agent/input';
-import { maxPromptChars } from '../agent/limits';
-import { zeroUsage } from '../agent/messages';
-import type { AgentResult, AgentStatus, AgentStatusSnapshot, TurnReply } from '../agent/result';
+import { failureTypes } from '../core/errors';
+import { checkResolvedInput, type ResolvedAgentInput } from '../core/input';
+import { maxPromptChars } from '../core/limits';
+import { zeroUsage } from '../core/messages';
+import type { AgentResult, AgentStatus, AgentStatusSnapshot, TurnReply } from '../core/result';
 import type { CoreActivities } from '../activities';
 import { awaitReplyUpdate, endSessionSignal, messagesQuery, progressQuery, sendMessageUpdate, statusQuery } from './definitions';
 import { Inbox } from './inbox';

@@ -1,6 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { Message } from '../agent/messages';
-import type { AgentStatusSnapshot, MessageReply, ProgressEvent } from '../agent/result';
+import type { Message } from '../core/messages';
+import type { AgentStatusSnapshot, MessageReply, ProgressEvent } from '../core/result';
 
 /** The whole neutral conversation so far; `from` skips the first messages. */
 export const messagesQuery = defineQuery<Message[], [{ from?: number }?]>('messages');

@@ -1,7 +1,7 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
-import { failureTypes } from '../agent/errors';
-import type { CarriedInbox } from '../agent/input';
-import type { MessageReply, TurnReply } from '../agent/result';
+import { failureTypes } from '../core/errors';
+import type { CarriedInbox } from '../core/input';
+import type { MessageReply, TurnReply } from '../core/result';
 
 export interface WaitingMessage {
   ticket: number;

@@ -1,8 +1,8 @@
 import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
-import { failureTypes } from '../agent/errors';
-import type { ResolvedAgentInput } from '../agent/input';
+import { failureTypes } from '../core/errors';
+import type { ResolvedAgentInput } from '../core/input';
 import type { CoreActivities, ModelCallInput, ModelTurn } from '../activities';
-import type { ToolChoice } from '../activities/model/provider-call';
+import type { ToolChoice } from '../providers/provider-call';
 import type { AgentState } from './state';
 
 /**

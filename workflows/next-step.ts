@@ -1,4 +1,4 @@
-import type { ModelResponse } from '../agent/messages';
+import type { ModelResponse } from '../core/messages';
 
 /** What the loop does after a model turn: one discriminated step instead of nested flags. */
 export type NextStep =

@@ -1,6 +1,6 @@
 import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
-import { failureTypes } from '../agent/errors';
-import type { ToolCall, ToolResultMessage } from '../agent/messages';
+import { failureTypes } from '../core/errors';
+import type { ToolCall, ToolResultMessage } from '../core/messages';
 import type { ToolActivityInput } from '../activities';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import { toolCallSummary } from './summaries';

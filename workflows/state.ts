@@ -1,6 +1,6 @@
-import type { CarriedInbox, CarriedState, ResolvedAgentInput } from '../agent/input';
-import { zeroUsage, type Message, type Usage } from '../agent/messages';
-import type { AgentStatusSnapshot, ProgressEvent } from '../agent/result';
+import type { CarriedInbox, CarriedState, ResolvedAgentInput } from '../core/input';
+import { zeroUsage, type Message, type Usage } from '../core/messages';
+import type { AgentStatusSnapshot, ProgressEvent } from '../core/result';
 
 /** Where a turn began, so a turn that fails can be rolled back and the conversation stays as it was. */
 export interface TurnCheckpoint {

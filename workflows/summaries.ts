@@ -1,4 +1,4 @@
-import type { ToolCall } from '../agent/messages';
+import type { ToolCall } from '../core/messages';
 
 const maxSummaryChars = 80;
 

@@ -1,11 +1,11 @@
 import { isCancellation } from '@temporalio/workflow';
-import { addUsage, type ModelResponse, type ToolResultMessage } from '../agent/messages';
-import { summaryCutIndex } from '../agent/context-view';
-import type { ResolvedAgentInput } from '../agent/input';
-import type { TurnReply, TurnStatus } from '../agent/result';
-import { notRunResults } from '../agent/tool-pairing';
+import { addUsage, type ModelResponse, type ToolResultMessage } from '../core/messages';
+import { summaryCutIndex } from '../core/context-view';
+import type { ResolvedAgentInput } from '../core/input';
+import type { TurnReply, TurnStatus } from '../core/result';
+import { notRunResults } from '../core/tool-pairing';
 import type { ModelTurn, RunSetup } from '../activities';
-import type { ToolChoice } from '../activities/model/provider-call';
+import type { ToolChoice } from '../providers/provider-call';
 import { callModel } from './model-call';
 import { nextStep, type NextStep } from './next-step';
 import { runToolCalls } from './run-tool-calls';

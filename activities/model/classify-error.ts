@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { ConfigurationError, failureTypes } from '../../agent/errors';
+import { ConfigurationError, failureTypes } from '../../core/errors';
 
 /** The parts of an OpenAI or Anthropic SDK error that classification needs; both SDKs share this shape. */
 interface ProviderErrorShape {

@@ -1,6 +1,6 @@
-import type { ContextView } from '../../agent/context-view';
-import type { Message, ModelResponse } from '../../agent/messages';
-import type { ToolChoice } from './provider-call';
+import type { ContextView } from '../../core/context-view';
+import type { Message, ModelResponse } from '../../core/messages';
+import type { ToolChoice } from '../../providers/provider-call';
 
 /**
  * The conversation as the workflow passes it to a model call: a transcript id

@@ -1,11 +1,11 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { applyContextView } from '../../agent/context-view';
-import { failureTypes } from '../../agent/errors';
-import type { Message, ModelResponse } from '../../agent/messages';
-import { toolPairingProblems } from '../../agent/tool-pairing';
+import { applyContextView } from '../../core/context-view';
+import { failureTypes } from '../../core/errors';
+import type { Message, ModelResponse } from '../../core/messages';
+import { toolPairingProblems } from '../../core/tool-pairing';
 import type { TranscriptStore } from '../transcript/transcript-store';
 import type { ModelCallInput, ModelTurn } from './model-input';
-import type { ToolChoice } from './provider-call';
+import type { ToolChoice } from '../../providers/provider-call';
 
 export const summaryPrompt =
   'Summarise the conversation so far for your own later use: the task, what has been done, the facts and results found, ' +

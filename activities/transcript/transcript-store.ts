@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Message } from '../../agent/messages';
+import type { Message } from '../../core/messages';
 
 /**
  * A content-addressed, append-only store of conversations. A transcript is a

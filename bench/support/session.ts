@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { WorkflowHandle } from '@temporalio/client';
-import { resolveAgentInput, type AgentInput } from '../../agent/resolve-input';
-import type { AgentResult } from '../../agent/result';
+import { resolveAgentInput, type AgentInput } from '../../core/resolve-input';
+import type { AgentResult } from '../../core/result';
 import { agentWorkflowType } from '../../workflows/definitions';
 import type { BenchEnvironment } from './environment';
 import { formatMs } from './format';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { AgentInput } from '../../agent/resolve-input';
+import type { AgentInput } from '../../core/resolve-input';
 import { builtInTools } from '../../tools';
 import { UsageError } from '../usage';
 import { invocationDirectory } from './output';

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { ConfigurationError } from '../../agent/errors';
+import { ConfigurationError } from '../../core/errors';
 import { createCodecServer } from '../../storage/codec-server';
 import { EncryptionCodec } from '../../storage/encryption-codec';
 import { loadEncryptionKeys } from '../../storage/encryption-keys';

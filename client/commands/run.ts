@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { AgentInput } from '../../agent/resolve-input';
-import type { AgentResult } from '../../agent/result';
+import type { AgentInput } from '../../core/resolve-input';
+import type { AgentResult } from '../../core/result';
 import { awaitResult } from '../await-result';
 import { connect } from '../connect';
 import { interrupted, untilInterrupted } from '../interrupt';

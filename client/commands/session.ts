@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import type { AgentResult, TurnReply } from '../../agent/result';
-import type { AgentInput } from '../../agent/resolve-input';
+import type { AgentResult, TurnReply } from '../../core/result';
+import type { AgentInput } from '../../core/resolve-input';
 import { endSessionSignal } from '../../workflows/definitions';
 import { awaitResult } from '../await-result';
 import { connect, type AgentSession } from '../connect';

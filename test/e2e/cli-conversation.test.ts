@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Worker } from '@temporalio/worker';
-import type { AgentInput } from '../../agent/resolve-input';
-import type { AgentResult } from '../../agent/result';
+import type { AgentInput } from '../../core/resolve-input';
+import type { AgentResult } from '../../core/result';
 import { sendMessage } from '../../client/send-message';
 import { agentWorkflowType } from '../../workflows/definitions';
 import { collect, lastJsonLine, runCli, spawnCli } from '../support/cli';

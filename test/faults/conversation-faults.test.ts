@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import type { AgentInput } from '../../agent/resolve-input';
-import type { AgentResult } from '../../agent/result';
+import type { AgentInput } from '../../core/resolve-input';
+import type { AgentResult } from '../../core/result';
 import { MessageNotAnsweredError, sendMessage } from '../../client/send-message';
 import { agentWorkflowType, messagesQuery } from '../../workflows/definitions';
 import { reflectionPrompt } from '../../workflows/turn';

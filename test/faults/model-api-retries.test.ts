@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AgentInput } from '../../agent/resolve-input';
-import type { AgentResult } from '../../agent/result';
+import type { AgentInput } from '../../core/resolve-input';
+import type { AgentResult } from '../../core/result';
 import { agentWorkflowType } from '../../workflows/definitions';
 import { anthropicError, anthropicReply, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
 import { attemptsOf, finalAttempts, retriedPendingAttempt } from '../support/fault-history';

@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { AgentInput } from '../../agent/resolve-input';
+import type { AgentInput } from '../../core/resolve-input';
 import { emptyReplyPrompt } from '../../workflows/agent';
 import { anthropicReply, FakeModelServer, openaiReply, type FakeToolCall } from '../support/fake-model-server';
 import { attemptsOf } from '../support/fault-history';

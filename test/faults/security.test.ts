@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { maxWriteFileBytes } from '../../agent/limits';
+import { maxWriteFileBytes } from '../../core/limits';
 import { lastJsonLine, runCli } from '../support/cli';
 import { openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startAgent, type AgentHandle } from '../../client/start-agent';
-import type { AgentResult } from '../../agent/result';
+import type { AgentResult } from '../../core/result';
 import { activityStarts, startOf } from '../support/activity-starts';
 import { freePort, killDevServers, startDevServer, type DevServer } from '../support/dev-server-process';
 import { FakeModelServer, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';

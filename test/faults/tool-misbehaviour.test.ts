@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { maxToolOutputChars } from '../../agent/limits';
+import { maxToolOutputChars } from '../../core/limits';
 import { builtInTools, defineTool } from '../../tools';
 import { openaiReply } from '../support/fake-model-server';
 import { countEvents, EventType, finalAttempts, largestEventBytes } from '../support/fault-history';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import type { AgentResult } from '../../agent/result';
+import type { AgentResult } from '../../core/result';
 import { sendMessage } from '../../client/send-message';
 import { resolveOrThrow } from '../../client/start-agent';
 import { agentDataConverter } from '../../storage/data-converter';

@@ -13,7 +13,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { z } from 'zod';
-import type { AgentInput } from '../../agent/resolve-input';
+import type { AgentInput } from '../../core/resolve-input';
 import { builtInTools, defineTool } from '../../tools';
 import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { createAgentWorker } from '../../worker/create-worker';

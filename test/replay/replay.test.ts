@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import * as limits from '../../agent/limits';
+import * as limits from '../../core/limits';
 import * as changedLimits from './changed-defaults/limits';
 import { workflowsPath } from '../../worker/create-worker';
 

@@ -1,7 +1,7 @@
 import type { ModelCallInput, ModelTurn } from '../../activities';
 import { MemoryTranscriptStore } from '../../activities/transcript/transcript-store';
 import { withTranscript } from '../../activities/model/with-transcript';
-import type { FinishReason, Message, ModelResponse, ToolCall } from '../../agent/messages';
+import type { FinishReason, Message, ModelResponse, ToolCall } from '../../core/messages';
 
 /** A request as the model saw it: the activity input, plus the whole context it was shown and the tools it may call. */
 export interface ScriptedRequest extends ModelCallInput {

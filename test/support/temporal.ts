@@ -5,9 +5,9 @@ import type { Worker } from '@temporalio/worker';
 import { agentDataConverter } from '../../storage/data-converter';
 import { createAgentWorker } from '../../worker/create-worker';
 import type { Tool } from '../../tools';
-import type { ResolvedAgentInput } from '../../agent/input';
-import { resolveAgentInput, type AgentInput } from '../../agent/resolve-input';
-import type { AgentResult } from '../../agent/result';
+import type { ResolvedAgentInput } from '../../core/input';
+import { resolveAgentInput, type AgentInput } from '../../core/resolve-input';
+import type { AgentResult } from '../../core/result';
 import { agentWorkflowType } from '../../workflows/definitions';
 import type { ScriptedModel } from './scripted-model';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import type { AgentInput } from '../../agent/resolve-input';
+import type { AgentInput } from '../../core/resolve-input';
 import { startAgent, type AgentHandle } from '../../client/start-agent';
 import { agentDataConverter } from '../../storage/data-converter';
 import { builtInTools } from '../../tools';

@@ -1,7 +1,7 @@
-import { ConfigurationError } from '../../agent/errors';
-import { checkResolvedInput } from '../../agent/input';
-import { resolveAgentInput as checkAgentInput } from '../../agent/resolve-input';
-import { parseModelId } from '../../agent/model-id';
+import { ConfigurationError } from '../../core/errors';
+import { checkResolvedInput } from '../../core/input';
+import { resolveAgentInput as checkAgentInput } from '../../core/resolve-input';
+import { parseModelId } from '../../core/model-id';
 
 const minimal = { prompt: 'list the files', model: 'openai:gpt-4o-mini', workspace: '/tmp/project' };
 

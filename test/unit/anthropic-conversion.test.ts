@@ -1,7 +1,7 @@
 import type { Message as AnthropicMessage, StopReason } from '@anthropic-ai/sdk/resources/messages';
-import { toAnthropicPrompt } from '../../activities/model/anthropic/convert-messages';
-import { fromAnthropicMessage } from '../../activities/model/anthropic/convert-response';
-import { mapAnthropicStopReason } from '../../activities/model/anthropic/map-stop-reason';
+import { toAnthropicPrompt } from '../../providers/anthropic/convert-messages';
+import { fromAnthropicMessage } from '../../providers/anthropic/convert-response';
+import { mapAnthropicStopReason } from '../../providers/anthropic/map-stop-reason';
 
 function anthropicMessage(content: AnthropicMessage['content'], stopReason: StopReason | null = 'end_turn'): AnthropicMessage {
   return {

@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ToolInputError } from '../../agent/errors';
-import { maxWriteFileBytes } from '../../agent/limits';
+import { ToolInputError } from '../../core/errors';
+import { maxWriteFileBytes } from '../../core/limits';
 import type { Tool } from '../../tools';
 import { listDirectory } from '../../tools/list-directory';
 import { readFile as readFileTool } from '../../tools/read-file';

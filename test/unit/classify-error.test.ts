@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
-import { ConfigurationError } from '../../agent/errors';
+import { ConfigurationError } from '../../core/errors';
 import { classifyProviderError, retryAfterMillis } from '../../activities/model/classify-error';
 
 function openAIError(status: number, message: string, headers: Headers = new Headers()) {

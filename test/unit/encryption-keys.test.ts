@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ConfigurationError } from '../../agent/errors';
+import { ConfigurationError } from '../../core/errors';
 import { loadEncryptionKeys } from '../../storage/encryption-keys';
 import { agentDataConverter } from '../../storage/data-converter';
 import { newKeyEntry } from '../support/encryption';

@@ -1,7 +1,7 @@
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { toOpenAIMessages } from '../../activities/model/openai/convert-messages';
-import { fromOpenAICompletion } from '../../activities/model/openai/convert-response';
-import { mapOpenAIFinishReason } from '../../activities/model/openai/map-finish-reason';
+import { toOpenAIMessages } from '../../providers/openai/convert-messages';
+import { fromOpenAICompletion } from '../../providers/openai/convert-response';
+import { mapOpenAIFinishReason } from '../../providers/openai/map-finish-reason';
 
 function completion(
   message: Partial<ChatCompletion.Choice['message']>,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { conversationStartText, prepareAnthropicRequest } from '../../activities/model/anthropic/prepare-request';
-import { prepareOpenAIRequest } from '../../activities/model/openai/prepare-request';
-import type { Message } from '../../agent/messages';
+import { conversationStartText, prepareAnthropicRequest } from '../../providers/anthropic/prepare-request';
+import { prepareOpenAIRequest } from '../../providers/openai/prepare-request';
+import type { Message } from '../../core/messages';
 import { defineTool } from '../../tools/define-tool';
 import { anthropicMessagesProblem } from '../support/wire-rules/anthropic-messages';
 import { openaiChatProblem } from '../support/wire-rules/openai-chat';

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../../agent/errors';
+import { ConfigurationError } from '../../core/errors';
 import { createS3Client } from '../../storage/s3-client';
 import { storageSettings, type S3StorageSettings } from '../../storage/storage-settings';
 

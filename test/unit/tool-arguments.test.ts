@@ -3,8 +3,8 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { z } from 'zod';
 import { toolActivity } from '../../activities/tool-activity';
-import { ConfigurationError, ToolInputError } from '../../agent/errors';
-import { maxToolOutputChars } from '../../agent/limits';
+import { ConfigurationError, ToolInputError } from '../../core/errors';
+import { maxToolOutputChars } from '../../core/limits';
 import { defineTool, toolJsonSchema, type Tool } from '../../tools/define-tool';
 import { testWorkspaceRoot } from '../support/temporal';
 

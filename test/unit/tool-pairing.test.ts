@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { withTranscript } from '../../activities/model/with-transcript';
 import { MemoryTranscriptStore } from '../../activities/transcript/transcript-store';
-import type { Message } from '../../agent/messages';
-import { notRunResults, toolPairingProblems } from '../../agent/tool-pairing';
+import type { Message } from '../../core/messages';
+import { notRunResults, toolPairingProblems } from '../../core/tool-pairing';
 
 const call = (id: string) => ({ id, name: 'read_file', arguments: '{"path":"a.txt"}' });
 const result = (id: string): Message => ({ role: 'tool', toolCallId: id, toolName: 'read_file', content: 'a', isError: false });

@@ -1,5 +1,5 @@
 import { StorageDriverClaim } from '@temporalio/common';
-import { ConfigurationError } from '../../agent/errors';
+import { ConfigurationError } from '../../core/errors';
 import { agentStores } from '../../storage/stores';
 
 // A process reads claims of the backend it is configured for; a claim of the other

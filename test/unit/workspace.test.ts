@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ToolInputError } from '../../agent/errors';
+import { ToolInputError } from '../../core/errors';
 import { resolveInWorkspace } from '../../tools/workspace';
 
 let scratch: string;

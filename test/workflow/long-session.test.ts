@@ -1,8 +1,8 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
-import type { AgentInput } from '../../agent/resolve-input';
-import type { AgentResult } from '../../agent/result';
-import { summaryLead } from '../../agent/context-view';
+import type { AgentInput } from '../../core/resolve-input';
+import type { AgentResult } from '../../core/result';
+import { summaryLead } from '../../core/context-view';
 import { summaryPrompt } from '../../activities/model/with-transcript';
 import { MemoryTranscriptStore } from '../../activities/transcript/transcript-store';
 import { agentWorkflowType, messagesQuery, sendMessageUpdate } from '../../workflows/definitions';

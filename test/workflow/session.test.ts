@@ -1,7 +1,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { AgentInput } from '../../agent/resolve-input';
-import type { AgentResult, TurnReply } from '../../agent/result';
+import type { AgentInput } from '../../core/resolve-input';
+import type { AgentResult, TurnReply } from '../../core/result';
 import { agentWorkflowType, endSessionSignal, messagesQuery, sendMessageUpdate, statusQuery } from '../../workflows/definitions';
 import { answer, callTools, ScriptedModel } from '../support/scripted-model';
 import { connectToTestServer, createTestWorker, uniqueTaskQueue, resolved } from '../support/temporal';

@@ -1,5 +1,5 @@
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import type { ModelResponse, ToolCall } from '../../../agent/messages';
+import type { ModelResponse, ToolCall } from '../../core/messages';
 import { mapOpenAIFinishReason } from './map-finish-reason';
 
 /** OpenAI Chat Completion → neutral response. A refusal overrides the finish reason. */

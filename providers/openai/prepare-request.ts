@@ -1,5 +1,5 @@
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { toolJsonSchema } from '../../../tools';
+import { toolJsonSchema } from '../../tools';
 import type { ProviderRequest } from '../provider-call';
 import { toOpenAIMessages } from './convert-messages';
 

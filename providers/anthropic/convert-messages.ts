@@ -1,5 +1,5 @@
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { Message } from '../../../agent/messages';
+import type { Message } from '../../core/messages';
 
 export interface AnthropicPrompt {
   system: string | undefined;

@@ -1,5 +1,5 @@
-import type { Message } from '../../agent/messages';
-import type { Tool } from '../../tools';
+import type { Message } from '../core/messages';
+import type { Tool } from '../tools';
 
 /**
  * Whether the model may call the offered tools. `none` is for calls that must

@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { toolJsonSchema } from '../../../tools';
+import { toolJsonSchema } from '../../tools';
 import type { ProviderRequest } from '../provider-call';
 import { toAnthropicPrompt } from './convert-messages';
 

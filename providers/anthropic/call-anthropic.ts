@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { ModelResponse } from '../../../agent/messages';
+import type { ModelResponse } from '../../core/messages';
 import type { ProviderCall } from '../provider-call';
 import { fromAnthropicMessage } from './convert-response';
 import { prepareAnthropicRequest } from './prepare-request';

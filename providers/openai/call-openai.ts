@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import type { ModelResponse } from '../../../agent/messages';
+import type { ModelResponse } from '../../core/messages';
 import type { ProviderCall } from '../provider-call';
 import { fromOpenAICompletion } from './convert-response';
 import { prepareOpenAIRequest } from './prepare-request';

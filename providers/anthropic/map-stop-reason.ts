@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../../agent/messages';
+import type { FinishReason } from '../../core/messages';
 
 export function mapAnthropicStopReason(reason: string | null | undefined): FinishReason {
   switch (reason) {

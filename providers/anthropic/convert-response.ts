@@ -1,5 +1,5 @@
 import type { Message as AnthropicMessage } from '@anthropic-ai/sdk/resources/messages';
-import type { ModelResponse, ToolCall } from '../../../agent/messages';
+import type { ModelResponse, ToolCall } from '../../core/messages';
 import { mapAnthropicStopReason } from './map-stop-reason';
 
 /** Anthropic message → neutral response: text blocks join into the content, tool_use blocks become tool calls. */

@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { Message } from '../../../agent/messages';
+import type { Message } from '../../core/messages';
 
 /** Neutral messages → OpenAI Chat Completions messages. One neutral message maps to one OpenAI message. */
 export function toOpenAIMessages(messages: Message[]): ChatCompletionMessageParam[] {
