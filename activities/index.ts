@@ -1,4 +1,5 @@
-import { builtInTools, type Tool } from '../tools';
+import type { AgentRegistry } from '../agents/registry';
+import { agentStores } from '../storage/stores';
 import { createModelActivities } from './model/call-model';
 import { createPrepareRun } from './prepare-run';
 import { toolActivity } from './tool-activity';
@@ -9,7 +10,8 @@ export type { PrepareRunInput, RunSetup } from './prepare-run';
 export type { ToolActivityInput } from './tool-activity';
 
 export interface ActivityOptions {
-  tools?: Tool[];
+  /** The agents, tools and providers this worker has. */
+  registry: AgentRegistry;
   /** The environment the model activity reads API keys and base URLs from. */
   env?: NodeJS.ProcessEnv;
   transcripts?: TranscriptStore;
@@ -22,12 +24,16 @@ export interface ActivityOptions {
  * one activity per tool, named after the tool so each is visible in the Web UI.
  */
 export function createActivities(options: ActivityOptions) {
-  const tools = options.tools ?? builtInTools;
-  const toolActivities = Object.fromEntries(tools.map((tool) => [tool.name, toolActivity(tool, options.workspaceRoot)]));
+  const { registry } = options;
+  const toolActivities = Object.fromEntries([...registry.tools.values()].map((tool) => [tool.name, toolActivity(tool, options.workspaceRoot)]));
   return {
     ...toolActivities,
-    ...createModelActivities(tools, options.env ?? process.env, options.transcripts),
-    prepareRun: createPrepareRun(tools, options.workspaceRoot),
+    ...createModelActivities({
+      registry,
+      env: options.env ?? process.env,
+      transcripts: options.transcripts ?? agentStores().transcripts,
+    }),
+    prepareRun: createPrepareRun(registry, options.workspaceRoot),
   };
 }
 

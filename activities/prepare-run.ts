@@ -1,41 +1,64 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { failureTypes } from '../core/errors';
-import type { Tool } from '../tools';
+import type { AgentRegistry } from '../agents/registry';
+import type { AgentSpec } from '../core/agent-spec';
+import { ConfigurationError, failureTypes } from '../core/errors';
+import { parseModelId } from '../core/model-id';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import { assertInsideRoot, assertWorkspaceDirectory } from '../tools/workspace';
 
 export interface PrepareRunInput {
-  tools: string[];
+  agent: string;
+  /** The run's own settings that override the agent's (the CLI's --model, --system, --tools, --max-iterations). */
+  overrides: { model?: string; systemPrompt?: string; tools?: string[]; maxIterations?: number; maxOutputTokens?: number };
   workspace: string;
 }
 
 export interface RunSetup {
-  /** Activity settings per enabled tool, recorded once in history so the workflow can schedule each tool its own way. */
+  /** The agent the run starts with, its overrides applied, and every agent it can reach by handoff or as a subagent. */
+  agents: Record<string, AgentSpec>;
+  /** Activity settings per tool of those agents, recorded once in history so the workflow can schedule each tool its own way. */
   tools: Record<string, ToolActivitySettings>;
 }
 
 /**
  * Checks, once at the start of a run and before any model call, what only the
- * worker can know: that the workspace exists inside the worker's workspace root
- * and that every enabled tool is registered. Mistakes here are configuration
- * errors and fail the run loudly instead of confusing the model.
+ * worker can know: that the workspace exists inside the worker's workspace root,
+ * and that the agent, its tools and its model's provider are registered. The
+ * agents come back as plain data, recorded in history: the run keeps them even
+ * if the worker is redeployed with other definitions. Mistakes here are
+ * configuration errors and fail the run loudly instead of confusing the model.
  */
-export function createPrepareRun(tools: Tool[], workspaceRoot: string) {
-  const registry = new Map(tools.map((tool) => [tool.name, tool]));
+export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string) {
   return async function prepareRun(input: PrepareRunInput): Promise<RunSetup> {
-    const unknown = input.tools.filter((name) => !registry.has(name));
-    if (unknown.length > 0) {
-      throw ApplicationFailure.create({
-        type: failureTypes.configuration,
-        nonRetryable: true,
-        message: `unknown tools: ${unknown.join(', ')}; this worker has: ${[...registry.keys()].join(', ')}`,
-      });
+    try {
+      const agents = registry.reachable(input.agent);
+      const entry = withOverrides(agents[input.agent], input.overrides);
+      agents[input.agent] = entry;
+      const unknown = entry.tools.filter((name) => !registry.tools.has(name));
+      if (unknown.length > 0) {
+        throw new ConfigurationError(`unknown tools: ${unknown.join(', ')}; this worker has: ${[...registry.tools.keys()].join(', ')}`);
+      }
+      const provider = parseModelId(entry.model).provider;
+      if (!registry.providers.has(provider)) {
+        throw new ConfigurationError(`unknown provider "${provider}" in model "${entry.model}"; this worker has: ${[...registry.providers.keys()].join(', ')}`);
+      }
+      await assertWorkspaceDirectory(input.workspace);
+      await assertInsideRoot(workspaceRoot, input.workspace);
+      const toolNames = new Set(Object.values(agents).flatMap((agent) => agent.tools));
+      return { agents, tools: Object.fromEntries([...toolNames].map((name) => [name, registry.tools.get(name)!.activity])) };
+    } catch (error) {
+      throw ApplicationFailure.create({ type: failureTypes.configuration, nonRetryable: true, message: (error as Error).message });
     }
-    await assertWorkspaceDirectory(input.workspace)
-      .then(() => assertInsideRoot(workspaceRoot, input.workspace))
-      .catch((error: Error) => {
-        throw ApplicationFailure.create({ type: failureTypes.configuration, nonRetryable: true, message: error.message });
-      });
-    return { tools: Object.fromEntries(input.tools.map((name) => [name, registry.get(name)!.activity])) };
+  };
+}
+
+function withOverrides(agent: AgentSpec, overrides: PrepareRunInput['overrides']): AgentSpec {
+  return {
+    ...agent,
+    ...(overrides.model !== undefined && { model: overrides.model }),
+    ...(overrides.systemPrompt !== undefined && { instructions: overrides.systemPrompt }),
+    ...(overrides.tools !== undefined && { tools: overrides.tools }),
+    ...(overrides.maxIterations !== undefined && { maxIterations: overrides.maxIterations }),
+    ...(overrides.maxOutputTokens !== undefined && { modelSettings: { ...agent.modelSettings, maxOutputTokens: overrides.maxOutputTokens } }),
   };
 }

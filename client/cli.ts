@@ -1,4 +1,5 @@
 // `npm run agent -- <command>`: start agents and inspect their runs. See client/usage.ts.
+import { agentsCommand } from './commands/agents';
 import { cancelCommand } from './commands/cancel';
 import { codecServerCommand } from './commands/codec-server';
 import { historyCommand } from './commands/history';
@@ -11,6 +12,7 @@ import { usage, UsageError } from './usage';
 
 const commands: Record<string, (argv: string[], output: Output) => Promise<number>> = {
   run: runCommand,
+  agents: agentsCommand,
   show: showCommand,
   history: historyCommand,
   cancel: cancelCommand,

@@ -6,6 +6,7 @@ import { createAgentWorker } from '../worker/create-worker';
 import { defaultWorkspaceRoot, loadConnectionSettings, taskQueue as configuredTaskQueue } from '../worker/settings';
 import { invocationDirectory } from './commands/output';
 import { portAnswers, startEmbeddedServer } from './embedded-server';
+import { cliRegistry } from './cli-registry';
 import { cliRetryInterceptors } from './grpc-retry';
 import { webUiBase } from './web-ui';
 
@@ -25,6 +26,11 @@ export interface ConnectOptions {
   /** Start an in-process worker when no worker polls the task queue (needed to run or query workflows). */
   ensureWorker: boolean;
   log: (line: string) => void;
+  /**
+   * Checks to make when the worker will be this process's own (its registry is then the one that counts),
+   * before anything starts; a remote worker checks for itself, in prepareRun.
+   */
+  beforeOwnWorker?: () => void | Promise<void>;
 }
 
 /**
@@ -46,7 +52,9 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
   };
 
   try {
-    const server = !settings.addressConfigured && !(await portAnswers(7233)) ? await startEmbeddedServer(options.log) : undefined;
+    const embedded = !settings.addressConfigured && !(await portAnswers(7233));
+    if (embedded && options.ensureWorker) await options.beforeOwnWorker?.();
+    const server = embedded ? await startEmbeddedServer(options.log) : undefined;
     if (server) closers.push(server.stop);
     const connectionOptions = server ? { address: server.address } : settings.connectionOptions;
     const connection = await Connection.connect({ ...connectionOptions, interceptors: cliRetryInterceptors() });
@@ -64,7 +72,7 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
       closers.push(() => nativeConnection.close());
       // The embedded worker serves workspaces under the directory the user ran the command in (or AGENT_WORKSPACE_ROOT).
       const workspaceRoot = defaultWorkspaceRoot(process.env, invocationDirectory());
-      const worker = await createAgentWorker({ connection: nativeConnection, namespace, taskQueue, workspaceRoot });
+      const worker = await createAgentWorker({ connection: nativeConnection, namespace, taskQueue, workspaceRoot, registry: cliRegistry() });
       const running = worker.run();
       closers.push(async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();
@@ -75,6 +83,7 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
     if (options.ensureWorker) {
       if (server) await startWorker('');
       else if (!(await hasWorkflowPollers(client, namespace, taskQueue))) {
+        await options.beforeOwnWorker?.();
         await startWorker(`no worker is polling task queue "${taskQueue}": running one in this process`);
       }
     }

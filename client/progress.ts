@@ -5,16 +5,18 @@ import { progressQuery } from '../workflows/definitions';
 const pollIntervalMs = 400;
 const pollDeadlineMs = 3_000;
 
-export function describeEvent(event: ProgressEvent, model: string): string {
+export function describeEvent(event: ProgressEvent): string {
   switch (event.kind) {
     case 'model_turn': {
       const asked = event.toolCalls.length ? `asked for ${event.toolCalls.join(', ')}` : 'answered';
-      return `turn ${event.turn} · ${model} ${asked} (${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens)`;
+      return `turn ${event.turn} · ${event.model} ${asked} (${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens)`;
     }
     case 'tool_done':
       return `  ${event.isError ? '✗' : '✓'} ${event.summary}`;
     case 'turn_failed':
       return `turn failed and was rolled back: ${event.error}`;
+    case 'handoff':
+      return `handed over from ${event.from} to ${event.to}`;
     default: {
       const exhaustive: never = event;
       return JSON.stringify(exhaustive);
@@ -28,7 +30,6 @@ export class ProgressFollower {
 
   constructor(
     private readonly handle: WorkflowHandle,
-    private readonly model: string,
     private readonly print: (line: string) => void,
   ) {}
 
@@ -47,7 +48,7 @@ export class ProgressFollower {
     const events = await this.handle.client.connection
       .withDeadline(Date.now() + pollDeadlineMs, () => this.handle.query(progressQuery, this.seen))
       .catch((): ProgressEvent[] => []);
-    for (const event of events) this.print(describeEvent(event, this.model));
+    for (const event of events) this.print(describeEvent(event));
     this.seen += events.length;
   }
 }

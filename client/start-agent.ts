@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { AgentRegistry } from '../agents/registry';
 import type { ResolvedAgentInput } from '../core/input';
+import { parseModelId } from '../core/model-id';
+import { defaultAgentName } from '../core/limits';
 import { resolveAgentInput, type AgentInput } from '../core/resolve-input';
 import type { AgentResult } from '../core/result';
 import { agentWorkflowType } from '../workflows/definitions';
@@ -19,11 +22,32 @@ export function resolveOrThrow(input: AgentInput): ResolvedAgentInput {
   return check.input;
 }
 
-/** Everything checkable on the client is checked before a server or worker starts. */
+/** Everything checkable on the client is checked before a server or worker starts: the input's shape and the workspace. */
 export async function assertRunnable(input: AgentInput): Promise<void> {
   resolveOrThrow(input);
   if (!(await stat(input.workspace).catch(() => undefined))?.isDirectory()) {
     throw new InvalidInputError(`workspace "${input.workspace}" is not an existing directory`);
+  }
+}
+
+/**
+ * Checks the agent, its tools and its model's provider against a registry:
+ * the CLI's own, when the worker will be the CLI's own. (A remote worker may
+ * know agents the CLI does not; its prepareRun checks them.)
+ */
+export function assertRegistered(input: AgentInput, registry: AgentRegistry): void {
+  const resolved = resolveOrThrow(input);
+  if (!registry.agents.has(resolved.agent)) {
+    throw new InvalidInputError(`unknown agent "${resolved.agent}"; registered agents: ${[...registry.agents.keys()].join(', ')}`);
+  }
+  const model = resolved.model ?? registry.agents.get(resolved.agent)!.model;
+  const provider = parseModelId(model).provider;
+  if (!registry.providers.has(provider)) {
+    throw new InvalidInputError(`unknown provider "${provider}" in model "${model}"; known providers: ${[...registry.providers.keys()].join(', ')}`);
+  }
+  const unknownTools = (resolved.tools ?? []).filter((tool) => !registry.tools.has(tool));
+  if (unknownTools.length > 0) {
+    throw new InvalidInputError(`unknown tools: ${unknownTools.join(', ')}; registered tools: ${[...registry.tools.keys()].join(', ')}`);
   }
 }
 
@@ -48,11 +72,19 @@ export async function startAgent(
     workflowId: options.workflowId ?? newWorkflowId(),
     args: [resolved],
     staticSummary: clip(resolved.prompt ?? (resolved.session ? 'chat session' : 'agent run'), 200),
-    staticDetails: [
-      `**model** \`${resolved.model}\``,
-      `**tools** ${resolved.tools.length ? resolved.tools.map((tool) => `\`${tool}\``).join(', ') : 'none'}`,
-      `**workspace** \`${resolved.workspace}\``,
-      `**max iterations** ${resolved.maxIterations}`,
-    ].join('\n\n'),
+    staticDetails: staticDetails(resolved),
   });
+}
+
+/** The run's static details in the Web UI: the agent and what the run sets for it. */
+function staticDetails(input: ResolvedAgentInput): string {
+  return [
+    input.agent !== defaultAgentName && `**agent** \`${input.agent}\``,
+    input.model && `**model** \`${input.model}\``,
+    input.tools && `**tools** ${input.tools.length ? input.tools.map((tool) => `\`${tool}\``).join(', ') : 'none'}`,
+    `**workspace** \`${input.workspace}\``,
+    input.maxIterations !== undefined && `**max iterations** ${input.maxIterations}`,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
 }

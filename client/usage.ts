@@ -2,13 +2,14 @@ export const usage = `Usage: npm run agent -- <command> [options]
 
 Commands:
   run "<prompt>"         start an agent and follow it until it answers
-      --model provider:model   openai:… or anthropic:… (default: $AGENT_MODEL or openai:gpt-4o-mini)
+      --agent NAME             a registered agent (built-in or from AGENT_DEFINITIONS; see: agents)
+      --model provider:model   openai:… or anthropic:… (default: the agent's, or $AGENT_MODEL or openai:gpt-4o-mini)
       --workspace DIR          directory the file tools may use (default: the current directory)
       --max-iterations N       model turns per message before it ends with a summary (default: 20)
       --max-session-tokens N   end the run cleanly once input + output tokens exceed N
       --max-context-tokens N   summarise older turns once a model call's input exceeds N tokens
       --keep-recent-turns N    turns kept verbatim when summarising (default: 4)
-      --tools a,b              tools to enable (default: all built-in tools)
+      --tools a,b              tools to enable (default: the agent's; without --agent, all built-in tools)
       --system TEXT            system prompt
       --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)
       --json                   print one JSON object as the last line of stdout
@@ -18,6 +19,7 @@ Commands:
   send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]
   end <workflow-id>      end a session once the messages sent are answered           [--json]
   show <workflow-id>     print the conversation            [--json]
+  agents                 list the registered agents with their tools, subagents and handoffs   [--json]
   history <workflow-id>  save the event history as JSON   --out FILE
   cancel <workflow-id>   cancel a run; its conversation stays queryable
   codec-server           decrypt payloads for the Web UI and the temporal CLI (needs AGENT_ENCRYPTION_KEYS)

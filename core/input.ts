@@ -14,9 +14,11 @@ const usageSchema = z.object({ inputTokens: z.number().int().min(0), outputToken
 
 const turnReplySchema = z.object({
   answer: z.string(),
-  status: z.enum(['completed', 'max_iterations', 'truncated', 'refused', 'empty', 'token_budget']),
+  status: z.enum(['completed', 'max_iterations', 'truncated', 'refused', 'empty', 'token_budget', 'invalid_output']),
   iterations: z.number().int().min(0),
   usage: usageSchema,
+  agent: z.string(),
+  output: z.unknown().optional(),
 });
 
 /** A session message's outcome kept for a caller who asks for it again after a continue-as-new. */
@@ -47,6 +49,10 @@ export const carriedStateSchema = z.object({
   turn: z
     .object({
       iteration: z.number().int().min(0),
+      /** Iterations of the agent that has the conversation, since it got it. */
+      agentIterations: z.number().int().min(0),
+      handoffs: z.number().int().min(0),
+      outputRetries: z.number().int().min(0),
       usage: usageSchema,
       checkpoint: z.object({
         length: z.number().int().min(0),
@@ -56,6 +62,9 @@ export const carriedStateSchema = z.object({
     })
     .optional(),
   lastAnswer: z.string(),
+  lastOutput: z.unknown().optional(),
+  /** The agent that has the conversation (a handoff may have changed it). */
+  agent: z.string(),
   inbox: carriedInboxSchema.optional(),
   /** An endSession signal the previous run received: signals do not follow a run into the next. */
   endRequested: z.boolean().optional(),
@@ -80,15 +89,21 @@ export const contextSettingsSchema = z.object({
   keepRecentTurns: z.number().int().min(1),
 });
 
+// Agent names become tool names (subagents) and part of one (transfer_to_<name>).
+export const agentNameSchema = z.string().regex(/^[a-zA-Z0-9_-]{1,52}$/, 'an agent name is letters, digits, _ and -, at most 52');
+
 export const resolvedInputObject = z.object({
   prompt: z.string().trim().min(1, 'prompt must not be empty').max(maxPromptChars).optional(),
   messages: z.array(messageSchema).optional(),
-  model: modelIdSchema,
+  /** The registered agent that answers (`default` when a caller names none). */
+  agent: agentNameSchema,
+  /** Overrides of that agent's own settings (the CLI's --model, --system, --tools, --max-iterations). */
+  model: modelIdSchema.optional(),
   systemPrompt: z.string().max(maxPromptChars).optional(),
-  tools: z.array(z.string().min(1)),
-  maxIterations: z.number().int().min(1, 'maxIterations must be at least 1').max(10_000),
-  maxConcurrentTools: z.number().int().min(1).max(100),
+  tools: z.array(z.string().min(1)).optional(),
+  maxIterations: z.number().int().min(1, 'maxIterations must be at least 1').max(10_000).optional(),
   maxOutputTokens: z.number().int().min(1).optional(),
+  maxConcurrentTools: z.number().int().min(1).max(100),
   modelTimeoutSeconds: z.number().int().min(1).max(3600),
   workspace: z.string().min(1, 'workspace must be a directory path'),
   /** Keep the run open for more user messages (Temporal Updates) until ended or idle this long. */
@@ -98,6 +113,12 @@ export const resolvedInputObject = z.object({
   /** Continue as new after this many model calls in one run (Temporal's own suggestion also triggers it). */
   continueAsNewAfterModelCalls: z.number().int().min(1).optional(),
   context: contextSettingsSchema,
+  /** How deep subagents may nest under this run: a run at this depth offers its model no subagents. */
+  maxSubagentDepth: z.number().int().min(0).max(10),
+  /** Handoffs allowed in one turn: a conversation cannot bounce between agents forever. */
+  maxHandoffs: z.number().int().min(0).max(100),
+  /** Set when a parent run started this one as a subagent. */
+  subagent: z.object({ depth: z.number().int().min(1), parentWorkflowId: z.string() }).optional(),
   carried: carriedStateSchema.optional(),
 });
 

@@ -22,4 +22,8 @@ export const defaultMaxConcurrentTools = 8;
 export const defaultModelTimeoutSeconds = 300;
 export const defaultIdleTimeoutSeconds = 3600;
 export const defaultKeepRecentTurns = 4;
+export const defaultMaxSubagentDepth = 3;
+export const defaultMaxHandoffs = 10;
+/** The agent of a run that names none. */
+export const defaultAgentName = 'default';
 export const defaultTaskQueue = 'durable-agent';

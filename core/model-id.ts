@@ -1,23 +1,25 @@
 import { ConfigurationError } from './errors';
 
-export const providers = ['openai', 'anthropic'] as const;
-export type Provider = (typeof providers)[number];
-
 export interface ModelId {
-  provider: Provider;
+  /** The name of a registered provider (`openai`, `anthropic`, or one of your own). */
+  provider: string;
   model: string;
 }
 
-/** Parses `provider:model`, e.g. `openai:gpt-4o-mini` or `anthropic:claude-sonnet-4-5`. */
+// Provider names are lowercase words joined by dashes: `openai`, `openai-responses`, `my-gateway`.
+const providerNamePattern = /^[a-z][a-z0-9-]*$/;
+
+/**
+ * Parses `provider:model`, e.g. `openai:gpt-4o-mini` or `anthropic:claude-sonnet-4-5`.
+ * Only the form is checked here: which providers exist is up to the worker's
+ * registry (a client checks against its own; the worker's prepareRun has the last word).
+ */
 export function parseModelId(value: string): ModelId {
   const separator = value.indexOf(':');
   const provider = separator > 0 ? value.slice(0, separator) : '';
   const model = separator > 0 ? value.slice(separator + 1) : '';
-  if (!model) {
+  if (!model || !providerNamePattern.test(provider)) {
     throw new ConfigurationError(`model must look like provider:model (for example openai:gpt-4o-mini), got "${value}"`);
   }
-  if (!(providers as readonly string[]).includes(provider)) {
-    throw new ConfigurationError(`unknown provider "${provider}" in model "${value}"; known providers: ${providers.join(', ')}`);
-  }
-  return { provider: provider as Provider, model };
+  return { provider, model };
 }

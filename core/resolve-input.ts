@@ -1,20 +1,31 @@
 import { z } from 'zod';
 import { contextSettingsSchema, describeIssues, requiresSomethingToAnswer, resolvedInputObject, somethingToAnswer, type ResolvedAgentInput } from './input';
-import { defaultIdleTimeoutSeconds, defaultKeepRecentTurns, defaultMaxConcurrentTools, defaultMaxIterations, defaultModelTimeoutSeconds } from './limits';
+import {
+  defaultAgentName,
+  defaultIdleTimeoutSeconds,
+  defaultKeepRecentTurns,
+  defaultMaxConcurrentTools,
+  defaultMaxHandoffs,
+  defaultMaxIterations,
+  defaultMaxSubagentDepth,
+  defaultModelTimeoutSeconds,
+} from './limits';
 
 /**
  * What a caller gives to start an agent: the workflow input with defaults for
- * everything but the model, the workspace and something to answer. Resolved
- * once, on the client (startAgent, the CLI), into the explicit input the
- * workflow receives; the workflow itself never applies a default.
+ * every run setting. Resolved once, on the client (startAgent, the CLI), into
+ * the explicit input the workflow receives; the workflow itself never applies a
+ * default. A run that names no agent gets the `default` agent with the caller's
+ * settings (a model is then required, and tools default to none), as runs always did.
  */
 const shape = resolvedInputObject.shape;
 export const agentInputSchema = resolvedInputObject
   .extend({
-    tools: shape.tools.default([]),
-    maxIterations: shape.maxIterations.default(defaultMaxIterations),
+    agent: shape.agent.optional(),
     maxConcurrentTools: shape.maxConcurrentTools.default(defaultMaxConcurrentTools),
     modelTimeoutSeconds: shape.modelTimeoutSeconds.default(defaultModelTimeoutSeconds),
+    maxSubagentDepth: shape.maxSubagentDepth.default(defaultMaxSubagentDepth),
+    maxHandoffs: shape.maxHandoffs.default(defaultMaxHandoffs),
     session: z
       .object({ idleTimeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600).default(defaultIdleTimeoutSeconds) })
       .optional(),
@@ -22,7 +33,15 @@ export const agentInputSchema = resolvedInputObject
       .extend({ keepRecentTurns: contextSettingsSchema.shape.keepRecentTurns.default(defaultKeepRecentTurns) })
       .default({ keepRecentTurns: defaultKeepRecentTurns }),
   })
-  .refine(requiresSomethingToAnswer, somethingToAnswer);
+  .refine(requiresSomethingToAnswer, somethingToAnswer)
+  .refine((input) => input.agent !== undefined || input.model !== undefined, {
+    message: 'a model (provider:model) is required when no agent is named',
+    path: ['model'],
+  })
+  .transform((input): ResolvedAgentInput => {
+    if (input.agent !== undefined) return { ...input, agent: input.agent };
+    return { ...input, agent: defaultAgentName, tools: input.tools ?? [], maxIterations: input.maxIterations ?? defaultMaxIterations };
+  });
 
 /** The input a caller writes: settings with defaults may be left out. */
 export type AgentInput = z.input<typeof agentInputSchema>;

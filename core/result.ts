@@ -8,10 +8,11 @@ import type { Usage } from './messages';
  * - refused: the provider's content filter or the model's refusal stopped the answer.
  * - empty: the model replied with neither text nor tool calls twice in a row (the first time it is asked again).
  * - token_budget: the run's tokens exceeded maxSessionTokens.
+ * - invalid_output: the agent has an outputSchema and its final answer still did not match it after being told what was wrong.
  * - ended: a session was ended by `agent end` (the endSession signal).
  * - idle_timeout: a session received no message within its idle timeout.
  */
-export type TurnStatus = 'completed' | 'max_iterations' | 'truncated' | 'refused' | 'empty' | 'token_budget';
+export type TurnStatus = 'completed' | 'max_iterations' | 'truncated' | 'refused' | 'empty' | 'token_budget' | 'invalid_output';
 export type AgentStatus = TurnStatus | 'ended' | 'idle_timeout';
 
 export interface AgentResult {
@@ -23,6 +24,10 @@ export interface AgentResult {
   usage: Usage;
   /** User messages answered. */
   turns: number;
+  /** The agent that gave the answer: the run's own, or the last one a handoff passed the conversation to. */
+  agent: string;
+  /** The answer parsed and checked against the agent's outputSchema, when it has one. */
+  output?: unknown;
 }
 
 /** What a session's sendMessage update returns: the answer to that one message. */
@@ -31,8 +36,12 @@ export interface TurnReply {
   status: TurnStatus;
   /** Model turns this message took. */
   iterations: number;
-  /** Tokens this message took. */
+  /** Tokens this message took (its subagents' included). */
   usage: Usage;
+  /** The agent that gave the answer. */
+  agent: string;
+  /** The answer parsed and checked against the agent's outputSchema, when it has one. */
+  output?: unknown;
 }
 
 /**
@@ -53,13 +62,17 @@ export function isPending(reply: MessageReply): reply is PendingReply {
 
 /** A step of a run, in the order it happened; the CLI prints these as progress. */
 export type ProgressEvent =
-  | { kind: 'model_turn'; turn: number; toolCalls: string[]; usage: Usage }
+  | { kind: 'model_turn'; turn: number; model: string; toolCalls: string[]; usage: Usage }
   | { kind: 'tool_done'; turn: number; summary: string; isError: boolean }
   /** A user message whose turn failed; the session rolled it back and goes on. */
-  | { kind: 'turn_failed'; turn: number; error: string };
+  | { kind: 'turn_failed'; turn: number; error: string }
+  /** The model handed the conversation over to another agent. */
+  | { kind: 'handoff'; turn: number; from: string; to: string };
 
 export interface AgentStatusSnapshot {
   phase: 'starting' | 'calling_model' | 'running_tools' | 'summarising' | 'waiting_for_message' | 'finished';
+  /** The agent that has the conversation now. */
+  agent: string;
   iteration: number;
   maxIterations: number;
   toolCallsInFlight: string[];

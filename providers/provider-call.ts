@@ -1,5 +1,4 @@
-import type { Message } from '../core/messages';
-import type { Tool } from '../tools';
+import type { Message, ModelResponse } from '../core/messages';
 
 /**
  * Whether the model may call the offered tools. `none` is for calls that must
@@ -8,18 +7,47 @@ import type { Tool } from '../tools';
  */
 export type ToolChoice = 'auto' | 'none';
 
-/** What every provider adapter receives: neutral messages and tools, plus the worker's environment for keys. */
-export interface ProviderCall {
+/** A tool as a provider offers it to the model: its name, what it is for, and a JSON Schema of its arguments. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** What every provider receives for one model call: neutral messages and tool definitions. */
+export interface ProviderRequest {
   model: string;
   messages: Message[];
-  tools: Tool[];
+  tools: ToolDefinition[];
   toolChoice: ToolChoice;
   maxOutputTokens?: number;
-  /** Read from the worker's environment; API keys never travel through workflow history. */
+  temperature?: number;
+  /**
+   * Set when the final answer must be JSON matching this schema (the agent's
+   * outputSchema): providers use their native structured output. The answer
+   * still comes back as the message's text; the model activity checks it.
+   */
+  output?: { schema: Record<string, unknown> };
+}
+
+/** A request plus what only the worker has: its environment (API keys never travel through history), cancellation, the deadline. */
+export interface ProviderCall extends ProviderRequest {
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   timeoutMs: number;
 }
 
-/** The part of a call that decides the request body: what each provider's `prepare` step turns into its wire format. */
-export type ProviderRequest = Pick<ProviderCall, 'model' | 'messages' | 'tools' | 'toolChoice' | 'maxOutputTokens'>;
+/**
+ * A model provider: a value a worker registers, like a tool. `call` converts the
+ * neutral request to the provider's wire format, calls it, and converts the
+ * answer back; it throws the SDK's own errors (with `status` and `headers`), which
+ * the model activity classifies once for every provider (408/409/429/5xx retried,
+ * other 4xx not). Providers must not retry on their own: Temporal owns retries.
+ */
+export interface ModelProvider {
+  /** The prefix of the `provider:model` ids it answers: lowercase words joined by dashes. */
+  readonly name: string;
+  /** Throws a ConfigurationError when the worker's environment lacks what the provider needs (an API key). */
+  checkEnvironment?(env: NodeJS.ProcessEnv): void;
+  call(call: ProviderCall): Promise<ModelResponse>;
+}

@@ -1,16 +1,20 @@
+import { SimplePlugin } from '@temporalio/plugin';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities } from '../activities';
-import { agentDataConverter } from '../storage/data-converter';
+import type { TranscriptStore } from '../activities/transcript/transcript-store';
+import type { AgentRegistry, Definitions } from '../agents/registry';
 import { ConfigurationError } from '../core/errors';
-import { builtInTools, type Tool } from '../tools';
 import { assertWorkspaceDirectory } from '../tools/workspace';
+import { AgentPlugin } from './agent-plugin';
 import { defaultWorkspaceRoot } from './settings';
 
-export interface AgentWorkerOptions {
+export { workflowsPath } from './agent-plugin';
+
+export interface AgentWorkerOptions extends Definitions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  tools?: Tool[];
+  /** The agents, tools and providers, already checked together (else made from `agents`, `tools`, `providers`). */
+  registry?: AgentRegistry;
   /** The environment the model activity reads API keys and base URLs from. */
   env?: NodeJS.ProcessEnv;
   /**
@@ -24,15 +28,19 @@ export interface AgentWorkerOptions {
    * the worker's working directory.
    */
   workspaceRoot?: string;
+  transcripts?: TranscriptStore;
   /** Activities that replace the built-in ones by name, e.g. a scripted callModel in workflow tests. */
   activityOverrides?: Record<string, (...args: never[]) => Promise<unknown>>;
   /** Extra worker options, e.g. maxCachedWorkflows: 0 to force replay in tests. */
   overrides?: Partial<WorkerOptions>;
 }
 
-export const workflowsPath = require.resolve('../workflows');
-
-/** The one place a worker is assembled: used by `npm run worker`, the embedded CLI mode and the tests. */
+/**
+ * The one place this project assembles a worker (`npm run worker`, the CLI's
+ * own worker, the tests): a Temporal worker with the AgentPlugin. The built-in
+ * agents, tools and providers are always there; `agents`, `tools` and
+ * `providers` are registered beside them.
+ */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const workspaceRoot = options.workspaceRoot ?? defaultWorkspaceRoot();
   await assertWorkspaceDirectory(workspaceRoot).catch(() => {
@@ -40,18 +48,16 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   });
   const prebuilt = process.env.AGENT_WORKFLOW_BUNDLE;
   const workflowBundle = options.workflowBundle ?? (prebuilt ? { codePath: prebuilt } : undefined);
+  const plugin = new AgentPlugin({ ...options, env: options.env ?? process.env, workspaceRoot });
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...(workflowBundle ? { workflowBundle } : { workflowsPath }),
-    dataConverter: agentDataConverter(),
+    ...(workflowBundle && { workflowBundle }),
+    // Plugins apply in order, each one's activities over the last: a test's scripted callModel replaces the real one.
+    plugins: [plugin, ...(options.activityOverrides ? [new SimplePlugin({ name: 'activity-overrides', activities: options.activityOverrides })] : [])],
     // Cancellation reaches an activity in a heartbeat response; a short throttle delivers it within seconds.
     maxHeartbeatThrottleInterval: '2s',
-    activities: {
-      ...createActivities({ tools: options.tools ?? builtInTools, env: options.env ?? process.env, workspaceRoot }),
-      ...options.activityOverrides,
-    },
     ...options.overrides,
   });
 }

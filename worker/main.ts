@@ -1,20 +1,25 @@
 // `npm run worker`: polls the agent task queue until SIGINT or SIGTERM, then finishes in-flight work and exits.
 import { NativeConnection } from '@temporalio/worker';
+import { loadDefinitions } from '../agents/load-definitions';
+import { createAgentRegistry } from '../agents/registry';
 import { createAgentWorker } from './create-worker';
 import { loadConnectionSettings, taskQueue } from './settings';
 import { describeStorage, storageSettings } from '../storage/storage-settings';
 import { checkStores } from '../storage/stores';
 
 async function main(): Promise<void> {
+  // Bad definitions fail here, before anything connects, naming the agent and the problem.
+  const registry = createAgentRegistry(loadDefinitions());
   await checkStores();
   const settings = loadConnectionSettings();
   const connection = await NativeConnection.connect(settings.connectionOptions);
   try {
-    const worker = await createAgentWorker({ connection, namespace: settings.namespace, taskQueue: taskQueue() });
+    const worker = await createAgentWorker({ connection, namespace: settings.namespace, taskQueue: taskQueue(), registry });
     console.error(
       `worker polling task queue "${taskQueue()}" on ${settings.connectionOptions.address} (namespace ${settings.namespace}); Ctrl-C stops it`,
     );
     console.error(`worker stores: ${describeStorage(storageSettings())}`);
+    console.error(`worker agents: ${[...registry.agents.keys()].join(', ')}`);
     // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown; run() resolves once it has drained.
     await worker.run();
   } finally {

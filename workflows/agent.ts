@@ -14,9 +14,9 @@ import {
 import { failureTypes } from '../core/errors';
 import { checkResolvedInput, type ResolvedAgentInput } from '../core/input';
 import { maxPromptChars } from '../core/limits';
-import { zeroUsage } from '../core/messages';
+import { zeroUsage, type Usage } from '../core/messages';
 import type { AgentResult, AgentStatus, AgentStatusSnapshot, TurnReply } from '../core/result';
-import type { CoreActivities } from '../activities';
+import type { CoreActivities, RunSetup } from '../activities';
 import { awaitReplyUpdate, endSessionSignal, messagesQuery, progressQuery, sendMessageUpdate, statusQuery } from './definitions';
 import { Inbox } from './inbox';
 import { runFailure } from './model-call';
@@ -70,7 +70,8 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
     },
     { validator: (ticket) => validateTicket(inbox, ticket) },
   );
-  const showDetails = () => setCurrentDetails(describeStatus(input, snapshot()));
+  let setup: RunSetup | undefined;
+  const showDetails = () => setCurrentDetails(describeStatus(input, snapshot(), setup?.agents[state.agent].model ?? input.model ?? ''));
 
   const continueAsNewDue = () =>
     workflowInfo().continueAsNewSuggested ||
@@ -96,7 +97,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
   const finish = async (outcome: AgentStatus): Promise<AgentResult> => {
     inbox.close(`the session has ended (${outcome})`);
     // Only a spent budget ends a session with messages still waiting: they get that answer.
-    const unanswered: TurnReply = { answer: '', status: 'token_budget', iterations: 0, usage: zeroUsage };
+    const unanswered: TurnReply = { answer: '', status: 'token_budget', iterations: 0, usage: zeroUsage, agent: state.agent };
     inbox.settleAllWaiting(() =>
       outcome === 'token_budget'
         ? { reply: unanswered }
@@ -105,11 +106,24 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
     status.phase = 'finished';
     showDetails();
     await condition(allHandlersFinished);
-    return { answer: state.lastAnswer, status: outcome, iterations: status.iteration, usage: status.usage, turns: status.turns };
+    return {
+      answer: state.lastAnswer,
+      status: outcome,
+      iterations: status.iteration,
+      usage: status.usage,
+      turns: status.turns,
+      agent: state.agent,
+      ...(state.lastOutput !== undefined && { output: state.lastOutput }),
+    };
   };
 
   const live = async (): Promise<AgentResult> => {
-    const setup = await prepareRun({ tools: input.tools, workspace: input.workspace }).catch((error: unknown) => {
+    const { model, systemPrompt, tools, maxIterations, maxOutputTokens } = input;
+    setup = await prepareRun({
+      agent: input.agent,
+      overrides: { model, systemPrompt, tools, maxIterations, maxOutputTokens },
+      workspace: input.workspace,
+    }).catch((error: unknown) => {
       throw runFailure(error);
     });
     const context: TurnContext = { input, state, setup, showDetails, maybeContinueAsNew };
@@ -129,7 +143,14 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
         return undefined;
       }
     };
-    const freshTurn = (): TurnInProgress => ({ iteration: 0, usage: zeroUsage, checkpoint: checkpoint(state) });
+    const freshTurn = (): TurnInProgress => ({
+      iteration: 0,
+      agentIterations: 0,
+      handoffs: 0,
+      outputRetries: 0,
+      usage: zeroUsage,
+      checkpoint: checkpoint(state),
+    });
 
     const resumed = input.carried?.turn;
     const promptWaiting = !input.carried && state.messages[state.messages.length - 1]?.role === 'user';
@@ -168,7 +189,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
     inbox.close(reason);
     inbox.settleAllWaiting(() => ({ refusal: { message: reason, type: failureTypes.messageNotAnswered } }));
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
-    throw error;
+    throw withSpend(error, status.usage);
   }
 }
 
@@ -188,6 +209,21 @@ function validateTicket(inbox: Inbox, ticket: unknown): void {
 
 function refused(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: failureTypes.messageRefused, message, nonRetryable: true });
+}
+
+/**
+ * A failed run still reports what it spent, in its failure's details, so a
+ * parent that ran it as a subagent counts those tokens too.
+ */
+function withSpend(error: unknown, usage: Usage): unknown {
+  if (!(error instanceof ApplicationFailure) || error.details?.length) return error;
+  return ApplicationFailure.create({
+    type: error.type ?? undefined,
+    message: error.message,
+    nonRetryable: Boolean(error.nonRetryable),
+    cause: error.cause,
+    details: [{ usage }],
+  });
 }
 
 function validInput(rawInput: ResolvedAgentInput): ResolvedAgentInput {

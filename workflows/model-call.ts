@@ -1,5 +1,6 @@
 import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import { failureTypes } from '../core/errors';
+import type { AgentSpec } from '../core/agent-spec';
 import type { ResolvedAgentInput } from '../core/input';
 import type { CoreActivities, ModelCallInput, ModelTurn } from '../activities';
 import type { ToolChoice } from '../providers/provider-call';
@@ -17,6 +18,9 @@ const modelActivityOptions = {
 
 export interface ModelCallRequest {
   label: string;
+  /** The agent that has the conversation: its model, instructions and settings. */
+  agent: AgentSpec;
+  /** The tool names offered: the agent's tools, subagents and handoff tools. */
   tools: string[];
   toolChoice: ToolChoice;
   summarizeUpTo?: number;
@@ -34,11 +38,15 @@ export async function callModel(input: ResolvedAgentInput, state: AgentState, re
     startToCloseTimeout: `${input.modelTimeoutSeconds}s`,
     summary: request.label,
   }).callModel;
+  const { agent } = request;
   const base: ModelCallInput = {
-    model: input.model,
+    model: agent.model,
+    agent: agent.name,
+    instructions: agent.instructions,
     tools: request.tools,
     toolChoice: request.toolChoice,
-    maxOutputTokens: input.maxOutputTokens,
+    modelSettings: agent.modelSettings,
+    ...(agent.outputSchema && request.summarizeUpTo === undefined && { expectsOutput: true }),
     view: { compactAfterTurns: input.context.compactAfterTurns, summary: state.summary },
     summarizeUpTo: request.summarizeUpTo,
     transcript: { baseLength: 0, messages: state.messages },

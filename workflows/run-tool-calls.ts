@@ -1,58 +1,97 @@
 import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { toolKind, type AgentSpec } from '../core/agent-spec';
 import { failureTypes } from '../core/errors';
-import type { ToolCall, ToolResultMessage } from '../core/messages';
+import { addUsage, zeroUsage, type ToolCall, type ToolResultMessage, type Usage } from '../core/messages';
 import type { ToolActivityInput } from '../activities';
 import type { ToolActivitySettings } from '../tools/define-tool';
+import type { SubagentOutcome } from './subagent-call';
 import { toolCallSummary } from './summaries';
 
 export interface ToolRunContext {
+  /** The agent whose reply asked for the calls: what each name it used stands for. */
+  agent: AgentSpec;
   workspace: string;
-  /** Settings of the enabled tools, from prepareRun. */
+  /** Activity settings of the tools, from prepareRun. */
   tools: Record<string, ToolActivitySettings>;
   maxConcurrent: number;
+  /** Starts a subagent as a child workflow; absent when this run is as deep as subagents may nest. */
+  runSubagent?: (request: { callId: string; agent: string; task: string }) => Promise<SubagentOutcome>;
+  /** Handoffs this turn still allows. */
+  handoffsLeft: number;
   onStart(summary: string): void;
   onFinish(summary: string, result: ToolResultMessage): void;
 }
 
-/**
- * Runs the model's tool calls as concurrent activities, at most `maxConcurrent`
- * at once, and returns their results in the order the model asked for them.
- * Anything that goes wrong with a call becomes an error result for the model;
- * only cancellation propagates.
- */
-export async function runToolCalls(calls: ToolCall[], context: ToolRunContext): Promise<ToolResultMessage[]> {
-  const results: ToolResultMessage[] = new Array(calls.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < calls.length) {
-      const index = next++;
-      results[index] = await runOne(calls[index], context);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(context.maxConcurrent, calls.length) }, lane));
-  return results;
+/** What a reply's tool calls came to: one result per call, in the order asked; the agent a handoff chose; subagents' spend. */
+export interface ToolRound {
+  results: ToolResultMessage[];
+  handoff?: string;
+  usage: Usage;
 }
 
-async function runOne(call: ToolCall, context: ToolRunContext): Promise<ToolResultMessage> {
-  const result = (content: string, isError: boolean): ToolResultMessage => ({
-    role: 'tool',
-    toolCallId: call.id,
-    toolName: call.name,
-    content,
-    isError,
+/**
+ * Runs the model's tool calls: each tool as an activity and each subagent as a
+ * child workflow, concurrently, at most `maxConcurrent` at once; a handoff call
+ * is answered at once and names the agent that takes over once the others are
+ * done. Results come back in the order the model asked for them. Anything that
+ * goes wrong with a call becomes an error result for the model; only
+ * cancellation propagates.
+ */
+export async function runToolCalls(calls: ToolCall[], context: ToolRunContext): Promise<ToolRound> {
+  const results: ToolResultMessage[] = new Array(calls.length);
+  let usage = zeroUsage;
+  let handoff: string | undefined;
+  const work: number[] = [];
+  calls.forEach((call, index) => {
+    const kind = toolKind(context.agent, call.name);
+    if (kind?.kind !== 'handoff') return void work.push(index);
+    const reason =
+      handoff !== undefined
+        ? `Error: not run: the conversation is already handed to the agent "${handoff}"`
+        : context.handoffsLeft <= 0
+          ? 'Error: not run: this turn has used all the handoffs it may make'
+          : undefined;
+    if (reason === undefined) handoff = kind.agent;
+    results[index] = finish(context, call.name, resultOf(call, reason ?? `Transferred the conversation to the agent "${kind.agent}".`, reason !== undefined));
   });
-  const settings = context.tools[call.name];
-  if (!settings) {
-    const available = Object.keys(context.tools).join(', ') || 'none';
-    return finish(context, call.name, result(`Error: unknown tool "${call.name}". Available tools: ${available}.`, true));
+  let next = 0;
+  const lane = async () => {
+    while (next < work.length) {
+      const index = work[next++];
+      const outcome = await runOne(calls[index], context);
+      results[index] = outcome.result;
+      usage = addUsage(usage, outcome.usage);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(context.maxConcurrent, work.length) }, lane));
+  return { results, ...(handoff !== undefined && { handoff }), usage };
+}
+
+async function runOne(call: ToolCall, context: ToolRunContext): Promise<{ result: ToolResultMessage; usage: Usage }> {
+  const done = (summary: string, content: string, isError: boolean, usage = zeroUsage) => ({
+    result: finish(context, summary, resultOf(call, content, isError)),
+    usage,
+  });
+  const kind = toolKind(context.agent, call.name);
+  if (!kind || (kind.kind === 'subagent' && !context.runSubagent)) {
+    const available = [...context.agent.tools, ...(context.runSubagent ? context.agent.subagents : [])].join(', ') || 'none';
+    return done(call.name, `Error: unknown tool "${call.name}". Available tools: ${available}.`, true);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(call.arguments || '{}');
   } catch (error) {
-    return finish(context, call.name, result(`Error: arguments for ${call.name} are not valid JSON (${(error as Error).message}).`, true));
+    return done(call.name, `Error: arguments for ${call.name} are not valid JSON (${(error as Error).message}).`, true);
   }
   const summary = toolCallSummary(call, parsed);
+  if (kind.kind === 'subagent') {
+    const task = (parsed as { task?: unknown } | null)?.task;
+    if (typeof task !== 'string' || !task.trim()) return done(summary, `Error: ${call.name} takes {"task": "<what to do>"}.`, true);
+    context.onStart(summary);
+    const outcome = await context.runSubagent!({ callId: call.id, agent: kind.agent, task });
+    return done(summary, outcome.content, outcome.isError, outcome.usage);
+  }
+  const settings = context.tools[call.name];
   context.onStart(summary);
   const activity = proxyActivities<Record<string, (input: ToolActivityInput) => Promise<string>>>({
     summary,
@@ -63,11 +102,15 @@ async function runOne(call: ToolCall, context: ToolRunContext): Promise<ToolResu
   })[call.name];
   try {
     const output = await activity({ arguments: parsed, workspace: context.workspace });
-    return finish(context, summary, result(output, false));
+    return done(summary, output, false);
   } catch (error) {
     if (isCancellation(error)) throw error;
-    return finish(context, summary, result(`Error: ${describeToolFailure(call.name, error, settings)}`, true));
+    return done(summary, `Error: ${describeToolFailure(call.name, error, settings)}`, true);
   }
+}
+
+function resultOf(call: ToolCall, content: string, isError: boolean): ToolResultMessage {
+  return { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError };
 }
 
 function finish(context: ToolRunContext, summary: string, result: ToolResultMessage): ToolResultMessage {

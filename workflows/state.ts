@@ -1,5 +1,6 @@
 import type { CarriedInbox, CarriedState, ResolvedAgentInput } from '../core/input';
 import { zeroUsage, type Message, type Usage } from '../core/messages';
+import { defaultAgentName } from '../core/limits';
 import type { AgentStatusSnapshot, ProgressEvent } from '../core/result';
 
 /** Where a turn began, so a turn that fails can be rolled back and the conversation stays as it was. */
@@ -12,6 +13,10 @@ export interface TurnCheckpoint {
 /** A turn in progress when a run continues as new: the next run resumes it from here. */
 export interface TurnInProgress {
   iteration: number;
+  /** Iterations of the agent that has the conversation, since it got it: its own maxIterations bounds them. */
+  agentIterations: number;
+  handoffs: number;
+  outputRetries: number;
   usage: Usage;
   checkpoint: TurnCheckpoint;
 }
@@ -27,6 +32,9 @@ export interface AgentState {
   /** Everything the status query shows but the queue length, which the session loop owns. */
   status: Omit<AgentStatusSnapshot, 'queuedMessages'>;
   lastAnswer: string;
+  lastOutput?: unknown;
+  /** The agent that has the conversation now: the run's own, or the one a handoff passed it to. */
+  agent: string;
   /** Model calls in this run, for the continue-as-new bound. */
   modelCallsThisRun: number;
 }
@@ -41,14 +49,18 @@ export function initialState(input: ResolvedAgentInput): AgentState {
     progressOffset: carried?.progressOffset ?? 0,
     status: {
       phase: 'starting',
+      agent: carried?.agent ?? input.agent,
       iteration: carried?.iteration ?? 0,
-      maxIterations: input.maxIterations,
+      // Known once prepareRun has told the agent's own limit.
+      maxIterations: input.maxIterations ?? 0,
       toolCallsInFlight: [],
       usage: carried?.usage ?? zeroUsage,
       turnUsage: carried?.turn?.usage ?? zeroUsage,
       turns: carried?.turns ?? 0,
     },
     lastAnswer: carried?.lastAnswer ?? '',
+    lastOutput: carried?.lastOutput,
+    agent: carried?.agent ?? input.agent,
     modelCallsThisRun: 0,
   };
 }
@@ -77,22 +89,23 @@ export function carry(
     summary: state.summary,
     progressOffset: state.progressOffset + state.progress.length,
     lastAnswer: state.lastAnswer,
+    lastOutput: state.lastOutput,
+    agent: state.agent,
     ...extra,
   };
 }
 
+// The agent's instructions are not part of the conversation: each model call is given the instructions of
+// the agent that has the conversation then, so a handoff changes them.
 function initialMessages(input: ResolvedAgentInput): Message[] {
-  return [
-    ...(input.systemPrompt ? [{ role: 'system' as const, content: input.systemPrompt }] : []),
-    ...(input.messages ?? []),
-    ...(input.prompt ? [{ role: 'user' as const, content: input.prompt }] : []),
-  ];
+  return [...(input.messages ?? []), ...(input.prompt ? [{ role: 'user' as const, content: input.prompt }] : [])];
 }
 
 /** The Web UI's current details: Markdown, refreshed at every step. */
-export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSnapshot): string {
+export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSnapshot, model: string): string {
+  const agent = status.agent === defaultAgentName ? '' : ` · agent \`${status.agent}\``;
   const lines = [
-    `**${status.phase.replace(/_/g, ' ')}** · iteration ${status.iteration} of ${input.maxIterations} · model \`${input.model}\``,
+    `**${status.phase.replace(/_/g, ' ')}** · iteration ${status.iteration} of ${status.maxIterations}${agent} · model \`${model}\``,
     `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out`,
   ];
   if (input.session) lines.push(`session: ${status.turns} message(s) answered, ${status.queuedMessages} queued`);

@@ -1,3 +1,4 @@
+import { defaultAgentName } from '../core/limits';
 import type { ToolCall } from '../core/messages';
 
 const maxSummaryChars = 80;
@@ -11,9 +12,9 @@ export function toolCallSummary(call: ToolCall, parsedArguments?: unknown): stri
   return clip(firstString ? `${call.name} ${String(firstString)}` : call.name);
 }
 
-/** `openai:gpt-4o-mini turn 3` */
-export function modelCallSummary(model: string, turn: number): string {
-  return `${model} turn ${turn}`;
+/** `openai:gpt-4o-mini turn 3`; `researcher · anthropic:claude-haiku-4-5 turn 2` for an agent other than the default. */
+export function modelCallSummary(agent: { name: string; model: string }, turn: number): string {
+  return `${agent.name === defaultAgentName ? '' : `${agent.name} · `}${agent.model} turn ${turn}`;
 }
 
 export function clip(text: string, limit = maxSummaryChars): string {

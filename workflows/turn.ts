@@ -1,7 +1,8 @@
 import { isCancellation } from '@temporalio/workflow';
-import { addUsage, type ModelResponse, type ToolResultMessage } from '../core/messages';
+import { offeredToolNames, type AgentSpec } from '../core/agent-spec';
 import { summaryCutIndex } from '../core/context-view';
 import type { ResolvedAgentInput } from '../core/input';
+import { addUsage, type ModelResponse, type ToolResultMessage } from '../core/messages';
 import type { TurnReply, TurnStatus } from '../core/result';
 import { notRunResults } from '../core/tool-pairing';
 import type { ModelTurn, RunSetup } from '../activities';
@@ -10,6 +11,7 @@ import { callModel } from './model-call';
 import { nextStep, type NextStep } from './next-step';
 import { runToolCalls } from './run-tool-calls';
 import type { AgentState, TurnInProgress } from './state';
+import { runSubagent } from './subagent-call';
 import { modelCallSummary } from './summaries';
 
 export const reflectionPrompt =
@@ -17,6 +19,13 @@ export const reflectionPrompt =
   'what you found, and what remains to be done.';
 
 export const emptyReplyPrompt = 'Your last reply was empty. Answer the task, or call a tool if you need one.';
+
+export function invalidOutputPrompt(problem: string): string {
+  return `Your final answer does not match the required output format: ${problem}\nAnswer again, with only the JSON it asks for.`;
+}
+
+// A final answer that does not match the agent's outputSchema is sent back this many times before the turn gives up.
+export const maxOutputRetries = 2;
 
 export interface TurnContext {
   input: ResolvedAgentInput;
@@ -40,34 +49,48 @@ const notRunBecause: Record<Exclude<TurnStep['kind'], 'run_tools'>, string> = {
 };
 
 /**
- * Answers the latest user message: call the model; if it asks for tools, run
- * them all concurrently and append their results in the order asked; repeat
- * until the model answers without tools or a limit ends the turn. Every tool
- * call a reply carries gets exactly one result on every path, so the
- * conversation is always one both provider APIs accept.
+ * Answers the latest user message: call the model of the agent that has the
+ * conversation; if it asks for tools, run them all concurrently (subagents as
+ * child workflows) and append their results in the order asked; a handoff gives
+ * the conversation to another agent, whose instructions, model, tools and limit
+ * apply from the next call. Repeat until the model answers without tools or a
+ * limit ends the turn. Every tool call a reply carries gets exactly one result
+ * on every path, so the conversation is always one both provider APIs accept.
  */
 export async function runTurn(context: TurnContext, start: TurnInProgress): Promise<TurnReply> {
-  const { input, state } = context;
+  const { input, state, setup } = context;
   const status = state.status;
+  const agent = (): AgentSpec => setup.agents[state.agent];
+  const maySpawn = (input.subagent?.depth ?? 0) < input.maxSubagentDepth;
+  const turn = { ...start };
   status.turnUsage = start.usage;
-  let turnIteration = start.iteration;
+  status.maxIterations = agent().maxIterations;
   let previousWasEmpty = false;
 
-  const modelTurn = async (toolChoice: ToolChoice): Promise<ModelResponse> => {
+  const modelTurn = async (toolChoice: ToolChoice): Promise<ModelTurn> => {
     status.phase = 'calling_model';
     context.showDetails();
-    const response = await callModel(input, state, { label: modelCallSummary(input.model, status.iteration), tools: input.tools, toolChoice });
-    record(state, response);
+    const current = agent();
+    const response = await callModel(input, state, {
+      label: modelCallSummary(current, status.iteration),
+      agent: current,
+      tools: offeredToolNames(current, { subagents: maySpawn }),
+      toolChoice,
+    });
+    record(state, response, current.model);
     return response;
   };
-  const finish = (answer: string, outcome: TurnStatus): TurnReply => {
+  const finish = (answer: string, outcome: TurnStatus, output?: unknown): TurnReply => {
     state.lastAnswer = answer;
-    return { answer, status: outcome, iterations: turnIteration, usage: status.turnUsage };
+    state.lastOutput = output;
+    turn.usage = status.turnUsage;
+    return { answer, status: outcome, iterations: turn.iteration, usage: status.turnUsage, agent: state.agent, ...(output !== undefined && { output }) };
   };
 
-  while (turnIteration < input.maxIterations) {
-    await context.maybeContinueAsNew({ iteration: turnIteration, usage: status.turnUsage, checkpoint: start.checkpoint });
-    turnIteration++;
+  while (turn.agentIterations < agent().maxIterations) {
+    await context.maybeContinueAsNew({ ...turn, usage: status.turnUsage });
+    turn.iteration++;
+    turn.agentIterations++;
     status.iteration++;
     const response = await modelTurn('auto');
     const step: TurnStep = overBudget(input, state) ? { kind: 'token_budget' } : nextStep(response);
@@ -76,7 +99,12 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
     previousWasEmpty = step.kind === 'empty';
     switch (step.kind) {
       case 'final_answer':
-        return finish(response.message.content, 'completed');
+        if (agent().outputSchema === undefined) return finish(response.message.content, 'completed');
+        if (response.output !== undefined) return finish(response.message.content, 'completed', response.output);
+        if (turn.outputRetries >= maxOutputRetries) return finish(response.message.content, 'invalid_output');
+        turn.outputRetries++;
+        state.messages.push({ role: 'user', content: invalidOutputPrompt(response.outputProblem ?? 'it could not be read') });
+        break;
       case 'truncated':
         return finish(response.message.content, 'truncated');
       case 'refused':
@@ -87,10 +115,22 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
         if (emptyTwice) return finish('', 'empty');
         state.messages.push({ role: 'user', content: emptyReplyPrompt });
         break;
-      case 'run_tools':
-        await runTools(context, response, status.iteration);
+      case 'run_tools': {
+        const handoff = await runTools(context, response, turn.handoffs, maySpawn);
+        if (handoff) {
+          state.progress.push({ kind: 'handoff', turn: status.iteration, from: state.agent, to: handoff });
+          state.agent = status.agent = handoff;
+          status.maxIterations = agent().maxIterations;
+          turn.handoffs++;
+          turn.agentIterations = 0;
+          turn.outputRetries = 0;
+          previousWasEmpty = false;
+        }
+        // Subagents spend tokens too: once the budget is gone, the turn ends here, its tool calls all answered.
+        if (overBudget(input, state)) return finish(response.message.content, 'token_budget');
         await summariseIfOverContext(context, response);
         break;
+      }
       default: {
         const exhaustive: never = step;
         throw new Error(`unknown step ${JSON.stringify(exhaustive)}`);
@@ -105,7 +145,7 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
   return finish(reflection.message.content, 'max_iterations');
 }
 
-function record(state: AgentState, response: ModelTurn): void {
+function record(state: AgentState, response: ModelTurn, model: string): void {
   const status = state.status;
   status.usage = addUsage(status.usage, response.usage);
   status.turnUsage = addUsage(status.turnUsage, response.usage);
@@ -115,6 +155,7 @@ function record(state: AgentState, response: ModelTurn): void {
   state.progress.push({
     kind: 'model_turn',
     turn: status.iteration,
+    model,
     toolCalls: response.message.toolCalls.map((call) => call.name),
     usage: response.usage,
   });
@@ -126,23 +167,34 @@ function overBudget(input: ResolvedAgentInput, state: AgentState): boolean {
 }
 
 /**
- * Runs the reply's tool calls and appends their results in the order asked. If
- * the run is cancelled meanwhile, the calls that finished keep their results
- * and the others get "not run" results before the cancellation goes on, so even
- * a cancelled run's conversation can be continued or forked.
+ * Runs the reply's tool calls and appends their results in the order asked;
+ * returns the agent a handoff chose, if any. If the run is cancelled meanwhile,
+ * the calls that finished keep their results and the others get "not run"
+ * results before the cancellation goes on, so even a cancelled run's
+ * conversation can be continued or forked.
  */
-async function runTools(context: TurnContext, response: ModelResponse, iteration: number): Promise<void> {
-  const { input, state } = context;
+async function runTools(context: TurnContext, response: ModelResponse, handoffsSoFar: number, maySpawn: boolean): Promise<string | undefined> {
+  const { input, state, setup } = context;
   const status = state.status;
   const calls = response.message.toolCalls;
   const finished = new Map<string, ToolResultMessage>();
+  const iteration = status.iteration;
   status.phase = 'running_tools';
   context.showDetails();
   try {
-    const results = await runToolCalls(calls, {
+    const round = await runToolCalls(calls, {
+      agent: setup.agents[state.agent],
       workspace: input.workspace,
-      tools: context.setup.tools,
+      tools: setup.tools,
       maxConcurrent: input.maxConcurrentTools,
+      handoffsLeft: input.maxHandoffs - handoffsSoFar,
+      ...(maySpawn && {
+        runSubagent: (request) => {
+          const { usage } = status;
+          const tokensLeft = input.maxSessionTokens !== undefined ? input.maxSessionTokens - usage.inputTokens - usage.outputTokens : undefined;
+          return runSubagent(input, { ...request, tokensLeft });
+        },
+      }),
       onStart: (summary) => {
         status.toolCallsInFlight = [...status.toolCallsInFlight, summary];
         context.showDetails();
@@ -155,7 +207,10 @@ async function runTools(context: TurnContext, response: ModelResponse, iteration
         context.showDetails();
       },
     });
-    state.messages.push(...results);
+    state.messages.push(...round.results);
+    status.usage = addUsage(status.usage, round.usage);
+    status.turnUsage = addUsage(status.turnUsage, round.usage);
+    return round.handoff;
   } catch (error) {
     if (!isCancellation(error)) throw error;
     for (const call of calls) state.messages.push(finished.get(call.id) ?? notRunResults([call], 'the run was cancelled')[0]);
@@ -170,14 +225,15 @@ async function runTools(context: TurnContext, response: ModelResponse, iteration
  * stands in for them from the next call on. The conversation itself is kept whole.
  */
 async function summariseIfOverContext(context: TurnContext, response: ModelResponse): Promise<void> {
-  const { input, state } = context;
+  const { input, state, setup } = context;
   const budget = input.context.maxContextTokens;
   if (budget === undefined || response.usage.inputTokens <= budget) return;
   const upTo = summaryCutIndex(state.messages, input.context.keepRecentTurns);
   if (upTo === undefined || upTo <= (state.summary?.upTo ?? 0)) return;
   state.status.phase = 'summarising';
   context.showDetails();
-  const summary = await callModel(input, state, { label: `${input.model} summary`, tools: input.tools, toolChoice: 'none', summarizeUpTo: upTo });
+  const agent = setup.agents[state.agent];
+  const summary = await callModel(input, state, { label: `${agent.model} summary`, agent, tools: agent.tools, toolChoice: 'none', summarizeUpTo: upTo });
   state.status.usage = addUsage(state.status.usage, summary.usage);
   state.status.turnUsage = addUsage(state.status.turnUsage, summary.usage);
   state.summary = { content: summary.message.content, upTo };

@@ -1,74 +1,71 @@
 import { CancelledFailure } from '@temporalio/common';
+import { z } from 'zod';
+import type { AgentRegistry } from '../../agents/registry';
 import { ConfigurationError } from '../../core/errors';
-import type { ModelResponse } from '../../core/messages';
-import { parseModelId, type Provider } from '../../core/model-id';
-import type { Tool } from '../../tools';
-import { callAnthropic } from '../../providers/anthropic/call-anthropic';
-import { classifyProviderError } from './classify-error';
-import { callOpenAI } from '../../providers/openai/call-openai';
-import type { ModelCallInput, ModelTurn } from './model-input';
-import type { ProviderCall } from '../../providers/provider-call';
+import { parseModelId } from '../../core/model-id';
 import type { TranscriptStore } from '../transcript/transcript-store';
-import { agentStores } from '../../storage/stores';
 import { heartbeating } from '../heartbeating';
+import { classifyProviderError } from './classify-error';
+import type { ModelCallInput, ModelTurn } from './model-input';
+import { checkOutput } from './structured-output';
 import { withTranscript } from './with-transcript';
 
 export type { ModelCallInput, ModelTurn } from './model-input';
 
-const adapters: Record<Provider, (call: ProviderCall) => Promise<ModelResponse>> = {
-  openai: callOpenAI,
-  anthropic: callAnthropic,
-};
+export interface ModelActivityOptions {
+  /** The providers, and the tools and agents whose definitions a call names. */
+  registry: AgentRegistry;
+  env: NodeJS.ProcessEnv;
+  transcripts: TranscriptStore;
+}
 
-export function createModelActivities(
-  tools: Tool[],
-  env: NodeJS.ProcessEnv = process.env,
-  store: TranscriptStore = agentStores().transcripts,
-) {
-  const registry = new Map(tools.map((tool) => [tool.name, tool]));
-
+/**
+ * The model activity: finds the provider a call names among the registered
+ * ones, rebuilds the conversation from the transcript store, asks for and checks
+ * structured output when the agent has an outputSchema, and classifies whatever
+ * the provider threw, once, for every provider.
+ */
+export function createModelActivities({ registry, env, transcripts }: ModelActivityOptions) {
   async function callModel(input: ModelCallInput): Promise<ModelTurn> {
-    let provider = 'model';
+    let providerName = 'model';
     try {
-      return await heartbeating((context) => {
+      return await heartbeating(async (context) => {
         const id = parseModelId(input.model);
-        provider = id.provider;
-        assertApiKey(id.provider, env);
-        return withTranscript(store, input, (request) =>
-          adapters[id.provider]({
+        providerName = id.provider;
+        const provider = registry.providers.get(id.provider);
+        if (!provider) {
+          throw new ConfigurationError(`unknown provider "${id.provider}"; this worker has: ${[...registry.providers.keys()].join(', ')}`);
+        }
+        provider.checkEnvironment?.(env);
+        const outputSchema = input.expectsOutput && input.agent ? registry.outputSchema(input.agent) : undefined;
+        if (input.expectsOutput && !outputSchema) throw new ConfigurationError(`agent "${input.agent}" has no outputSchema on this worker`);
+        return withTranscript(transcripts, input, async (request) => {
+          const wantsOutput = outputSchema !== undefined && request.toolChoice === 'auto';
+          const response = await provider.call({
             model: id.model,
             messages: request.messages,
-            tools: request.tools.map((name) => lookupTool(registry, name)),
+            tools: request.tools.map(registry.toolDefinition),
             toolChoice: request.toolChoice,
-            maxOutputTokens: input.maxOutputTokens,
+            maxOutputTokens: input.modelSettings?.maxOutputTokens,
+            temperature: input.modelSettings?.temperature,
+            ...(wantsOutput && { output: { schema: outputJsonSchema(outputSchema) } }),
             env,
             signal: context.cancellationSignal,
             timeoutMs: context.info.startToCloseTimeoutMs,
-          }),
-        );
+          });
+          return wantsOutput ? { ...response, ...checkOutput(outputSchema, response) } : response;
+        });
       });
     } catch (error) {
       if (error instanceof CancelledFailure) throw error;
-      throw classifyProviderError(error, provider);
+      throw classifyProviderError(error, providerName);
     }
   }
 
   return { callModel };
 }
 
-function lookupTool(registry: Map<string, Tool>, name: string): Tool {
-  const tool = registry.get(name);
-  if (!tool) throw new ConfigurationError(`tool "${name}" is not registered on this worker`);
-  return tool;
-}
-
-function assertApiKey(provider: Provider, env: NodeJS.ProcessEnv): void {
-  if (provider === 'openai' && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
-    throw new ConfigurationError(
-      'OPENAI_API_KEY is not set in the worker environment (or set OPENAI_BASE_URL for a local server)',
-    );
-  }
-  if (provider === 'anthropic' && !env.ANTHROPIC_API_KEY) {
-    throw new ConfigurationError('ANTHROPIC_API_KEY is not set in the worker environment');
-  }
+function outputJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(schema, { io: 'output' });
+  return jsonSchema;
 }

@@ -1,5 +1,6 @@
 import type { ContextView } from '../../core/context-view';
 import type { Message, ModelResponse } from '../../core/messages';
+import type { ModelSettings } from '../../core/agent-spec';
 import type { ToolChoice } from '../../providers/provider-call';
 
 /**
@@ -16,12 +17,18 @@ export interface TranscriptInput {
 export interface ModelCallInput {
   /** `provider:model` */
   model: string;
+  /** The agent that has the conversation; its outputSchema, if any, comes from the worker's registry. */
+  agent?: string;
+  /** The agent's instructions: the system prompt of this call (not part of the stored conversation). */
+  instructions?: string;
   transcript: TranscriptInput;
-  /** Names of the run's tools; their schemas come from the worker's tool registry. */
+  /** Names of the tools offered (tools, subagents, transfer_to_<agent>); their schemas come from the worker's registry. */
   tools: string[];
   /** `none`: the model must answer in text (the tools are still defined where a provider needs them). Default `auto`. */
   toolChoice?: ToolChoice;
-  maxOutputTokens?: number;
+  modelSettings?: ModelSettings;
+  /** The agent has an outputSchema: ask for it natively, and check a final answer against it. */
+  expectsOutput?: boolean;
   view?: ContextView;
   /** When set, the call summarises the messages before this index instead of answering: no tools, nothing stored. */
   summarizeUpTo?: number;
@@ -30,4 +37,8 @@ export interface ModelCallInput {
 export interface ModelTurn extends ModelResponse {
   /** The transcript that now includes this response, when it could be stored. */
   transcript?: { id: string; length: number };
+  /** A final answer that matched the agent's outputSchema, parsed. */
+  output?: unknown;
+  /** Why a final answer did not match the agent's outputSchema, for the model to put right. */
+  outputProblem?: string;
 }

@@ -25,20 +25,23 @@ export interface ConversationRequest {
  * failure, on which the workflow sends the conversation inline instead. Every
  * request passes the tool-call pairing check first: the one place it is checked.
  */
-export async function withTranscript(
+export async function withTranscript<Response extends ModelResponse>(
   store: TranscriptStore,
   input: ModelCallInput,
-  callProvider: (request: ConversationRequest) => Promise<ModelResponse>,
-): Promise<ModelTurn> {
+  callProvider: (request: ConversationRequest) => Promise<Response>,
+): Promise<ModelTurn & Omit<Response, 'message' | 'finishReason' | 'usage'>> {
   const conversation = await wholeConversation(store, input);
+  // The agent's instructions are the system prompt of each call, not part of the stored conversation.
+  const instructions: Message[] = input.instructions ? [{ role: 'system', content: input.instructions }] : [];
   if (input.summarizeUpTo !== undefined) {
     // A summary call: the part to summarise (an earlier summary standing in for what it covers) and the request,
     // answered in text. Nothing is stored: the summary becomes part of the view, not of the conversation.
     const older = applyContextView(conversation.slice(0, input.summarizeUpTo), { summary: input.view?.summary });
-    return checked(callProvider, { messages: [...older, { role: 'user', content: summaryPrompt }], tools: input.tools, toolChoice: 'none' });
+    const messages: Message[] = [...instructions, ...older, { role: 'user', content: summaryPrompt }];
+    return checked(callProvider, { messages, tools: input.tools, toolChoice: 'none' });
   }
   const response = await checked(callProvider, {
-    messages: applyContextView(conversation, input.view ?? {}),
+    messages: [...instructions, ...applyContextView(conversation, input.view ?? {})],
     tools: input.tools,
     toolChoice: input.toolChoice ?? 'auto',
   });
@@ -50,10 +53,10 @@ export async function withTranscript(
   return { ...response, ...(transcript && { transcript }) };
 }
 
-function checked(
-  callProvider: (request: ConversationRequest) => Promise<ModelResponse>,
+function checked<Response extends ModelResponse>(
+  callProvider: (request: ConversationRequest) => Promise<Response>,
   request: ConversationRequest,
-): Promise<ModelResponse> {
+): Promise<Response> {
   const problems = toolPairingProblems(request.messages);
   if (problems.length > 0) {
     throw ApplicationFailure.create({

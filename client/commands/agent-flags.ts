@@ -8,6 +8,7 @@ export const defaultModel = 'openai:gpt-4o-mini';
 
 /** The flags `run` and `chat` share: what the agent is and what it may do. */
 export const agentOptions = {
+  agent: { type: 'string' },
   model: { type: 'string' },
   workspace: { type: 'string' },
   'max-iterations': { type: 'string' },
@@ -22,6 +23,7 @@ export const agentOptions = {
 const numericFlags = ['--max-iterations', '--max-session-tokens', '--max-context-tokens', '--keep-recent-turns', '--idle-timeout'];
 
 export interface AgentFlagValues {
+  agent?: string;
   model?: string;
   workspace?: string;
   'max-iterations'?: string;
@@ -36,10 +38,13 @@ export function agentInputFromFlags(values: AgentFlagValues): AgentInput {
   const integer = (flag: keyof AgentFlagValues) => (values[flag] !== undefined ? parseInteger(`--${flag}`, values[flag]) : undefined);
   const maxContextTokens = integer('max-context-tokens');
   const keepRecentTurns = integer('keep-recent-turns');
+  const tools = values.tools?.split(',').map((tool) => tool.trim()).filter(Boolean);
+  // A named agent brings its own model and tools; the flags only override them. Without one, the default agent
+  // gets the model from --model or AGENT_MODEL and every built-in tool, as runs always have.
+  const agent = values.agent !== undefined ? { agent: values.agent, ...(values.model && { model: values.model }), ...(tools && { tools }) } : undefined;
   return {
-    model: values.model ?? process.env.AGENT_MODEL ?? defaultModel,
+    ...(agent ?? { model: values.model ?? process.env.AGENT_MODEL ?? defaultModel, tools: tools ?? builtInTools.map((tool) => tool.name) }),
     workspace: path.resolve(invocationDirectory(), values.workspace ?? '.'),
-    tools: values.tools !== undefined ? values.tools.split(',').map((tool) => tool.trim()).filter(Boolean) : builtInTools.map((tool) => tool.name),
     ...(values.system !== undefined && { systemPrompt: values.system }),
     ...(values['max-iterations'] !== undefined && { maxIterations: integer('max-iterations') }),
     ...(values['max-session-tokens'] !== undefined && { maxSessionTokens: integer('max-session-tokens') }),

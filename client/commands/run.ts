@@ -3,10 +3,11 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
 import { awaitResult } from '../await-result';
+import { cliRegistry } from '../cli-registry';
 import { connect } from '../connect';
 import { interrupted, untilInterrupted } from '../interrupt';
 import { ProgressFollower } from '../progress';
-import { assertRunnable, startAgent } from '../start-agent';
+import { assertRegistered, assertRunnable, startAgent } from '../start-agent';
 import { UsageError } from '../usage';
 import { runLink } from '../web-ui';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers } from './agent-flags';
@@ -22,7 +23,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
   const input: AgentInput = { prompt: positionals[0], ...agentInputFromFlags(values) };
   await assertRunnable(input);
 
-  const session = await connect({ ensureWorker: !values.detach, log: output.info });
+  const session = await connect({ ensureWorker: !values.detach, log: output.info, beforeOwnWorker: () => assertRegistered(input, cliRegistry()) });
   try {
     const handle = await startAgent(session.client, input, { taskQueue: session.taskQueue, workflowId: values.id });
     const runId = handle.firstExecutionRunId;
@@ -43,7 +44,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
         (error) => output.info(`lost the Temporal server (${error.message}); the run is durable, still waiting for it`),
       ),
     );
-    await new ProgressFollower(handle, input.model, output.info).follow(result);
+    await new ProgressFollower(handle, output.info).follow(result);
     let outcome: AgentResult | typeof interrupted;
     try {
       outcome = await result;

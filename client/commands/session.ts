@@ -4,10 +4,11 @@ import type { AgentResult, TurnReply } from '../../core/result';
 import type { AgentInput } from '../../core/resolve-input';
 import { endSessionSignal } from '../../workflows/definitions';
 import { awaitResult } from '../await-result';
+import { cliRegistry } from '../cli-registry';
 import { connect, type AgentSession } from '../connect';
 import { ProgressFollower } from '../progress';
 import { MessageNotAnsweredError, sendMessage } from '../send-message';
-import { assertRunnable, startAgent, type AgentWorkflow } from '../start-agent';
+import { assertRegistered, assertRunnable, startAgent, type AgentWorkflow } from '../start-agent';
 import { UsageError } from '../usage';
 import { runLink } from '../web-ui';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger } from './agent-flags';
@@ -31,7 +32,7 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
     session: { idleTimeoutSeconds: values['idle-timeout'] ? parseInteger('--idle-timeout', values['idle-timeout']) : 3600 },
   };
   await assertRunnable(agentInput);
-  const session = await connect({ ensureWorker: true, log: output.info });
+  const session = await connect({ ensureWorker: true, log: output.info, beforeOwnWorker: () => assertRegistered(agentInput, cliRegistry()) });
   try {
     const started = await startAgent(session.client, agentInput, { taskQueue: session.taskQueue, workflowId: values.id });
     output.info(`session ${started.workflowId} started; type a message, or /end to finish`);
@@ -39,7 +40,7 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
     if (link) output.info(`Web UI: ${link}`);
     // By workflow id only, so messages reach whichever run of the session is current.
     const handle = session.client.workflow.getHandle<AgentWorkflow>(started.workflowId);
-    const progress = new ProgressFollower(handle, agentInput.model, output.info);
+    const progress = new ProgressFollower(handle, output.info);
     const lines = createInterface({ input, terminal: false });
     let failedMessages = 0;
     for await (const line of lines) {

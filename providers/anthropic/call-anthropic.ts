@@ -13,5 +13,5 @@ export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> 
     timeout: call.timeoutMs,
   });
   const response = await client.messages.create(prepareAnthropicRequest(call), { signal: call.signal });
-  return fromAnthropicMessage(response);
+  return fromAnthropicMessage(response, { finalOutput: call.output !== undefined });
 }

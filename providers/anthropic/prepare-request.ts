@@ -1,6 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { toolJsonSchema } from '../../tools';
 import type { ProviderRequest } from '../provider-call';
 import { toAnthropicPrompt } from './convert-messages';
 
@@ -24,7 +23,7 @@ export function prepareAnthropicRequest(request: ProviderRequest): MessageCreate
   const tools: Anthropic.Tool[] = request.tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
-    input_schema: toolJsonSchema(tool) as Anthropic.Tool.InputSchema,
+    input_schema: tool.parameters as Anthropic.Tool.InputSchema,
   }));
   const used = toolNamesUsed(messages);
   const offered = new Set(tools.map((tool) => tool.name));
@@ -34,14 +33,31 @@ export function prepareAnthropicRequest(request: ProviderRequest): MessageCreate
       if (!offered.has(name)) tools.push({ name, description: `${name} (no longer available)`, input_schema: { type: 'object' } });
     }
   }
+  if (request.output) {
+    // Anthropic has no JSON mode: the final answer is the input of a tool the model must call to finish. While it
+    // works it may call the agent's other tools (tool_choice any); the provider turns that call back into the answer.
+    tools.push({ name: finalOutputToolName, description: finalOutputDescription, input_schema: request.output.schema as Anthropic.Tool.InputSchema });
+    return { ...base(request, prompt.system, messages), tools, tool_choice: { type: 'any' } };
+  }
   const definesTools = tools.length > 0 && (request.toolChoice === 'auto' || mustDefine);
+  return {
+    ...base(request, prompt.system, messages),
+    ...(definesTools && { tools }),
+    ...(definesTools && (request.toolChoice === 'none' || request.tools.length === 0) && { tool_choice: { type: 'none' as const } }),
+  };
+}
+
+/** The tool whose input is the final answer when an agent has an outputSchema (reserved: no registered tool may take the name). */
+export const finalOutputToolName = 'final_output';
+const finalOutputDescription = 'Give your final answer, in the required format. Call this once you are done; it ends your work.';
+
+function base(request: ProviderRequest, system: string | undefined, messages: MessageParam[]): MessageCreateParamsNonStreaming {
   return {
     model: request.model,
     max_tokens: request.maxOutputTokens ?? defaultMaxOutputTokens,
     messages,
-    ...(prompt.system !== undefined && { system: prompt.system }),
-    ...(definesTools && { tools }),
-    ...(definesTools && (request.toolChoice === 'none' || request.tools.length === 0) && { tool_choice: { type: 'none' as const } }),
+    ...(request.temperature !== undefined && { temperature: request.temperature }),
+    ...(system !== undefined && { system }),
   };
 }
 

@@ -1,12 +1,12 @@
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { toolJsonSchema } from '../../tools';
 import type { ProviderRequest } from '../provider-call';
 import { toOpenAIMessages } from './convert-messages';
 
 /**
  * Neutral request → Chat Completions body, applying OpenAI's own rules in one
- * place: `tool_choice` only alongside `tools`, and no assistant message with
- * neither content nor tool calls (an empty reply is left out).
+ * place: `tool_choice` only alongside `tools`, no assistant message with
+ * neither content nor tool calls (an empty reply is left out), and structured
+ * output as `response_format` json_schema.
  */
 export function prepareOpenAIRequest(request: ProviderRequest): ChatCompletionCreateParamsNonStreaming {
   const messages = request.messages.filter(
@@ -14,7 +14,7 @@ export function prepareOpenAIRequest(request: ProviderRequest): ChatCompletionCr
   );
   const tools = request.tools.map((tool) => ({
     type: 'function' as const,
-    function: { name: tool.name, description: tool.description, parameters: toolJsonSchema(tool) },
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
   }));
   return {
     model: request.model,
@@ -22,5 +22,8 @@ export function prepareOpenAIRequest(request: ProviderRequest): ChatCompletionCr
     ...(tools.length > 0 && { tools }),
     ...(tools.length > 0 && request.toolChoice === 'none' && { tool_choice: 'none' as const }),
     ...(request.maxOutputTokens !== undefined && { max_completion_tokens: request.maxOutputTokens }),
+    ...(request.temperature !== undefined && { temperature: request.temperature }),
+    // Structured output, natively: the final answer is JSON matching the schema (not strict: any zod schema's JSON form is accepted).
+    ...(request.output && { response_format: { type: 'json_schema' as const, json_schema: { name: 'output', schema: request.output.schema, strict: false } } }),
   };
 }

@@ -79,7 +79,7 @@ describe('a workflow started directly', () => {
     ['an unknown provider', () => ({ ...valid(), model: 'foo:bar' }), /model: unknown provider "foo"/],
     ['no input at all', () => undefined, /invalid agent input/],
     // Defaults are applied once, by the client: a workflow that filled them in itself would change with the code it replays on.
-    ['input whose defaults were never resolved', () => given(), /tools: .*; maxIterations: .*; maxConcurrentTools: .*; modelTimeoutSeconds: .*; context: /],
+    ['input whose defaults were never resolved', () => given(), /agent: .*; maxConcurrentTools: .*; modelTimeoutSeconds: .*; context: /],
   ])('fails non-retryably with InvalidAgentInput on %s, naming the field', async (_case, input, reason) => {
     const { cause, events } = await failedStart(input());
     expect(cause).toBeInstanceOf(ApplicationFailure);

@@ -27,6 +27,21 @@ export class ScriptedModel {
     this.script = [...script];
   }
 
+  /**
+   * A model whose answers depend on the agent asking, each agent with a script
+   * of its own, for runs with subagents, whose calls interleave.
+   */
+  static byAgent(scripts: Record<string, ScriptStep[]>): ScriptedModel {
+    const queues = Object.fromEntries(Object.entries(scripts).map(([agent, steps]) => [agent, [...steps]]));
+    return new ScriptedModel([
+      ...Array.from({ length: 1000 }, () => (request: ScriptedRequest) => {
+        const step = queues[request.agent ?? '']?.shift();
+        if (!step) throw new Error(`scripted model has no answer for agent ${request.agent}`);
+        return typeof step === 'function' ? step(request) : step;
+      }),
+    ]);
+  }
+
   callModel = async (input: ModelCallInput): Promise<ModelTurn> =>
     withTranscript(this.transcripts, input, async ({ messages, tools, toolChoice }) => {
       const offeredTools = toolChoice === 'none' ? [] : tools;

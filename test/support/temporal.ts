@@ -5,6 +5,7 @@ import type { Worker } from '@temporalio/worker';
 import { agentDataConverter } from '../../storage/data-converter';
 import { createAgentWorker } from '../../worker/create-worker';
 import type { Tool } from '../../tools';
+import type { Agent } from '../../agents/define-agent';
 import type { ResolvedAgentInput } from '../../core/input';
 import { resolveAgentInput, type AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
@@ -25,6 +26,7 @@ export function uniqueTaskQueue(prefix: string): string {
 export interface TestWorkerOptions {
   taskQueue: string;
   tools?: Tool[];
+  agents?: Agent[];
   env?: NodeJS.ProcessEnv;
   /** Replaces the model activity with a scripted one (workflow-level tests). */
   model?: ScriptedModel;
@@ -49,6 +51,7 @@ export function createTestWorker(environment: TestWorkflowEnvironment, options: 
     namespace: environment.namespace ?? 'default',
     taskQueue: options.taskQueue,
     tools: options.tools,
+    agents: options.agents,
     env: options.env ?? {},
     workspaceRoot: options.workspaceRoot ?? testWorkspaceRoot,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },

@@ -2,16 +2,17 @@ import { z } from 'zod';
 import { conversationStartText, prepareAnthropicRequest } from '../../providers/anthropic/prepare-request';
 import { prepareOpenAIRequest } from '../../providers/openai/prepare-request';
 import type { Message } from '../../core/messages';
-import { defineTool } from '../../tools/define-tool';
+import { defineTool, toolJsonSchema } from '../../tools/define-tool';
 import { anthropicMessagesProblem } from '../support/wire-rules/anthropic-messages';
 import { openaiChatProblem } from '../support/wire-rules/openai-chat';
 
-const readFile = defineTool({
+const readFileTool = defineTool({
   name: 'read_file',
   description: 'Read a file',
   input: z.object({ path: z.string() }),
   handler: async () => '',
 });
+const readFile = { name: readFileTool.name, description: readFileTool.description, parameters: toolJsonSchema(readFileTool) };
 
 // A conversation with a finished tool round, then the closing reflection's request.
 const withToolRound: Message[] = [

@@ -31,7 +31,7 @@ describe('agent loop', () => {
   it('returns the answer of a model that needs no tools', async () => {
     const model = new ScriptedModel([answer('42')]);
     const { result } = await run(model);
-    expect(result).toEqual({ answer: '42', status: 'completed', iterations: 1, turns: 1, usage: { inputTokens: 10, outputTokens: 5 } });
+    expect(result).toEqual({ answer: '42', status: 'completed', iterations: 1, turns: 1, usage: { inputTokens: 10, outputTokens: 5 }, agent: 'default' });
     expect(model.requests[0].messages).toEqual([{ role: 'user', content: 'do the task' }]);
     expect(model.requests[0].tools).toEqual(allTools);
   });

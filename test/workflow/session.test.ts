@@ -47,6 +47,7 @@ describe('sessions', () => {
       expect(await send(workflowId, 'what should I remember?')).toEqual({
         answer: 'milk',
         status: 'completed',
+        agent: 'default',
         iterations: 2,
         usage: { inputTokens: 30, outputTokens: 13 },
       });
@@ -71,6 +72,7 @@ describe('sessions', () => {
     expect(result).toEqual({
       answer: 'you are welcome',
       status: 'ended',
+      agent: 'default',
       iterations: 3,
       turns: 2,
       usage: { inputTokens: 40, outputTokens: 18 },

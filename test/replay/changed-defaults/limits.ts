@@ -7,3 +7,6 @@ export const defaultMaxConcurrentTools = 1;
 export const defaultModelTimeoutSeconds = 1;
 export const defaultIdleTimeoutSeconds = 1;
 export const defaultKeepRecentTurns = 1;
+export const defaultMaxSubagentDepth = 1;
+export const defaultMaxHandoffs = 1;
+export const defaultAgentName = 'changed-default';

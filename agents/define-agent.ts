@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { ConfigurationError } from '../core/errors';
+import { handoffToolName } from '../core/agent-spec';
+import { parseModelId } from '../core/model-id';
+import type { ModelSettings } from '../core/agent-spec';
+import type { Tool } from '../tools';
+
+/**
+ * An agent: a value a worker registers, like a tool or a provider. Tools,
+ * subagents and handoffs may be given as values or by name; names are looked up
+ * when the agents are registered (createAgentRegistry), which is also where a
+ * missing target is refused. Handoffs may form cycles (name one side).
+ */
+export interface Agent {
+  readonly kind: 'agent';
+  name: string;
+  /** What a caller sees when this agent is offered as a subagent or a handoff. */
+  description: string;
+  /** The system prompt while this agent has the conversation. */
+  instructions: string;
+  /** `provider:model` */
+  model: string;
+  tools: Array<Tool | string>;
+  subagents: Array<Agent | string>;
+  handoffs: Array<Agent | string>;
+  maxIterations: number;
+  /** When set, the final answer must be JSON matching it; the result carries it parsed as `output`. */
+  outputSchema?: z.ZodType;
+  modelSettings: ModelSettings;
+}
+
+export interface AgentDefinition {
+  name: string;
+  description: string;
+  instructions?: string;
+  model: string;
+  tools?: Array<Tool | string>;
+  subagents?: Array<Agent | string>;
+  handoffs?: Array<Agent | string>;
+  maxIterations?: number;
+  outputSchema?: z.ZodType;
+  modelSettings?: ModelSettings;
+}
+
+// An agent's name is also a tool name (as a subagent) and part of one (transfer_to_<name>), within the 64 characters both APIs allow.
+const agentNamePattern = /^[a-zA-Z0-9_-]{1,52}$/;
+
+export const defaultAgentMaxIterations = 20;
+
+/** Defines an agent, checking at once everything that does not need the other definitions. */
+export function defineAgent(definition: AgentDefinition): Agent {
+  const { name } = definition;
+  const problem = (text: string) => new ConfigurationError(`agent "${name}": ${text}`);
+  if (!agentNamePattern.test(name)) throw problem(`the name must match ${agentNamePattern} (it becomes a tool name)`);
+  if (!definition.description?.trim()) throw problem('needs a description: a model chooses subagents and handoffs by it');
+  try {
+    parseModelId(definition.model);
+  } catch (error) {
+    throw problem((error as Error).message);
+  }
+  const maxIterations = definition.maxIterations ?? defaultAgentMaxIterations;
+  if (!Number.isInteger(maxIterations) || maxIterations < 1) throw problem('maxIterations must be a positive whole number');
+  const temperature = definition.modelSettings?.temperature;
+  if (temperature !== undefined && !(temperature >= 0 && temperature <= 2)) throw problem('modelSettings.temperature must be between 0 and 2');
+  const maxOutputTokens = definition.modelSettings?.maxOutputTokens;
+  if (maxOutputTokens !== undefined && (!Number.isInteger(maxOutputTokens) || maxOutputTokens < 1)) {
+    throw problem('modelSettings.maxOutputTokens must be a positive whole number');
+  }
+  const tools = definition.tools ?? [];
+  const subagents = definition.subagents ?? [];
+  const handoffs = definition.handoffs ?? [];
+  const duplicate = (names: string[]) => names.find((candidate, index) => names.indexOf(candidate) !== index);
+  const toolNames = [...tools.map(nameOf), ...subagents.map(nameOf), ...handoffs.map((target) => handoffToolName(nameOf(target)))];
+  const twice = duplicate(toolNames);
+  if (twice) throw problem(`offers the model two tools named "${twice}" (tools, subagents and transfer_to_<handoff> share one namespace)`);
+  if (definition.outputSchema !== undefined && !(definition.outputSchema instanceof z.ZodType)) {
+    throw problem('outputSchema must be a zod schema');
+  }
+  return {
+    kind: 'agent',
+    name,
+    description: definition.description,
+    instructions: definition.instructions ?? '',
+    model: definition.model,
+    tools,
+    subagents,
+    handoffs,
+    maxIterations,
+    ...(definition.outputSchema && { outputSchema: definition.outputSchema }),
+    modelSettings: definition.modelSettings ?? {},
+  };
+}
+
+export function nameOf(item: { name: string } | string): string {
+  return typeof item === 'string' ? item : item.name;
+}
+
+export function isAgent(value: unknown): value is Agent {
+  return typeof value === 'object' && value !== null && (value as Agent).kind === 'agent';
+}

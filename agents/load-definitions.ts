@@ -1,0 +1,44 @@
+import path from 'node:path';
+import { ConfigurationError } from '../core/errors';
+import type { ModelProvider } from '../providers';
+import type { Tool } from '../tools';
+import { isAgent, type Agent } from './define-agent';
+import type { Definitions } from './registry';
+
+/**
+ * The user's definitions module named by AGENT_DEFINITIONS (TypeScript or
+ * JavaScript; a relative path is taken from the directory the command ran in):
+ * its exported `agents`, `tools` and `providers` (arrays, or objects of values)
+ * are registered beside the built-in ones, by `npm run worker` and by the CLI
+ * alike. A module that cannot be loaded, or exports none of the three, fails
+ * here with the reason.
+ */
+export function loadDefinitions(env: NodeJS.ProcessEnv = process.env, from = env.INIT_CWD ?? process.cwd()): Definitions {
+  const named = env.AGENT_DEFINITIONS;
+  if (!named) return {};
+  const file = path.resolve(from, named);
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = require(file) as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: cannot load ${file}: ${(error as Error).message}`);
+  }
+  const definitions: Definitions = {
+    agents: valuesOf<Agent>(loaded.agents, 'agents', named),
+    tools: valuesOf<Tool>(loaded.tools, 'tools', named),
+    providers: valuesOf<ModelProvider>(loaded.providers, 'providers', named),
+  };
+  if (!definitions.agents!.length && !definitions.tools!.length && !definitions.providers!.length) {
+    throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: ${file} exports no agents, tools or providers`);
+  }
+  const notAgent = definitions.agents!.find((agent) => !isAgent(agent));
+  if (notAgent) throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: its agents must be made with defineAgent`);
+  return definitions;
+}
+
+function valuesOf<T>(exported: unknown, name: string, module: string): T[] {
+  if (exported === undefined) return [];
+  if (Array.isArray(exported)) return exported as T[];
+  if (typeof exported === 'object' && exported !== null) return Object.values(exported) as T[];
+  throw new ConfigurationError(`AGENT_DEFINITIONS=${module}: its export "${name}" must be an array or an object of values`);
+}

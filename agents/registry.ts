@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { handoffToolName, handoffToolPrefix, type AgentSpec } from '../core/agent-spec';
+import { ConfigurationError } from '../core/errors';
+import { parseModelId } from '../core/model-id';
+import { builtInProviders, type ModelProvider, type ToolDefinition } from '../providers';
+import { finalOutputToolName } from '../providers/anthropic/prepare-request';
+import { builtInTools, toolJsonSchema, type Tool } from '../tools';
+import { defaultAgent } from './default-agent';
+import { isAgent, nameOf, type Agent } from './define-agent';
+
+/** What a worker (or the CLI) registers beside the built-in agents, tools and providers. */
+export interface Definitions {
+  agents?: Agent[];
+  tools?: Tool[];
+  providers?: ModelProvider[];
+}
+
+/** The arguments every subagent takes: the task, as the calling model words it. */
+export const subagentParameters = {
+  type: 'object',
+  properties: { task: { type: 'string', description: 'The task for this agent, with everything it needs to know to do it' } },
+  required: ['task'],
+  additionalProperties: false,
+} as const;
+
+/**
+ * Every agent, tool and provider a worker has, by name, checked together once
+ * when the worker (or the CLI) starts: a definition that names a tool, agent or
+ * provider that is not there fails here, naming the agent and the problem.
+ */
+export class AgentRegistry {
+  readonly agents = new Map<string, Agent>();
+  readonly tools = new Map<string, Tool>();
+  readonly providers = new Map<string, ModelProvider>();
+
+  constructor(definitions: Definitions = {}) {
+    for (const provider of [...builtInProviders, ...(definitions.providers ?? [])]) {
+      if (this.providers.has(provider.name)) throw new ConfigurationError(`two providers are named "${provider.name}"`);
+      this.providers.set(provider.name, provider);
+    }
+    for (const tool of [...builtInTools, ...(definitions.tools ?? [])]) this.addTool(tool);
+    for (const agent of [defaultAgent, ...(definitions.agents ?? [])]) this.addAgent(agent);
+    for (const agent of this.agents.values()) this.check(agent);
+  }
+
+  /** The agent as the workflow runs it (plain data). */
+  spec(name: string): AgentSpec {
+    const agent = this.agents.get(name);
+    if (!agent) throw new ConfigurationError(`unknown agent "${name}"; this worker has: ${[...this.agents.keys()].join(', ')}`);
+    return {
+      name: agent.name,
+      description: agent.description,
+      instructions: agent.instructions,
+      model: agent.model,
+      tools: agent.tools.map(nameOf),
+      subagents: agent.subagents.map(nameOf),
+      handoffs: agent.handoffs.map(nameOf),
+      maxIterations: agent.maxIterations,
+      modelSettings: agent.modelSettings,
+      ...(agent.outputSchema && { outputSchema: outputJsonSchema(agent) }),
+    };
+  }
+
+  /** The agent and every agent it can reach through its handoffs and subagents, by name. */
+  reachable(name: string): Record<string, AgentSpec> {
+    const specs: Record<string, AgentSpec> = {};
+    const visit = (current: string) => {
+      if (specs[current]) return;
+      const spec = this.spec(current);
+      specs[current] = spec;
+      for (const next of [...spec.handoffs, ...spec.subagents]) visit(next);
+    };
+    visit(name);
+    return specs;
+  }
+
+  /** How a model is offered a tool name: a registered tool, a subagent (`{task}`), or a handoff (`transfer_to_<agent>`). */
+  toolDefinition = (name: string): ToolDefinition => {
+    const tool = this.tools.get(name);
+    if (tool) return { name, description: tool.description, parameters: toolJsonSchema(tool) };
+    if (name.startsWith(handoffToolPrefix)) {
+      const target = this.agents.get(name.slice(handoffToolPrefix.length));
+      if (target) {
+        return {
+          name,
+          description: `Hand the conversation over to the agent "${target.name}": ${target.description}`,
+          parameters: { type: 'object', properties: {}, additionalProperties: false },
+        };
+      }
+    }
+    const agent = this.agents.get(name);
+    if (agent) return { name, description: agent.description, parameters: subagentParameters };
+    throw new ConfigurationError(`tool "${name}" is not registered on this worker`);
+  };
+
+  /** The zod schema an agent's final answer must match, if it has one. */
+  outputSchema(agent: string): z.ZodType | undefined {
+    return this.agents.get(agent)?.outputSchema;
+  }
+
+  private addTool(tool: Tool): void {
+    const known = this.tools.get(tool.name);
+    if (known && known !== tool) throw new ConfigurationError(`two different tools are named "${tool.name}"`);
+    if (tool.name.startsWith(handoffToolPrefix)) {
+      throw new ConfigurationError(`tool "${tool.name}": names starting with ${handoffToolPrefix} are reserved for handoffs`);
+    }
+    if (tool.name === finalOutputToolName) throw new ConfigurationError(`tool "${tool.name}": the name is reserved for structured output`);
+    this.tools.set(tool.name, tool);
+  }
+
+  private addAgent(agent: Agent): void {
+    if (!isAgent(agent)) throw new ConfigurationError(`"${String((agent as { name?: unknown })?.name)}" is not an agent made by defineAgent`);
+    const known = this.agents.get(agent.name);
+    if (known === agent) return;
+    if (known) throw new ConfigurationError(`two different agents are named "${agent.name}"`);
+    this.agents.set(agent.name, agent);
+    for (const tool of agent.tools) if (typeof tool !== 'string') this.addTool(tool);
+    for (const other of [...agent.subagents, ...agent.handoffs]) if (typeof other !== 'string') this.addAgent(other);
+  }
+
+  private check(agent: Agent): void {
+    const problem = (text: string) => new ConfigurationError(`agent "${agent.name}": ${text}`);
+    if (this.tools.has(agent.name)) throw problem(`a tool has the same name; as a subagent, the agent is offered as a tool named "${agent.name}"`);
+    const provider = parseModelId(agent.model).provider;
+    if (!this.providers.has(provider)) {
+      throw problem(`its model ${agent.model} needs the provider "${provider}", which is not registered (known: ${[...this.providers.keys()].join(', ')})`);
+    }
+    for (const tool of agent.tools.map(nameOf)) {
+      if (!this.tools.has(tool)) throw problem(`unknown tool "${tool}" (registered: ${[...this.tools.keys()].join(', ')})`);
+    }
+    for (const [role, targets] of [['subagent', agent.subagents], ['handoff target', agent.handoffs]] as const) {
+      for (const target of targets.map(nameOf)) if (!this.agents.has(target)) throw problem(`${role} "${target}" is not a registered agent`);
+    }
+    if (agent.handoffs.map(nameOf).includes(agent.name)) throw problem('cannot hand off to itself');
+    if (agent.outputSchema) outputJsonSchema(agent);
+    for (const target of agent.handoffs.map(nameOf)) {
+      if (handoffToolName(target).length > 64) throw problem(`the handoff tool name ${handoffToolName(target)} is over 64 characters`);
+    }
+  }
+}
+
+export function createAgentRegistry(definitions: Definitions = {}): AgentRegistry {
+  return new AgentRegistry(definitions);
+}
+
+function outputJsonSchema(agent: Agent): Record<string, unknown> {
+  try {
+    const { $schema: _ignored, ...schema } = z.toJSONSchema(agent.outputSchema!, { io: 'output' });
+    return schema;
+  } catch (error) {
+    throw new ConfigurationError(`agent "${agent.name}": its outputSchema has no JSON Schema form (${(error as Error).message})`);
+  }
+}

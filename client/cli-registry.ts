@@ -1,0 +1,15 @@
+import { loadDefinitions } from '../agents/load-definitions';
+import { createAgentRegistry, type AgentRegistry } from '../agents/registry';
+
+let registry: AgentRegistry | undefined;
+
+/**
+ * The agents, tools and providers the CLI knows: the built-in ones and those of
+ * AGENT_DEFINITIONS, loaded once per command. The CLI checks runs against them
+ * before it starts anything, lists them (`agent agents`), and gives them to the
+ * worker it runs in its own process.
+ */
+export function cliRegistry(): AgentRegistry {
+  registry ??= createAgentRegistry(loadDefinitions());
+  return registry;
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/** Settings of an agent's model calls. */
+export const modelSettingsSchema = z.object({
+  maxOutputTokens: z.number().int().min(1).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+});
+export type ModelSettings = z.infer<typeof modelSettingsSchema>;
+
+/**
+ * An agent as the workflow runs it: plain data, recorded in history when a run
+ * starts (prepareRun), so a run keeps the definition it started with even if
+ * the worker is redeployed with another. The values a user defines (with zod
+ * schemas and handlers) stay on the worker: agents/define-agent.ts.
+ */
+export const agentSpecSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  instructions: z.string(),
+  model: z.string(),
+  /** Registered tool names: each call is an activity. */
+  tools: z.array(z.string()),
+  /** Agent names: each is offered as a tool of the same name; a call starts a child workflow. */
+  subagents: z.array(z.string()),
+  /** Agent names: each is offered as a tool `transfer_to_<name>`; a call hands the conversation over. */
+  handoffs: z.array(z.string()),
+  maxIterations: z.number().int().min(1),
+  modelSettings: modelSettingsSchema,
+  /** The JSON Schema the final answer must match (from the agent's zod outputSchema), if any. */
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+});
+export type AgentSpec = z.infer<typeof agentSpecSchema>;
+
+export const handoffToolPrefix = 'transfer_to_';
+
+export function handoffToolName(agent: string): string {
+  return `${handoffToolPrefix}${agent}`;
+}
+
+/** What a tool name a model called stands for in a given agent: a tool, a subagent, or a handoff. */
+export type ToolKind = { kind: 'tool' } | { kind: 'subagent'; agent: string } | { kind: 'handoff'; agent: string };
+
+export function toolKind(agent: AgentSpec, name: string): ToolKind | undefined {
+  if (agent.subagents.includes(name)) return { kind: 'subagent', agent: name };
+  if (name.startsWith(handoffToolPrefix) && agent.handoffs.includes(name.slice(handoffToolPrefix.length))) {
+    return { kind: 'handoff', agent: name.slice(handoffToolPrefix.length) };
+  }
+  return agent.tools.includes(name) ? { kind: 'tool' } : undefined;
+}
+
+/** Every tool name the model of this agent is offered. */
+export function offeredToolNames(agent: AgentSpec, options: { subagents: boolean }): string[] {
+  return [...agent.tools, ...(options.subagents ? agent.subagents : []), ...agent.handoffs.map(handoffToolName)];
+}

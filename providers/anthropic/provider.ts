@@ -1,0 +1,12 @@
+import { ConfigurationError } from '../../core/errors';
+import { defineProvider } from '../define-provider';
+import { callAnthropic } from './call-anthropic';
+
+/** The Anthropic Messages API (ANTHROPIC_BASE_URL honoured). */
+export const anthropicProvider = defineProvider({
+  name: 'anthropic',
+  checkEnvironment(env) {
+    if (!env.ANTHROPIC_API_KEY) throw new ConfigurationError('ANTHROPIC_API_KEY is not set in the worker environment');
+  },
+  call: callAnthropic,
+});

@@ -1,0 +1,13 @@
+import { ConfigurationError } from '../core/errors';
+import type { ModelProvider } from './provider-call';
+
+const providerNamePattern = /^[a-z][a-z0-9-]*$/;
+
+/** Defines a model provider to register on a worker beside (or instead of) the built-in ones; checked here, once. */
+export function defineProvider(provider: ModelProvider): ModelProvider {
+  if (!providerNamePattern.test(provider.name)) {
+    throw new ConfigurationError(`provider name "${provider.name}" must be lowercase words joined by dashes (${providerNamePattern})`);
+  }
+  if (typeof provider.call !== 'function') throw new ConfigurationError(`provider "${provider.name}" needs a call(request) function`);
+  return provider;
+}

@@ -1,0 +1,9 @@
+import { anthropicProvider } from './anthropic/provider';
+import { openaiProvider } from './openai/provider';
+import type { ModelProvider } from './provider-call';
+
+export { defineProvider } from './define-provider';
+export type { ModelProvider, ProviderCall, ProviderRequest, ToolChoice, ToolDefinition } from './provider-call';
+
+/** The providers every worker has; register your own beside them (createAgentWorker's `providers`). */
+export const builtInProviders: ModelProvider[] = [openaiProvider, anthropicProvider];

@@ -1,0 +1,55 @@
+import { SimplePlugin } from '@temporalio/plugin';
+import type { WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import type { TranscriptStore } from '../activities/transcript/transcript-store';
+import { createAgentRegistry, type AgentRegistry, type Definitions } from '../agents/registry';
+import { agentDataConverter } from '../storage/data-converter';
+import { defaultWorkspaceRoot } from './settings';
+
+export const workflowsPath = require.resolve('../workflows');
+
+export interface AgentPluginOptions extends Definitions {
+  /** The agents, tools and providers, already checked together; by default made from `agents`, `tools` and `providers`. */
+  registry?: AgentRegistry;
+  /** The environment the model activity reads API keys and base URLs from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Every workspace a run may name lies inside it (default: AGENT_WORKSPACE_ROOT, else the working directory). */
+  workspaceRoot?: string;
+  transcripts?: TranscriptStore;
+}
+
+/**
+ * A Temporal worker plugin (`@temporalio/plugin`) that puts durable agents on
+ * any worker: the agent workflow (unless the worker has workflows of its own,
+ * which then export `agentWorkflow` from `durable-agent/workflow`), the model,
+ * setup and tool activities, and the data converter for large payloads and
+ * encryption. The definitions are checked when the plugin is made: a bad one
+ * fails at worker start, naming the agent and the problem.
+ *
+ *   Worker.create({ taskQueue, plugins: [new AgentPlugin({ agents: [researcher] })] })
+ */
+export class AgentPlugin extends SimplePlugin {
+  readonly registry: AgentRegistry;
+
+  constructor(options: AgentPluginOptions = {}) {
+    const registry = options.registry ?? createAgentRegistry(options);
+    super({
+      name: 'durable-agent',
+      activities: createActivities({
+        registry,
+        env: options.env ?? process.env,
+        workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
+        transcripts: options.transcripts,
+      }),
+      dataConverter: agentDataConverter(),
+    });
+    this.registry = registry;
+  }
+
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    const configured = super.configureWorker(options);
+    // A worker that brings no workflows of its own runs the agent workflow.
+    if (!configured.workflowsPath && !configured.workflowBundle) return { ...configured, workflowsPath };
+    return configured;
+  }
+}

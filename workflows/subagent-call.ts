@@ -1,0 +1,66 @@
+import { ApplicationFailure, ChildWorkflowFailure, executeChild, isCancellation, ParentClosePolicy, workflowInfo } from '@temporalio/workflow';
+import type { ResolvedAgentInput } from '../core/input';
+import { zeroUsage, type Usage } from '../core/messages';
+import type { AgentResult } from '../core/result';
+import { agentWorkflowType } from './definitions';
+import { clip } from './summaries';
+
+export interface SubagentOutcome {
+  content: string;
+  isError: boolean;
+  /** Tokens the subagent spent (its own subagents' included): they count for the parent too. */
+  usage: Usage;
+}
+
+/**
+ * Runs a subagent as a child workflow (id `<parent id>/<tool call id>`, shown
+ * under Relationships in the Web UI) and turns its outcome into a tool result:
+ * its answer (or structured output) when it completed; an error result with the
+ * reason when it ended another way or failed. Its spend comes back with it.
+ * Cancelling the parent cancels the child, and waits for it to stop.
+ */
+export async function runSubagent(
+  input: ResolvedAgentInput,
+  request: { callId: string; agent: string; task: string; tokensLeft?: number },
+): Promise<SubagentOutcome> {
+  const parent = workflowInfo().workflowId;
+  const child: ResolvedAgentInput = {
+    agent: request.agent,
+    prompt: request.task,
+    workspace: input.workspace,
+    maxConcurrentTools: input.maxConcurrentTools,
+    modelTimeoutSeconds: input.modelTimeoutSeconds,
+    context: input.context,
+    maxSubagentDepth: input.maxSubagentDepth,
+    maxHandoffs: input.maxHandoffs,
+    ...(request.tokensLeft !== undefined && { maxSessionTokens: Math.max(1, request.tokensLeft) }),
+    subagent: { depth: (input.subagent?.depth ?? 0) + 1, parentWorkflowId: parent },
+  };
+  try {
+    const result = await executeChild<(input: ResolvedAgentInput) => Promise<AgentResult>>(agentWorkflowType, {
+      workflowId: `${parent}/${request.callId}`,
+      args: [child],
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      staticSummary: clip(`subagent ${request.agent}: ${request.task}`, 200),
+    });
+    if (result.status === 'completed') {
+      return { content: result.output !== undefined ? JSON.stringify(result.output) : result.answer, isError: false, usage: result.usage };
+    }
+    const answer = result.answer ? `: ${result.answer}` : '';
+    return { content: `Error: the subagent "${request.agent}" ended with status ${result.status}${answer}`, isError: true, usage: result.usage };
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    const cause = error instanceof ChildWorkflowFailure ? error.cause : error;
+    return {
+      content: `Error: the subagent "${request.agent}" failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      isError: true,
+      usage: usageOf(cause),
+    };
+  }
+}
+
+/** A failed agent run reports what it spent in its failure's details (see agentWorkflow). */
+function usageOf(failure: unknown): Usage {
+  const details = failure instanceof ApplicationFailure ? (failure.details?.[0] as { usage?: Usage } | undefined) : undefined;
+  return details?.usage ?? zeroUsage;
+}
