@@ -1,4 +1,5 @@
 import { SimplePlugin } from '@temporalio/plugin';
+import type { DataConverter } from '@temporalio/common';
 import type { WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { TranscriptStore } from '../activities/transcript/transcript-store';
@@ -16,6 +17,11 @@ export interface AgentPluginOptions extends Definitions {
   /** Every workspace a run may name lies inside it (default: AGENT_WORKSPACE_ROOT, else the working directory). */
   workspaceRoot?: string;
   transcripts?: TranscriptStore;
+  /**
+   * The data converter for workers and clients the plugin configures. By default a worker keeps its own, if it
+   * has one (it must then handle large payloads like agentDataConverter()), and otherwise gets agentDataConverter().
+   */
+  dataConverter?: DataConverter;
 }
 
 /**
@@ -41,7 +47,7 @@ export class AgentPlugin extends SimplePlugin {
         workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
         transcripts: options.transcripts,
       }),
-      dataConverter: agentDataConverter(),
+      dataConverter: options.dataConverter ?? ((existing?: DataConverter) => existing ?? agentDataConverter()),
     });
     this.registry = registry;
   }

@@ -3,6 +3,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { TranscriptStore } from '../activities/transcript/transcript-store';
 import type { AgentRegistry, Definitions } from '../agents/registry';
 import { ConfigurationError } from '../core/errors';
+import { agentDataConverter } from '../storage/data-converter';
 import { assertWorkspaceDirectory } from '../tools/workspace';
 import { AgentPlugin } from './agent-plugin';
 import { defaultWorkspaceRoot } from './settings';
@@ -54,6 +55,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...(workflowBundle && { workflowBundle }),
+    dataConverter: options.overrides?.dataConverter ?? agentDataConverter(),
     // Plugins apply in order, each one's activities over the last: a test's scripted callModel replaces the real one.
     plugins: [plugin, ...(options.activityOverrides ? [new SimplePlugin({ name: 'activity-overrides', activities: options.activityOverrides })] : [])],
     // Cancellation reaches an activity in a heartbeat response; a short throttle delivers it within seconds.

@@ -32,6 +32,7 @@ it('runs a parallel tool loop through the real anthropic client', async () => {
   );
 
   expect(result).toEqual({
+    agent: 'default',
     answer: 'The notes say: ship it.',
     status: 'completed',
     iterations: 2,

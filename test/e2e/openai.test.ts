@@ -30,6 +30,7 @@ it('runs a parallel tool loop through the real openai client', async () => {
   );
 
   expect(result).toEqual({
+    agent: 'default',
     answer: 'alpha says A-content, beta says B-content',
     status: 'completed',
     iterations: 2,

@@ -48,13 +48,15 @@ describe('the CLI', () => {
     await expect(environment.client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
-  it('exits 1 with the worker’s reason when a tool is unknown to the worker', async () => {
-    const cli = await runCli(['run', 'hello', '--tools', 'read_file,teleport', '--workspace', workspace], {
+  it('exits 2 naming a tool its own worker does not have, before starting anything', async () => {
+    const workflowId = `bad-cli-${randomUUID()}`;
+    const cli = await runCli(['run', 'hello', '--tools', 'read_file,teleport', '--workspace', workspace, '--id', workflowId], {
       AGENT_TASK_QUEUE: uniqueTaskQueue('bad-input-cli'),
       OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
     });
-    expect(cli.code).toBe(1);
-    expect(cli.stderr).toMatch(/run failed: unknown tools: teleport/);
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toMatch(/unknown tools: teleport; registered tools: read_file, write_file/);
+    await expect(environment.client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 });
 
@@ -76,7 +78,6 @@ describe('a workflow started directly', () => {
   it.each<[string, () => unknown, RegExp]>([
     ['maxIterations: -1', () => ({ ...valid(), maxIterations: -1 }), /maxIterations: maxIterations must be at least 1/],
     ['no prompt', () => ({ ...valid(), prompt: undefined }), /prompt: either a prompt or initial messages are required/],
-    ['an unknown provider', () => ({ ...valid(), model: 'foo:bar' }), /model: unknown provider "foo"/],
     ['no input at all', () => undefined, /invalid agent input/],
     // Defaults are applied once, by the client: a workflow that filled them in itself would change with the code it replays on.
     ['input whose defaults were never resolved', () => given(), /agent: .*; maxConcurrentTools: .*; modelTimeoutSeconds: .*; context: /],
@@ -96,6 +97,8 @@ describe('a workflow started directly', () => {
       `workspace "${missingDirectory}" is not an existing directory`,
     ],
     ['a tool the worker does not have', () => ({ ...valid(), tools: ['read_file', 'teleport'] }), 'unknown tools: teleport'],
+    ['a provider the worker does not have', () => ({ ...valid(), model: 'foo:bar' }), 'unknown provider "foo" in model "foo:bar"'],
+    ['an agent the worker does not have', () => ({ ...valid(), agent: 'nobody' }), 'unknown agent "nobody"'],
   ])('fails with AgentConfigurationError from prepareRun, first attempt only, on %s', async (_case, input, reason) => {
     const { cause, events } = await failedStart(input());
     // The run's own failure carries the worker's reason, so the CLI and the Web UI show it first-hand.

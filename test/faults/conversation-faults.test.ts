@@ -190,8 +190,8 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
       return { replies, result, late };
     });
     expect(replies).toEqual([
-      { answer: '', status: 'token_budget', iterations: 0, usage: { inputTokens: 0, outputTokens: 0 } },
-      { answer: '', status: 'token_budget', iterations: 0, usage: { inputTokens: 0, outputTokens: 0 } },
+      { answer: '', status: 'token_budget', iterations: 0, usage: { inputTokens: 0, outputTokens: 0 }, agent: 'default' },
+      { answer: '', status: 'token_budget', iterations: 0, usage: { inputTokens: 0, outputTokens: 0 }, agent: 'default' },
     ]);
     expect(result).toMatchObject({ status: 'token_budget', answer: 'all I could do', turns: 1 });
     expect(late).toMatch(/completed|no more messages/i);

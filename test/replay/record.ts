@@ -14,6 +14,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { z } from 'zod';
 import type { AgentInput } from '../../core/resolve-input';
+import { defineAgent } from '../../agents/define-agent';
 import { builtInTools, defineTool } from '../../tools';
 import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { createAgentWorker } from '../../worker/create-worker';
@@ -32,6 +33,17 @@ interface Scenario {
   /** For a session: the messages to send, one update each, before ending it. */
   messages?: string[];
 }
+
+const researcher = defineAgent({
+  name: 'researcher',
+  description: 'Reads files and reports what they say.',
+  instructions: 'You research.',
+  model: 'anthropic:claude-haiku-4-5',
+  tools: ['read_file'],
+});
+const coordinator = defineAgent({ name: 'coordinator', description: 'Delegates.', instructions: 'You delegate.', model: 'openai:gpt-4o-mini', subagents: [researcher] });
+const billing = defineAgent({ name: 'billing', description: 'Answers billing questions.', instructions: 'You do billing.', model: 'anthropic:claude-haiku-4-5' });
+const triage = defineAgent({ name: 'triage', description: 'Routes questions.', instructions: 'You route.', model: 'openai:gpt-4o-mini', handoffs: [billing] });
 
 let flakyCalls = 0;
 // Fails its first attempt, so the recorded history holds a tool retry.
@@ -132,6 +144,26 @@ const scenarios: Scenario[] = [
     messages: ['read both'],
   },
   {
+    // A coordinator asks a subagent (a child workflow, recorded too) and answers with what it found.
+    name: 'subagent',
+    input: { agent: 'coordinator', prompt: 'Ask the researcher what alpha.txt says' },
+    replies: [
+      openaiReply({ toolCalls: [{ id: 'call_r', name: 'researcher', arguments: { task: 'read alpha.txt' } }] }),
+      anthropicReply({ toolCalls: [{ id: 'toolu_read', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+      anthropicReply({ text: 'alpha.txt says alpha' }),
+      openaiReply({ content: 'The researcher says alpha.txt says alpha.' }),
+    ],
+  },
+  {
+    // Triage (OpenAI) hands the conversation to billing (Anthropic), which answers.
+    name: 'handoff',
+    input: { agent: 'triage', prompt: 'Is my invoice paid?' },
+    replies: [
+      openaiReply({ toolCalls: [{ id: 'call_h', name: 'transfer_to_billing', arguments: {} }] }),
+      anthropicReply({ text: 'Your invoice is paid.' }),
+    ],
+  },
+  {
     name: 'session-continue-as-new',
     input: {
       model: 'openai:gpt-4o-mini',
@@ -167,6 +199,7 @@ async function main(): Promise<void> {
         namespace: 'default',
         taskQueue,
         tools: [...builtInTools, flakyTool],
+        agents: [coordinator, triage],
         env: server.providerEnv,
         workspaceRoot: path.dirname(workspace),
       });
@@ -187,15 +220,22 @@ async function main(): Promise<void> {
         if (scenario.messages) await handle.signal(endSessionSignal);
         await handle.result().catch(() => undefined);
       });
-      // Every run of the workflow id, oldest first: a continue-as-new chain is recorded run by run.
-      const runs: string[] = [];
-      for await (const execution of environment.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.unshift(execution.runId);
-      for (const [index, runId] of runs.entries()) {
-        const history = await environment.client.workflow.getHandle(workflowId, runId).fetchHistory();
-        const suffix = runs.length > 1 ? `-run${index + 1}` : '';
-        const file = path.join(directory, `${scenario.name}${suffix}.json`);
-        await writeFile(file, historyToJSON(history) + '\n');
-        console.log(`recorded ${history.events?.length} events to ${path.relative(process.cwd(), file)}`);
+      // Every run of the workflow and of its children (ids `<parent>/<tool call id>`), oldest first:
+      // a continue-as-new chain is recorded run by run.
+      const runs: Array<{ workflowId: string; runId: string }> = [];
+      for await (const execution of environment.client.workflow.list({ query: `WorkflowId STARTS_WITH "${workflowId}"` })) {
+        runs.unshift({ workflowId: execution.workflowId, runId: execution.runId });
+      }
+      for (const id of new Set(runs.map((run) => run.workflowId))) {
+        const chain = runs.filter((run) => run.workflowId === id);
+        const child = id === workflowId ? '' : `-child-${id.slice(workflowId.length + 1)}`;
+        for (const [index, { runId }] of chain.entries()) {
+          const history = await environment.client.workflow.getHandle(id, runId).fetchHistory();
+          const suffix = chain.length > 1 ? `-run${index + 1}` : '';
+          const file = path.join(directory, `${scenario.name}${child}${suffix}.json`);
+          await writeFile(file, historyToJSON(history) + '\n');
+          console.log(`recorded ${history.events?.length} events to ${path.relative(process.cwd(), file)}`);
+        }
       }
     }
   } finally {

@@ -11,8 +11,18 @@ const directory = path.join(__dirname, 'histories');
 async function recordedHistories() {
   const files = (await readdir(directory)).filter((file) => file.endsWith('.json')).sort();
   return Promise.all(
-    files.map(async (file) => ({ workflowId: file, history: historyFromJSON(JSON.parse(await readFile(path.join(directory, file), 'utf8'))) })),
+    files.map(async (file) => ({ workflowId: recordedWorkflowId(file), history: historyFromJSON(JSON.parse(await readFile(path.join(directory, file), 'utf8'))) })),
   );
+}
+
+/**
+ * The workflow id a history was recorded under (test/replay/record.ts): `replay-<scenario>`, and
+ * `replay-<scenario>/<tool call id>` for a subagent's child workflow. A run's commands name child
+ * workflows after it, so replay must use the same id.
+ */
+function recordedWorkflowId(file: string): string {
+  const [scenario, child] = file.replace(/\.json$/, '').replace(/-run\d+$/, '').split('-child-');
+  return `replay-${scenario}${child ? `/${child}` : ''}`;
 }
 
 async function replayFailures(workflowBundle: { codePath: string } | WorkflowBundleWithSourceMap): Promise<string[]> {
@@ -33,14 +43,14 @@ it('replays every recorded history without a determinism error', async () => {
   expect(await replayFailures({ codePath: process.env.TEST_WORKFLOW_BUNDLE! })).toEqual([]);
 });
 
-it('replays every recorded history unchanged when every default in agent/limits.ts changes', async () => {
+it('replays every recorded history unchanged when every default in core/limits.ts changes', async () => {
   // The stand-in really differs from agent/limits.ts in each default, and keeps every other export.
   const defaults = Object.keys(limits).filter((name) => name.startsWith('default') && name !== 'defaultTaskQueue');
   expect(defaults.length).toBeGreaterThanOrEqual(5);
   for (const name of defaults) expect(changedLimits[name as keyof typeof changedLimits]).not.toBe(limits[name as keyof typeof limits]);
   expect(Object.keys(changedLimits).sort()).toEqual(Object.keys(limits).sort());
 
-  const original = path.join(__dirname, '..', '..', 'agent', 'limits');
+  const original = path.join(__dirname, '..', '..', 'core', 'limits');
   const standIn = path.join(__dirname, 'changed-defaults', 'limits.ts');
   const bundle = await bundleWorkflowCode({
     workflowsPath,

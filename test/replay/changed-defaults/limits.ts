@@ -1,4 +1,4 @@
-// agent/limits.ts with every default changed. replay.test.ts bundles the workflows with this module in
+// core/limits.ts with every default changed. replay.test.ts bundles the workflows with this module in
 // its place and replays the recorded histories: the runs must replay unchanged, since a run's settings
 // are resolved on the client and recorded in its input, and the workflow never reads a default.
 export * from '../../../core/limits';
