@@ -34,7 +34,7 @@ export interface SpawnedWorker {
  * so an afterEach can kill whatever a failed test left behind.
  */
 export async function spawnWorker(options: SpawnedWorkerOptions): Promise<SpawnedWorker> {
-  const child = spawn(process.execPath, [tsxCli, script], {
+  const child = spawn(process.execPath, [tsxCli, '--conditions=source', script], {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

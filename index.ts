@@ -1,0 +1,36 @@
+/**
+ * durable-agent: durable AI agents on Temporal.
+ *
+ * Define agents, tools and providers as values; put them on a worker with the
+ * AgentPlugin (or createAgentWorker); start runs with startAgent and talk to
+ * sessions with sendMessage. Workflow code of your own imports from
+ * `durable-agent/workflow` (the agent workflow, and executeAgent to run an
+ * agent as a child of your workflow).
+ */
+export { defineAgent, type Agent, type AgentDefinition } from './agents/define-agent';
+export { createAgentRegistry, AgentRegistry, type Definitions } from './agents/registry';
+export { loadDefinitions } from './agents/load-definitions';
+export { defaultAgent } from './agents/default-agent';
+export { defineTool, builtInTools, type Tool, type ToolContext } from './tools';
+export { resolveInWorkspace } from './tools/workspace';
+export { defineProvider, builtInProviders, type ModelProvider, type ProviderCall, type ProviderRequest, type ToolChoice, type ToolDefinition } from './providers';
+export { AgentPlugin, type AgentPluginOptions } from './worker/agent-plugin';
+export { createAgentWorker, type AgentWorkerOptions } from './worker/create-worker';
+export { startAgent, resolveOrThrow, newWorkflowId, type AgentHandle, type AgentWorkflow } from './client/start-agent';
+export { sendMessage, MessageNotAnsweredError } from './client/send-message';
+export { agentDataConverter } from './storage/data-converter';
+export { resolveAgentInput, type AgentInput } from './core/resolve-input';
+export type { ResolvedAgentInput } from './core/input';
+export type { AgentResult, AgentStatus, TurnReply, TurnStatus, ProgressEvent, AgentStatusSnapshot } from './core/result';
+export type { Message, ModelResponse, Usage, FinishReason } from './core/messages';
+export type { AgentSpec, ModelSettings } from './core/agent-spec';
+export { AgentError, ConfigurationError, ToolInputError } from './core/errors';
+export {
+  agentWorkflowType,
+  awaitReplyUpdate,
+  endSessionSignal,
+  messagesQuery,
+  progressQuery,
+  sendMessageUpdate,
+  statusQuery,
+} from './workflows/definitions';
