@@ -34,4 +34,14 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The benchmarks' own workflows (the floor, the peer agent) run in the same sandbox.
+    files: ['bench/**/workflows.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code must be deterministic: do I/O in an activity.' })) },
+      ],
+    },
+  },
 );
