@@ -8,6 +8,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { historyBytes } from './history-bytes';
 import { overhead } from './overhead';
 import { parallel } from './parallel';
+import { peer } from './peer';
 import { replay } from './replay';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { startBenchEnvironment } from './support/environment';
@@ -16,7 +17,7 @@ import { log } from './support/log';
 import { runLoopSession } from './support/loop-session';
 import type { Session } from './support/session';
 
-const benchmarks: Benchmark[] = [historyBytes, overhead, parallel, replay];
+const benchmarks: Benchmark[] = [peer, historyBytes, overhead, parallel, replay];
 
 const usage = [
   `usage: npm run bench -- [${benchmarks.map((benchmark) => benchmark.name).join(' | ')} ...] [--quick]`,

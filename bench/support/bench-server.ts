@@ -42,7 +42,7 @@ export async function startBenchServer(setting: ServerSetting): Promise<BenchSer
   const executable = await ensureTemporalCli(log);
   const environment = await TestWorkflowEnvironment.createLocal({
     // --output none keeps the server's start-up banner off stdout, which holds only the tables.
-    server: { executable, ip: '127.0.0.1', extraArgs: ['--output', 'none', ...serverArgs[setting]] },
+    server: { executable, ip: '127.0.0.1', extraArgs: ['--output', 'none', '--log-level', 'error', ...serverArgs[setting]] },
   });
   try {
     const connection = await Connection.connect({

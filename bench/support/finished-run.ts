@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { formatMs } from './format';
+import { formatBytes, formatMs } from './format';
 import { closingOutcome, fetchRunChain, type RunHistory } from './history';
 import { log } from './log';
 
@@ -24,9 +24,10 @@ export interface FinishedRun<Result> {
 export async function finishRun<Result>(
   client: Client,
   handle: WorkflowHandleWithFirstExecutionRunId,
-  options: { startedAt: number; deadlineMs: number },
+  options: { startedAt: number; deadlineMs: number; progressEveryMs?: number },
 ): Promise<FinishedRun<Result>> {
-  const ended = await waitForEnd<Result>(handle, options.deadlineMs);
+  const progress = options.progressEveryMs ? reportProgress(handle, options.startedAt, options.progressEveryMs) : undefined;
+  const ended = await waitForEnd<Result>(handle, options.deadlineMs).finally(() => clearInterval(progress));
   const wallMs = performance.now() - options.startedAt;
   if (ended === 'deadline') {
     await handle.terminate(`benchmark deadline of ${Math.round(options.deadlineMs / 1000)} s passed`).catch(() => undefined);
@@ -42,6 +43,21 @@ export async function finishRun<Result>(
     result: typeof ended === 'object' ? ended.result : undefined,
     wallMs,
   };
+}
+
+/** Every `everyMs`, how far the run got: its history's events and bytes, as the server counts them. */
+function reportProgress(handle: WorkflowHandleWithFirstExecutionRunId, startedAt: number, everyMs: number): NodeJS.Timeout {
+  return setInterval(() => {
+    handle
+      .describe()
+      .then((description) =>
+        log(
+          `  ${handle.workflowId}: ${formatMs(performance.now() - startedAt)}, ${description.historyLength} events, ` +
+            `${formatBytes(description.historySize ?? 0)} of history`,
+        ),
+      )
+      .catch(() => undefined);
+  }, everyMs);
 }
 
 /**

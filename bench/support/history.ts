@@ -140,6 +140,21 @@ export function modelCalls(runs: RunHistory[]): ModelCallRecord[] {
   return calls;
 }
 
+/** History bytes of each activity type's events (scheduled, started, completed, failed...), over every run. */
+export function bytesByActivityType(runs: RunHistory[]): Map<string, number> {
+  const totals = new Map<string, number>();
+  for (const run of runs) {
+    const typeOf = new Map<number, string>();
+    for (const event of run.events) {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (scheduled) typeOf.set(Number(event.eventId), scheduled.activityType?.name ?? '?');
+      const type = typeOf.get(scheduledEventId(event) ?? -1);
+      if (type !== undefined) totals.set(type, (totals.get(type) ?? 0) + eventBytes(event));
+    }
+  }
+  return totals;
+}
+
 /** The ActivityTaskScheduled event an activity event belongs to, or the event's own id when it is one. */
 function scheduledEventId(event: HistoryEvent): number | undefined {
   const id =
