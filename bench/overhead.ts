@@ -88,7 +88,15 @@ export const overhead: Benchmark = {
     return {
       details: [
         markdownTable(
-          ['loop', 'runs', 'iterations', 'per iteration: median', 'p95', 'vs the floor, same server', "vs today's floor (eager off)"],
+          [
+            'loop',
+            'runs',
+            'iterations',
+            'per iteration: median',
+            'p95',
+            'vs the floor, same server',
+            "vs today's floor (eager off)",
+          ],
           rows,
         ),
         `Each run is ${formatCount(iterations)} iterations; ${rounds} rounds run one of each loop in turn, the order rotating ` +

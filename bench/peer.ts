@@ -82,7 +82,8 @@ async function measure(agent: AgentName, toolTurns: number, run: FinishedRun<unk
     agent,
     toolTurns,
     run,
-    toolTurnsDone: run.runs.flatMap(scheduledActivities).filter((activity) => activity.activityType === activityTypes[agent].tool).length,
+    toolTurnsDone: run.runs.flatMap(scheduledActivities).filter((activity) => activity.activityType === activityTypes[agent].tool)
+      .length,
     events: events.length,
     bytes: run.runs.reduce((total, history) => total + history.bytes, 0),
     largestRunBytes: Math.max(...run.runs.map((history) => history.bytes)),
@@ -103,7 +104,9 @@ function report(measured: Measured[], sizes: number[]) {
     `${Math.round((result.modelCallBytes / Math.max(1, result.bytes)) * 100)}%`,
     formatBytes(result.largestEventBytes),
     formatMs(result.run.wallMs / Math.max(1, result.toolTurnsDone)),
-    result.replay.errors.length ? `failed after ${formatMs(result.replay.ms)}: ${result.replay.errors.join('; ')}` : formatMs(result.replay.ms),
+    result.replay.errors.length
+      ? `failed after ${formatMs(result.replay.ms)}: ${result.replay.errors.join('; ')}`
+      : formatMs(result.replay.ms),
   ]);
   const ours = measured.filter((result) => result.agent === 'ours');
   const at = (agent: AgentName, turns: number) => measured.find((result) => result.agent === agent && result.toolTurns === turns);
@@ -121,7 +124,9 @@ function report(measured: Measured[], sizes: number[]) {
         )
         .join('; '),
       target: "completes and replays at every size; no run's history over 4 MB",
-      pass: ours.every((result) => result.run.completed && result.replay.errors.length === 0 && result.largestRunBytes <= maxRunBytes),
+      pass: ours.every(
+        (result) => result.run.completed && result.replay.errors.length === 0 && result.largestRunBytes <= maxRunBytes,
+      ),
     },
     {
       measure: `history side by side at ${formatCount(claimAt)} tool turns`,
@@ -151,7 +156,7 @@ function report(measured: Measured[], sizes: number[]) {
         'its `openai:` provider (the openai SDK, Chat Completions, OPENAI_BASE_URL), the peer through `createOpenAI({ baseURL })` of ' +
         "@ai-sdk/openai, whose default model speaks the Responses API, served as such. History bytes are the events' protobuf " +
         "encodings over every run of the workflow id; wall time per turn is the client's start-to-end time over the tool turns done. " +
-        'Replay uses each agent\'s own workflow bundle (the peer\'s built through its plugin).',
+        "Replay uses each agent's own workflow bundle (the peer's built through its plugin).",
     ],
     targets,
   };

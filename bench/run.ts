@@ -10,6 +10,7 @@ import { overhead } from './overhead';
 import { parallel } from './parallel';
 import { peer } from './peer';
 import { replay } from './replay';
+import { sessions } from './sessions';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { startBenchEnvironment } from './support/environment';
 import { formatMs, targetTable, type TargetRow } from './support/format';
@@ -17,7 +18,7 @@ import { log } from './support/log';
 import { runLoopSession } from './support/loop-session';
 import type { Session } from './support/session';
 
-const benchmarks: Benchmark[] = [peer, historyBytes, overhead, parallel, replay];
+const benchmarks: Benchmark[] = [peer, historyBytes, overhead, parallel, replay, sessions];
 
 const usage = [
   `usage: npm run bench -- [${benchmarks.map((benchmark) => benchmark.name).join(' | ')} ...] [--quick]`,

@@ -43,7 +43,11 @@ export async function startPeerWorker(environment: BenchEnvironment, modelBaseUr
       activities: peerActivities,
     }),
   );
-  return { client: new Client({ connection: server.connection, namespace: server.namespace }), taskQueue, bundleCode: bundle.code };
+  return {
+    client: new Client({ connection: server.connection, namespace: server.namespace }),
+    taskQueue,
+    bundleCode: bundle.code,
+  };
 }
 
 export async function runPeer(

@@ -68,7 +68,12 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
     if (!servers.has(setting)) {
       const started = startBenchServer(setting);
       servers.set(setting, started);
-      cleanups.push(() => started.then((running) => running.close(), () => undefined));
+      cleanups.push(() =>
+        started.then(
+          (running) => running.close(),
+          () => undefined,
+        ),
+      );
     }
     return servers.get(setting)!;
   };
@@ -102,7 +107,11 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
           activityOverrides: { callModel: model.callModel },
         }),
       );
-      return { server: target, client: new Client({ connection: target.connection, namespace: target.namespace, dataConverter }), taskQueue };
+      return {
+        server: target,
+        client: new Client({ connection: target.connection, namespace: target.namespace, dataConverter }),
+        taskQueue,
+      };
     };
     const main = await agentOn('project');
     const environment: BenchEnvironment = {

@@ -199,12 +199,13 @@ export interface TaskTimings {
   activityRun: number[];
 }
 
-export function taskTimings(runs: RunHistory[]): TaskTimings {
+/** `fromMs`: only tasks that ended at or after this time (epoch ms), e.g. once a load began. */
+export function taskTimings(runs: RunHistory[], fromMs = 0): TaskTimings {
   const timings: TaskTimings = { workflowTaskWait: [], workflowTaskRun: [], activityWait: [], activityRun: [] };
   for (const run of runs) {
     const timeOf = new Map(run.events.map((event) => [Number(event.eventId), eventTimeMs(event)]));
     const since = (eventId: unknown, event: HistoryEvent) => eventTimeMs(event) - (timeOf.get(Number(eventId)) ?? Number.NaN);
-    for (const event of run.events) {
+    for (const event of run.events.filter((candidate) => eventTimeMs(candidate) >= fromMs)) {
       if (event.workflowTaskStartedEventAttributes)
         timings.workflowTaskWait.push(since(event.workflowTaskStartedEventAttributes.scheduledEventId, event));
       if (event.workflowTaskCompletedEventAttributes)

@@ -34,7 +34,9 @@ function answer(request: ReceivedRequest): FakeStep {
   if (request.path.endsWith('/responses')) {
     const input: Array<{ type?: string }> = request.body.input ?? [];
     const done = input.filter((item) => item.type === 'function_call_output').length;
-    return done < turns ? openaiResponsesReply({ toolCalls: [nextCall(done + 1)] }) : openaiResponsesReply({ content: finalAnswer(turns) });
+    return done < turns
+      ? openaiResponsesReply({ toolCalls: [nextCall(done + 1)] })
+      : openaiResponsesReply({ content: finalAnswer(turns) });
   }
   if (request.path.endsWith('/chat/completions')) {
     const messages: Array<{ role?: string }> = request.body.messages ?? [];
