@@ -179,16 +179,20 @@ export function scheduledActivities(run: RunHistory): Array<{ activityType: stri
 }
 
 /**
- * Loop iteration times of a workflow id, in order: from one Scheduled event of
- * `activityType` (the model call, or the floor's model-like step) to the next,
+ * Loop iterations of a workflow id, in order: each runs from one Scheduled event
+ * of `activityType` (the model call, or the floor's model-like step) to the next,
  * across continue-as-new (history timestamps, so the client's own delays don't count).
  */
-export function iterationTimes(runs: RunHistory[], activityType: string): number[] {
+export function loopIterations(runs: RunHistory[], activityType: string): Array<{ startedMs: number; ms: number }> {
   const scheduled = runs
     .flatMap(scheduledActivities)
     .filter((activity) => activity.activityType === activityType)
     .map((activity) => activity.scheduledMs);
-  return scheduled.slice(1).map((ms, index) => ms - scheduled[index]);
+  return scheduled.slice(1).map((ms, index) => ({ startedMs: scheduled[index], ms: ms - scheduled[index] }));
+}
+
+export function iterationTimes(runs: RunHistory[], activityType: string): number[] {
+  return loopIterations(runs, activityType).map((iteration) => iteration.ms);
 }
 
 /** Where the time of a loop goes: each task's wait to be picked up and its run, by kind, in ms. */
