@@ -6,7 +6,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = builtinModules.flatMap((name) => [name, `node:${name}`]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.test-tmp/', 'coverage/', 'test/support/summary-reporter.js'] },
+  { ignores: ['node_modules/', 'dist/', '.test-tmp/', 'coverage/', 'examples/*/node_modules/', 'test/support/summary-reporter.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -31,6 +31,16 @@ export default tseslint.config(
             },
           ],
         },
+      ],
+    },
+  },
+  {
+    // The benchmarks' own workflows (the floor, the peer agent) run in the same sandbox.
+    files: ['bench/**/workflows.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code must be deterministic: do I/O in an activity.' })) },
       ],
     },
   },

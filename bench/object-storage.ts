@@ -202,9 +202,10 @@ async function startChat(environment: BenchEnvironment, backend: Backend, cleanu
       ? callTools(turn, [{ name: benchText.name, arguments: { turn } }])
       : answer(`answer ${turn}: `.padEnd(500, '.')),
   );
+  const server = await environment.server('project');
   const worker = await createAgentWorker({
-    connection: environment.nativeConnection,
-    namespace: environment.namespace,
+    connection: server.nativeConnection,
+    namespace: server.namespace,
     taskQueue,
     tools: [...builtInTools, ...benchTools],
     env: {},
@@ -218,7 +219,7 @@ async function startChat(environment: BenchEnvironment, backend: Backend, cleanu
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;
   });
-  const client = new Client({ connection: environment.client.connection, namespace: environment.namespace, dataConverter });
+  const client = new Client({ connection: server.connection, namespace: server.namespace, dataConverter });
   const input: AgentInput = {
     model: 'openai:bench-scripted',
     tools: [benchText.name],

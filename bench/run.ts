@@ -1,7 +1,6 @@
 /**
- * `npm run bench [-- <name>...] [--quick] [--lift-dispatch-limit]`: the
- * long-session benchmarks (issue 4) on a dev server of their own with a
- * scripted zero-latency model. Markdown tables go to stdout, progress to
+ * `npm run bench [-- <name>...] [--quick]`: the benchmarks, on dev servers of
+ * their own with scripted models. Markdown tables go to stdout, progress to
  * stderr. Not part of `npm test`; BENCHMARKS.md holds the last full run.
  */
 import { performance } from 'node:perf_hooks';
@@ -11,28 +10,27 @@ import { historyBytes } from './history-bytes';
 import { objectStorage } from './object-storage';
 import { overhead } from './overhead';
 import { parallel } from './parallel';
+import { peer } from './peer';
 import { replay } from './replay';
+import { sessions } from './sessions';
 import type { BenchContext, Benchmark } from './support/benchmark';
-import { liftedDispatchArgs, startBenchEnvironment } from './support/environment';
+import { startBenchEnvironment } from './support/environment';
 import { formatMs, targetTable, type TargetRow } from './support/format';
 import { log } from './support/log';
 import { runLoopSession } from './support/loop-session';
 import type { Session } from './support/session';
 
-const benchmarks: Benchmark[] = [historyBytes, overhead, parallel, replay, objectStorage, encryption];
+const benchmarks: Benchmark[] = [peer, historyBytes, overhead, parallel, replay, sessions, objectStorage, encryption];
 
 const usage = [
-  `usage: npm run bench -- [${benchmarks.map((benchmark) => benchmark.name).join(' | ')} ...] [--quick] [--lift-dispatch-limit]`,
-  '  --quick                smaller sizes (100 turns and iterations instead of 1,000)',
-  `  --lift-dispatch-limit  start the dev server with ${liftedDispatchArgs.join(' ')}:`,
-  "                         without it, the dev server's history shard polls for new tasks 20 times a second (~200 ms per loop iteration)",
+  `usage: npm run bench -- [${benchmarks.map((benchmark) => benchmark.name).join(' | ')} ...] [--quick]`,
+  '  --quick  smaller sizes, to try the suite out (minutes instead of the full run)',
 ].join('\n');
 
-const flags = ['--quick', '--lift-dispatch-limit'];
+const flags = ['--quick'];
 
-function parseArguments(args: string[]): { selected: Benchmark[]; quick: boolean; liftDispatchLimit: boolean } {
+function parseArguments(args: string[]): { selected: Benchmark[]; quick: boolean } {
   const quick = args.includes('--quick');
-  const liftDispatchLimit = args.includes('--lift-dispatch-limit');
   const names = args.filter((arg) => !flags.includes(arg));
   const unknown = names.filter((name) => !benchmarks.some((benchmark) => benchmark.name === name));
   if (unknown.length > 0) {
@@ -40,7 +38,7 @@ function parseArguments(args: string[]): { selected: Benchmark[]; quick: boolean
     process.exit(2);
   }
   const selected = names.length === 0 ? benchmarks : benchmarks.filter((benchmark) => names.includes(benchmark.name));
-  return { selected, quick, liftDispatchLimit };
+  return { selected, quick };
 }
 
 async function main(): Promise<void> {
@@ -48,21 +46,17 @@ async function main(): Promise<void> {
     console.log(usage);
     return;
   }
-  const { selected, quick, liftDispatchLimit } = parseArguments(process.argv.slice(2));
+  const { selected, quick } = parseArguments(process.argv.slice(2));
   // Core's own logs too go through the quiet logger (to stderr), not straight to stdout.
   Runtime.install({
     logger: new DefaultLogger('ERROR'),
     telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
   });
   const started = performance.now();
-  const environment = await startBenchEnvironment({ liftDispatchLimit });
+  const environment = await startBenchEnvironment();
   // Ctrl-C stops the dev server and removes the temporary directories too.
   process.once('SIGINT', () => void environment.close().finally(() => process.exit(130)));
-  const setting = [
-    quick && '--quick: smaller sizes',
-    liftDispatchLimit && `dev server with ${liftedDispatchArgs.join(' ')}`,
-  ].filter(Boolean);
-  console.log(`# Benchmarks: long sessions${setting.length ? ` (${setting.join('; ')})` : ''}\n`);
+  console.log(`# Benchmarks${quick ? ' (--quick: smaller sizes)' : ''}\n`);
   const loopSessions = new Map<number, Promise<Session>>();
   const context: BenchContext = {
     environment,

@@ -2,128 +2,135 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, type NativeConnection, type Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
 import { FileTranscriptStore } from '../../activities/transcript/transcript-store';
 import { agentDataConverter } from '../../storage/data-converter';
-import { fastDispatchArgs } from '../../temporal-cli/dev-server-options';
-import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { builtInTools } from '../../tools';
 import { createAgentWorker, workflowsPath } from '../../worker/create-worker';
 import { benchTools } from './bench-tools';
-import { log } from './log';
+import { startBenchServer, type BenchServer, type ServerSetting } from './bench-server';
+import { log, quietLogger } from './log';
 import { ScriptedSessions } from './scripted-model';
 
-/** One dev server, one workflow bundle and one worker, shared by every benchmark of a `npm run bench`. */
-export interface BenchEnvironment {
+/** Our agent worker (scripted model) on one of the benchmark's servers, and a client to start runs there. */
+export interface AgentTarget {
+  server: BenchServer;
   client: Client;
-  /** For benchmarks that run a worker of their own (object-storage). */
-  nativeConnection: NativeConnection;
-  namespace: string;
   taskQueue: string;
-  /** The workflow bundle the worker runs; replay uses the same code. */
+}
+
+/**
+ * What every benchmark of a `npm run bench` shares: dev servers (one per setting,
+ * started when first asked for), the agent workflow bundle, an agent worker per
+ * server whose callModel is scripted, and temporary directories removed at the end.
+ */
+export interface BenchEnvironment {
+  /** Our agent on the project's server (eager activities on), where most benchmarks run. */
+  client: Client;
+  taskQueue: string;
+  /** The workflow bundle the agent workers run; replay uses the same code. */
   bundleCode: string;
   /** The project's data converter (large payloads in external storage): the client and replay need it too. */
   dataConverter: DataConverter;
   model: ScriptedSessions;
   /** An empty directory: the runs need a workspace, the bench tools never touch it. */
   workspace: string;
+  server(setting: ServerSetting): Promise<BenchServer>;
+  agentOn(setting: ServerSetting): Promise<AgentTarget>;
+  /** Starts a worker that stops when the environment closes. */
+  runWorker(worker: Worker): void;
+  temporaryDirectory(prefix: string): Promise<string>;
   close(): Promise<void>;
 }
 
-// gRPC's default 4 MB message limit is too small for a page of a long history
-// when events carry whole conversations; the server bounds its pages, not this client.
-const maxReceiveBytes = 256 * 1024 * 1024;
-
-export interface BenchServerOptions {
-  /**
-   * Lift the dev server's history transfer-queue poll limit (history.transferProcessorMaxPollRPS,
-   * 20 a second by default). On the dev server's single history shard, each hand-over of a workflow
-   * or activity task then waits for the next poll, ~50 ms: four per loop iteration.
-   */
-  liftDispatchLimit?: boolean;
-}
-
-export const liftedDispatchArgs = fastDispatchArgs;
-
-export async function startBenchEnvironment(options: BenchServerOptions = {}): Promise<BenchEnvironment> {
+export async function startBenchEnvironment(): Promise<BenchEnvironment> {
   log('starting a Temporal dev server and bundling the workflow code...');
-  const [testEnvironment, bundle] = await Promise.all([
-    ensureTemporalCli(log).then((executable) =>
-      TestWorkflowEnvironment.createLocal({
-        // --output none keeps the server's start-up banner off stdout, which holds only the tables.
-        server: {
-          executable,
-          ip: '127.0.0.1',
-          extraArgs: ['--output', 'none', ...(options.liftDispatchLimit ? liftedDispatchArgs : [])],
-        },
-      }),
-    ),
-    bundleWorkflowCode({ workflowsPath, logger: quietLogger }),
-  ]);
-  const cleanups: Array<() => Promise<unknown>> = [() => testEnvironment.teardown()];
+  const cleanups: Array<() => Promise<unknown>> = [];
   const close = async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   };
-  try {
-    const connection = await Connection.connect({
-      address: testEnvironment.address,
-      channelArgs: { 'grpc.max_receive_message_length': maxReceiveBytes },
-    });
-    cleanups.push(() => connection.close());
-    const workspace = await temporaryDirectory('bench-workspace-', cleanups);
-    // Large payloads (a long conversation carried across continue-as-new) go to external storage:
-    // this run's own directory, not the user's, since its dev server and histories are thrown away too.
-    process.env.AGENT_PAYLOAD_DIR = await temporaryDirectory('bench-payloads-', cleanups);
-    const dataConverter = agentDataConverter();
-    const model = new ScriptedSessions(new FileTranscriptStore(await temporaryDirectory('bench-transcripts-', cleanups)));
-    const taskQueue = `bench-${randomUUID()}`;
-    // Production settings: the worker caches workflows (no forced replay), as `npm run worker` does.
-    const worker: Worker = await createAgentWorker({
-      connection: testEnvironment.nativeConnection,
-      namespace: testEnvironment.namespace ?? 'default',
-      taskQueue,
-      tools: [...builtInTools, ...benchTools],
-      env: {},
-      workspaceRoot: workspace,
-      workflowBundle: { code: bundle.code },
-      activityOverrides: { callModel: model.callModel },
-    });
+  const temporaryDirectory = async (prefix: string) => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), prefix));
+    cleanups.push(() => rm(directory, { recursive: true, force: true }));
+    return directory;
+  };
+  const runWorker = (worker: Worker) => {
     const running = worker.run();
     cleanups.push(async () => {
       worker.shutdown();
       await running;
     });
-    return {
-      client: new Client({ connection, namespace: testEnvironment.namespace ?? 'default', dataConverter }),
-      nativeConnection: testEnvironment.nativeConnection,
-      namespace: testEnvironment.namespace ?? 'default',
-      taskQueue,
+  };
+  const servers = new Map<ServerSetting, Promise<BenchServer>>();
+  const server = (setting: ServerSetting) => {
+    if (!servers.has(setting)) {
+      const started = startBenchServer(setting);
+      servers.set(setting, started);
+      cleanups.push(() =>
+        started.then(
+          (running) => running.close(),
+          () => undefined,
+        ),
+      );
+    }
+    return servers.get(setting)!;
+  };
+  try {
+    const [bundle] = await Promise.all([bundleWorkflowCode({ workflowsPath, logger: quietLogger }), server('project')]);
+    const workspace = await temporaryDirectory('bench-workspace-');
+    // Large payloads (a long conversation carried across continue-as-new) go to external storage, and
+    // transcripts to a store of their own: this run's directories, not the user's, since its dev
+    // servers and histories are thrown away too.
+    process.env.AGENT_PAYLOAD_DIR = await temporaryDirectory('bench-payloads-');
+    process.env.AGENT_TRANSCRIPT_DIR = await temporaryDirectory('bench-transcripts-');
+    const dataConverter = agentDataConverter();
+    const model = new ScriptedSessions(new FileTranscriptStore(process.env.AGENT_TRANSCRIPT_DIR));
+    const agents = new Map<ServerSetting, Promise<AgentTarget>>();
+    const agentOn = (setting: ServerSetting) => {
+      if (!agents.has(setting)) agents.set(setting, startAgentWorker(setting));
+      return agents.get(setting)!;
+    };
+    const startAgentWorker = async (setting: ServerSetting): Promise<AgentTarget> => {
+      const target = await server(setting);
+      const taskQueue = `bench-${randomUUID()}`;
+      // Production settings: the worker caches workflows (no forced replay), as `npm run worker` does.
+      runWorker(
+        await createAgentWorker({
+          connection: target.nativeConnection,
+          namespace: target.namespace,
+          taskQueue,
+          tools: [...builtInTools, ...benchTools],
+          env: {},
+          workspaceRoot: workspace,
+          workflowBundle: { code: bundle.code },
+          activityOverrides: { callModel: model.callModel },
+        }),
+      );
+      return {
+        server: target,
+        client: new Client({ connection: target.connection, namespace: target.namespace, dataConverter }),
+        taskQueue,
+      };
+    };
+    const main = await agentOn('project');
+    const environment: BenchEnvironment = {
+      client: main.client,
+      taskQueue: main.taskQueue,
       bundleCode: bundle.code,
       dataConverter,
       model,
       workspace,
+      server,
+      agentOn,
+      runWorker,
+      temporaryDirectory,
       close,
     };
+    return environment;
   } catch (error) {
     await close();
     throw error;
   }
 }
-
-async function temporaryDirectory(prefix: string, cleanups: Array<() => Promise<unknown>>): Promise<string> {
-  const directory = await mkdtemp(path.join(os.tmpdir(), prefix));
-  cleanups.push(() => rm(directory, { recursive: true, force: true }));
-  return directory;
-}
-
-const quietLogger = {
-  trace: () => {},
-  debug: () => {},
-  info: () => {},
-  log: () => {},
-  warn: (message: string) => log(message),
-  error: (message: string) => log(message),
-};

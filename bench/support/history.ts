@@ -140,6 +140,21 @@ export function modelCalls(runs: RunHistory[]): ModelCallRecord[] {
   return calls;
 }
 
+/** History bytes of each activity type's events (scheduled, started, completed, failed...), over every run. */
+export function bytesByActivityType(runs: RunHistory[]): Map<string, number> {
+  const totals = new Map<string, number>();
+  for (const run of runs) {
+    const typeOf = new Map<number, string>();
+    for (const event of run.events) {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (scheduled) typeOf.set(Number(event.eventId), scheduled.activityType?.name ?? '?');
+      const type = typeOf.get(scheduledEventId(event) ?? -1);
+      if (type !== undefined) totals.set(type, (totals.get(type) ?? 0) + eventBytes(event));
+    }
+  }
+  return totals;
+}
+
 /** The ActivityTaskScheduled event an activity event belongs to, or the event's own id when it is one. */
 function scheduledEventId(event: HistoryEvent): number | undefined {
   const id =
@@ -163,6 +178,23 @@ export function scheduledActivities(run: RunHistory): Array<{ activityType: stri
     }));
 }
 
+/**
+ * Loop iterations of a workflow id, in order: each runs from one Scheduled event
+ * of `activityType` (the model call, or the floor's model-like step) to the next,
+ * across continue-as-new (history timestamps, so the client's own delays don't count).
+ */
+export function loopIterations(runs: RunHistory[], activityType: string): Array<{ startedMs: number; ms: number }> {
+  const scheduled = runs
+    .flatMap(scheduledActivities)
+    .filter((activity) => activity.activityType === activityType)
+    .map((activity) => activity.scheduledMs);
+  return scheduled.slice(1).map((ms, index) => ({ startedMs: scheduled[index], ms: ms - scheduled[index] }));
+}
+
+export function iterationTimes(runs: RunHistory[], activityType: string): number[] {
+  return loopIterations(runs, activityType).map((iteration) => iteration.ms);
+}
+
 /** Where the time of a loop goes: each task's wait to be picked up and its run, by kind, in ms. */
 export interface TaskTimings {
   workflowTaskWait: number[];
@@ -171,12 +203,13 @@ export interface TaskTimings {
   activityRun: number[];
 }
 
-export function taskTimings(runs: RunHistory[]): TaskTimings {
+/** `fromMs`: only tasks that ended at or after this time (epoch ms), e.g. once a load began. */
+export function taskTimings(runs: RunHistory[], fromMs = 0): TaskTimings {
   const timings: TaskTimings = { workflowTaskWait: [], workflowTaskRun: [], activityWait: [], activityRun: [] };
   for (const run of runs) {
     const timeOf = new Map(run.events.map((event) => [Number(event.eventId), eventTimeMs(event)]));
     const since = (eventId: unknown, event: HistoryEvent) => eventTimeMs(event) - (timeOf.get(Number(eventId)) ?? Number.NaN);
-    for (const event of run.events) {
+    for (const event of run.events.filter((candidate) => eventTimeMs(candidate) >= fromMs)) {
       if (event.workflowTaskStartedEventAttributes)
         timings.workflowTaskWait.push(since(event.workflowTaskStartedEventAttributes.scheduledEventId, event));
       if (event.workflowTaskCompletedEventAttributes)

@@ -1,4 +1,4 @@
-import type { BenchEnvironment } from './environment';
+import type { AgentTarget, BenchEnvironment } from './environment';
 import { benchEcho } from './bench-tools';
 import { toolLoop } from './scripted-model';
 import { runSession, type Session } from './session';
@@ -8,12 +8,13 @@ export function echoLoopScript(iterations: number) {
   return toolLoop(iterations, benchEcho.name);
 }
 
-export function runLoopSession(environment: BenchEnvironment, iterations: number): Promise<Session> {
+export function runLoopSession(environment: BenchEnvironment, iterations: number, target?: AgentTarget): Promise<Session> {
   return runSession(environment, {
     name: `loop-${iterations}`,
     script: echoLoopScript(iterations),
     tools: [benchEcho.name],
     maxIterations: iterations + 10,
     deadlineMs: 60_000 + 500 * iterations,
+    target,
   });
 }

@@ -12,7 +12,8 @@ import { openaiChatProblem } from './wire-rules/openai-chat';
  */
 
 export type FakeStep =
-  | { status?: number; json: unknown; headers?: Record<string, string> }
+  /** `delayMs`: answer after this long, like a model that takes its time (the benchmarks' 1 s model). */
+  | { status?: number; json: unknown; headers?: Record<string, string>; delayMs?: number }
   | { status?: number; raw: string; headers?: Record<string, string> }
   /** Accept the request and never answer. */
   | { hang: true }
@@ -129,6 +130,8 @@ export class FakeModelServer {
       request.socket.destroy();
     } else if ('raw' in step) {
       respond(response, step.status ?? 200, step.raw, step.headers);
+    } else if (step.delayMs) {
+      setTimeout(() => respond(response, step.status ?? 200, JSON.stringify(step.json), step.headers), step.delayMs);
     } else {
       respond(response, step.status ?? 200, JSON.stringify(step.json), step.headers);
     }
@@ -194,6 +197,46 @@ export function openaiReply(options: {
 
 export function openaiError(status: number, message: string, headers?: Record<string, string>): FakeStep {
   return { status, headers, json: { error: { message, type: 'invalid_request_error', param: null, code: null } } };
+}
+
+// ---- OpenAI Responses API responses (POST /v1/responses) ----
+
+/** What the Responses API answers: a text message, or function calls (the @ai-sdk/openai default model speaks this API). */
+export function openaiResponsesReply(options: { content?: string; toolCalls?: FakeToolCall[] }): FakeStep {
+  const toolCalls = options.toolCalls ?? [];
+  const message = options.content
+    ? [
+        {
+          type: 'message',
+          id: 'msg_fake',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: options.content, annotations: [] }],
+        },
+      ]
+    : [];
+  return {
+    json: {
+      id: 'resp_fake',
+      object: 'response',
+      created_at: 1_700_000_000,
+      status: 'completed',
+      model: 'fake-model',
+      output: [
+        ...message,
+        ...toolCalls.map((call) => ({
+          type: 'function_call',
+          id: `fc_${call.id}`,
+          call_id: call.id,
+          name: call.name,
+          arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+          status: 'completed',
+        })),
+      ],
+      incomplete_details: null,
+      usage: { input_tokens: 100, output_tokens: 20, total_tokens: 120 },
+    },
+  };
 }
 
 // ---- Anthropic Messages responses ----

@@ -1,0 +1,292 @@
+import { randomUUID } from 'node:crypto';
+import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { FakeModelServer, openaiReply } from '../test/support/fake-model-server';
+import type { Benchmark } from './support/benchmark';
+import { driveSessions, startSessions, terminateSessions, type SentMessage } from './support/chat-load';
+import type { BenchEnvironment } from './support/environment';
+import { formatBytes, formatCount, formatMs, markdownTable, type TargetRow } from './support/format';
+import { forkWorker } from './support/forked-worker';
+import { fetchRunChain } from './support/history';
+import { messageTimelines, type MessageTimeline } from './support/update-timeline';
+import { log } from './support/log';
+import { machineCpu } from './support/machine-cpu';
+import { devServerPid, processCpuMs } from './support/process-cpu';
+import { scrapeMetrics } from './support/prometheus';
+import { percentile } from './support/stats';
+
+const modelDelayMs = 1_000;
+const targetSessions = 500;
+const targetP95Ms = 100;
+/** A session's next message follows the previous reply after a pause drawn from this range: a person reading and typing. */
+const pauseMs: [number, number] = [5_000, 25_000];
+
+interface Measured {
+  sessions: number;
+  answered: number;
+  failures: string[];
+  startingMs: number;
+  windowMs: number;
+  added: number[];
+  /** CPU time over the messages' window: the worker's, the dev server's, and this process's (clients and the model). */
+  workerCpuMs: number;
+  serverCpuMs: number;
+  benchCpuMs: number;
+  peakRssBytes: number;
+  cacheHits: number;
+  cacheMisses: number;
+  machineBusy: number;
+  /** Where messages' time went, from a sample of the sessions' histories. */
+  timelines: MessageTimeline[];
+}
+
+const sampledSessions = 50;
+
+/** The journeys of the messages of up to 50 sessions spread over all of them. */
+async function sampleTimelines(
+  environment: BenchEnvironment,
+  handles: WorkflowHandleWithFirstExecutionRunId[],
+  sent: SentMessage[],
+): Promise<MessageTimeline[]> {
+  const step = Math.max(1, Math.floor(handles.length / sampledSessions));
+  const sample = handles.filter((_, index) => index % step === 0).slice(0, sampledSessions);
+  const timelines = await Promise.all(
+    sample.map(async (handle) => {
+      const runs = await fetchRunChain(environment.client, handle.workflowId, handle.firstExecutionRunId);
+      return messageTimelines(
+        runs,
+        sent.filter((message) => message.workflowId === handle.workflowId),
+        modelDelayMs,
+      );
+    }),
+  );
+  return timelines.flat();
+}
+
+/** BENCH_SESSIONS=200,2000 measures other counts (to size a worker); otherwise 100, 500 and 1,000 (20 and 100 with --quick). */
+function sessionCounts(quick: boolean): number[] {
+  const listed = process.env.BENCH_SESSIONS;
+  if (!listed) return quick ? [20, 100] : [100, 500, 1000];
+  const counts = listed.split(',').map(Number);
+  if (counts.some((count) => !Number.isInteger(count) || count < 1))
+    throw new Error(`BENCH_SESSIONS must list session counts, e.g. 200,2000 (got "${listed}")`);
+  return counts;
+}
+
+/**
+ * N chat sessions at once against one worker (the production worker in a
+ * process of its own), each sending messages as sendMessage updates, with a
+ * model that takes 1 s per call. Added latency = reply time − 1 s.
+ */
+export const sessions: Benchmark = {
+  name: 'sessions',
+  title: 'Concurrent chat sessions on one worker',
+  async run({ environment, quick }) {
+    const sizes = sessionCounts(quick);
+    const messagesPerSession = quick ? 2 : 4;
+    // The model lives behind HTTP: the worker makes a real Chat Completions call through its openai
+    // provider (its CPU and memory count in the worker's), and the 1 s wait is the server's, not an activity's.
+    const model = await FakeModelServer.start();
+    model.respondWith(() => {
+      model.requests.length = 0;
+      return { ...openaiReply({ content: 'an answer' }), delayMs: modelDelayMs };
+    });
+    try {
+      const measured: Measured[] = [];
+      for (const count of sizes) measured.push(await measure(environment, model.url, count, messagesPerSession));
+      return report(measured, messagesPerSession);
+    } finally {
+      await model.close();
+    }
+  },
+};
+
+async function measure(
+  environment: BenchEnvironment,
+  modelUrl: string,
+  count: number,
+  messagesPerSession: number,
+): Promise<Measured> {
+  const server = await environment.server('project');
+  const bundlePath = path.join(await environment.temporaryDirectory('bench-bundle-'), 'workflow-bundle.js');
+  await writeFile(bundlePath, environment.bundleCode);
+  const taskQueue = `bench-sessions-${randomUUID()}`;
+  log(`sessions: ${count} sessions on one worker, ${messagesPerSession} messages each...`);
+  const worker = await forkWorker({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    TEMPORAL_ADDRESS: server.address,
+    TEMPORAL_NAMESPACE: server.namespace,
+    AGENT_TASK_QUEUE: taskQueue,
+    AGENT_WORKFLOW_BUNDLE: bundlePath,
+    AGENT_TRANSCRIPT_DIR: process.env.AGENT_TRANSCRIPT_DIR,
+    AGENT_PAYLOAD_DIR: process.env.AGENT_PAYLOAD_DIR,
+    OPENAI_BASE_URL: `${modelUrl}/v1`,
+    OPENAI_API_KEY: 'sk-bench',
+    BENCH_WORKER_OPTIONS: process.env.BENCH_WORKER_OPTIONS,
+    BENCH_WORKER_CPU_PROFILE: process.env.BENCH_WORKER_CPU_PROFILE,
+  });
+  try {
+    const { handles, startingMs } = await startSessions({
+      client: environment.client,
+      taskQueue,
+      workspace: environment.workspace,
+      model: 'openai:sessions-1s',
+      sessions: count,
+      messagesPerSession,
+      pauseMs,
+      startConcurrency: 50,
+      idPrefix: `bench-session-${taskQueue.slice(-8)}`,
+    });
+    log(`  ${count} sessions started in ${formatMs(startingMs)}; sending messages...`);
+    const serverPid = await devServerPid(server.address.split(':').at(-1)!);
+    const metricsBefore = await scrapeMetrics(worker.metricsUrl);
+    const statsBefore = await worker.stats();
+    const machineBefore = machineCpu();
+    const serverCpuBefore = serverPid ? await processCpuMs(serverPid) : undefined;
+    const benchCpuBefore = process.cpuUsage();
+    let peakRssBytes = statsBefore.rssBytes;
+    const sampler = setInterval(() => {
+      void worker.stats().then((stats) => (peakRssBytes = Math.max(peakRssBytes, stats.rssBytes)));
+    }, 1_000);
+    const load = await driveSessions(handles, { messagesPerSession, pauseMs }).finally(() => clearInterval(sampler));
+    const statsAfter = await worker.stats();
+    const machineAfter = machineCpu();
+    const serverCpuAfter = serverPid ? await processCpuMs(serverPid) : undefined;
+    const benchCpu = process.cpuUsage(benchCpuBefore);
+    const metricsAfter = await scrapeMetrics(worker.metricsUrl);
+    const delta = (name: string) => (metricsAfter.get(name) ?? 0) - (metricsBefore.get(name) ?? 0);
+    log(
+      `  ${load.replyMs.length} replies, ${load.failures.length} failures in ${formatMs(load.windowMs)}; ending the sessions...`,
+    );
+    for (const failure of load.failures.slice(0, 5)) log(`    ${failure}`);
+    const timelines = await sampleTimelines(environment, handles, load.messages);
+    await terminateSessions(handles, 50);
+    return {
+      sessions: count,
+      answered: load.replyMs.length,
+      failures: load.failures,
+      startingMs,
+      windowMs: load.windowMs,
+      added: load.replyMs.map((ms) => ms - modelDelayMs),
+      workerCpuMs: (statsAfter.cpuMicros - statsBefore.cpuMicros) / 1000,
+      serverCpuMs: serverCpuAfter !== undefined && serverCpuBefore !== undefined ? serverCpuAfter - serverCpuBefore : Number.NaN,
+      benchCpuMs: (benchCpu.user + benchCpu.system) / 1000,
+      peakRssBytes: Math.max(peakRssBytes, statsAfter.rssBytes),
+      cacheHits: delta('temporal_sticky_cache_hit'),
+      cacheMisses: delta('temporal_sticky_cache_miss'),
+      machineBusy: machineAfter.busyFractionSince(machineBefore),
+      timelines,
+    };
+  } finally {
+    await worker.stop();
+  }
+}
+
+function report(measured: Measured[], messagesPerSession: number) {
+  const rows = measured.map((result) => [
+    formatCount(result.sessions),
+    `${formatCount(result.answered)}${result.failures.length ? ` (${result.failures.length} failed)` : ''}`,
+    `${(result.answered / (result.windowMs / 1000)).toFixed(1)}/s`,
+    formatMs(percentile(result.added, 50)),
+    formatMs(percentile(result.added, 95)),
+    formatMs(percentile(result.added, 99)),
+    `${(result.workerCpuMs / result.windowMs).toFixed(2)} cores`,
+    perMessage(result, result.workerCpuMs),
+    perMessage(result, result.serverCpuMs),
+    perMessage(result, result.benchCpuMs),
+    formatBytes(result.peakRssBytes),
+    cacheRate(result),
+    `${Math.round(result.machineBusy * 100)}% (${Math.round(otherWork(result) * 100)}% other work)`,
+    formatMs(result.startingMs),
+  ]);
+  const segments = [
+    ['sent → update accepted (delivered, first workflow task)', 'accepted'],
+    ['accepted → callModel started', 'toModelCall'],
+    ["callModel beyond the model's 1 s (openai client, transcript store)", 'modelCallOverhead'],
+    ['callModel done → update completed (second workflow task)', 'toUpdateCompleted'],
+    ['update completed → reply at the client', 'toClient'],
+  ] as const;
+  const segmentRows = segments.map(([label, key]) => [
+    label,
+    ...measured.flatMap((result) => {
+      const values = result.timelines.map((timeline) => timeline[key]);
+      return [formatMs(percentile(values, 50)), formatMs(percentile(values, 95))];
+    }),
+  ]);
+  const qualifying = measured.filter(
+    (result) => result.sessions >= targetSessions && result.failures.length === 0 && percentile(result.added, 95) < targetP95Ms,
+  );
+  const reached = measured.some((result) => result.sessions >= targetSessions);
+  const targets: TargetRow[] = [
+    {
+      measure: 'concurrent chat sessions on one worker (1 s model)',
+      result:
+        measured
+          .map(
+            (result) =>
+              `${formatCount(result.sessions)}: p95 +${formatMs(percentile(result.added, 95))}` +
+              (result.failures.length ? `, ${result.failures.length} failed` : ''),
+          )
+          .join('; ') + (reached ? '' : ` (not measured at ${targetSessions} sessions or more)`),
+      target: `≥ ${targetSessions} sessions with p95 added latency < ${targetP95Ms} ms`,
+      pass: qualifying.length > 0,
+    },
+  ];
+  return {
+    details: [
+      markdownTable(
+        [
+          'sessions',
+          'messages answered',
+          'messages per second',
+          'added latency: p50',
+          'p95',
+          'p99',
+          'worker CPU (average)',
+          'CPU per message: worker',
+          'dev server',
+          'benchmark (clients, model)',
+          'worker RSS (peak)',
+          'workflow cache hit rate',
+          'machine CPU busy',
+          'starting them (until all wait for messages)',
+        ],
+        rows,
+      ),
+      `Each session sends ${messagesPerSession} messages, each ${pauseMs[0] / 1000}–${pauseMs[1] / 1000} s (uniform) after the previous reply ` +
+        `(the first one too, so the sessions do not all speak at once). The model answers each call after ${modelDelayMs / 1000} s: a local ` +
+        'HTTP server speaking Chat Completions, called by the worker through its real openai provider. Added latency = time from the ' +
+        'sendMessage update to its reply, minus 1 s. The worker is `createAgentWorker` with its defaults, alone in its own process; CPU is ' +
+        'its process time over the time the messages took (1.00 = one core busy), the cache hit rate comes from its ' +
+        '`temporal_sticky_cache_hit`/`_miss` metrics over the same time, and the machine figure covers every process (dev server, ' +
+        'this benchmark, other work on the machine).',
+      markdownTable(
+        [
+          `where a message's time goes (${sampledSessions} sessions' histories)`,
+          ...measured.flatMap((result) => [`${formatCount(result.sessions)}: p50`, 'p95']),
+        ],
+        segmentRows,
+      ),
+    ],
+    targets,
+  };
+}
+
+/** The share of the machine's CPU that neither the worker, the dev server nor this benchmark used: other people's work. */
+function otherWork(result: Measured): number {
+  const ours = result.workerCpuMs + (Number.isNaN(result.serverCpuMs) ? 0 : result.serverCpuMs) + result.benchCpuMs;
+  return Math.max(0, result.machineBusy - ours / (result.windowMs * os.cpus().length));
+}
+
+function perMessage(result: Measured, cpuMs: number): string {
+  return Number.isNaN(cpuMs) ? '–' : formatMs(cpuMs / Math.max(1, result.answered));
+}
+
+function cacheRate(result: Measured): string {
+  const total = result.cacheHits + result.cacheMisses;
+  if (total === 0) return '–';
+  return `${((result.cacheHits / total) * 100).toFixed(1)}% (${formatCount(result.cacheMisses)} misses)`;
+}

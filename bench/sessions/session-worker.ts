@@ -1,0 +1,59 @@
+// The sessions benchmark's worker, in a process of its own so that its CPU and
+// memory are its own: the production worker (createAgentWorker with its
+// defaults, the real callModel and transcript store), plus the SDK's Prometheus
+// metrics for the workflow cache's hits and misses. The parent forks it with an
+// IPC channel; 'stats' asks for CPU time and RSS, 'stop' shuts it down.
+//
+// Environment: TEMPORAL_ADDRESS, AGENT_TASK_QUEUE, AGENT_WORKFLOW_BUNDLE,
+// OPENAI_BASE_URL/OPENAI_API_KEY (the scripted model), AGENT_TRANSCRIPT_DIR,
+// AGENT_PAYLOAD_DIR, BENCH_METRICS_PORT, and BENCH_WORKER_OPTIONS (JSON worker
+// options laid over the defaults, to try other settings).
+import { DefaultLogger, NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
+import { createAgentWorker } from '../../worker/create-worker';
+import { loadConnectionSettings, taskQueue } from '../../worker/settings';
+
+export interface WorkerStats {
+  /** process.cpuUsage(): user and system microseconds since the process started, every thread included. */
+  cpuMicros: number;
+  rssBytes: number;
+}
+
+async function main(): Promise<void> {
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: {
+      logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} },
+      metrics: { prometheus: { bindAddress: `127.0.0.1:${process.env.BENCH_METRICS_PORT}` } },
+    },
+  });
+  const overrides = JSON.parse(process.env.BENCH_WORKER_OPTIONS || '{}') as Partial<WorkerOptions>;
+  const settings = loadConnectionSettings();
+  const connection = await NativeConnection.connect(settings.connectionOptions);
+  try {
+    const worker = await createAgentWorker({ connection, namespace: settings.namespace, taskQueue: taskQueue(), overrides });
+    process.on('message', (message) => {
+      if (message === 'stats') {
+        const cpu = process.cpuUsage();
+        const stats: WorkerStats = { cpuMicros: cpu.user + cpu.system, rssBytes: process.memoryUsage().rss };
+        process.send?.(stats);
+      }
+      if (message === 'stop') worker.shutdown();
+    });
+    const running = worker.run();
+    process.send?.('ready');
+    await running;
+  } finally {
+    await connection.close();
+  }
+}
+
+if (require.main === module) {
+  // The SDK runtime's metrics server would keep the process alive after the worker stopped.
+  main().then(
+    () => process.exit(0),
+    (error: Error) => {
+      console.error(`session worker failed: ${error.stack ?? error.message}`);
+      process.exit(1);
+    },
+  );
+}
