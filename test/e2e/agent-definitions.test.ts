@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { collect, lastJsonLine, runCli } from '../support/cli';
 import { anthropicReply, openaiReply, type FakeStep } from '../support/fake-model-server';
-import type { ReceivedRequest } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
+import { agentOf, scriptByAgent as scriptAgents } from '../support/script-by-agent';
 import { uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { makeWorkspace } from '../support/workspace';
@@ -25,24 +25,7 @@ const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
     ...env,
   });
 
-/** The agent a request came from, read off the wire: its instructions are the system prompt. */
-function agentOf(request: ReceivedRequest): string {
-  const system: string = request.path.includes('/messages')
-    ? (request.body.system ?? '')
-    : request.body.messages[0]?.role === 'system'
-      ? request.body.messages[0].content
-      : '';
-  return /You are (?:the )?([\w ]+?)\./.exec(system)?.[1] ?? 'nobody';
-}
-
-/** Answers each agent from a script of its own: the calls of parallel subagents interleave. */
-function scriptByAgent(scripts: Record<string, FakeStep[]>) {
-  bed.server.respondWith((request) => {
-    const step = scripts[agentOf(request)]?.shift();
-    if (!step) throw new Error(`no scripted answer for ${agentOf(request)}`);
-    return step;
-  });
-}
+const scriptByAgent = (scripts: Record<string, FakeStep[]>) => scriptAgents(bed.server, scripts);
 
 const requestsOf = (agent: string) => bed.server.requests.filter((request) => agentOf(request) === agent);
 
