@@ -6,6 +6,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { AgentInput } from '../../core/resolve-input';
 import { startAgent, type AgentHandle } from '../../client/start-agent';
 import { agentDataConverter } from '../../storage/data-converter';
+import { defineAgent } from '../../agents/define-agent';
 import { builtInTools } from '../../tools';
 import { statusQuery } from '../../workflows/definitions';
 import { createAgentWorker } from '../../worker/create-worker';
@@ -68,7 +69,16 @@ function ref(handle: AgentHandle): RunRef {
 
 let finished: AgentHandle;
 let running: AgentHandle;
+let withSubagent: AgentHandle;
 let gate: string;
+
+const researcher = defineAgent({
+  name: 'researcher',
+  description: 'Reads files and reports what they say.',
+  model,
+  tools: ['read_file'],
+});
+const coordinator = defineAgent({ name: 'coordinator', description: 'Delegates to the researcher.', model, subagents: [researcher] });
 
 beforeAll(async () => {
   // First, so a machine without chromium fails here, saying so, before any server starts.
@@ -98,6 +108,7 @@ beforeAll(async () => {
     namespace: 'default',
     taskQueue,
     tools: [...builtInTools, slowStepTool(path.join(scratch, 'steps.log'), 'ui')],
+    agents: [coordinator],
     env: modelServer.providerEnv,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     overrides: { dataConverter },
@@ -111,6 +122,14 @@ beforeAll(async () => {
     openaiReply({ content: 'ANSWER-UI the alpha file says hello' }),
   ]);
   await finished.result();
+
+  // A coordinator that asks its researcher: a child workflow, `<id>/<tool call id>`.
+  withSubagent = await startRun('ui-subagent', { agent: 'coordinator', prompt: 'Ask the researcher about alpha.txt' }, [
+    openaiReply({ toolCalls: [{ id: 'ask', name: 'researcher', arguments: { task: 'What does alpha.txt say?' } }] }),
+    openaiReply({ content: 'alpha.txt says hello' }),
+    openaiReply({ content: 'The researcher says alpha.txt says hello.' }),
+  ]);
+  await withSubagent.result();
 
   // Held on its second turn by a tool that waits for the gate file.
   gate = path.join(scratch, 'gate');
@@ -182,6 +201,22 @@ describe('a finished run', () => {
     const raw = await fetchRawHistory(connection, finished.workflowId);
     expect(raw.bytes.toString('latin1')).not.toMatch(/ANSWER-UI|ALPHA-CONTENT|What does alpha\.txt say|read_file alpha\.txt/);
     expect(new Set(raw.payloads.map(encodingOf))).toEqual(new Set(['binary/encrypted']));
+  });
+});
+
+describe('a run with a subagent', () => {
+  it('lists the subagent\'s child workflow under Relationships, and the child names its parent', async () => {
+    await ui.open(ref(withSubagent), 'relationships');
+    const relationships = await ui.mainText(including('ui-subagent/ask'));
+    expect(relationships).toContain('ui-subagent/ask');
+    await ui.browser.screenshot('subagent-relationships');
+
+    const child = await client.workflow.getHandle('ui-subagent/ask').describe();
+    await ui.open({ workflowId: child.workflowId, runId: child.runId }, 'user-metadata');
+    expect(await ui.markdownUnder('Summary', including('researcher'))).toBe('subagent researcher: What does alpha.txt say?');
+    await ui.open({ workflowId: child.workflowId, runId: child.runId }, 'relationships');
+    expect(await ui.mainText(including('ui-subagent'))).toContain('ui-subagent');
+    await ui.browser.screenshot('subagent-child-relationships');
   });
 });
 
