@@ -1,4 +1,6 @@
 import type { AgentRegistry } from '../agents/registry';
+import type { PriceTable } from '../core/cost';
+import { loadPrices } from '../pricing/load-prices';
 import { agentStores } from '../storage/stores';
 import { createModelActivities } from './model/call-model';
 import { createPrepareRun } from './prepare-run';
@@ -17,6 +19,8 @@ export interface ActivityOptions {
   transcripts?: TranscriptStore;
   /** Every workspace a run may use lies inside this directory. */
   workspaceRoot: string;
+  /** Model prices (default: pricing/default-prices.json and AGENT_PRICES). */
+  prices?: PriceTable;
 }
 
 /**
@@ -25,6 +29,7 @@ export interface ActivityOptions {
  */
 export function createActivities(options: ActivityOptions) {
   const { registry } = options;
+  const prices = options.prices ?? loadPrices();
   const toolActivities = Object.fromEntries([...registry.tools.values()].map((tool) => [tool.name, toolActivity(tool, options.workspaceRoot)]));
   return {
     ...toolActivities,
@@ -32,8 +37,9 @@ export function createActivities(options: ActivityOptions) {
       registry,
       env: options.env ?? process.env,
       transcripts: options.transcripts ?? agentStores().transcripts,
+      prices,
     }),
-    prepareRun: createPrepareRun(registry, options.workspaceRoot),
+    prepareRun: createPrepareRun(registry, options.workspaceRoot, prices),
   };
 }
 

@@ -9,6 +9,7 @@ Commands:
       --max-session-tokens N   end the run cleanly once input + output tokens exceed N
       --max-context-tokens N   summarise older turns once a model call's input exceeds N tokens
       --keep-recent-turns N    turns kept verbatim when summarising (default: 4)
+      --max-cost-usd X         stop cleanly (status cost_budget) before a model call could take the spend past $X
       --tools a,b              tools to enable (default: the agent's; without --agent, all built-in tools)
       --system TEXT            system prompt
       --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)
@@ -30,7 +31,7 @@ Commands:
       --auth-token TOKEN       require Authorization: Bearer TOKEN (default: $AGENT_CODEC_AUTH_TOKEN)
 
 Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended without a full answer
-(max_iterations, truncated, refused, empty, token_budget).`;
+(max_iterations, truncated, refused, empty, token_budget, cost_budget, invalid_output).`;
 
 /** A mistake in how the CLI was called: exit code 2 with the usage text. */
 export class UsageError extends Error {}

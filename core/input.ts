@@ -10,11 +10,16 @@ import { maxPromptChars } from './limits';
  * Defaults are applied once, on the client, by resolveAgentInput (./resolve-input.ts).
  */
 
-const usageSchema = z.object({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0) });
+const usageSchema = z.object({
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+  costUsd: z.number().min(0).optional(),
+  unpricedCalls: z.number().int().min(0).optional(),
+});
 
 const turnReplySchema = z.object({
   answer: z.string(),
-  status: z.enum(['completed', 'max_iterations', 'truncated', 'refused', 'empty', 'token_budget', 'invalid_output']),
+  status: z.enum(['completed', 'max_iterations', 'truncated', 'refused', 'empty', 'token_budget', 'cost_budget', 'invalid_output']),
   iterations: z.number().int().min(0),
   usage: usageSchema,
   agent: z.string(),
@@ -110,6 +115,11 @@ export const resolvedInputObject = z.object({
   session: z.object({ idleTimeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600) }).optional(),
   /** End the run cleanly (status token_budget) once input plus output tokens exceed this. */
   maxSessionTokens: z.number().int().min(1).optional(),
+  /**
+   * End the run cleanly (status cost_budget) before a model call whose worst case (the input so far plus the
+   * maximum output, priced) would take the spend past this many US dollars. Overrides the agent's own maxCostUsd.
+   */
+  maxCostUsd: z.number().positive('maxCostUsd must be more than 0').optional(),
   /** Continue as new after this many model calls in one run (Temporal's own suggestion also triggers it). */
   continueAsNewAfterModelCalls: z.number().int().min(1).optional(),
   context: contextSettingsSchema,

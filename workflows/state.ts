@@ -1,5 +1,6 @@
 import type { CarriedInbox, CarriedState, ResolvedAgentInput } from '../core/input';
 import { zeroUsage, type Message, type Usage } from '../core/messages';
+import { describeCost } from '../core/cost';
 import { defaultAgentName } from '../core/limits';
 import type { AgentStatusSnapshot, ProgressEvent } from '../core/result';
 
@@ -37,6 +38,8 @@ export interface AgentState {
   agent: string;
   /** Model calls in this run, for the continue-as-new bound. */
   modelCallsThisRun: number;
+  /** The last model call's tokens and the conversation's length after it: the cost budget estimates the next call's input from them. */
+  lastCall?: { inputTokens: number; outputTokens: number; length: number };
 }
 
 export function initialState(input: ResolvedAgentInput): AgentState {
@@ -106,7 +109,7 @@ export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSna
   const agent = status.agent === defaultAgentName ? '' : ` · agent \`${status.agent}\``;
   const lines = [
     `**${status.phase.replace(/_/g, ' ')}** · iteration ${status.iteration} of ${status.maxIterations}${agent} · model \`${model}\``,
-    `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out`,
+    `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out${status.usage.costUsd !== undefined || status.usage.unpricedCalls ? ` · spent ${describeCost(status.usage)}` : ''}`,
   ];
   if (input.session) lines.push(`session: ${status.turns} message(s) answered, ${status.queuedMessages} queued`);
   if (status.toolCallsInFlight.length > 0) lines.push(`tools running: ${status.toolCallsInFlight.join(', ')}`);
