@@ -33,12 +33,17 @@ export function priceOf(table: PriceTable, model: string): ModelPrice | undefine
     for (const key of [`${candidateProvider}:${name}`, name]) {
       if (table[key]) return table[key];
     }
-    const family = Object.keys(table)
-      .filter((key) => `${candidateProvider}:${name}`.startsWith(`${key}-`) || name.startsWith(`${key}-`))
-      .sort((a, b) => b.length - a.length)[0];
-    if (family) return table[family];
+    for (const key of [`${candidateProvider}:${snapshotFamily(name)}`, snapshotFamily(name)]) {
+      if (table[key]) return table[key];
+    }
   }
   return undefined;
+}
+
+// `claude-haiku-4-5-20251001`, `gpt-4o-mini-2024-07-18`, `…-latest` are snapshots of the model before the suffix;
+// other suffixes (`gpt-4o-mini-realtime`) name other models, with other prices.
+function snapshotFamily(name: string): string {
+  return name.replace(/-(\d{4}-\d{2}-\d{2}|\d{8}|latest)$/, '');
 }
 
 /** The tokens of one model call with their cost, or marked as unpriced when the price is unknown. */

@@ -68,6 +68,8 @@ export const carriedStateSchema = z.object({
     .optional(),
   lastAnswer: z.string(),
   lastOutput: z.unknown().optional(),
+  /** The last model call's tokens: the cost budget estimates the next call's input from them. */
+  lastCall: z.object({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0), length: z.number().int().min(0) }).optional(),
   /** The agent that has the conversation (a handoff may have changed it). */
   agent: z.string(),
   inbox: carriedInboxSchema.optional(),

@@ -63,6 +63,7 @@ export function initialState(input: ResolvedAgentInput): AgentState {
     },
     lastAnswer: carried?.lastAnswer ?? '',
     lastOutput: carried?.lastOutput,
+    lastCall: carried?.lastCall,
     agent: carried?.agent ?? input.agent,
     modelCallsThisRun: 0,
   };
@@ -93,6 +94,7 @@ export function carry(
     progressOffset: state.progressOffset + state.progress.length,
     lastAnswer: state.lastAnswer,
     lastOutput: state.lastOutput,
+    lastCall: state.lastCall,
     agent: state.agent,
     ...extra,
   };
