@@ -19,8 +19,10 @@ Commands:
       (the run options above, and) --idle-timeout SECONDS (default: 3600)
   send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]
   end <workflow-id>      end a session once the messages sent are answered           [--json]
-  show <workflow-id>     print the conversation            [--json]
+  show <workflow-id>     print the conversation, its messages numbered for fork --at   [--json]
   agents                 list the registered agents with their tools, subagents and handoffs   [--json]
+  fork <workflow-id>     a new run from a run's conversation, up to message N; the source is never changed
+      --at N  --id NEW_ID  --model provider:model  --agent NAME  --prompt "…"  --json
   history <workflow-id>  save the event history as JSON   --out FILE
   cancel <workflow-id>   cancel a run; its conversation stays queryable
   codec-server           decrypt payloads for the Web UI and the temporal CLI (needs AGENT_ENCRYPTION_KEYS)

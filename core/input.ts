@@ -129,6 +129,8 @@ export const resolvedInputObject = z.object({
   maxSubagentDepth: z.number().int().min(0).max(10),
   /** Handoffs allowed in one turn: a conversation cannot bounce between agents forever. */
   maxHandoffs: z.number().int().min(0).max(100),
+  /** Set when this run is a fork: the conversation it started from (client/fork-agent.ts). */
+  forkedFrom: z.object({ workflowId: z.string(), runId: z.string(), messageIndex: z.number().int().min(0) }).optional(),
   /** Set when a parent run started this one as a subagent. */
   subagent: z.object({ depth: z.number().int().min(1), parentWorkflowId: z.string() }).optional(),
   carried: carriedStateSchema.optional(),

@@ -17,7 +17,7 @@ import { maxPromptChars } from '../core/limits';
 import { zeroUsage, type Usage } from '../core/messages';
 import type { AgentResult, AgentStatus, AgentStatusSnapshot, TurnReply } from '../core/result';
 import type { CoreActivities, RunSetup } from '../activities';
-import { awaitReplyUpdate, endSessionSignal, messagesQuery, progressQuery, sendMessageUpdate, statusQuery } from './definitions';
+import { awaitReplyUpdate, endSessionSignal, messagesQuery, progressQuery, sendMessageUpdate, settingsQuery, statusQuery } from './definitions';
 import { Inbox } from './inbox';
 import { runFailure } from './model-call';
 import { carry, checkpoint, describeStatus, initialState, rollBack, type TurnInProgress } from './state';
@@ -53,6 +53,10 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
   let endRequested = input.carried?.endRequested ?? false;
 
   setHandler(messagesQuery, (options) => state.messages.slice(options?.from ?? 0));
+  setHandler(settingsQuery, () => {
+    const { prompt: _prompt, messages: _messages, carried: _carried, ...settings } = input;
+    return { input: settings, agent: state.agent };
+  });
   const snapshot = (): AgentStatusSnapshot => ({ ...status, queuedMessages: inbox.waiting.length });
   setHandler(statusQuery, snapshot);
   setHandler(progressQuery, (from) => state.progress.slice(Math.max(0, (from ?? 0) - state.progressOffset)));

@@ -114,6 +114,7 @@ export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSna
     `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out${status.usage.costUsd !== undefined || status.usage.unpricedCalls ? ` · spent ${describeCost(status.usage)}` : ''}`,
   ];
   if (input.session) lines.push(`session: ${status.turns} message(s) answered, ${status.queuedMessages} queued`);
+  if (input.forkedFrom) lines.push(`forked from \`${input.forkedFrom.workflowId}\` at message ${input.forkedFrom.messageIndex}`);
   if (status.toolCallsInFlight.length > 0) lines.push(`tools running: ${status.toolCallsInFlight.join(', ')}`);
   return lines.join('\n\n');
 }

@@ -5,7 +5,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { ensureMinio } from '../../minio/find-minio';
 import { startMinio, type MinioServer } from '../../minio/minio-server';
-import { fastDispatchArgs } from '../../temporal-cli/dev-server-options';
+import { devServerArgs } from '../../temporal-cli/dev-server-options';
 import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { workflowsPath } from '../../worker/create-worker';
 
@@ -14,7 +14,7 @@ export default async function globalSetup(): Promise<void> {
   const minio = startObjectStore();
   const executable = await ensureTemporalCli((line) => console.error(line));
   const environment = await TestWorkflowEnvironment.createLocal({
-    server: { executable, ip: '127.0.0.1', extraArgs: fastDispatchArgs },
+    server: { executable, ip: '127.0.0.1', extraArgs: devServerArgs },
   });
   (globalThis as Record<string, unknown>).temporalTestEnvironment = environment;
   process.env.TEST_TEMPORAL_ADDRESS = environment.address;
