@@ -1,7 +1,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import type { ProgressEvent } from '../core/result';
+import type { PendingApproval, ProgressEvent } from '../core/result';
 import { describeUsage } from './usage-text';
-import { progressQuery } from '../workflows/definitions';
+import { progressQuery, statusQuery } from '../workflows/definitions';
 
 const pollIntervalMs = 400;
 const pollDeadlineMs = 3_000;
@@ -32,6 +32,8 @@ export class ProgressFollower {
   constructor(
     private readonly handle: WorkflowHandle,
     private readonly print: (line: string) => void,
+    /** Told of the tool calls waiting for approval at every poll (a prompt for them, say). */
+    private readonly onApprovals?: (pending: PendingApproval[]) => Promise<void>,
   ) {}
 
   /** Prints progress while `done` is pending, then whatever happened since the last poll. */
@@ -51,5 +53,10 @@ export class ProgressFollower {
       .catch((): ProgressEvent[] => []);
     for (const event of events) this.print(describeEvent(event));
     this.seen += events.length;
+    if (!this.onApprovals) return;
+    const status = await this.handle.client.connection
+      .withDeadline(Date.now() + pollDeadlineMs, () => this.handle.query(statusQuery))
+      .catch(() => undefined);
+    if (status?.pendingApprovals.length) await this.onApprovals(status.pendingApprovals);
   }
 }

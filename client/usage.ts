@@ -10,6 +10,9 @@ Commands:
       --max-context-tokens N   summarise older turns once a model call's input exceeds N tokens
       --keep-recent-turns N    turns kept verbatim when summarising (default: 4)
       --max-cost-usd X         stop cleanly (status cost_budget) before a model call could take the spend past $X
+      --approve-tools a,b      tools whose calls a person approves first (chat: write_file unless given)
+      --yes                    approve every tool call without asking
+      --approval-timeout S     a call not approved within S seconds is not run (default: 3600)
       --tools a,b              tools to enable (default: the agent's; without --agent, all built-in tools)
       --system TEXT            system prompt
       --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)
@@ -25,6 +28,9 @@ Commands:
       --at N  --id NEW_ID  --model provider:model  --agent NAME  --prompt "…"  --json
   history <workflow-id>  save the event history as JSON   --out FILE
   cancel <workflow-id>   cancel a run; its conversation stays queryable
+  approve <workflow-id> [--call CALL_ID]                 let a tool call waiting for approval run (all waiting, without --call)
+  deny <workflow-id> [--call CALL_ID] [--reason TEXT]    do not run it; the model is told why
+  interrupt <workflow-id>                                end the current turn at once; the session goes on
   codec-server           decrypt payloads for the Web UI and the temporal CLI (needs AGENT_ENCRYPTION_KEYS)
       --port N                 port to listen on (default: 8888; 0 picks a free one)
       --host ADDR              address to listen on (default: 127.0.0.1)

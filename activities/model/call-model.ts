@@ -9,6 +9,7 @@ import type { TranscriptStore } from '../transcript/transcript-store';
 import { heartbeating } from '../heartbeating';
 import { classifyProviderError } from './classify-error';
 import type { ModelCallInput, ModelTurn } from './model-input';
+import { callsNeedingApproval } from './approval-check';
 import { checkOutput } from './structured-output';
 import { withTranscript } from './with-transcript';
 
@@ -74,7 +75,8 @@ export function createModelActivities({ registry, env, transcripts, prices }: Mo
               },
             });
             const usage = addUsage(earlier, priced(response.usage, price));
-            const paid = { ...response, usage };
+            const needsApproval = callsNeedingApproval(response.message.toolCalls, registry.tools);
+            const paid = { ...response, usage, ...(needsApproval.length > 0 && { needsApproval }) };
             return wantsOutput ? { ...paid, ...checkOutput(outputSchema, response) } : paid;
           });
         },
