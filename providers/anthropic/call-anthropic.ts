@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ModelResponse } from '../../core/messages';
 import type { ProviderCall } from '../provider-call';
 import { fromAnthropicMessage } from './convert-response';
-import { prepareAnthropicRequest } from './prepare-request';
+import { anthropicBetaHeaders, anthropicProviderName, prepareAnthropicRequest } from './prepare-request';
 
 /** Calls the Anthropic Messages API (ANTHROPIC_BASE_URL honoured). The SDK's own retries are off. */
 export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> {
@@ -12,6 +12,7 @@ export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> 
     maxRetries: 0,
     timeout: call.timeoutMs,
   });
-  const response = await client.messages.create(prepareAnthropicRequest(call), { signal: call.signal });
-  return fromAnthropicMessage(response, { finalOutput: call.output !== undefined });
+  const body = prepareAnthropicRequest(call);
+  const response = await client.messages.create(body, { signal: call.signal, headers: anthropicBetaHeaders(body) });
+  return fromAnthropicMessage(response, { finalOutput: call.output !== undefined, source: { provider: anthropicProviderName, model: call.model } });
 }

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicMessagesProblem } from './wire-rules/anthropic-messages';
+import { nextResponseId, seal } from './wire-rules/reasoning-seals';
 import { openaiChatProblem } from './wire-rules/openai-chat';
 
 /**
@@ -140,8 +141,12 @@ export class FakeModelServer {
 
 function wireProblem(request: ReceivedRequest): string | undefined {
   if (request.path.includes('/chat/completions')) return openaiChatProblem(request.body);
-  if (request.path.includes('/messages')) return anthropicMessagesProblem(request.body);
+  if (request.path.includes('/messages')) return anthropicMessagesProblem(request.body, betas(request.headers['anthropic-beta']));
   return undefined;
+}
+
+function betas(header: string | string[] | undefined): string[] {
+  return [header ?? []].flat().flatMap((value) => value.split(',')).map((value) => value.trim());
 }
 
 function respond(response: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -241,21 +246,57 @@ export function openaiResponsesReply(options: { content?: string; toolCalls?: Fa
 
 // ---- Anthropic Messages responses ----
 
-export function anthropicReply(options: { text?: string; toolCalls?: FakeToolCall[]; stopReason?: string; inputTokens?: number }): FakeStep {
+/** A block of an Anthropic reply: thinking (or redacted thinking, sealed by this server), text or a tool call. */
+export type FakeAnthropicBlock = { thinking: string } | { redactedThinking: true } | { text: string } | { toolCall: FakeToolCall };
+
+// Thinking counted in this many tokens per block, reported as output_tokens_details.thinking_tokens.
+export const fakeThinkingTokensPerBlock = 25;
+
+/** An Anthropic reply: thinking blocks first (sealed by this server, to be sent back unchanged), then text, then tool calls. */
+export function anthropicReply(options: {
+  thinking?: Array<string | { redacted: true }>;
+  text?: string;
+  toolCalls?: FakeToolCall[];
+  stopReason?: string;
+  inputTokens?: number;
+}): FakeStep {
   const toolCalls = options.toolCalls ?? [];
+  return anthropicBlocksReply(
+    [
+      ...(options.thinking ?? []).map((item): FakeAnthropicBlock => (typeof item === 'string' ? { thinking: item } : { redactedThinking: true })),
+      ...(options.text ? [{ text: options.text }] : []),
+      ...toolCalls.map((call) => ({ toolCall: call })),
+    ],
+    { stopReason: options.stopReason ?? (toolCalls.length > 0 ? 'tool_use' : 'end_turn'), inputTokens: options.inputTokens },
+  );
+}
+
+/** An Anthropic reply with its blocks in the given order (thinking between tool calls, say). */
+export function anthropicBlocksReply(blocks: FakeAnthropicBlock[], options: { stopReason?: string; inputTokens?: number } = {}): FakeStep {
+  const response = nextResponseId('msg');
+  const count = blocks.filter((block) => 'thinking' in block || 'redactedThinking' in block).length;
+  let index = 0;
+  const content = blocks.map((block) => {
+    if ('thinking' in block) return { type: 'thinking', thinking: block.thinking, signature: seal({ response, index: index++, count }, block.thinking) };
+    if ('redactedThinking' in block) return { type: 'redacted_thinking', data: seal({ response, index: index++, count }, 'redacted') };
+    if ('text' in block) return { type: 'text', text: block.text };
+    return { type: 'tool_use', id: block.toolCall.id, name: block.toolCall.name, input: block.toolCall.arguments };
+  });
+  const usesTools = blocks.some((block) => 'toolCall' in block);
   return {
     json: {
-      id: 'msg_fake',
+      id: response,
       type: 'message',
       role: 'assistant',
       model: 'fake-model',
-      content: [
-        ...(options.text ? [{ type: 'text', text: options.text }] : []),
-        ...toolCalls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments })),
-      ],
-      stop_reason: options.stopReason ?? (toolCalls.length > 0 ? 'tool_use' : 'end_turn'),
+      content,
+      stop_reason: options.stopReason ?? (usesTools ? 'tool_use' : 'end_turn'),
       stop_sequence: null,
-      usage: { input_tokens: options.inputTokens ?? 200, output_tokens: 30 },
+      usage: {
+        input_tokens: options.inputTokens ?? 200,
+        output_tokens: 30 + count * fakeThinkingTokensPerBlock,
+        ...(count > 0 && { output_tokens_details: { thinking_tokens: count * fakeThinkingTokensPerBlock } }),
+      },
     },
   };
 }
