@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import type { ModelResponse } from '../../core/messages';
 import type { ProviderCall } from '../provider-call';
 import { fromOpenAICompletion } from './convert-response';
-import { prepareOpenAIRequest } from './prepare-request';
+import { openaiProviderName, prepareOpenAIRequest } from './prepare-request';
 
 /**
  * Calls OpenAI Chat Completions, or any compatible server (Ollama, vLLM, LM Studio)
@@ -16,5 +16,5 @@ export async function callOpenAI(call: ProviderCall): Promise<ModelResponse> {
     timeout: call.timeoutMs,
   });
   const completion = await client.chat.completions.create(prepareOpenAIRequest(call), { signal: call.signal });
-  return fromOpenAICompletion(completion);
+  return fromOpenAICompletion(completion, { provider: openaiProviderName, model: call.model });
 }

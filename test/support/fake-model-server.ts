@@ -168,6 +168,9 @@ export function openaiReply(options: {
   finishReason?: string;
   refusal?: string;
   inputTokens?: number;
+  /** What an OpenAI-compatible server (DeepSeek, vLLM) returns as the model's reasoning. */
+  reasoningContent?: string;
+  reasoningTokens?: number;
 }): FakeStep {
   const toolCalls = options.toolCalls ?? [];
   return {
@@ -183,6 +186,7 @@ export function openaiReply(options: {
             role: 'assistant',
             content: options.content ?? null,
             refusal: options.refusal ?? null,
+            ...(options.reasoningContent !== undefined && { reasoning_content: options.reasoningContent }),
             ...(toolCalls.length > 0 && {
               tool_calls: toolCalls.map((call) => ({
                 id: call.id,
@@ -195,7 +199,12 @@ export function openaiReply(options: {
           logprobs: null,
         },
       ],
-      usage: { prompt_tokens: options.inputTokens ?? 100, completion_tokens: 20, total_tokens: (options.inputTokens ?? 100) + 20 },
+      usage: {
+        prompt_tokens: options.inputTokens ?? 100,
+        completion_tokens: 20 + (options.reasoningTokens ?? 0),
+        total_tokens: (options.inputTokens ?? 100) + 20 + (options.reasoningTokens ?? 0),
+        ...(options.reasoningTokens !== undefined && { completion_tokens_details: { reasoning_tokens: options.reasoningTokens } }),
+      },
     },
   };
 }
