@@ -9,7 +9,9 @@ export function describeEvent(event: ProgressEvent): string {
   switch (event.kind) {
     case 'model_turn': {
       const asked = event.toolCalls.length ? `asked for ${event.toolCalls.join(', ')}` : 'answered';
-      return `turn ${event.turn} · ${event.model} ${asked} (${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens)`;
+      // That the model thought shows as tokens, never as its text; a provider that does not count them gets a word.
+      const thought = !event.usage.reasoningTokens && event.thought ? 'thought; ' : '';
+      return `turn ${event.turn} · ${event.model} ${asked} (${thought}${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens${reasoningNote(event.usage.reasoningTokens)})`;
     }
     case 'tool_done':
       return `  ${event.isError ? '✗' : '✓'} ${event.summary}`;
@@ -22,6 +24,11 @@ export function describeEvent(event: ProgressEvent): string {
       return JSON.stringify(exhaustive);
     }
   }
+}
+
+/** `, 120 of them thinking` when the provider reported reasoning tokens. */
+export function reasoningNote(reasoningTokens: number | undefined): string {
+  return reasoningTokens ? `, ${reasoningTokens} of them thinking` : '';
 }
 
 /** Prints a run's progress by polling the progress query; remembers what it printed across calls (and runs). */

@@ -84,6 +84,8 @@ function staticDetails(input: ResolvedAgentInput): string {
     input.tools && `**tools** ${input.tools.length ? input.tools.map((tool) => `\`${tool}\``).join(', ') : 'none'}`,
     `**workspace** \`${input.workspace}\``,
     input.maxIterations !== undefined && `**max iterations** ${input.maxIterations}`,
+    input.thinkingBudget !== undefined && `**thinking budget** ${input.thinkingBudget} tokens`,
+    input.reasoningEffort !== undefined && `**reasoning effort** ${input.reasoningEffort}`,
   ]
     .filter(Boolean)
     .join('\n\n');

@@ -3,7 +3,7 @@ export const usage = `Usage: npm run agent -- <command> [options]
 Commands:
   run "<prompt>"         start an agent and follow it until it answers
       --agent NAME             a registered agent (built-in or from AGENT_DEFINITIONS; see: agents)
-      --model provider:model   openai:… or anthropic:… (default: the agent's, or $AGENT_MODEL or openai:gpt-4o-mini)
+      --model provider:model   openai:…, openai-responses:… or anthropic:… (default: the agent's, or $AGENT_MODEL or openai:gpt-4o-mini)
       --workspace DIR          directory the file tools may use (default: the current directory)
       --max-iterations N       model turns per message before it ends with a summary (default: 20)
       --max-session-tokens N   end the run cleanly once input + output tokens exceed N
@@ -11,6 +11,8 @@ Commands:
       --keep-recent-turns N    turns kept verbatim when summarising (default: 4)
       --tools a,b              tools to enable (default: the agent's; without --agent, all built-in tools)
       --system TEXT            system prompt
+      --thinking-budget N      Anthropic extended thinking: tokens the model may think with (at least 1024)
+      --reasoning-effort E     OpenAI reasoning models: low, medium or high
       --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)
       --json                   print one JSON object as the last line of stdout
       --detach                 start the run and exit without waiting
@@ -18,7 +20,7 @@ Commands:
       (the run options above, and) --idle-timeout SECONDS (default: 3600)
   send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]
   end <workflow-id>      end a session once the messages sent are answered           [--json]
-  show <workflow-id>     print the conversation            [--json]
+  show <workflow-id>     print the conversation            [--json] [--thinking: the model's thinking too, dimmed]
   agents                 list the registered agents with their tools, subagents and handoffs   [--json]
   history <workflow-id>  save the event history as JSON   --out FILE
   cancel <workflow-id>   cancel a run; its conversation stays queryable

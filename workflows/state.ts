@@ -106,7 +106,7 @@ export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSna
   const agent = status.agent === defaultAgentName ? '' : ` · agent \`${status.agent}\``;
   const lines = [
     `**${status.phase.replace(/_/g, ' ')}** · iteration ${status.iteration} of ${status.maxIterations}${agent} · model \`${model}\``,
-    `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out`,
+    `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out${status.usage.reasoningTokens ? ` (${status.usage.reasoningTokens} of them thinking)` : ''}`,
   ];
   if (input.session) lines.push(`session: ${status.turns} message(s) answered, ${status.queuedMessages} queued`);
   if (status.toolCallsInFlight.length > 0) lines.push(`tools running: ${status.toolCallsInFlight.join(', ')}`);

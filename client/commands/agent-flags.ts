@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ReasoningEffort } from '../../core/agent-spec';
 import type { AgentInput } from '../../core/resolve-input';
 import { builtInTools } from '../../tools';
 import { UsageError } from '../usage';
@@ -17,10 +18,12 @@ export const agentOptions = {
   'keep-recent-turns': { type: 'string' },
   tools: { type: 'string' },
   system: { type: 'string' },
+  'thinking-budget': { type: 'string' },
+  'reasoning-effort': { type: 'string' },
   id: { type: 'string' },
 } as const;
 
-const numericFlags = ['--max-iterations', '--max-session-tokens', '--max-context-tokens', '--keep-recent-turns', '--idle-timeout'];
+const numericFlags = ['--max-iterations', '--max-session-tokens', '--max-context-tokens', '--keep-recent-turns', '--idle-timeout', '--thinking-budget'];
 
 export interface AgentFlagValues {
   agent?: string;
@@ -32,6 +35,8 @@ export interface AgentFlagValues {
   'keep-recent-turns'?: string;
   tools?: string;
   system?: string;
+  'thinking-budget'?: string;
+  'reasoning-effort'?: string;
 }
 
 export function agentInputFromFlags(values: AgentFlagValues): AgentInput {
@@ -48,6 +53,9 @@ export function agentInputFromFlags(values: AgentFlagValues): AgentInput {
     ...(values.system !== undefined && { systemPrompt: values.system }),
     ...(values['max-iterations'] !== undefined && { maxIterations: integer('max-iterations') }),
     ...(values['max-session-tokens'] !== undefined && { maxSessionTokens: integer('max-session-tokens') }),
+    ...(values['thinking-budget'] !== undefined && { thinkingBudget: integer('thinking-budget') }),
+    // Checked with the rest of the input (low, medium or high), so a wrong value is reported like any other.
+    ...(values['reasoning-effort'] !== undefined && { reasoningEffort: values['reasoning-effort'] as ReasoningEffort }),
     ...((maxContextTokens !== undefined || keepRecentTurns !== undefined) && {
       context: {
         ...(maxContextTokens !== undefined && { maxContextTokens }),

@@ -1,20 +1,11 @@
-import OpenAI from 'openai';
 import type { ModelResponse } from '../../core/messages';
 import type { ProviderCall } from '../provider-call';
+import { openaiClient } from './client';
 import { fromOpenAICompletion } from './convert-response';
 import { openaiProviderName, prepareOpenAIRequest } from './prepare-request';
 
-/**
- * Calls OpenAI Chat Completions, or any compatible server (Ollama, vLLM, LM Studio)
- * when OPENAI_BASE_URL is set. The SDK's own retries are off: Temporal retries the activity.
- */
+/** Calls OpenAI Chat Completions, or any compatible server (Ollama, vLLM, LM Studio) when OPENAI_BASE_URL is set. */
 export async function callOpenAI(call: ProviderCall): Promise<ModelResponse> {
-  const client = new OpenAI({
-    apiKey: call.env.OPENAI_API_KEY ?? (call.env.OPENAI_BASE_URL ? 'not-needed' : undefined),
-    baseURL: call.env.OPENAI_BASE_URL || undefined,
-    maxRetries: 0,
-    timeout: call.timeoutMs,
-  });
-  const completion = await client.chat.completions.create(prepareOpenAIRequest(call), { signal: call.signal });
+  const completion = await openaiClient(call).chat.completions.create(prepareOpenAIRequest(call), { signal: call.signal });
   return fromOpenAICompletion(completion, { provider: openaiProviderName, model: call.model });
 }

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { anthropicMessagesProblem } from './wire-rules/anthropic-messages';
 import { nextResponseId, seal } from './wire-rules/reasoning-seals';
 import { openaiChatProblem } from './wire-rules/openai-chat';
+import { openaiResponsesProblem, type WireRefusal } from './wire-rules/openai-responses';
+import { responsesEventStream } from './responses-events';
 
 /**
  * A local HTTP server that speaks the OpenAI Chat Completions and Anthropic
@@ -109,14 +111,15 @@ export class FakeModelServer {
       response.on('close', () => {
         if (!response.writableEnded) received.abandonedAt = Date.now();
       });
-      received.refusal = wireProblem(received);
-      if (received.refusal) {
-        const step = received.path.includes('/messages') ? anthropicError(400, received.refusal) : openaiError(400, received.refusal);
-        respond(response, 400, JSON.stringify((step as { json: unknown }).json));
+      const problem = wireProblem(received);
+      if (problem) {
+        received.refusal = problem.message;
+        const step = received.path.includes('/messages') ? anthropicError(problem.status, problem.message) : openaiError(problem.status, problem.message);
+        respond(response, problem.status, JSON.stringify((step as { json: unknown }).json));
         return;
       }
       const step = this.script.shift() ?? this.responder?.(received, this.requests.length - 1);
-      this.answer(request, response, step);
+      this.answer(request, response, received.path.includes('/responses') && step ? asResponsesAnswer(step, received.body) : step);
     });
   }
 
@@ -139,9 +142,11 @@ export class FakeModelServer {
   }
 }
 
-function wireProblem(request: ReceivedRequest): string | undefined {
-  if (request.path.includes('/chat/completions')) return openaiChatProblem(request.body);
-  if (request.path.includes('/messages')) return anthropicMessagesProblem(request.body, betas(request.headers['anthropic-beta']));
+function wireProblem(request: ReceivedRequest): WireRefusal | undefined {
+  const badRequest = (message: string | undefined) => (message === undefined ? undefined : { status: 400, message });
+  if (request.path.includes('/chat/completions')) return badRequest(openaiChatProblem(request.body));
+  if (request.path.includes('/messages')) return badRequest(anthropicMessagesProblem(request.body, betas(request.headers['anthropic-beta'])));
+  if (request.path.includes('/responses')) return openaiResponsesProblem(request.body);
   return undefined;
 }
 
@@ -215,42 +220,98 @@ export function openaiError(status: number, message: string, headers?: Record<st
 
 // ---- OpenAI Responses API responses (POST /v1/responses) ----
 
-/** What the Responses API answers: a text message, or function calls (the @ai-sdk/openai default model speaks this API). */
-export function openaiResponsesReply(options: { content?: string; toolCalls?: FakeToolCall[] }): FakeStep {
-  const toolCalls = options.toolCalls ?? [];
-  const message = options.content
-    ? [
-        {
-          type: 'message',
-          id: 'msg_fake',
-          role: 'assistant',
-          status: 'completed',
-          content: [{ type: 'output_text', text: options.content, annotations: [] }],
-        },
-      ]
-    : [];
+/** An output item of a Responses API reply: reasoning (sealed by this server), text, a refusal or a function call. */
+export type FakeResponsesItem = { reasoning: string } | { text: string } | { refusal: string } | { toolCall: FakeToolCall };
+
+// Reasoning counted in this many tokens per reasoning item, reported as output_tokens_details.reasoning_tokens.
+export const fakeReasoningTokensPerItem = 40;
+
+/**
+ * What the Responses API answers: reasoning items first (each with a summary, or
+ * none for ''), then a text message, then function calls. The @ai-sdk/openai
+ * default model speaks this API too.
+ */
+export function openaiResponsesReply(options: {
+  reasoning?: string[];
+  content?: string;
+  toolCalls?: FakeToolCall[];
+  incomplete?: 'max_output_tokens' | 'content_filter';
+  inputTokens?: number;
+}): FakeStep {
+  return openaiResponsesItemsReply(
+    [
+      ...(options.reasoning ?? []).map((summary) => ({ reasoning: summary })),
+      ...(options.content ? [{ text: options.content }] : []),
+      ...(options.toolCalls ?? []).map((call) => ({ toolCall: call })),
+    ],
+    options,
+  );
+}
+
+/**
+ * A Responses API reply with its items in the given order. Reasoning items carry
+ * encrypted content sealed by this server (left out, as the API does, when the
+ * request did not include `reasoning.encrypted_content`); with `stream: true`
+ * the reply goes out as server-sent events.
+ */
+export function openaiResponsesItemsReply(
+  items: FakeResponsesItem[],
+  options: { incomplete?: 'max_output_tokens' | 'content_filter'; inputTokens?: number } = {},
+): FakeStep {
+  const response = nextResponseId('resp');
+  const count = items.filter((item) => 'reasoning' in item).length;
+  let index = 0;
+  const output = items.map((item, position) => {
+    if ('reasoning' in item) {
+      const id = `rs_${response}_${index}`;
+      return {
+        type: 'reasoning',
+        id,
+        summary: item.reasoning ? [{ type: 'summary_text', text: item.reasoning }] : [],
+        encrypted_content: seal({ response, index: index++, count }, id),
+      };
+    }
+    if ('toolCall' in item) {
+      const call = item.toolCall;
+      const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+      return { type: 'function_call', id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: args, status: 'completed' };
+    }
+    const part = 'text' in item ? { type: 'output_text', text: item.text, annotations: [] } : { type: 'refusal', refusal: item.refusal };
+    return { type: 'message', id: `msg_${response}_${position}`, role: 'assistant', status: 'completed', content: [part] };
+  });
+  const reasoningTokens = count * fakeReasoningTokensPerItem;
   return {
     json: {
-      id: 'resp_fake',
+      id: response,
       object: 'response',
       created_at: 1_700_000_000,
-      status: 'completed',
+      status: options.incomplete ? 'incomplete' : 'completed',
       model: 'fake-model',
-      output: [
-        ...message,
-        ...toolCalls.map((call) => ({
-          type: 'function_call',
-          id: `fc_${call.id}`,
-          call_id: call.id,
-          name: call.name,
-          arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
-          status: 'completed',
-        })),
-      ],
-      incomplete_details: null,
-      usage: { input_tokens: 100, output_tokens: 20, total_tokens: 120 },
+      output,
+      incomplete_details: options.incomplete ? { reason: options.incomplete } : null,
+      error: null,
+      usage: {
+        input_tokens: options.inputTokens ?? 100,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 20 + reasoningTokens,
+        output_tokens_details: { reasoning_tokens: reasoningTokens },
+        total_tokens: (options.inputTokens ?? 100) + 20 + reasoningTokens,
+      },
     },
   };
+}
+
+/** Fits a scripted Responses reply to its request: encrypted reasoning only when included, SSE when streamed. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON
+function asResponsesAnswer(step: FakeStep, body: any): FakeStep {
+  if (!('json' in step) || (step.status ?? 200) !== 200) return step;
+  const json = step.json as { output?: Array<Record<string, unknown>> };
+  if (!Array.isArray(json.output)) return step;
+  const included = Array.isArray(body?.include) && body.include.includes('reasoning.encrypted_content');
+  const output = json.output.map((item) => (item.type === 'reasoning' && !included ? { ...item, encrypted_content: null } : item));
+  const fitted = { ...json, output };
+  if (body?.stream === true) return { raw: responsesEventStream(fitted), headers: { 'content-type': 'text/event-stream' } };
+  return { ...step, json: fitted };
 }
 
 // ---- Anthropic Messages responses ----
