@@ -1,3 +1,4 @@
+import OpenAI from 'openai';
 import path from 'node:path';
 import { collect, lastJsonLine, runCli, spawnCli } from '../support/cli';
 import {
@@ -157,3 +158,19 @@ async function waitForRequests(count: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+it('serves the Responses API as server-sent events too, the streamed reply adding up to the JSON one', async () => {
+  const reply = openaiResponsesItemsReply([{ reasoning: 'Plan.' }, { text: 'Reading.' }, { toolCall: readA }]);
+  bed.server.enqueue(reply, reply);
+  const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${bed.server.url}/v1`, maxRetries: 0 });
+  const body = { model: 'o4-mini', input: 'go', store: false, include: ['reasoning.encrypted_content' as const] };
+  const whole = await client.responses.create(body);
+  const events: string[] = [];
+  const stream = client.responses.stream(body).on('event', (event) => events.push(event.type));
+  const streamed = await stream.finalResponse();
+  expect(bed.server.requests[1].body.stream).toBe(true);
+  // The stream helper adds its parse results (parsed, parsed_arguments) to what the API sent.
+  expect(streamed.output).toMatchObject(whole.output);
+  expect(reasoningPayloads(streamed.output)).toEqual(servedPayloads(reply));
+  expect(events).toEqual(expect.arrayContaining(['response.created', 'response.output_text.delta', 'response.function_call_arguments.done', 'response.completed']));
+});

@@ -376,28 +376,45 @@ export function anthropicError(status: number, message: string, headers?: Record
   return { status, headers, json: { type: 'error', error: { type, message } } };
 }
 
-// ---- Either provider ----
+// ---- Any provider ----
 
-export type FakeProvider = 'openai' | 'anthropic';
+export type FakeProvider = 'openai' | 'openai-responses' | 'anthropic';
 
 /**
  * A reply in the given provider's wire format. `finish` names the neutral
  * reason: `length` (cut at the output-token limit) and `refusal` map to each
- * provider's own (`length` / `max_tokens`, `content_filter` / `refusal`).
+ * provider's own (`length` / `max_tokens` / incomplete `max_output_tokens`,
+ * `content_filter` / `refusal` / a refusal part). `thinking` comes first, in the
+ * provider's own form: `reasoning_content`, a reasoning item, a thinking block.
  */
 export function providerReply(
   provider: FakeProvider,
-  options: { text?: string; toolCalls?: FakeToolCall[]; finish?: 'length' | 'refusal'; inputTokens?: number },
+  options: { text?: string; toolCalls?: FakeToolCall[]; finish?: 'length' | 'refusal'; inputTokens?: number; thinking?: string },
 ): FakeStep {
-  const { text, toolCalls, inputTokens } = options;
-  if (provider === 'openai') {
-    const finishReason = options.finish === 'length' ? 'length' : options.finish === 'refusal' ? 'content_filter' : undefined;
-    return openaiReply({ content: text, toolCalls, finishReason, inputTokens });
+  const { text, toolCalls, inputTokens, thinking } = options;
+  switch (provider) {
+    case 'openai': {
+      const finishReason = options.finish === 'length' ? 'length' : options.finish === 'refusal' ? 'content_filter' : undefined;
+      return openaiReply({ content: text, toolCalls, finishReason, inputTokens, reasoningContent: thinking });
+    }
+    case 'openai-responses': {
+      const said: FakeResponsesItem[] = text ? [options.finish === 'refusal' ? { refusal: text } : { text }] : [];
+      return openaiResponsesItemsReply(
+        [...(thinking !== undefined ? [{ reasoning: thinking }] : []), ...said, ...(toolCalls ?? []).map((call) => ({ toolCall: call }))],
+        { inputTokens, ...(options.finish === 'length' && { incomplete: 'max_output_tokens' as const }) },
+      );
+    }
+    case 'anthropic': {
+      const stopReason = options.finish === 'length' ? 'max_tokens' : options.finish === 'refusal' ? 'refusal' : undefined;
+      return anthropicReply({ text, toolCalls, stopReason, inputTokens, thinking: thinking !== undefined ? [thinking] : undefined });
+    }
+    default: {
+      const exhaustive: never = provider;
+      throw new Error(`unknown fake provider ${String(exhaustive)}`);
+    }
   }
-  const stopReason = options.finish === 'length' ? 'max_tokens' : options.finish === 'refusal' ? 'refusal' : undefined;
-  return anthropicReply({ text, toolCalls, stopReason, inputTokens });
 }
 
 export function providerError(provider: FakeProvider, status: number, message: string): FakeStep {
-  return provider === 'openai' ? openaiError(status, message) : anthropicError(status, message);
+  return provider === 'anthropic' ? anthropicError(status, message) : openaiError(status, message);
 }

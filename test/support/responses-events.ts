@@ -1,7 +1,7 @@
 /**
  * A Responses API reply as the server-sent events the API streams with
  * `stream: true`: created, each output item added, its text or arguments as a
- * delta and done, the item done, then completed (or incomplete) with the whole
+ * delta and done (a reasoning summary part by part), the item done, then completed (or incomplete) with the whole
  * response, each event numbered in sequence.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON
@@ -32,9 +32,11 @@ export function responsesEventStream(response: { output: Array<Record<string, an
       emit('response.function_call_arguments.done', { item_id, output_index, arguments: item.arguments, name: item.name });
     } else {
       emit('response.output_item.added', { output_index, item: { ...item, summary: [] } });
-      item.summary?.forEach((part: { text: string }, summary_index: number) => {
+      item.summary?.forEach((part: { type: string; text: string }, summary_index: number) => {
+        emit('response.reasoning_summary_part.added', { item_id, output_index, summary_index, part: { ...part, text: '' } });
         emit('response.reasoning_summary_text.delta', { item_id, output_index, summary_index, delta: part.text });
         emit('response.reasoning_summary_text.done', { item_id, output_index, summary_index, text: part.text });
+        emit('response.reasoning_summary_part.done', { item_id, output_index, summary_index, part });
       });
     }
     emit('response.output_item.done', { output_index, item });

@@ -87,7 +87,7 @@ describe('createAgentRegistry', () => {
     expect([...registry.agents.keys()]).toEqual(['default', 'lead', 'specialist']);
     expect(registry.tools.has('lookup')).toBe(true);
     expect(registry.tools.has('read_file')).toBe(true);
-    expect([...registry.providers.keys()]).toEqual(['openai', 'anthropic']);
+    expect([...registry.providers.keys()]).toEqual(['openai', 'openai-responses', 'anthropic']);
   });
 
   it('allows a handoff cycle, named on one side', () => {
