@@ -48,7 +48,7 @@ it('runs a thinking tool loop on Anthropic Messages: every thinking block back u
   ];
   bed.server.enqueue(...replies);
   const id = `thinking-anthropic-${Date.now()}`;
-  const run = await cli(['run', 'What does a.txt lead to?', '--model', 'anthropic:claude-sonnet-4-5', '--thinking-budget', '2048', '--tools', 'read_file', '--workspace', workspace, '--json', '--id', id]);
+  const run = await cli(['run', 'What does a.txt lead to?', '--model', 'anthropic:claude-sonnet-4-6', '--thinking-budget', '2048', '--tools', 'read_file', '--workspace', workspace, '--json', '--id', id]);
 
   expect(run.code).toBe(0);
   expect(lastJsonLine(run.stdout)).toMatchObject({
@@ -64,12 +64,12 @@ it('runs a thinking tool loop on Anthropic Messages: every thinking block back u
   // The blocks went back exactly as they came: the second reply whole, in its own order.
   expect(bed.server.requests[2].body.messages[3]).toEqual({ role: 'assistant', content: (replies[1] as { json: { content: unknown } }).json.content });
   // Progress and the Web UI show that the model thought, in tokens; never what it thought.
-  expect(run.stderr).toContain('turn 2 · anthropic:claude-sonnet-4-5 asked for read_file (200 in / 80 out tokens, 50 of them thinking)');
+  expect(run.stderr).toContain('turn 2 · anthropic:claude-sonnet-4-6 asked for read_file (200 in / 80 out tokens, 50 of them thinking)');
   expect(run.stderr).not.toContain('points to b.txt.');
   const summaries = scheduledActivities(await fetchEvents(bed.environment.client, id))
     .filter((activity) => activity.activityType === 'callModel')
     .map((activity) => activity.summary);
-  expect(summaries).toEqual([1, 2, 3].map((turn) => `anthropic:claude-sonnet-4-5 turn ${turn} · thinking 2048`));
+  expect(summaries).toEqual([1, 2, 3].map((turn) => `anthropic:claude-sonnet-4-6 turn ${turn} · thinking 2048`));
 
   const hidden = await cli(['show', id]);
   expect(hidden.stdout).toContain('[assistant]\n(thought; agent show --thinking prints it)\nReading a.txt.');
@@ -107,7 +107,7 @@ it('runs a thinking tool loop on the OpenAI Responses API: encrypted reasoning b
 });
 
 it('refuses a thinking budget or a reasoning effort no provider accepts, before anything starts', async () => {
-  const budget = await cli(['run', 'hi', '--model', 'anthropic:claude-sonnet-4-5', '--thinking-budget', '100', '--workspace', bed.workspace]);
+  const budget = await cli(['run', 'hi', '--model', 'anthropic:claude-sonnet-4-6', '--thinking-budget', '100', '--workspace', bed.workspace]);
   expect(budget.code).toBe(2);
   expect(budget.stderr).toContain("thinkingBudget: must be at least 1024 tokens (Anthropic's minimum)");
   const effort = await cli(['run', 'hi', '--model', 'openai-responses:o4-mini', '--reasoning-effort', 'extreme', '--workspace', bed.workspace]);

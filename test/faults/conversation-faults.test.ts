@@ -40,7 +40,7 @@ interface Variant {
 const variants: Variant[] = [
   { name: 'openai', provider: 'openai', run: { model: models.openai } },
   { name: 'anthropic', provider: 'anthropic', run: { model: models.anthropic } },
-  { name: 'anthropic, thinking', provider: 'anthropic', run: { model: 'anthropic:claude-sonnet-4-5', thinkingBudget: 2048 }, thinking: 'Let me think.' },
+  { name: 'anthropic, thinking', provider: 'anthropic', run: { model: 'anthropic:claude-sonnet-4-6', thinkingBudget: 2048 }, thinking: 'Let me think.' },
   { name: 'openai-responses, reasoning', provider: 'openai-responses', run: { model: models['openai-responses'], reasoningEffort: 'low' }, thinking: 'Let me think.' },
 ];
 const tools = ['read_file', 'list_directory'];

@@ -5,7 +5,7 @@ import { anthropicBetaHeaders, prepareAnthropicRequest } from '../../providers/a
 import { anthropicBlocksReply } from '../support/fake-model-server';
 import { anthropicMessagesProblem } from '../support/wire-rules/anthropic-messages';
 
-const source = { provider: 'anthropic', model: 'claude-sonnet-4-5' };
+const source = { provider: 'anthropic', model: 'claude-sonnet-4-6' };
 const readFile = { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } };
 
 /** A reply as the fake server gives it: thinking sealed, so the wire rules can tell whether it came back unchanged. */
@@ -70,7 +70,7 @@ describe('Anthropic thinking, both ways', () => {
     const { message } = fromAnthropicMessage(interleaved, { source: { provider: 'anthropic', model: 'claude-haiku-4-5' } });
     const fromOpenAI: Message = {
       ...message,
-      thinking: [{ type: 'thinking', provider: 'openai-responses', model: 'claude-sonnet-4-5', text: 'elsewhere', signature: 'gAAAA-opaque', id: 'rs_1' }],
+      thinking: [{ type: 'thinking', provider: 'openai-responses', model: 'claude-sonnet-4-6', text: 'elsewhere', signature: 'gAAAA-opaque', id: 'rs_1' }],
     };
     for (const reply of [message, fromOpenAI]) {
       const body = prepareAnthropicRequest({ model: source.model, messages: toolLoop(reply), tools: [readFile], toolChoice: 'auto', thinkingBudget: 2048 });

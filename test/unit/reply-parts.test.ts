@@ -1,7 +1,7 @@
 import type { ReasoningPart } from '../../core/messages';
 import { assistantMessageFromParts, producedBy, replyParts, type ReplyPart } from '../../core/reply-parts';
 
-const claude = { provider: 'anthropic', model: 'claude-sonnet-4-5' };
+const claude = { provider: 'anthropic', model: 'claude-sonnet-4-6' };
 const think = (text: string, source = claude): ReasoningPart => ({ type: 'thinking', ...source, text, signature: `sig-${text}` });
 const call = (id: string): ReplyPart => ({ type: 'tool_call', call: { id, name: 'read_file', arguments: '{}' } });
 
@@ -37,6 +37,6 @@ describe('reply parts', () => {
     const keep = producedBy(claude);
     expect(keep(think('x'))).toBe(true);
     expect(keep(think('x', { provider: 'anthropic', model: 'claude-haiku-4-5' }))).toBe(false);
-    expect(keep(think('x', { provider: 'openai-responses', model: 'claude-sonnet-4-5' }))).toBe(false);
+    expect(keep(think('x', { provider: 'openai-responses', model: 'claude-sonnet-4-6' }))).toBe(false);
   });
 });
