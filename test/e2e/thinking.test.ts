@@ -126,7 +126,8 @@ it('never sends one provider thinking another produced: after a handoff from Ope
     anthropicReply({ thinking: ['A second look.'], text: 'Still alpha.' }),
   ];
   bed.server.enqueue(...planner, ...reviewer);
-  const chat = spawnCli(['chat', '--agent', 'planner', '--workspace', workspace, '--id', `thinking-handoff-${Date.now()}`], {
+  // --reasoning-effort overrides the entry agent's own (medium); the reviewer keeps its thinking budget.
+  const chat = spawnCli(['chat', '--agent', 'planner', '--reasoning-effort', 'high', '--workspace', workspace, '--id', `thinking-handoff-${Date.now()}`], {
     ...bed.server.providerEnv,
     AGENT_DEFINITIONS: path.join(__dirname, '..', 'fixtures', 'thinking-team.ts'),
     AGENT_TASK_QUEUE: taskQueue,
@@ -141,7 +142,7 @@ it('never sends one provider thinking another produced: after a handoff from Ope
   expect(result.stdout).toContain('a.txt says alpha.');
   expect(result.stdout).toContain('Still alpha.');
   const [plannerRequest, ...anthropic] = bed.server.requests;
-  expect(plannerRequest.body.reasoning).toEqual({ effort: 'medium' });
+  expect(plannerRequest.body.reasoning).toEqual({ effort: 'high' });
   const openaiPayloads = servedPayloads(planner[0]);
   expect(openaiPayloads).toHaveLength(1);
   for (const request of anthropic) {
@@ -150,6 +151,15 @@ it('never sends one provider thinking another produced: after a handoff from Ope
     expect(JSON.stringify(request.body)).not.toContain('The reviewer should do this.');
   }
   expect(anthropic.map((request) => request.body.thinking)).toEqual([undefined, undefined, { type: 'enabled', budget_tokens: 2048 }]);
+});
+
+it('lists what each agent thinks with', async () => {
+  const env = { AGENT_DEFINITIONS: path.join(__dirname, '..', 'fixtures', 'thinking-team.ts') };
+  const listed = await runCli(['agents'], env);
+  expect(listed.stdout).toContain('reviewer (anthropic:claude-sonnet-4-6)\n  Reviews files with care.\n  tools: read_file\n  subagents: none\n  handoffs: none\n  thinks with up to 2048 tokens');
+  expect(listed.stdout).toContain('  reasoning effort: medium');
+  const json = lastJsonLine((await runCli(['agents', '--json'], env)).stdout) as { agents: Array<{ name: string; modelSettings: unknown }> };
+  expect(json.agents.find((agent) => agent.name === 'planner')?.modelSettings).toEqual({ reasoningEffort: 'medium' });
 });
 
 async function waitForRequests(count: number): Promise<void> {
