@@ -6,7 +6,7 @@ import { awaitResult } from '../await-result';
 import { cliRegistry } from '../cli-registry';
 import { connect } from '../connect';
 import { interrupted, untilInterrupted } from '../interrupt';
-import { ProgressFollower } from '../progress';
+import { ProgressFollower, reasoningNote } from '../progress';
 import { assertRegistered, assertRunnable, startAgent } from '../start-agent';
 import { UsageError } from '../usage';
 import { runLink } from '../web-ui';
@@ -60,7 +60,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       return 130;
     }
     if (outcome.status !== 'completed') output.info(`run ended with status ${outcome.status}`);
-    output.info(`${outcome.iterations} iteration(s), ${outcome.usage.inputTokens} input / ${outcome.usage.outputTokens} output tokens`);
+    output.info(`${outcome.iterations} iteration(s), ${outcome.usage.inputTokens} input / ${outcome.usage.outputTokens} output tokens${reasoningNote(outcome.usage.reasoningTokens)}`);
     output.result(values.json ? JSON.stringify({ ...ids, ...outcome }) : outcome.answer);
     return outcome.status === 'completed' ? 0 : 3;
   } finally {

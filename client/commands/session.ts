@@ -6,7 +6,7 @@ import { endSessionSignal } from '../../workflows/definitions';
 import { awaitResult } from '../await-result';
 import { cliRegistry } from '../cli-registry';
 import { connect, type AgentSession } from '../connect';
-import { ProgressFollower } from '../progress';
+import { ProgressFollower, reasoningNote } from '../progress';
 import { MessageNotAnsweredError, sendMessage } from '../send-message';
 import { assertRegistered, assertRunnable, startAgent, type AgentWorkflow } from '../start-agent';
 import { UsageError } from '../usage';
@@ -110,7 +110,7 @@ async function endAndReport(session: AgentSession, workflowId: string, output: O
     );
     output.info(
       `session ${workflowId} ${result.status}: ${result.turns} message(s), ${result.iterations} model turn(s), ` +
-        `${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens`,
+        `${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens${reasoningNote(result.usage.reasoningTokens)}`,
     );
     if (json) output.result(JSON.stringify({ workflowId, ...result }));
     return 0;
@@ -122,7 +122,7 @@ async function endAndReport(session: AgentSession, workflowId: string, output: O
 
 function printReply(reply: TurnReply, output: Output): void {
   if (reply.status !== 'completed') output.info(`(turn ended with status ${reply.status})`);
-  output.info(`(${reply.iterations} model turn(s), ${reply.usage.inputTokens} input / ${reply.usage.outputTokens} output tokens)`);
+  output.info(`(${reply.iterations} model turn(s), ${reply.usage.inputTokens} input / ${reply.usage.outputTokens} output tokens${reasoningNote(reply.usage.reasoningTokens)})`);
   output.result(reply.answer);
 }
 

@@ -41,9 +41,12 @@ export function toAnthropicPrompt(messages: Message[], keepThinking: (part: Reas
       case 'user':
         append('user', textBlocks(message.content));
         break;
-      case 'assistant':
-        append('assistant', replyParts(message, keepThinking).flatMap(assistantBlocks));
+      case 'assistant': {
+        const blocks = replyParts(message, keepThinking).flatMap(assistantBlocks);
+        // A reply of thinking alone (an empty answer) says nothing to send back: it is left out like an empty one.
+        if (blocks.some((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking')) append('assistant', blocks);
         break;
+      }
       case 'tool': {
         const block: ToolResultBlockParam = {
           type: 'tool_result',

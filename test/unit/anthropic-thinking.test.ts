@@ -91,6 +91,19 @@ describe('Anthropic thinking, both ways', () => {
     expect(anthropicMessagesProblem(next, ['interleaved-thinking-2025-05-14'])).toBeUndefined();
   });
 
+  it('leaves out a reply of thinking alone (an empty answer), as it leaves out an empty one', () => {
+    const { message } = fromAnthropicMessage(served([{ thinking: 'Nothing to add.' }]), { source });
+    const body = prepareAnthropicRequest({
+      model: source.model,
+      messages: [{ role: 'user', content: 'hi' }, message, { role: 'user', content: 'Your last reply was empty.' }],
+      tools: [],
+      toolChoice: 'auto',
+      thinkingBudget: 2048,
+    });
+    expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'text', text: 'Your last reply was empty.' }] }]);
+    expect(anthropicMessagesProblem(body)).toBeUndefined();
+  });
+
   it('offers the final-output tool without forcing it while thinking, as Anthropic refuses a forced tool then', () => {
     const body = prepareAnthropicRequest({
       model: source.model,
