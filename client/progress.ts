@@ -10,7 +10,9 @@ export function describeEvent(event: ProgressEvent): string {
   switch (event.kind) {
     case 'model_turn': {
       const asked = event.toolCalls.length ? `asked for ${event.toolCalls.join(', ')}` : 'answered';
-      return `turn ${event.turn} · ${event.model} ${asked} (${describeUsage(event.usage)})`;
+      // That the model thought shows as tokens, never as its text; a provider that does not count them gets a word.
+      const thought = !event.usage.reasoningTokens && event.thought ? 'thought; ' : '';
+      return `turn ${event.turn} · ${event.model} ${asked} (${thought}${describeUsage(event.usage)})`;
     }
     case 'tool_done':
       return `  ${event.isError ? '✗' : '✓'} ${event.summary}`;
@@ -24,6 +26,7 @@ export function describeEvent(event: ProgressEvent): string {
     }
   }
 }
+
 
 /** Prints a run's progress by polling the progress query; remembers what it printed across calls (and runs). */
 export class ProgressFollower {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { reasoningEffortSchema, thinkingBudgetSchema } from './agent-spec';
 import { messageSchema, toolResultMessageSchema } from './messages';
 import { parseModelId } from './model-id';
 import { maxPromptChars } from './limits';
@@ -15,6 +16,7 @@ const usageSchema = z.object({
   outputTokens: z.number().int().min(0),
   costUsd: z.number().min(0).optional(),
   unpricedCalls: z.number().int().min(0).optional(),
+  reasoningTokens: z.number().int().min(0).optional(),
 });
 
 const turnReplySchema = z.object({
@@ -124,12 +126,16 @@ export const resolvedInputObject = z.object({
   messages: z.array(messageSchema).optional(),
   /** The registered agent that answers (`default` when a caller names none). */
   agent: agentNameSchema,
-  /** Overrides of that agent's own settings (the CLI's --model, --system, --tools, --max-iterations). */
+  /** Overrides of that agent's own settings (the CLI's --model, --system, --tools, --max-iterations, --thinking-budget, --reasoning-effort). */
   model: modelIdSchema.optional(),
   systemPrompt: z.string().max(maxPromptChars).optional(),
   tools: z.array(z.string().min(1)).optional(),
   maxIterations: z.number().int().min(1, 'maxIterations must be at least 1').max(10_000).optional(),
   maxOutputTokens: z.number().int().min(1).optional(),
+  /** Anthropic extended thinking for the entry agent (the CLI's --thinking-budget). */
+  thinkingBudget: thinkingBudgetSchema.optional(),
+  /** OpenAI reasoning effort for the entry agent (the CLI's --reasoning-effort). */
+  reasoningEffort: reasoningEffortSchema.optional(),
   maxConcurrentTools: z.number().int().min(1).max(100),
   modelTimeoutSeconds: z.number().int().min(1).max(3600),
   workspace: z.string().min(1, 'workspace must be a directory path'),

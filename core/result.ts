@@ -73,7 +73,8 @@ export function isPending(reply: MessageReply): reply is PendingReply {
 
 /** A step of a run, in the order it happened; the CLI prints these as progress. */
 export type ProgressEvent =
-  | { kind: 'model_turn'; turn: number; model: string; toolCalls: string[]; usage: Usage }
+  /** `thought`: the reply carried thinking (its tokens are in usage.reasoningTokens when the provider counts them). */
+  | { kind: 'model_turn'; turn: number; model: string; toolCalls: string[]; usage: Usage; thought?: true }
   | { kind: 'tool_done'; turn: number; summary: string; isError: boolean }
   /** A user message whose turn failed; the session rolled it back and goes on. */
   | { kind: 'turn_failed'; turn: number; error: string }

@@ -164,10 +164,10 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
   };
 
   const live = async (): Promise<AgentResult> => {
-    const { model, systemPrompt, tools, maxIterations, maxOutputTokens } = input;
+    const { model, systemPrompt, tools, maxIterations, maxOutputTokens, thinkingBudget, reasoningEffort } = input;
     setup = await prepareRun({
       agent: input.agent,
-      overrides: { model, systemPrompt, tools, maxIterations, maxOutputTokens },
+      overrides: { model, systemPrompt, tools, maxIterations, maxOutputTokens, thinkingBudget, reasoningEffort },
       workspace: input.workspace,
       budgeted: input.maxCostUsd !== undefined,
     }).catch((error: unknown) => {

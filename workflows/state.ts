@@ -115,7 +115,7 @@ export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSna
   const agent = status.agent === defaultAgentName ? '' : ` · agent \`${status.agent}\``;
   const lines = [
     `**${status.phase.replace(/_/g, ' ')}** · iteration ${status.iteration} of ${status.maxIterations}${agent} · model \`${model}\``,
-    `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out${status.usage.costUsd !== undefined || status.usage.unpricedCalls ? ` · spent ${describeCost(status.usage)}` : ''}`,
+    `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out${status.usage.reasoningTokens ? ` (${status.usage.reasoningTokens} of them thinking)` : ''}${status.usage.costUsd !== undefined || status.usage.unpricedCalls ? ` · spent ${describeCost(status.usage)}` : ''}`,
   ];
   if (input.session) lines.push(`session: ${status.turns} message(s) answered, ${status.queuedMessages} queued`);
   if (input.forkedFrom) lines.push(`forked from \`${input.forkedFrom.workflowId}\` at message ${input.forkedFrom.messageIndex}`);

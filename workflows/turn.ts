@@ -189,6 +189,7 @@ function record(state: AgentState, response: ModelTurn, model: string): void {
     model,
     toolCalls: response.message.toolCalls.map((call) => call.name),
     usage: response.usage,
+    ...(response.message.thinking?.length && { thought: true as const }),
   });
 }
 

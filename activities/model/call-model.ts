@@ -65,6 +65,8 @@ export function createModelActivities({ registry, env, transcripts, prices }: Mo
               toolChoice: request.toolChoice,
               maxOutputTokens: input.modelSettings?.maxOutputTokens,
               temperature: input.modelSettings?.temperature,
+              thinkingBudget: input.modelSettings?.thinkingBudget,
+              reasoningEffort: input.modelSettings?.reasoningEffort,
               ...(wantsOutput && { output: { schema: outputJsonSchema(outputSchema) } }),
               env,
               signal: context.cancellationSignal,

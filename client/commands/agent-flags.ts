@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ReasoningEffort } from '../../core/agent-spec';
 import type { AgentInput } from '../../core/resolve-input';
 import { builtInTools } from '../../tools';
 import { UsageError } from '../usage';
@@ -21,6 +22,8 @@ export const agentOptions = {
   yes: { type: 'boolean', default: false },
   tools: { type: 'string' },
   system: { type: 'string' },
+  'thinking-budget': { type: 'string' },
+  'reasoning-effort': { type: 'string' },
   id: { type: 'string' },
 } as const;
 
@@ -32,6 +35,7 @@ const numericFlags = [
   '--max-cost-usd',
   '--approval-timeout',
   '--idle-timeout',
+  '--thinking-budget',
 ];
 
 export interface AgentFlagValues {
@@ -48,9 +52,11 @@ export interface AgentFlagValues {
   yes?: boolean;
   tools?: string;
   system?: string;
+  'thinking-budget'?: string;
+  'reasoning-effort'?: string;
 }
 
-type NumericFlag = 'max-iterations' | 'max-session-tokens' | 'max-context-tokens' | 'keep-recent-turns';
+type NumericFlag = 'max-iterations' | 'max-session-tokens' | 'max-context-tokens' | 'keep-recent-turns' | 'thinking-budget';
 
 /**
  * The run's input from the flags. `approveTools` is what needs a person's
@@ -76,6 +82,9 @@ export function agentInputFromFlags(values: AgentFlagValues, approveTools: strin
       skip: values.yes === true,
       ...(values['approval-timeout'] !== undefined && { timeoutSeconds: parseInteger('--approval-timeout', values['approval-timeout']) }),
     },
+    ...(values['thinking-budget'] !== undefined && { thinkingBudget: integer('thinking-budget') }),
+    // Checked with the rest of the input (low, medium or high), so a wrong value is reported like any other.
+    ...(values['reasoning-effort'] !== undefined && { reasoningEffort: values['reasoning-effort'] as ReasoningEffort }),
     ...((maxContextTokens !== undefined || keepRecentTurns !== undefined) && {
       context: {
         ...(maxContextTokens !== undefined && { maxContextTokens }),

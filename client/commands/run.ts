@@ -13,7 +13,7 @@ import { assertRegistered, assertRunnable, startAgent } from '../start-agent';
 import { UsageError } from '../usage';
 import { runLink } from '../web-ui';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers } from './agent-flags';
-import { costSuffix } from '../usage-text';
+import { usageSuffix } from '../usage-text';
 import { failureMessage, type Output } from './output';
 
 export async function runCommand(argv: string[], output: Output): Promise<number> {
@@ -76,7 +76,9 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       return 130;
     }
     if (outcome.status !== 'completed') output.info(`run ended with status ${outcome.status}`);
-    output.info(`${outcome.iterations} iteration(s), ${outcome.usage.inputTokens} input / ${outcome.usage.outputTokens} output tokens${costSuffix(outcome.usage)}`);
+    output.info(
+      `${outcome.iterations} iteration(s), ${outcome.usage.inputTokens} input / ${outcome.usage.outputTokens} output tokens${usageSuffix(outcome.usage)}`,
+    );
     output.result(values.json ? JSON.stringify({ ...ids, ...outcome }) : outcome.answer);
     return outcome.status === 'completed' ? 0 : 3;
   } finally {

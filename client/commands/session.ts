@@ -6,7 +6,7 @@ import { connect, type AgentSession } from '../connect';
 import { MessageNotAnsweredError, sendMessage } from '../send-message';
 import type { AgentWorkflow } from '../start-agent';
 import { UsageError } from '../usage';
-import { costSuffix } from '../usage-text';
+import { usageSuffix } from '../usage-text';
 import { failureMessage, type Output } from './output';
 
 /** `agent send <id> "<message>"`: one message to a session; prints the reply, or why it was not answered (exit 1). */
@@ -55,7 +55,7 @@ export async function endAndReport(session: AgentSession, workflowId: string, ou
     );
     output.info(
       `session ${workflowId} ${result.status}: ${result.turns} message(s), ${result.iterations} model turn(s), ` +
-        `${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens${costSuffix(result.usage)}`,
+        `${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens${usageSuffix(result.usage)}`,
     );
     if (json) output.result(JSON.stringify({ workflowId, ...result }));
     return 0;
@@ -67,7 +67,7 @@ export async function endAndReport(session: AgentSession, workflowId: string, ou
 
 export function printReply(reply: TurnReply, output: Output): void {
   if (reply.status !== 'completed') output.info(`(turn ended with status ${reply.status})`);
-  output.info(`(${reply.iterations} model turn(s), ${reply.usage.inputTokens} input / ${reply.usage.outputTokens} output tokens${costSuffix(reply.usage)})`);
+  output.info(`(${reply.iterations} model turn(s), ${reply.usage.inputTokens} input / ${reply.usage.outputTokens} output tokens${usageSuffix(reply.usage)})`);
   output.result(reply.answer);
 }
 

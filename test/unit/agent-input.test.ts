@@ -57,6 +57,15 @@ describe('resolveAgentInput', () => {
     expect(problemsOf({ ...minimal, prompt })).toBe('prompt: prompt must not be empty');
   });
 
+  it('passes a thinking budget and a reasoning effort through, with no default, and refuses ones no provider accepts', () => {
+    expect(checkAgentInput({ ...minimal, thinkingBudget: 2048, reasoningEffort: 'high' })).toEqual({
+      ok: true,
+      input: { ...minimal, ...resolvedDefaults, thinkingBudget: 2048, reasoningEffort: 'high' },
+    });
+    expect(problemsOf({ ...minimal, thinkingBudget: 1000 })).toBe("thinkingBudget: must be at least 1024 tokens (Anthropic's minimum)");
+    expect(problemsOf({ ...minimal, reasoningEffort: 'extreme' })).toBe('reasoningEffort: must be one of low, medium, high');
+  });
+
   it('accepts any provider name in the model id: which providers exist is the registry\'s business', () => {
     expect(checkAgentInput({ ...minimal, model: 'mistral:large' })).toMatchObject({ ok: true });
   });
