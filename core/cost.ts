@@ -48,9 +48,12 @@ function snapshotFamily(name: string): string {
 
 /** The tokens of one model call with their cost, or marked as unpriced when the price is unknown. */
 export function priced(usage: Usage, price: ModelPrice | undefined): Usage {
-  if (!price) return { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, unpricedCalls: 1 };
-  const costUsd = (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000;
-  return { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costUsd };
+  const { costUsd: _unpriced, unpricedCalls: _unknown, ...tokens } = usage;
+  if (!price) return { ...tokens, unpricedCalls: 1 };
+  // Reasoning tokens are among the output tokens: billed as output, unless the price names a rate of their own.
+  const reasoning = Math.min(usage.reasoningTokens ?? 0, usage.outputTokens);
+  const output = (usage.outputTokens - reasoning) * price.output + reasoning * (price.reasoning ?? price.output);
+  return { ...tokens, costUsd: (usage.inputTokens * price.input + output) / 1_000_000 };
 }
 
 /** What a call of at most these many tokens can cost: the budget's worst case for the next call. */

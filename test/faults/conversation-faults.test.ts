@@ -12,6 +12,7 @@ import { reasoningPayloads, servedPayloads } from '../support/reasoning-payloads
 import { EventType, workflowExecutionFailure } from '../support/fault-history';
 import { createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
+import { toolResultsSent } from '../support/wire-results';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
@@ -67,27 +68,6 @@ async function start(taskQueue: string, input: Omit<AgentInput, 'workspace'>) {
 const listCall = (id: string) => ({ id, name: 'list_directory', arguments: {} });
 const body = (index: number) => bed.server.requests[index].body;
 
-/** The tool results of a request, read off the wire in either provider's format: call id and text. */
-function toolResultsSent(provider: FakeProvider, index: number): Array<{ id: string; content: string }> {
-  if (provider === 'openai-responses') {
-    return body(index)
-      .input.filter((item: { type?: string }) => item.type === 'function_call_output')
-      .map((item: { call_id: string; output: string }) => ({ id: item.call_id, content: item.output }));
-  }
-  if (provider === 'openai') {
-    return body(index)
-      .messages.filter((message: { role: string }) => message.role === 'tool')
-      .map((message: { tool_call_id: string; content: string }) => ({ id: message.tool_call_id, content: message.content }));
-  }
-  return body(index).messages.flatMap((message: { content: unknown }) =>
-    Array.isArray(message.content)
-      ? message.content
-          .filter((block: { type: string }) => block.type === 'tool_result')
-          .map((block: { tool_use_id: string; content: string }) => ({ id: block.tool_use_id, content: block.content }))
-      : [],
-  );
-}
-
 /** What a request says about tools: offered definitions and the tool choice, in either provider's format. */
 function toolSettings(provider: FakeProvider, index: number): { tools: string[]; choice: unknown } {
   const request = body(index);
@@ -140,7 +120,7 @@ describe.each(variants)('$name', ({ provider, run, thinking }) => {
     expect((await handle.result()).answer).toBe('done');
     expect(bed.server.requests).toHaveLength(4);
     expect(toolSettings(provider, 2)).toEqual({ tools, choice: noToolsChoice[provider] });
-    expect(toolResultsSent(provider, 2).map((result) => result.id)).toEqual(['s1']);
+    expect(toolResultsSent(bed.server.requests[2]).map((result) => result.id)).toEqual(['s1']);
     expect(conversationSent(3)).toContain('the summary');
   });
 
@@ -163,7 +143,7 @@ describe.each(variants)('$name', ({ provider, run, thinking }) => {
         expect(await sendMessage(handle, 'second')).toMatchObject({ status: 'completed', answer: 'second answer' });
         await handle.terminate('test over');
       });
-      expect(toolResultsSent(provider, 1)).toEqual([
+      expect(toolResultsSent(bed.server.requests[1])).toEqual([
         { id: 'cut_1', content: `Error: ${reason}` },
         { id: 'cut_2', content: `Error: ${reason}` },
       ]);
@@ -257,7 +237,7 @@ describe.each(variants)('$name, long and busy sessions', ({ provider, run, think
     const last = await bed.environment.client.workflow.getHandle(workflowId, runs.at(-1)).fetchHistory();
     expect(completedUpdates(last.events ?? []).at(-1)).toEqual({ name: 'awaitReply', result: reply });
     expect(bed.server.requests).toHaveLength(5);
-    expect(toolResultsSent(provider, 4).map((result) => result.id)).toEqual(['l1', 'l2', 'l3', 'l4']);
+    expect(toolResultsSent(bed.server.requests[4]).map((result) => result.id)).toEqual(['l1', 'l2', 'l3', 'l4']);
     // The loop's thinking crossed each continue-as-new: every request carried back all of it, unchanged.
     bed.server.requests.forEach((request, index) => {
       expect(reasoningPayloads(request.body)).toEqual(replies.slice(0, index).flatMap(servedPayloads));
