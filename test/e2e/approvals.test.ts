@@ -1,0 +1,295 @@
+import { randomUUID } from 'node:crypto';
+import { access, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { defineAgent } from '../../agents/define-agent';
+import { startAgent } from '../../client/start-agent';
+import type { AgentResult, AgentStatusSnapshot } from '../../core/result';
+import { defineTool } from '../../tools/define-tool';
+import { agentWorkflowType, approveUpdate, statusQuery } from '../../workflows/definitions';
+import { collect, lastJsonLine, runCli, spawnCli } from '../support/cli';
+import { anthropicReply, openaiReply } from '../support/fake-model-server';
+import { completedUpdates, fetchEvents, scheduledActivities } from '../support/history';
+import { scriptByAgent } from '../support/script-by-agent';
+import { killSpawnedWorkers, spawnWorker } from '../support/spawned-worker';
+import { createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal';
+import { useTestBed } from '../support/test-bed';
+import { waitFor } from '../support/wait-for';
+import { toolResultsSent } from '../support/wire-results';
+import { makeWorkspace } from '../support/workspace';
+
+// Human approval of tool calls, end to end: the real provider SDKs against the strict fake server, a worker,
+// and the CLI a person types into (`agent run`, `agent approve`, `agent deny`), from "another terminal".
+
+const bed = useTestBed();
+jest.setTimeout(120_000);
+afterEach(() => expect(bed.server.refusals).toEqual([]));
+
+const deployed: string[] = [];
+// Deploying to production needs a person's approval; staging does not.
+const deployTool = defineTool({
+  name: 'deploy',
+  description: 'Deploys the service.',
+  input: z.object({ target: z.enum(['staging', 'production']) }),
+  needsApproval: ({ target }) => target === 'production',
+  async handler({ target }) {
+    deployed.push(target);
+    return `deployed to ${target}`;
+  },
+});
+const writer = defineAgent({ name: 'writer', description: 'Writes files.', instructions: 'You are the writer.', model: 'openai:gpt-4o-mini', tools: ['write_file'] });
+const editor = defineAgent({
+  name: 'editor',
+  description: 'Has the writer write.',
+  instructions: 'You are the editor.',
+  model: 'anthropic:claude-haiku-4-5',
+  subagents: [writer],
+});
+
+type Cli = (args: string[]) => ReturnType<typeof runCli>;
+
+/** A worker in this process (with the deploy tool and the editor agent) while `body` drives the CLI against it. */
+async function withWorker<T>(body: (cli: Cli, start: (args: string[]) => ReturnType<typeof collect>) => Promise<T>): Promise<T> {
+  const taskQueue = uniqueTaskQueue('approvals');
+  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, tools: [deployTool], agents: [editor] });
+  const env = { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue };
+  return worker.runUntil(() =>
+    body(
+      (args) => runCli(args, env),
+      (args) => collect(spawnCli(args, env, { stdin: 'ignore' })),
+    ),
+  );
+}
+
+const status = (workflowId: string) => bed.environment.client.workflow.getHandle(workflowId).query(statusQuery);
+
+async function waitForApprovals(workflowId: string, count: number): Promise<AgentStatusSnapshot> {
+  return waitFor(`${count} approval(s) waiting on ${workflowId}`, async () => {
+    const snapshot = await status(workflowId);
+    return snapshot.pendingApprovals.length === count && snapshot;
+  });
+}
+
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
+
+it('a run waits for approval (awaiting_approval in the status query and the Web UI); approve and deny from another terminal, validated', async () => {
+  const workspace = await makeWorkspace();
+  const id = `approvals-${randomUUID()}`;
+  bed.server.enqueue(
+    openaiReply({
+      toolCalls: [
+        { id: 'w1', name: 'write_file', arguments: { path: 'notes.txt', content: 'first' } },
+        { id: 'w2', name: 'write_file', arguments: { path: 'other.txt', content: 'second' } },
+      ],
+    }),
+    openaiReply({ content: 'one note written' }),
+  );
+  await withWorker(async (cli, start) => {
+    const run = start(['run', 'write two notes', '--approve-tools', 'write_file', '--workspace', workspace, '--id', id, '--json']);
+    const waiting = await waitForApprovals(id, 2);
+    expect(waiting.phase).toBe('awaiting_approval');
+    expect(waiting.pendingApprovals.map(({ askedAt: _askedAt, ...request }) => request)).toEqual([
+      { id: 'w1', tool: 'write_file', summary: 'write_file notes.txt', agents: ['default'] },
+      { id: 'w2', tool: 'write_file', summary: 'write_file other.txt', agents: ['default'] },
+    ]);
+    const metadata = await bed.environment.client.workflow.getHandle(id).query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toContain('**awaiting approval**');
+    expect(metadata.currentDetails).toContain('awaiting approval: write_file notes.txt · call `w1`');
+    expect(await exists(path.join(workspace, 'notes.txt'))).toBe(false);
+
+    const unknown = await cli(['approve', id, '--call', 'nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('approve refused: no tool call "nope" is waiting for approval; waiting: w1, w2');
+
+    const approved = await cli(['approve', id, '--call', 'w1', '--json']);
+    expect(approved.code).toBe(0);
+    expect(lastJsonLine(approved.stdout)).toEqual({ workflowId: id, approved: ['w1'] });
+    await waitFor('notes.txt written', () => exists(path.join(workspace, 'notes.txt')));
+    const again = await cli(['approve', id, '--call', 'w1']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('approve refused: no tool call "w1" is waiting for approval; waiting: w2');
+
+    const denied = await cli(['deny', id, '--call', 'w2', '--reason', 'one file is enough']);
+    expect(denied.code).toBe(0);
+    expect(denied.stderr).toContain('denied: w2');
+
+    const finished = await run;
+    expect(finished.code).toBe(0);
+    expect(lastJsonLine(finished.stdout)).toMatchObject({ status: 'completed', answer: 'one note written' });
+    // Without a terminal to ask on, the run says how to decide from elsewhere.
+    expect(finished.stderr).toContain(`waiting for approval: write_file notes.txt; decide with: agent approve ${id} --call w1`);
+  });
+  expect(await readFile(path.join(workspace, 'notes.txt'), 'utf8')).toBe('first');
+  expect(await exists(path.join(workspace, 'other.txt'))).toBe(false);
+  expect(toolResultsSent(bed.server.requests[1])).toEqual([
+    { id: 'w1', content: 'wrote 5 bytes to notes.txt' },
+    { id: 'w2', content: 'Error: not run: denied: one file is enough' },
+  ]);
+  // Refused decisions never reached the history; the two accepted ones did, with what they decided.
+  expect(completedUpdates(await fetchEvents(bed.environment.client, id))).toEqual([
+    { name: 'approve', result: ['w1'] },
+    { name: 'deny', result: ['w2'] },
+  ]);
+});
+
+it('a call no one approves within --approval-timeout is not run, and the model is told so (Anthropic)', async () => {
+  const workspace = await makeWorkspace();
+  bed.server.enqueue(
+    anthropicReply({ toolCalls: [{ id: 'toolu_w', name: 'write_file', arguments: { path: 'late.txt', content: 'too late' } }] }),
+    anthropicReply({ text: 'nobody approved the write' }),
+  );
+  const run = await withWorker((_cli, start) =>
+    start(['run', 'write it', '--model', 'anthropic:claude-haiku-4-5', '--approve-tools', 'write_file', '--approval-timeout', '1', '--workspace', workspace, '--json']),
+  );
+  expect(run.code).toBe(0);
+  expect(lastJsonLine(run.stdout)).toMatchObject({ status: 'completed', answer: 'nobody approved the write' });
+  expect(toolResultsSent(bed.server.requests[1])).toEqual([{ id: 'toolu_w', content: 'Error: not run: no one approved it within 1 s' }]);
+  expect(await exists(path.join(workspace, 'late.txt'))).toBe(false);
+});
+
+it("a tool's own needsApproval picks the calls by their arguments; the others run meanwhile; --yes approves everything", async () => {
+  const workspace = await makeWorkspace();
+  const deployBoth = () =>
+    openaiReply({
+      toolCalls: [
+        { id: 'd1', name: 'deploy', arguments: { target: 'staging' } },
+        { id: 'd2', name: 'deploy', arguments: { target: 'production' } },
+      ],
+    });
+  bed.server.enqueue(deployBoth(), openaiReply({ content: 'deployed twice' }), deployBoth(), openaiReply({ content: 'deployed without asking' }));
+  deployed.length = 0;
+  const id = `deploy-${randomUUID()}`;
+  await withWorker(async (_cli, start) => {
+    const run = start(['run', 'deploy', '--tools', 'deploy', '--workspace', workspace, '--id', id, '--json']);
+    const waiting = await waitForApprovals(id, 1);
+    expect(waiting.pendingApprovals[0]).toMatchObject({ id: 'd2', summary: 'deploy production' });
+    await waitFor('the staging deploy, which needs no approval', () => deployed.includes('staging'));
+    expect(deployed).toEqual(['staging']);
+    // From anywhere with a Temporal client: the update the CLI sends, approving every call waiting.
+    const approved = await bed.environment.client.workflow.getHandle(id).executeUpdate(approveUpdate, { args: [{}] });
+    expect(approved).toEqual(['d2']);
+    expect((await run).code).toBe(0);
+    expect(deployed).toEqual(['staging', 'production']);
+
+    const unasked = await start(['run', 'deploy', '--tools', 'deploy', '--yes', '--workspace', workspace, '--json']);
+    expect(unasked.code).toBe(0);
+    expect(lastJsonLine(unasked.stdout)).toMatchObject({ answer: 'deployed without asking' });
+    expect(unasked.stderr).not.toContain('waiting for approval');
+  });
+  expect(deployed).toEqual(['staging', 'production', 'staging', 'production']);
+});
+
+it("a subagent's approval request surfaces at the top-level run with the agents that asked, and is decided there", async () => {
+  const workspace = await makeWorkspace();
+  const id = `editor-${randomUUID()}`;
+  scriptByAgent(bed.server, {
+    editor: [
+      anthropicReply({ toolCalls: [{ id: 'toolu_sub', name: 'writer', arguments: { task: 'write report.txt' } }] }),
+      anthropicReply({ text: 'the writer wrote the report' }),
+    ],
+    writer: [
+      openaiReply({ toolCalls: [{ id: 'call_w', name: 'write_file', arguments: { path: 'report.txt', content: 'all good' } }] }),
+      openaiReply({ content: 'report written' }),
+    ],
+  });
+  await withWorker(async (cli, start) => {
+    const run = start(['run', 'get the report written', '--agent', 'editor', '--approve-tools', 'write_file', '--workspace', workspace, '--id', id, '--json']);
+    const top = await waitForApprovals(id, 1);
+    expect(top.phase).toBe('awaiting_approval');
+    expect(top.pendingApprovals.map(({ askedAt: _askedAt, ...request }) => request)).toEqual([
+      { id: 'toolu_sub/call_w', tool: 'write_file', summary: 'write_file report.txt', agents: ['editor', 'writer'] },
+    ]);
+    // The child run, whose call it is, waits on it under its own id.
+    expect((await status(`${id}/toolu_sub`)).pendingApprovals).toMatchObject([{ id: 'call_w', agents: ['writer'] }]);
+
+    const approved = await cli(['approve', id, '--call', 'toolu_sub/call_w']);
+    expect(approved.code).toBe(0);
+    const finished = await run;
+    expect(finished.code).toBe(0);
+    expect(lastJsonLine(finished.stdout)).toMatchObject({ status: 'completed', answer: 'the writer wrote the report' });
+    expect(finished.stderr).toContain('waiting for approval: write_file report.txt (asked by editor → writer)');
+    expect((await status(id)).pendingApprovals).toEqual([]);
+  });
+  expect(await readFile(path.join(workspace, 'report.txt'), 'utf8')).toBe('all good');
+});
+
+it('a run due to continue as new while a round waits for approval does, and the next run finishes the round', async () => {
+  const workspace = await makeWorkspace({ 'seen.txt': 'x' });
+  const taskQueue = uniqueTaskQueue('approval-can');
+  const id = `approval-can-${randomUUID()}`;
+  bed.server.enqueue(
+    openaiReply({
+      toolCalls: [
+        { id: 'w1', name: 'write_file', arguments: { path: 'saved.txt', content: 'kept' } },
+        { id: 'l1', name: 'list_directory', arguments: {} },
+      ],
+    }),
+    openaiReply({ content: 'saved' }),
+  );
+  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
+  const result = await worker.runUntil(async () => {
+    const handle = await bed.environment.client.workflow.start<(input: unknown) => Promise<AgentResult>>(agentWorkflowType, {
+      taskQueue,
+      workflowId: id,
+      args: [
+        resolved({
+          prompt: 'save it',
+          model: 'openai:gpt-4o-mini',
+          tools: ['write_file', 'list_directory'],
+          workspace,
+          approval: { tools: ['write_file'] },
+          continueAsNewAfterModelCalls: 1,
+        }),
+      ],
+    });
+    // The listing finishes, the write waits: the run continues as new, and the new run waits on.
+    await waitFor('the first run to continue as new', async () => (await bed.environment.client.workflow.getHandle(id, handle.firstExecutionRunId).describe()).status.name === 'CONTINUED_AS_NEW');
+    const waiting = await waitForApprovals(id, 1);
+    expect(waiting.pendingApprovals[0]).toMatchObject({ id: 'w1', summary: 'write_file saved.txt' });
+    const approved = await runCli(['approve', id, '--call', 'w1'], { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue });
+    expect(approved.code).toBe(0);
+    return bed.environment.client.workflow.getHandle(id).result();
+  });
+  expect(result).toMatchObject({ status: 'completed', answer: 'saved' });
+  expect(await readFile(path.join(workspace, 'saved.txt'), 'utf8')).toBe('kept');
+  const [w1, l1] = toolResultsSent(bed.server.requests[1]);
+  expect(w1).toEqual({ id: 'w1', content: 'wrote 4 bytes to saved.txt' });
+  expect(l1.id).toBe('l1');
+  expect(l1.content).toContain('seen.txt');
+  expect(bed.server.requests).toHaveLength(2);
+});
+
+it('a pending approval survives the worker being killed: another worker takes the decision and runs the call', async () => {
+  const workspace = await makeWorkspace();
+  const taskQueue = uniqueTaskQueue('approval-crash');
+  bed.server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'after-crash.txt', content: 'still here' } }] }),
+    openaiReply({ content: 'written after the crash' }),
+  );
+  const startWorker = (identity: string) =>
+    spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: bed.server.providerEnv });
+  try {
+    const workerA = await startWorker('worker-a');
+    const handle = await startAgent(
+      bed.environment.client,
+      { prompt: 'write it', model: 'openai:gpt-4o-mini', tools: ['write_file'], workspace, approval: { tools: ['write_file'] } },
+      { taskQueue },
+    );
+    await waitForApprovals(handle.workflowId, 1);
+    await workerA.kill();
+    await startWorker('worker-b');
+    const approved = await runCli(['approve', handle.workflowId], { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue });
+    expect(approved.code).toBe(0);
+    expect(approved.stderr).toContain('approved: w1');
+    expect(await handle.result()).toMatchObject({ status: 'completed', answer: 'written after the crash' });
+    const scheduled = scheduledActivities(await fetchEvents(bed.environment.client, handle.workflowId));
+    expect(scheduled.filter((activity) => activity.activityType === 'write_file')).toHaveLength(1);
+  } finally {
+    await killSpawnedWorkers();
+  }
+  expect(await readFile(path.join(workspace, 'after-crash.txt'), 'utf8')).toBe('still here');
+});
