@@ -1,5 +1,6 @@
 import type { AgentRegistry } from '../agents/registry';
 import { agentStores } from '../storage/stores';
+import { untracedSpans, type AgentSpans } from '../telemetry/agent-spans';
 import { createModelActivities } from './model/call-model';
 import { createPrepareRun } from './prepare-run';
 import { toolActivity } from './tool-activity';
@@ -17,6 +18,8 @@ export interface ActivityOptions {
   transcripts?: TranscriptStore;
   /** Every workspace a run may use lies inside this directory. */
   workspaceRoot: string;
+  /** Spans around model calls and tool calls (OpenTelemetry); none by default. */
+  spans?: AgentSpans;
 }
 
 /**
@@ -25,13 +28,15 @@ export interface ActivityOptions {
  */
 export function createActivities(options: ActivityOptions) {
   const { registry } = options;
-  const toolActivities = Object.fromEntries([...registry.tools.values()].map((tool) => [tool.name, toolActivity(tool, options.workspaceRoot)]));
+  const spans = options.spans ?? untracedSpans;
+  const toolActivities = Object.fromEntries([...registry.tools.values()].map((tool) => [tool.name, toolActivity(tool, options.workspaceRoot, spans)]));
   return {
     ...toolActivities,
     ...createModelActivities({
       registry,
       env: options.env ?? process.env,
       transcripts: options.transcripts ?? agentStores().transcripts,
+      spans,
     }),
     prepareRun: createPrepareRun(registry, options.workspaceRoot),
   };

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AgentRegistry } from '../../agents/registry';
 import { ConfigurationError } from '../../core/errors';
 import { parseModelId } from '../../core/model-id';
+import { untracedSpans, type AgentSpans } from '../../telemetry/agent-spans';
 import type { TranscriptStore } from '../transcript/transcript-store';
 import { heartbeating } from '../heartbeating';
 import { classifyProviderError } from './classify-error';
@@ -17,6 +18,8 @@ export interface ModelActivityOptions {
   registry: AgentRegistry;
   env: NodeJS.ProcessEnv;
   transcripts: TranscriptStore;
+  /** Wraps each provider call in a GenAI span when tracing is on. */
+  spans?: AgentSpans;
 }
 
 /**
@@ -25,7 +28,7 @@ export interface ModelActivityOptions {
  * structured output when the agent has an outputSchema, and classifies whatever
  * the provider threw, once, for every provider.
  */
-export function createModelActivities({ registry, env, transcripts }: ModelActivityOptions) {
+export function createModelActivities({ registry, env, transcripts, spans = untracedSpans }: ModelActivityOptions) {
   async function callModel(input: ModelCallInput): Promise<ModelTurn> {
     let providerName = 'model';
     try {
@@ -41,7 +44,7 @@ export function createModelActivities({ registry, env, transcripts }: ModelActiv
         if (input.expectsOutput && !outputSchema) throw new ConfigurationError(`agent "${input.agent}" has no outputSchema on this worker`);
         return withTranscript(transcripts, input, async (request) => {
           const wantsOutput = outputSchema !== undefined && request.toolChoice === 'auto';
-          const response = await provider.call({
+          const callProvider = () => provider.call({
             model: id.model,
             messages: request.messages,
             tools: request.tools.map(registry.toolDefinition),
@@ -53,6 +56,18 @@ export function createModelActivities({ registry, env, transcripts }: ModelActiv
             signal: context.cancellationSignal,
             timeoutMs: context.info.startToCloseTimeoutMs,
           });
+          const response = await spans.modelCall(
+            {
+              provider: id.provider,
+              model: id.model,
+              agent: input.agent,
+              conversationId: context.info.workflowExecution?.workflowId,
+              maxOutputTokens: input.modelSettings?.maxOutputTokens,
+              temperature: input.modelSettings?.temperature,
+              ...(wantsOutput && { outputType: 'json' as const }),
+            },
+            callProvider,
+          );
           return wantsOutput ? { ...response, ...checkOutput(outputSchema, response) } : response;
         });
       });
