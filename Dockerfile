@@ -25,12 +25,14 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 # server docker-compose.yml runs from the same image; test/ and bench/ stay out.
 COPY tsconfig.json .swcrc ./
 COPY core ./core
+COPY agents ./agents
 COPY providers ./providers
 COPY activities ./activities
 COPY storage ./storage
 COPY tools ./tools
 COPY workflows ./workflows
 COPY worker ./worker
+COPY telemetry ./telemetry
 COPY temporal-cli ./temporal-cli
 COPY client ./client
 
