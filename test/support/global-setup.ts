@@ -10,6 +10,9 @@ import { fastDispatchArgs } from '../../temporal-cli/dev-server-options';
 import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { workflowsPath } from '../../worker/create-worker';
 
+/** A namespace besides `default` on the tests' dev server. */
+export const walkthroughNamespace = 'production-walkthrough';
+
 /**
  * Starts one real Temporal dev server and one MinIO server, makes sure the
  * OpenTelemetry Collector is built, and bundles the workflows once, for every test file.
@@ -19,7 +22,8 @@ export default async function globalSetup(): Promise<void> {
   const collector = provideCollector();
   const executable = await ensureTemporalCli((line) => console.error(line));
   const environment = await TestWorkflowEnvironment.createLocal({
-    server: { executable, ip: '127.0.0.1', extraArgs: fastDispatchArgs },
+    // A second namespace, as a deployment has its own (test/e2e/production-walkthrough.test.ts).
+    server: { executable, ip: '127.0.0.1', extraArgs: [...fastDispatchArgs, '--namespace', walkthroughNamespace] },
   });
   (globalThis as Record<string, unknown>).temporalTestEnvironment = environment;
   process.env.TEST_TEMPORAL_ADDRESS = environment.address;
