@@ -11,6 +11,7 @@ import { FakeModelServer, openaiReply } from '../support/fake-model-server';
 import { walkthroughNamespace } from '../support/global-setup';
 import { createTestBucket, filesUnder, privateDirectories, type TestBucket } from '../support/object-store';
 import { fetchRawHistory } from '../support/raw-history';
+import { s3Operation, startRecordingHttpProxy, type RecordingHttpProxy } from '../support/recording-http-proxy';
 import { uniqueTaskQueue } from '../support/temporal';
 import { startTlsGrpcProxy, type TlsGrpcProxy } from '../support/tls-grpc-proxy';
 import { waitFor } from '../support/wait-for';
@@ -24,18 +25,22 @@ import { makeWorkspace } from '../support/workspace';
 jest.setTimeout(180_000);
 const projectRoot = path.join(__dirname, '..', '..');
 const apiKey = 'walkthrough-api-key';
+const longAnswer = `The file says ALPHA-SECRET-CONTENT. ${'More about it. '.repeat(20_000)}`;
 
 let proxy: TlsGrpcProxy;
 let collector: CollectorProcess;
 let server: FakeModelServer;
 let bucket: TestBucket;
+let s3Calls: RecordingHttpProxy;
 beforeAll(async () => {
   proxy = await startTlsGrpcProxy(process.env.TEST_TEMPORAL_ADDRESS!);
   collector = await startTestCollector(path.join(await mkdtemp(path.join(os.tmpdir(), 'agent-walkthrough-')), 'spans.jsonl'));
   server = await FakeModelServer.start();
   bucket = await createTestBucket('walkthrough', 'prod/');
+  s3Calls = await startRecordingHttpProxy(process.env.TEST_S3_ENDPOINT!);
 });
 afterAll(async () => {
+  await s3Calls?.close();
   await server?.close();
   await collector?.stop();
   await proxy?.close();
@@ -52,6 +57,8 @@ it('runs a worker and the CLI on separate machines against a TLS, API-key Tempor
     TEMPORAL_TLS_SERVER_CA_CERT_PATH: proxy.caCertPath,
     TEMPORAL_TLS_SERVER_NAME: proxy.serverName,
     ...bucket.env,
+    // MinIO, through a proxy that records which S3 calls the stores make.
+    AWS_ENDPOINT_URL: s3Calls.url,
     AGENT_ENCRYPTION_KEYS: newKeyEntry('k1'),
     OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
     AGENT_TASK_QUEUE: taskQueue,
@@ -88,7 +95,8 @@ it('runs a worker and the CLI on separate machines against a TLS, API-key Tempor
     const workspace = await makeWorkspace({ 'alpha.txt': 'ALPHA-SECRET-CONTENT' });
     server.enqueue(
       openaiReply({ toolCalls: [{ id: 'call-1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
-      openaiReply({ content: 'The file says ALPHA-SECRET-CONTENT' }),
+      // Over 256 KiB: the answer goes to the bucket through the payload driver, and history keeps a claim.
+      openaiReply({ content: longAnswer }),
     );
     const run = await runCli(['run', 'What does alpha.txt say?', '--workspace', workspace, '--json'], {
       HOME: cliMachine.root,
@@ -100,7 +108,7 @@ it('runs a worker and the CLI on separate machines against a TLS, API-key Tempor
     expect(run.code).toBe(0);
     expect(run.stderr).not.toContain('running one in this process');
     const { workflowId, answer } = lastJsonLine(run.stdout);
-    expect(answer).toBe('The file says ALPHA-SECRET-CONTENT');
+    expect(answer).toBe(longAnswer);
 
     // Temporal: every call of both processes came over TLS with the API key, in the deployment's namespace.
     expect(proxy.failedHandshakes()).toBe(0);
@@ -132,8 +140,22 @@ it('runs a worker and the CLI on separate machines against a TLS, API-key Tempor
       await direct.close();
     }
 
-    // Object storage: the transcripts are in the bucket, and neither machine wrote to its local directories.
-    expect((await bucket.objects()).filter((object) => object.key.startsWith('prod/transcripts/')).length).toBeGreaterThan(0);
+    // Object storage: the answer's payload and the transcripts are in the bucket, and neither machine wrote locally.
+    const objects = await bucket.objects();
+    const payloadObjects = objects.filter((object) =>
+      object.key.startsWith(`prod/v0/ns/${walkthroughNamespace}/wt/agentWorkflow/wi/${workflowId}/`),
+    );
+    const transcriptObjects = objects.filter((object) => object.key.startsWith('prod/transcripts/'));
+    expect(payloadObjects.length).toBeGreaterThan(0);
+    expect(transcriptObjects.length).toBeGreaterThan(0);
+    // The payload objects are ciphertext; the transcripts are plain JSON (docs/production.md, "What stays in the clear").
+    for (const object of payloadObjects) expect((await bucket.read(object.key)).includes('ALPHA-SECRET-CONTENT')).toBe(false);
+    const transcriptTexts = await Promise.all(
+      transcriptObjects.map(async (object) => (await bucket.read(object.key)).toString()),
+    );
+    expect(transcriptTexts.some((text) => text.includes('ALPHA-SECRET-CONTENT'))).toBe(true);
+    // The only S3 calls the stores make: the bucket's policy needs s3:PutObject and s3:GetObject (HEAD is a read).
+    expect(new Set(s3Calls.requests.map(s3Operation))).toEqual(new Set(['PutObject', 'GetObject', 'HeadObject']));
     expect(
       [...(await filesUnder(workerMachine.root)), ...(await filesUnder(cliMachine.root))].filter(
         (file) => !file.includes('.cache'),
