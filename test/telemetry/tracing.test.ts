@@ -5,7 +5,9 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import type { CollectorProcess } from '../../otel-collector/collector-process';
+import { sendMessage } from '../../client/send-message';
 import { startAgent } from '../../client/start-agent';
+import { endSessionSignal } from '../../workflows/definitions';
 import { AgentPlugin, workflowsPath } from '../../worker/agent-plugin';
 import { collect, lastJsonLine, runCli } from '../support/cli';
 import {
@@ -166,7 +168,46 @@ it('traces an agent run from the CLI as one trace: client, workflow, activities,
   expect(new Set(exported.trace.map((span) => span.service))).toEqual(new Set(['agent-cli']));
 });
 
-it('continues the client’s trace in `npm run worker` on another process, each under its own service name', async () => {
+it('follows a subagent into its child workflow within the same trace, each model call naming its agent', async () => {
+  const workspace = await makeWorkspace();
+  server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'call-writer', name: 'writer', arguments: { task: 'write one line' } }], inputTokens: 11 }),
+    openaiReply({ content: 'One line.', inputTokens: 22 }),
+    openaiReply({ content: 'The writer wrote: One line.', inputTokens: 33 }),
+  );
+  const run = await runCli(
+    ['run', 'Have the writer write a line', '--agent', 'coordinator', '--workspace', workspace, '--json'],
+    {
+      ...server.providerEnv,
+      ...tracingEnv('agent-cli'),
+      AGENT_DEFINITIONS: path.join(projectRoot, 'test', 'fixtures', 'research-team.ts'),
+      AGENT_TASK_QUEUE: uniqueTaskQueue('tracing-subagent'),
+      AGENT_WORKFLOW_BUNDLE: tracedBundle,
+    },
+  );
+  expect(run.code).toBe(0);
+  const workflowId = String(lastJsonLine(run.stdout).workflowId);
+  const { trace } = await exportedTrace(workflowId, 12);
+
+  const runs = named(trace, 'RunWorkflow:agentWorkflow');
+  expect(runs).toHaveLength(2);
+  const parentRun = runs.find((span) => span.parentSpanId === only(trace, 'StartWorkflow:agentWorkflow').spanId)!;
+  const childRun = runs.find((span) => span !== parentRun)!;
+  const startChild = only(trace, 'StartChildWorkflow:agentWorkflow');
+  expect(startChild.parentSpanId).toBe(parentRun.spanId);
+  expect(childRun.parentSpanId).toBe(startChild.spanId);
+  const modelCalls = named(trace, 'chat gpt-4o-mini');
+  const agentOf = (tokens: number) => modelCalls.find((call) => call.attributes['gen_ai.usage.input_tokens'] === tokens)!;
+  expect(agentOf(11).attributes['gen_ai.agent.name']).toBe('coordinator');
+  expect(agentOf(22).attributes['gen_ai.agent.name']).toBe('writer');
+  expect(agentOf(33).attributes['gen_ai.agent.name']).toBe('coordinator');
+  // The writer's call is under the child run: its activity was scheduled by the child workflow.
+  const writerActivity = parentOf(trace, agentOf(22))!;
+  expect(parentOf(trace, parentOf(trace, writerActivity)!)?.spanId).toBe(childRun.spanId);
+  expect(parentOf(trace, parentOf(trace, parentOf(trace, agentOf(11))!)!)?.spanId).toBe(parentRun.spanId);
+});
+
+it('continues the client’s trace in `npm run worker` on another process, each under its own service name, and sends the last spans as it stops', async () => {
   const taskQueue = uniqueTaskQueue('tracing-worker');
   const worker = spawn(process.execPath, [tsxCli, '--conditions=source', path.join(projectRoot, 'worker', 'main.ts')], {
     env: {
@@ -180,8 +221,8 @@ it('continues the client’s trace in `npm run worker` on another process, each 
       AGENT_PAYLOAD_DIR: process.env.AGENT_PAYLOAD_DIR,
       ...server.providerEnv,
       ...tracingEnv('agent-worker'),
-      // The SDK's own variable: export batches every 200 ms instead of every 5 s.
-      OTEL_BSP_SCHEDULE_DELAY: '200',
+      // The SDK's own variable: no batch is due during this test, so the spans leave when the worker stops.
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -203,8 +244,13 @@ it('continues the client’s trace in `npm run worker` on another process, each 
     expect(run.code).toBe(0);
     expect(run.stderr).not.toContain('running one in this process');
     const workflowId = String(lastJsonLine(run.stdout).workflowId);
+    // The CLI has sent its span; the worker holds its own until a batch is due, or until it stops.
+    expect(runTrace(await readExportedSpans(collector.spansFile), workflowId).map((span) => span.name)).toEqual([
+      'StartWorkflow:agentWorkflow',
+    ]);
+    worker.kill('SIGTERM');
+    expect((await exited).code).toBe(0);
 
-    // The worker exports in batches and keeps running: wait for its spans.
     const exported = await exportedTrace(workflowId);
     expectReadFileTrace(exported, workflowId);
     expect(only(exported.trace, 'StartWorkflow:agentWorkflow').service).toBe('agent-client');
@@ -212,7 +258,7 @@ it('continues the client’s trace in `npm run worker` on another process, each 
     expect(new Set(workerSpans.map((span) => span.service))).toEqual(new Set(['agent-worker']));
   } finally {
     worker.kill('SIGTERM');
-    expect((await exited).code).toBe(0);
+    await exited;
   }
 });
 
@@ -245,6 +291,47 @@ it('traces a library worker with the AgentPlugin and a client with the plugin; r
     const exported = await exportedTrace(handle.workflowId);
     expectReadFileTrace(exported, handle.workflowId);
     expect(new Set(exported.trace.map((span) => span.service))).toEqual(new Set(['agent-library']));
+  } finally {
+    await connection.close();
+    await nativeConnection.close();
+  }
+});
+
+it('keeps a session message’s model call in the run’s trace; the message itself is a trace of the client that sent it', async () => {
+  const taskQueue = uniqueTaskQueue('tracing-session');
+  const nativeConnection = await NativeConnection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue,
+    workflowBundle: { codePath: tracedBundle },
+    plugins: [libraryPlugin],
+  });
+  const client = new Client({ connection, plugins: [libraryPlugin] });
+  try {
+    server.enqueue(openaiReply({ content: 'Hello there', inputTokens: 444 }));
+    const workspace = await makeWorkspace();
+    const handle = await worker.runUntil(async () => {
+      const started = await startAgent(
+        client,
+        { model: 'openai:gpt-4o-mini', workspace, session: { idleTimeoutSeconds: 60 } },
+        { taskQueue },
+      );
+      expect((await sendMessage(started, 'Hi')).answer).toBe('Hello there');
+      await started.signal(endSessionSignal);
+      await started.result();
+      return started;
+    });
+    await libraryPlugin.tracing!.flush();
+    const { trace, all } = await exportedTrace(handle.workflowId, 5);
+    const modelCall = only(trace, 'chat gpt-4o-mini');
+    expect(modelCall.attributes['gen_ai.usage.input_tokens']).toBe(444);
+    expect(parentOf(trace, parentOf(trace, parentOf(trace, modelCall)!)!)?.name).toBe('RunWorkflow:agentWorkflow');
+    const update = all.find(
+      (span) => span.name === 'StartWorkflowUpdate:sendMessage' && span.attributes.temporalWorkflowId === handle.workflowId,
+    )!;
+    expect(update.traceId).not.toBe(modelCall.traceId);
+    expect(all.some((span) => span.name === 'HandleUpdate:sendMessage' && span.traceId === update.traceId)).toBe(true);
   } finally {
     await connection.close();
     await nativeConnection.close();
@@ -339,6 +426,16 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT unset', () => {
       ]),
     );
   });
+});
+
+it('traces nothing with tracing: false, whatever the environment says (an app that sets up OpenTelemetry itself)', () => {
+  const plugin = new AgentPlugin({ env: tracingEnv('agent-opted-out'), tracing: false, workspaceRoot: os.tmpdir() });
+  expect(plugin.tracing).toBeUndefined();
+  const worker = plugin.configureWorker({ taskQueue: 'opted-out' });
+  expect(worker.interceptors?.activity ?? []).toHaveLength(0);
+  expect(worker.interceptors?.workflowModules ?? []).toHaveLength(0);
+  expect(worker.sinks ?? {}).toEqual({});
+  expect(plugin.configureClient({}).interceptors?.workflow ?? []).toHaveLength(0);
 });
 
 describe('bad tracing settings', () => {
