@@ -27,6 +27,7 @@ COPY tsconfig.json .swcrc ./
 COPY core ./core
 COPY agents ./agents
 COPY providers ./providers
+COPY pricing ./pricing
 COPY activities ./activities
 COPY storage ./storage
 COPY tools ./tools
@@ -42,5 +43,7 @@ RUN mkdir -p /workspace && chown node:node /workspace
 # The code stays owned by root; the worker runs as the image's unprivileged user.
 USER node
 
-# tsx passes SIGINT/SIGTERM on to the worker, which then drains and exits.
-CMD ["./node_modules/.bin/tsx", "worker/main.ts"]
+# node runs the TypeScript with tsx's loader in-process, so SIGINT/SIGTERM reach the
+# worker itself, which then drains and exits. AGENT_DEFINITIONS names a module of
+# agents, tools and providers to register (mount it into the container).
+CMD ["node", "--conditions=source", "--import", "tsx", "worker/main.ts"]

@@ -5,13 +5,14 @@ import { Context } from '@temporalio/activity';
 const heartbeatIntervalMs = 1_000;
 
 /**
- * Runs an activity's work while heartbeating every second. Once Temporal has
- * cancelled the attempt, whatever the work threw (an SDK's abort error, say) is
- * replaced by the CancelledFailure, so the attempt is recorded as cancelled, not failed.
+ * Runs an activity's work while heartbeating every second, with `details()` as
+ * the heartbeat details (a retried attempt reads the last ones). Once Temporal
+ * has cancelled the attempt, whatever the work threw (an SDK's abort error, say)
+ * is replaced by the CancelledFailure, so the attempt is recorded as cancelled, not failed.
  */
-export async function heartbeating<T>(work: (context: Context) => Promise<T>): Promise<T> {
+export async function heartbeating<T>(work: (context: Context) => Promise<T>, details: () => unknown = () => undefined): Promise<T> {
   const context = Context.current();
-  const timer = setInterval(() => context.heartbeat(), heartbeatIntervalMs);
+  const timer = setInterval(() => context.heartbeat(details()), heartbeatIntervalMs);
   try {
     return await work(context);
   } catch (error) {

@@ -1,4 +1,6 @@
 import type { AgentRegistry } from '../agents/registry';
+import type { PriceTable } from '../core/cost';
+import { loadPrices } from '../pricing/load-prices';
 import { agentStores } from '../storage/stores';
 import { untracedSpans, type AgentSpans } from '../telemetry/agent-spans';
 import { createModelActivities } from './model/call-model';
@@ -18,6 +20,8 @@ export interface ActivityOptions {
   transcripts?: TranscriptStore;
   /** Every workspace a run may use lies inside this directory. */
   workspaceRoot: string;
+  /** Model prices (default: pricing/default-prices.json and AGENT_PRICES). */
+  prices?: PriceTable;
   /** Spans around model calls and tool calls (OpenTelemetry); none by default. */
   spans?: AgentSpans;
 }
@@ -28,6 +32,7 @@ export interface ActivityOptions {
  */
 export function createActivities(options: ActivityOptions) {
   const { registry } = options;
+  const prices = options.prices ?? loadPrices();
   const spans = options.spans ?? untracedSpans;
   const toolActivities = Object.fromEntries([...registry.tools.values()].map((tool) => [tool.name, toolActivity(tool, options.workspaceRoot, spans)]));
   return {
@@ -36,9 +41,10 @@ export function createActivities(options: ActivityOptions) {
       registry,
       env: options.env ?? process.env,
       transcripts: options.transcripts ?? agentStores().transcripts,
+      prices,
       spans,
     }),
-    prepareRun: createPrepareRun(registry, options.workspaceRoot),
+    prepareRun: createPrepareRun(registry, options.workspaceRoot, prices),
   };
 }
 

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { AgentRegistry } from '../agents/registry';
 import type { AgentSpec } from '../core/agent-spec';
 import { ConfigurationError, failureTypes } from '../core/errors';
+import { priceOf, type ModelPrice, type PriceTable } from '../core/cost';
 import { parseModelId } from '../core/model-id';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import { assertInsideRoot, assertWorkspaceDirectory } from '../tools/workspace';
@@ -11,6 +12,8 @@ export interface PrepareRunInput {
   /** The run's own settings that override the agent's (the CLI's --model, --system, --tools, --max-iterations). */
   overrides: { model?: string; systemPrompt?: string; tools?: string[]; maxIterations?: number; maxOutputTokens?: number };
   workspace: string;
+  /** The run has a cost budget: every model it may use must have a price. */
+  budgeted?: boolean;
 }
 
 export interface RunSetup {
@@ -18,6 +21,8 @@ export interface RunSetup {
   agents: Record<string, AgentSpec>;
   /** Activity settings per tool of those agents, recorded once in history so the workflow can schedule each tool its own way. */
   tools: Record<string, ToolActivitySettings>;
+  /** The prices of those agents' models, those the worker knows: the cost budget prices the next call's worst case with them. */
+  prices: Record<string, ModelPrice>;
 }
 
 /**
@@ -28,7 +33,7 @@ export interface RunSetup {
  * if the worker is redeployed with other definitions. Mistakes here are
  * configuration errors and fail the run loudly instead of confusing the model.
  */
-export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string) {
+export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string, prices: PriceTable) {
   return async function prepareRun(input: PrepareRunInput): Promise<RunSetup> {
     try {
       const agents = registry.reachable(input.agent);
@@ -45,7 +50,19 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string)
       await assertWorkspaceDirectory(input.workspace);
       await assertInsideRoot(workspaceRoot, input.workspace);
       const toolNames = new Set(Object.values(agents).flatMap((agent) => agent.tools));
-      return { agents, tools: Object.fromEntries([...toolNames].map((name) => [name, registry.tools.get(name)!.activity])) };
+      const models = [...new Set(Object.values(agents).map((agent) => agent.model))];
+      const unpriced = models.filter((model) => !priceOf(prices, model));
+      if ((input.budgeted || entry.maxCostUsd !== undefined) && unpriced.length > 0) {
+        throw new ConfigurationError(
+          `a cost budget needs the price of every model the run may use, and this worker has none for ${unpriced.join(', ')}; ` +
+            'add it to the price table (AGENT_PRICES=./prices.json) or run without a cost budget',
+        );
+      }
+      return {
+        agents,
+        tools: Object.fromEntries([...toolNames].map((name) => [name, registry.tools.get(name)!.activity])),
+        prices: Object.fromEntries(models.flatMap((model) => (priceOf(prices, model) ? [[model, priceOf(prices, model)!]] : []))),
+      };
     } catch (error) {
       throw ApplicationFailure.create({ type: failureTypes.configuration, nonRetryable: true, message: (error as Error).message });
     }

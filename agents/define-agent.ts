@@ -24,6 +24,8 @@ export interface Agent {
   subagents: Array<Agent | string>;
   handoffs: Array<Agent | string>;
   maxIterations: number;
+  /** A cost budget in US dollars for runs this agent starts (a run's own --max-cost-usd wins). */
+  maxCostUsd?: number;
   /** When set, the final answer must be JSON matching it; the result carries it parsed as `output`. */
   outputSchema?: z.ZodType;
   modelSettings: ModelSettings;
@@ -38,6 +40,7 @@ export interface AgentDefinition {
   subagents?: Array<Agent | string>;
   handoffs?: Array<Agent | string>;
   maxIterations?: number;
+  maxCostUsd?: number;
   outputSchema?: z.ZodType;
   modelSettings?: ModelSettings;
 }
@@ -60,6 +63,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
   }
   const maxIterations = definition.maxIterations ?? defaultAgentMaxIterations;
   if (!Number.isInteger(maxIterations) || maxIterations < 1) throw problem('maxIterations must be a positive whole number');
+  if (definition.maxCostUsd !== undefined && !(definition.maxCostUsd > 0)) throw problem('maxCostUsd must be more than 0');
   const temperature = definition.modelSettings?.temperature;
   if (temperature !== undefined && !(temperature >= 0 && temperature <= 2)) throw problem('modelSettings.temperature must be between 0 and 2');
   const maxOutputTokens = definition.modelSettings?.maxOutputTokens;
@@ -86,6 +90,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
     subagents,
     handoffs,
     maxIterations,
+    ...(definition.maxCostUsd !== undefined && { maxCostUsd: definition.maxCostUsd }),
     ...(definition.outputSchema && { outputSchema: definition.outputSchema }),
     modelSettings: definition.modelSettings ?? {},
   };

@@ -56,6 +56,7 @@ export class AgentRegistry {
       subagents: agent.subagents.map(nameOf),
       handoffs: agent.handoffs.map(nameOf),
       maxIterations: agent.maxIterations,
+      ...(agent.maxCostUsd !== undefined && { maxCostUsd: agent.maxCostUsd }),
       modelSettings: agent.modelSettings,
       ...(agent.outputSchema && { outputSchema: outputJsonSchema(agent) }),
     };

@@ -1,6 +1,7 @@
 // `npm run agent -- <command>`: start agents and inspect their runs. See client/usage.ts.
 import { agentsCommand } from './commands/agents';
 import { cancelCommand } from './commands/cancel';
+import { forkCommand } from './commands/fork';
 import { codecServerCommand } from './commands/codec-server';
 import { historyCommand } from './commands/history';
 import { consoleOutput, failureMessage, type Output } from './commands/output';
@@ -13,6 +14,7 @@ import { usage, UsageError } from './usage';
 const commands: Record<string, (argv: string[], output: Output) => Promise<number>> = {
   run: runCommand,
   agents: agentsCommand,
+  fork: forkCommand,
   show: showCommand,
   history: historyCommand,
   cancel: cancelCommand,

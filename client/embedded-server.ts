@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { fastDispatchArgs } from '../temporal-cli/dev-server-options';
+import { devServerArgs } from '../temporal-cli/dev-server-options';
 import { ensureTemporalCli } from '../temporal-cli/find-cli';
 
 export const embeddedAddress = '127.0.0.1:7233';
@@ -43,7 +43,7 @@ export async function startEmbeddedServer(log: (line: string) => void): Promise<
         ui: true,
         uiPort: 8233,
         dbFilename,
-        extraArgs: ['--log-level', 'error', ...fastDispatchArgs],
+        extraArgs: ['--log-level', 'error', ...devServerArgs],
       },
     });
     return { address: environment.address, stop: () => environment.teardown() };
@@ -63,7 +63,7 @@ export async function startEmbeddedServer(log: (line: string) => void): Promise<
       dbFilename,
       '--log-level',
       'error',
-      ...fastDispatchArgs,
+      ...devServerArgs,
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

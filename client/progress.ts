@@ -1,5 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ProgressEvent } from '../core/result';
+import { describeUsage } from './usage-text';
 import { progressQuery } from '../workflows/definitions';
 
 const pollIntervalMs = 400;
@@ -9,7 +10,7 @@ export function describeEvent(event: ProgressEvent): string {
   switch (event.kind) {
     case 'model_turn': {
       const asked = event.toolCalls.length ? `asked for ${event.toolCalls.join(', ')}` : 'answered';
-      return `turn ${event.turn} · ${event.model} ${asked} (${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens)`;
+      return `turn ${event.turn} · ${event.model} ${asked} (${describeUsage(event.usage)})`;
     }
     case 'tool_done':
       return `  ${event.isError ? '✗' : '✓'} ${event.summary}`;

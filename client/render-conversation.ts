@@ -1,8 +1,8 @@
 import type { Message } from '../core/messages';
 
-/** The conversation as a person reads it, one block per message. */
+/** The conversation as a person reads it, one block per message, numbered from 1 (the numbers `agent fork --at` takes). */
 export function renderConversation(messages: Message[]): string {
-  return messages.map(renderMessage).join('\n\n');
+  return messages.map((message, index) => `#${index + 1} ${renderMessage(message)}`).join('\n\n');
 }
 
 function renderMessage(message: Message): string {

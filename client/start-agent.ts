@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { AgentRegistry } from '../agents/registry';
 import type { ResolvedAgentInput } from '../core/input';
 import { parseModelId } from '../core/model-id';
@@ -64,15 +65,16 @@ export function newWorkflowId(now = new Date()): string {
 export async function startAgent(
   client: Client,
   input: AgentInput,
-  options: { taskQueue: string; workflowId?: string },
+  options: { taskQueue: string; workflowId?: string; staticSummary?: string; searchAttributes?: SearchAttributePair[] },
 ): Promise<AgentHandle> {
   const resolved = resolveOrThrow(input);
   return client.workflow.start<AgentWorkflow>(agentWorkflowType, {
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? newWorkflowId(),
     args: [resolved],
-    staticSummary: clip(resolved.prompt ?? (resolved.session ? 'chat session' : 'agent run'), 200),
+    staticSummary: clip(options.staticSummary ?? resolved.prompt ?? (resolved.session ? 'chat session' : 'agent run'), 200),
     staticDetails: staticDetails(resolved),
+    ...(options.searchAttributes && { typedSearchAttributes: options.searchAttributes }),
   });
 }
 
@@ -84,6 +86,8 @@ function staticDetails(input: ResolvedAgentInput): string {
     input.tools && `**tools** ${input.tools.length ? input.tools.map((tool) => `\`${tool}\``).join(', ') : 'none'}`,
     `**workspace** \`${input.workspace}\``,
     input.maxIterations !== undefined && `**max iterations** ${input.maxIterations}`,
+    input.forkedFrom &&
+      `**forked from** \`${input.forkedFrom.workflowId}\` (run \`${input.forkedFrom.runId}\`) at message ${input.forkedFrom.messageIndex}`,
   ]
     .filter(Boolean)
     .join('\n\n');

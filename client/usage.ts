@@ -9,6 +9,7 @@ Commands:
       --max-session-tokens N   end the run cleanly once input + output tokens exceed N
       --max-context-tokens N   summarise older turns once a model call's input exceeds N tokens
       --keep-recent-turns N    turns kept verbatim when summarising (default: 4)
+      --max-cost-usd X         stop cleanly (status cost_budget) before a model call could take the spend past $X
       --tools a,b              tools to enable (default: the agent's; without --agent, all built-in tools)
       --system TEXT            system prompt
       --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)
@@ -18,8 +19,10 @@ Commands:
       (the run options above, and) --idle-timeout SECONDS (default: 3600)
   send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]
   end <workflow-id>      end a session once the messages sent are answered           [--json]
-  show <workflow-id>     print the conversation            [--json]
+  show <workflow-id>     print the conversation, its messages numbered for fork --at   [--json]
   agents                 list the registered agents with their tools, subagents and handoffs   [--json]
+  fork <workflow-id>     a new run from a run's conversation, up to message N; the source is never changed
+      --at N  --id NEW_ID  --model provider:model  --agent NAME  --prompt "…"  --json
   history <workflow-id>  save the event history as JSON   --out FILE
   cancel <workflow-id>   cancel a run; its conversation stays queryable
   codec-server           decrypt payloads for the Web UI and the temporal CLI (needs AGENT_ENCRYPTION_KEYS)
@@ -30,7 +33,7 @@ Commands:
       --auth-token TOKEN       require Authorization: Bearer TOKEN (default: $AGENT_CODEC_AUTH_TOKEN)
 
 Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended without a full answer
-(max_iterations, truncated, refused, empty, token_budget).`;
+(max_iterations, truncated, refused, empty, token_budget, cost_budget, invalid_output).`;
 
 /** A mistake in how the CLI was called: exit code 2 with the usage text. */
 export class UsageError extends Error {}

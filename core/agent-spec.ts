@@ -25,6 +25,8 @@ export const agentSpecSchema = z.object({
   /** Agent names: each is offered as a tool `transfer_to_<name>`; a call hands the conversation over. */
   handoffs: z.array(z.string()),
   maxIterations: z.number().int().min(1),
+  /** The agent's cost budget in US dollars, when it starts a run (a run's own maxCostUsd wins). */
+  maxCostUsd: z.number().positive().optional(),
   modelSettings: modelSettingsSchema,
   /** The JSON Schema the final answer must match (from the agent's zod outputSchema), if any. */
   outputSchema: z.record(z.string(), z.unknown()).optional(),

@@ -10,11 +10,16 @@ import { maxPromptChars } from './limits';
  * Defaults are applied once, on the client, by resolveAgentInput (./resolve-input.ts).
  */
 
-const usageSchema = z.object({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0) });
+const usageSchema = z.object({
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+  costUsd: z.number().min(0).optional(),
+  unpricedCalls: z.number().int().min(0).optional(),
+});
 
 const turnReplySchema = z.object({
   answer: z.string(),
-  status: z.enum(['completed', 'max_iterations', 'truncated', 'refused', 'empty', 'token_budget', 'invalid_output']),
+  status: z.enum(['completed', 'max_iterations', 'truncated', 'refused', 'empty', 'token_budget', 'cost_budget', 'invalid_output']),
   iterations: z.number().int().min(0),
   usage: usageSchema,
   agent: z.string(),
@@ -63,6 +68,8 @@ export const carriedStateSchema = z.object({
     .optional(),
   lastAnswer: z.string(),
   lastOutput: z.unknown().optional(),
+  /** The last model call's tokens: the cost budget estimates the next call's input from them. */
+  lastCall: z.object({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0), length: z.number().int().min(0) }).optional(),
   /** The agent that has the conversation (a handoff may have changed it). */
   agent: z.string(),
   inbox: carriedInboxSchema.optional(),
@@ -110,6 +117,11 @@ export const resolvedInputObject = z.object({
   session: z.object({ idleTimeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600) }).optional(),
   /** End the run cleanly (status token_budget) once input plus output tokens exceed this. */
   maxSessionTokens: z.number().int().min(1).optional(),
+  /**
+   * End the run cleanly (status cost_budget) before a model call whose worst case (the input so far plus the
+   * maximum output, priced) would take the spend past this many US dollars. Overrides the agent's own maxCostUsd.
+   */
+  maxCostUsd: z.number().positive('maxCostUsd must be more than 0').optional(),
   /** Continue as new after this many model calls in one run (Temporal's own suggestion also triggers it). */
   continueAsNewAfterModelCalls: z.number().int().min(1).optional(),
   context: contextSettingsSchema,
@@ -117,6 +129,8 @@ export const resolvedInputObject = z.object({
   maxSubagentDepth: z.number().int().min(0).max(10),
   /** Handoffs allowed in one turn: a conversation cannot bounce between agents forever. */
   maxHandoffs: z.number().int().min(0).max(100),
+  /** Set when this run is a fork: the conversation it started from (client/fork-agent.ts). */
+  forkedFrom: z.object({ workflowId: z.string(), runId: z.string(), messageIndex: z.number().int().min(0) }).optional(),
   /** Set when a parent run started this one as a subagent. */
   subagent: z.object({ depth: z.number().int().min(1), parentWorkflowId: z.string() }).optional(),
   carried: carriedStateSchema.optional(),

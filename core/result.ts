@@ -8,11 +8,12 @@ import type { Usage } from './messages';
  * - refused: the provider's content filter or the model's refusal stopped the answer.
  * - empty: the model replied with neither text nor tool calls twice in a row (the first time it is asked again).
  * - token_budget: the run's tokens exceeded maxSessionTokens.
+ * - cost_budget: the next model call's worst case would have taken the spend past maxCostUsd; the run stopped before it.
  * - invalid_output: the agent has an outputSchema and its final answer still did not match it after being told what was wrong.
  * - ended: a session was ended by `agent end` (the endSession signal).
  * - idle_timeout: a session received no message within its idle timeout.
  */
-export type TurnStatus = 'completed' | 'max_iterations' | 'truncated' | 'refused' | 'empty' | 'token_budget' | 'invalid_output';
+export type TurnStatus = 'completed' | 'max_iterations' | 'truncated' | 'refused' | 'empty' | 'token_budget' | 'cost_budget' | 'invalid_output';
 export type AgentStatus = TurnStatus | 'ended' | 'idle_timeout';
 
 export interface AgentResult {

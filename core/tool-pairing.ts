@@ -54,3 +54,18 @@ export function notRunResults(calls: ToolCall[], reason: string): ToolResultMess
     isError: true,
   }));
 }
+
+/**
+ * The points a conversation can be cut at and still keep the invariant: each
+ * number N means "the first N messages", and none leaves a tool round open.
+ */
+export function pairedCutPoints(messages: Message[]): number[] {
+  const points: number[] = [];
+  let open = 0;
+  messages.forEach((message, index) => {
+    if (message.role === 'tool') open = Math.max(0, open - 1);
+    else if (message.role === 'assistant') open = message.toolCalls.length;
+    if (open === 0) points.push(index + 1);
+  });
+  return points;
+}

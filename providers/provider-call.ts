@@ -1,4 +1,4 @@
-import type { Message, ModelResponse } from '../core/messages';
+import type { Message, ModelResponse, Usage } from '../core/messages';
 
 /**
  * Whether the model may call the offered tools. `none` is for calls that must
@@ -35,6 +35,12 @@ export interface ProviderCall extends ProviderRequest {
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   timeoutMs: number;
+  /**
+   * Report the tokens of a response as soon as it arrives, before converting it:
+   * a response that then fails (no choices, say, and the call is retried) was
+   * still paid for, and the cost budget counts every attempt.
+   */
+  onUsage?(usage: Usage): void;
 }
 
 /**

@@ -19,4 +19,8 @@ export const liftedDispatchArgs = ['--dynamic-config-value', 'history.transferPr
  */
 export const eagerActivityArgs = ['--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
 
-export const fastDispatchArgs = [...liftedDispatchArgs, ...eagerActivityArgs];
+/** The search attribute a fork records its origin in (`agent fork`), so the Web UI can list a run's forks. */
+export const forkSearchAttributeArgs = ['--search-attribute', 'AgentForkedFrom=Keyword'];
+
+/** Everything a dev server of this project starts with. */
+export const devServerArgs = [...liftedDispatchArgs, ...eagerActivityArgs, ...forkSearchAttributeArgs];

@@ -5,6 +5,8 @@ import type { BundleOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '
 import { createActivities } from '../activities';
 import type { TranscriptStore } from '../activities/transcript/transcript-store';
 import { createAgentRegistry, type AgentRegistry, type Definitions } from '../agents/registry';
+import type { PriceTable } from '../core/cost';
+import { loadPrices } from '../pricing/load-prices';
 import { agentDataConverter } from '../storage/data-converter';
 import { untracedSpans } from '../telemetry/agent-spans';
 import { startTracing, type Tracing } from '../telemetry/tracing';
@@ -21,6 +23,8 @@ export interface AgentPluginOptions extends Definitions {
   /** Every workspace a run may name lies inside it (default: AGENT_WORKSPACE_ROOT, else the working directory). */
   workspaceRoot?: string;
   transcripts?: TranscriptStore;
+  /** Model prices for costs and cost budgets (default: pricing/default-prices.json, then AGENT_PRICES). */
+  prices?: PriceTable;
   /**
    * The data converter for workers and clients the plugin configures. By default a worker keeps its own, if it
    * has one (it must then handle large payloads like agentDataConverter()), and otherwise gets agentDataConverter().
@@ -63,6 +67,7 @@ export class AgentPlugin extends SimplePlugin {
         env,
         workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
         transcripts: options.transcripts,
+        prices: options.prices ?? loadPrices(env),
         spans: tracing?.spans ?? untracedSpans,
       }),
       dataConverter: options.dataConverter ?? ((existing?: DataConverter) => existing ?? agentDataConverter()),

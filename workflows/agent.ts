@@ -17,7 +17,7 @@ import { maxPromptChars } from '../core/limits';
 import { zeroUsage, type Usage } from '../core/messages';
 import type { AgentResult, AgentStatus, AgentStatusSnapshot, TurnReply } from '../core/result';
 import type { CoreActivities, RunSetup } from '../activities';
-import { awaitReplyUpdate, endSessionSignal, messagesQuery, progressQuery, sendMessageUpdate, statusQuery } from './definitions';
+import { awaitReplyUpdate, endSessionSignal, messagesQuery, progressQuery, sendMessageUpdate, settingsQuery, statusQuery } from './definitions';
 import { Inbox } from './inbox';
 import { runFailure } from './model-call';
 import { carry, checkpoint, describeStatus, initialState, rollBack, type TurnInProgress } from './state';
@@ -53,6 +53,10 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
   let endRequested = input.carried?.endRequested ?? false;
 
   setHandler(messagesQuery, (options) => state.messages.slice(options?.from ?? 0));
+  setHandler(settingsQuery, () => {
+    const { prompt: _prompt, messages: _messages, carried: _carried, ...settings } = input;
+    return { input: settings, agent: state.agent };
+  });
   const snapshot = (): AgentStatusSnapshot => ({ ...status, queuedMessages: inbox.waiting.length });
   setHandler(statusQuery, snapshot);
   setHandler(progressQuery, (from) => state.progress.slice(Math.max(0, (from ?? 0) - state.progressOffset)));
@@ -97,10 +101,9 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
   const finish = async (outcome: AgentStatus): Promise<AgentResult> => {
     inbox.close(`the session has ended (${outcome})`);
     // Only a spent budget ends a session with messages still waiting: they get that answer.
-    const unanswered: TurnReply = { answer: '', status: 'token_budget', iterations: 0, usage: zeroUsage, agent: state.agent };
     inbox.settleAllWaiting(() =>
-      outcome === 'token_budget'
-        ? { reply: unanswered }
+      outcome === 'token_budget' || outcome === 'cost_budget'
+        ? { reply: { answer: '', status: outcome, iterations: 0, usage: zeroUsage, agent: state.agent } }
         : { refusal: { message: `the session ended (${outcome}) before this message was answered`, type: failureTypes.messageNotAnswered } },
     );
     status.phase = 'finished';
@@ -123,6 +126,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
       agent: input.agent,
       overrides: { model, systemPrompt, tools, maxIterations, maxOutputTokens },
       workspace: input.workspace,
+      budgeted: input.maxCostUsd !== undefined,
     }).catch((error: unknown) => {
       throw runFailure(error);
     });
@@ -158,7 +162,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
       const start = resumed ?? { ...freshTurn(), checkpoint: { ...checkpoint(state), length: state.messages.length - 1 } };
       const reply = await answer(start, resumed ? inbox.current : undefined);
       if (!input.session) return finish(reply!.status);
-      if (reply?.status === 'token_budget') return finish('token_budget');
+      if (reply && spendsTheBudget(reply)) return finish(reply.status);
     }
 
     for (;;) {
@@ -174,7 +178,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
       if (!next) return finish(woke ? 'ended' : 'idle_timeout');
       state.messages.push({ role: 'user', content: next.content });
       const reply = await answer(start, next.ticket);
-      if (reply?.status === 'token_budget') return finish('token_budget');
+      if (reply && spendsTheBudget(reply)) return finish(reply.status);
     }
   };
 
@@ -191,6 +195,11 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
     throw withSpend(error, status.usage);
   }
+}
+
+/** A budget spent ends the session: no later message could be answered within it. */
+function spendsTheBudget(reply: TurnReply): reply is TurnReply & { status: 'token_budget' | 'cost_budget' } {
+  return reply.status === 'token_budget' || reply.status === 'cost_budget';
 }
 
 function validateMessage(input: ResolvedAgentInput, content: unknown, inbox: Inbox, ending: boolean): void {

@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ResolvedAgentInput } from '../core/input';
 import type { Message } from '../core/messages';
 import type { AgentStatusSnapshot, MessageReply, ProgressEvent } from '../core/result';
 
@@ -15,6 +16,13 @@ export const statusQuery = defineQuery<AgentStatusSnapshot>('status');
 export const progressQuery = defineQuery<ProgressEvent[], [number?]>('progress');
 
 export const agentWorkflowType = 'agentWorkflow';
+
+/** What a run was started with (its settings, without the conversation), and the agent that has the conversation now: what a fork copies. */
+export interface RunSettings {
+  input: Omit<ResolvedAgentInput, 'prompt' | 'messages' | 'carried'>;
+  agent: string;
+}
+export const settingsQuery = defineQuery<RunSettings>('settings');
 
 /**
  * A session's next user message; returns the assistant's reply to it. Messages

@@ -1,5 +1,6 @@
 import type { CarriedInbox, CarriedState, ResolvedAgentInput } from '../core/input';
 import { zeroUsage, type Message, type Usage } from '../core/messages';
+import { describeCost } from '../core/cost';
 import { defaultAgentName } from '../core/limits';
 import type { AgentStatusSnapshot, ProgressEvent } from '../core/result';
 
@@ -37,6 +38,8 @@ export interface AgentState {
   agent: string;
   /** Model calls in this run, for the continue-as-new bound. */
   modelCallsThisRun: number;
+  /** The last model call's tokens and the conversation's length after it: the cost budget estimates the next call's input from them. */
+  lastCall?: { inputTokens: number; outputTokens: number; length: number };
 }
 
 export function initialState(input: ResolvedAgentInput): AgentState {
@@ -60,6 +63,7 @@ export function initialState(input: ResolvedAgentInput): AgentState {
     },
     lastAnswer: carried?.lastAnswer ?? '',
     lastOutput: carried?.lastOutput,
+    lastCall: carried?.lastCall,
     agent: carried?.agent ?? input.agent,
     modelCallsThisRun: 0,
   };
@@ -90,6 +94,7 @@ export function carry(
     progressOffset: state.progressOffset + state.progress.length,
     lastAnswer: state.lastAnswer,
     lastOutput: state.lastOutput,
+    lastCall: state.lastCall,
     agent: state.agent,
     ...extra,
   };
@@ -106,9 +111,10 @@ export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSna
   const agent = status.agent === defaultAgentName ? '' : ` · agent \`${status.agent}\``;
   const lines = [
     `**${status.phase.replace(/_/g, ' ')}** · iteration ${status.iteration} of ${status.maxIterations}${agent} · model \`${model}\``,
-    `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out`,
+    `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out${status.usage.costUsd !== undefined || status.usage.unpricedCalls ? ` · spent ${describeCost(status.usage)}` : ''}`,
   ];
   if (input.session) lines.push(`session: ${status.turns} message(s) answered, ${status.queuedMessages} queued`);
+  if (input.forkedFrom) lines.push(`forked from \`${input.forkedFrom.workflowId}\` at message ${input.forkedFrom.messageIndex}`);
   if (status.toolCallsInFlight.length > 0) lines.push(`tools running: ${status.toolCallsInFlight.join(', ')}`);
   return lines.join('\n\n');
 }

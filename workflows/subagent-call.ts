@@ -21,7 +21,7 @@ export interface SubagentOutcome {
  */
 export async function runSubagent(
   input: ResolvedAgentInput,
-  request: { callId: string; agent: string; task: string; tokensLeft?: number },
+  request: { callId: string; agent: string; task: string; tokensLeft?: number; dollarsLeft?: number },
 ): Promise<SubagentOutcome> {
   const parent = workflowInfo().workflowId;
   const child: ResolvedAgentInput = {
@@ -34,6 +34,8 @@ export async function runSubagent(
     maxSubagentDepth: input.maxSubagentDepth,
     maxHandoffs: input.maxHandoffs,
     ...(request.tokensLeft !== undefined && { maxSessionTokens: Math.max(1, request.tokensLeft) }),
+    // What is left of the parent's cost budget is the child's: the child spends from the parent's money.
+    ...(request.dollarsLeft !== undefined && { maxCostUsd: Math.max(Number.MIN_VALUE, request.dollarsLeft) }),
     subagent: { depth: (input.subagent?.depth ?? 0) + 1, parentWorkflowId: parent },
   };
   try {

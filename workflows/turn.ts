@@ -3,6 +3,7 @@ import { offeredToolNames, type AgentSpec } from '../core/agent-spec';
 import { summaryCutIndex } from '../core/context-view';
 import type { ResolvedAgentInput } from '../core/input';
 import { addUsage, type ModelResponse, type ToolResultMessage } from '../core/messages';
+import { costBudgetOf, spendCheck, withBoundedOutput } from './cost-budget';
 import type { TurnReply, TurnStatus } from '../core/result';
 import { notRunResults } from '../core/tool-pairing';
 import type { ModelTurn, RunSetup } from '../activities';
@@ -67,19 +68,23 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
   status.maxIterations = agent().maxIterations;
   let previousWasEmpty = false;
 
+  const budget = costBudgetOf(input, setup);
   const modelTurn = async (toolChoice: ToolChoice): Promise<ModelTurn> => {
     status.phase = 'calling_model';
     context.showDetails();
     const current = agent();
     const response = await callModel(input, state, {
       label: modelCallSummary(current, status.iteration),
-      agent: current,
+      agent: budget === undefined ? current : withBoundedOutput(current),
       tools: offeredToolNames(current, { subagents: maySpawn }),
       toolChoice,
     });
     record(state, response, current.model);
     return response;
   };
+  // Before each model call: would its worst case take the spend past the budget? Then the turn stops here.
+  const budgetSpent = (): boolean => budget !== undefined && !spendCheck(state, setup.prices[agent().model], agent(), budget).affordable;
+  const lastAnswerOfTurn = () => [...state.messages.slice(start.checkpoint.length)].reverse().find((message) => message.role === 'assistant')?.content ?? '';
   const finish = (answer: string, outcome: TurnStatus, output?: unknown): TurnReply => {
     state.lastAnswer = answer;
     state.lastOutput = output;
@@ -89,6 +94,7 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
 
   while (turn.agentIterations < agent().maxIterations) {
     await context.maybeContinueAsNew({ ...turn, usage: status.turnUsage });
+    if (budgetSpent()) return finish(lastAnswerOfTurn(), 'cost_budget');
     turn.iteration++;
     turn.agentIterations++;
     status.iteration++;
@@ -116,7 +122,7 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
         state.messages.push({ role: 'user', content: emptyReplyPrompt });
         break;
       case 'run_tools': {
-        const handoff = await runTools(context, response, turn.handoffs, maySpawn);
+        const handoff = await runTools(context, response, turn.handoffs, maySpawn, budget);
         if (handoff) {
           state.progress.push({ kind: 'handoff', turn: status.iteration, from: state.agent, to: handoff });
           state.agent = status.agent = handoff;
@@ -139,6 +145,7 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
   }
 
   // The limit was reached while the model still wanted tools: one last call that may not use them summarises the turn.
+  if (budgetSpent()) return finish(lastAnswerOfTurn(), 'cost_budget');
   state.messages.push({ role: 'user', content: reflectionPrompt });
   const reflection = await modelTurn('none');
   state.messages.push(...notRunResults(reflection.message.toolCalls, 'the iteration limit was reached'));
@@ -150,6 +157,7 @@ function record(state: AgentState, response: ModelTurn, model: string): void {
   status.usage = addUsage(status.usage, response.usage);
   status.turnUsage = addUsage(status.turnUsage, response.usage);
   state.messages.push(response.message);
+  state.lastCall = { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, length: state.messages.length };
   // The stored transcript now covers every message including this response; without one, the next call goes inline.
   state.transcript = response.transcript ?? { length: 0 };
   state.progress.push({
@@ -173,7 +181,13 @@ function overBudget(input: ResolvedAgentInput, state: AgentState): boolean {
  * results before the cancellation goes on, so even a cancelled run's
  * conversation can be continued or forked.
  */
-async function runTools(context: TurnContext, response: ModelResponse, handoffsSoFar: number, maySpawn: boolean): Promise<string | undefined> {
+async function runTools(
+  context: TurnContext,
+  response: ModelResponse,
+  handoffsSoFar: number,
+  maySpawn: boolean,
+  budget: number | undefined,
+): Promise<string | undefined> {
   const { input, state, setup } = context;
   const status = state.status;
   const calls = response.message.toolCalls;
@@ -192,7 +206,8 @@ async function runTools(context: TurnContext, response: ModelResponse, handoffsS
         runSubagent: (request) => {
           const { usage } = status;
           const tokensLeft = input.maxSessionTokens !== undefined ? input.maxSessionTokens - usage.inputTokens - usage.outputTokens : undefined;
-          return runSubagent(input, { ...request, tokensLeft });
+          const dollarsLeft = budget !== undefined ? budget - (usage.costUsd ?? 0) : undefined;
+          return runSubagent(input, { ...request, tokensLeft, dollarsLeft });
         },
       }),
       onStart: (summary) => {

@@ -1,7 +1,9 @@
 import { CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { AgentRegistry } from '../../agents/registry';
+import { priceOf, priced, type PriceTable } from '../../core/cost';
 import { ConfigurationError } from '../../core/errors';
+import { addUsage, zeroUsage, type Usage } from '../../core/messages';
 import { parseModelId } from '../../core/model-id';
 import { untracedSpans, type AgentSpans } from '../../telemetry/agent-spans';
 import type { TranscriptStore } from '../transcript/transcript-store';
@@ -18,59 +20,81 @@ export interface ModelActivityOptions {
   registry: AgentRegistry;
   env: NodeJS.ProcessEnv;
   transcripts: TranscriptStore;
+  /** What each model's tokens cost (pricing/): every call's usage carries its cost. */
+  prices: PriceTable;
   /** Wraps each provider call in a GenAI span when tracing is on. */
   spans?: AgentSpans;
+}
+
+/** What a model call has cost so far, every attempt of it included: kept in its heartbeat details. */
+interface AttemptSpend {
+  spent: Usage;
 }
 
 /**
  * The model activity: finds the provider a call names among the registered
  * ones, rebuilds the conversation from the transcript store, asks for and checks
- * structured output when the agent has an outputSchema, and classifies whatever
- * the provider threw, once, for every provider.
+ * structured output when the agent has an outputSchema, prices the tokens, and
+ * classifies whatever the provider threw, once, for every provider. A response
+ * is paid for even when its attempt then fails: its tokens go into the
+ * heartbeat details, and the attempt that succeeds reports them too.
  */
-export function createModelActivities({ registry, env, transcripts, spans = untracedSpans }: ModelActivityOptions) {
+export function createModelActivities({ registry, env, transcripts, prices, spans = untracedSpans }: ModelActivityOptions) {
   async function callModel(input: ModelCallInput): Promise<ModelTurn> {
     let providerName = 'model';
+    let spent: Usage = zeroUsage;
     try {
-      return await heartbeating(async (context) => {
-        const id = parseModelId(input.model);
-        providerName = id.provider;
-        const provider = registry.providers.get(id.provider);
-        if (!provider) {
-          throw new ConfigurationError(`unknown provider "${id.provider}"; this worker has: ${[...registry.providers.keys()].join(', ')}`);
-        }
-        provider.checkEnvironment?.(env);
-        const outputSchema = input.expectsOutput && input.agent ? registry.outputSchema(input.agent) : undefined;
-        if (input.expectsOutput && !outputSchema) throw new ConfigurationError(`agent "${input.agent}" has no outputSchema on this worker`);
-        return withTranscript(transcripts, input, async (request) => {
-          const wantsOutput = outputSchema !== undefined && request.toolChoice === 'auto';
-          const callProvider = () => provider.call({
-            model: id.model,
-            messages: request.messages,
-            tools: request.tools.map(registry.toolDefinition),
-            toolChoice: request.toolChoice,
-            maxOutputTokens: input.modelSettings?.maxOutputTokens,
-            temperature: input.modelSettings?.temperature,
-            ...(wantsOutput && { output: { schema: outputJsonSchema(outputSchema) } }),
-            env,
-            signal: context.cancellationSignal,
-            timeoutMs: context.info.startToCloseTimeoutMs,
-          });
-          const response = await spans.modelCall(
-            {
-              provider: id.provider,
+      return await heartbeating(
+        async (context) => {
+          const earlier = (context.info.heartbeatDetails as AttemptSpend | undefined)?.spent ?? zeroUsage;
+          spent = earlier;
+          const id = parseModelId(input.model);
+          providerName = id.provider;
+          const provider = registry.providers.get(id.provider);
+          if (!provider) {
+            throw new ConfigurationError(`unknown provider "${id.provider}"; this worker has: ${[...registry.providers.keys()].join(', ')}`);
+          }
+          provider.checkEnvironment?.(env);
+          const price = priceOf(prices, input.model);
+          const outputSchema = input.expectsOutput && input.agent ? registry.outputSchema(input.agent) : undefined;
+          if (input.expectsOutput && !outputSchema) throw new ConfigurationError(`agent "${input.agent}" has no outputSchema on this worker`);
+          return withTranscript(transcripts, input, async (request) => {
+            const wantsOutput = outputSchema !== undefined && request.toolChoice === 'auto';
+            const callProvider = () => provider.call({
               model: id.model,
-              agent: input.agent,
-              conversationId: context.info.workflowExecution?.workflowId,
+              messages: request.messages,
+              tools: request.tools.map(registry.toolDefinition),
+              toolChoice: request.toolChoice,
               maxOutputTokens: input.modelSettings?.maxOutputTokens,
               temperature: input.modelSettings?.temperature,
-              ...(wantsOutput && { outputType: 'json' as const }),
-            },
-            callProvider,
-          );
-          return wantsOutput ? { ...response, ...checkOutput(outputSchema, response) } : response;
-        });
-      });
+              ...(wantsOutput && { output: { schema: outputJsonSchema(outputSchema) } }),
+              env,
+              signal: context.cancellationSignal,
+              timeoutMs: context.info.startToCloseTimeoutMs,
+              onUsage: (usage) => {
+                spent = addUsage(earlier, priced(usage, price));
+                context.heartbeat({ spent } satisfies AttemptSpend);
+              },
+            });
+            const response = await spans.modelCall(
+              {
+                provider: id.provider,
+                model: id.model,
+                agent: input.agent,
+                conversationId: context.info.workflowExecution?.workflowId,
+                maxOutputTokens: input.modelSettings?.maxOutputTokens,
+                temperature: input.modelSettings?.temperature,
+                ...(wantsOutput && { outputType: 'json' as const }),
+              },
+              callProvider,
+            );
+            const usage = addUsage(earlier, priced(response.usage, price));
+            const paid = { ...response, usage };
+            return wantsOutput ? { ...paid, ...checkOutput(outputSchema, response) } : paid;
+          });
+        },
+        () => ({ spent }) satisfies AttemptSpend,
+      );
     } catch (error) {
       if (error instanceof CancelledFailure) throw error;
       throw classifyProviderError(error, providerName);

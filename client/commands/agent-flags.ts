@@ -15,12 +15,13 @@ export const agentOptions = {
   'max-session-tokens': { type: 'string' },
   'max-context-tokens': { type: 'string' },
   'keep-recent-turns': { type: 'string' },
+  'max-cost-usd': { type: 'string' },
   tools: { type: 'string' },
   system: { type: 'string' },
   id: { type: 'string' },
 } as const;
 
-const numericFlags = ['--max-iterations', '--max-session-tokens', '--max-context-tokens', '--keep-recent-turns', '--idle-timeout'];
+const numericFlags = ['--max-iterations', '--max-session-tokens', '--max-context-tokens', '--keep-recent-turns', '--max-cost-usd', '--idle-timeout'];
 
 export interface AgentFlagValues {
   agent?: string;
@@ -30,6 +31,7 @@ export interface AgentFlagValues {
   'max-session-tokens'?: string;
   'max-context-tokens'?: string;
   'keep-recent-turns'?: string;
+  'max-cost-usd'?: string;
   tools?: string;
   system?: string;
 }
@@ -48,6 +50,7 @@ export function agentInputFromFlags(values: AgentFlagValues): AgentInput {
     ...(values.system !== undefined && { systemPrompt: values.system }),
     ...(values['max-iterations'] !== undefined && { maxIterations: integer('max-iterations') }),
     ...(values['max-session-tokens'] !== undefined && { maxSessionTokens: integer('max-session-tokens') }),
+    ...(values['max-cost-usd'] !== undefined && { maxCostUsd: parseAmount('--max-cost-usd', values['max-cost-usd']) }),
     ...((maxContextTokens !== undefined || keepRecentTurns !== undefined) && {
       context: {
         ...(maxContextTokens !== undefined && { maxContextTokens }),
@@ -55,6 +58,12 @@ export function agentInputFromFlags(values: AgentFlagValues): AgentInput {
       },
     }),
   };
+}
+
+export function parseAmount(flag: string, text: string): number {
+  const value = Number(text.replace(/^\$/, ''));
+  if (text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`${flag} must be an amount in US dollars, like 0.05, got "${text}"`);
+  return value;
 }
 
 export function parseInteger(flag: string, text: string): number {

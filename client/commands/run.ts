@@ -11,6 +11,7 @@ import { assertRegistered, assertRunnable, startAgent } from '../start-agent';
 import { UsageError } from '../usage';
 import { runLink } from '../web-ui';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers } from './agent-flags';
+import { costSuffix } from '../usage-text';
 import { failureMessage, type Output } from './output';
 
 export async function runCommand(argv: string[], output: Output): Promise<number> {
@@ -60,7 +61,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       return 130;
     }
     if (outcome.status !== 'completed') output.info(`run ended with status ${outcome.status}`);
-    output.info(`${outcome.iterations} iteration(s), ${outcome.usage.inputTokens} input / ${outcome.usage.outputTokens} output tokens`);
+    output.info(`${outcome.iterations} iteration(s), ${outcome.usage.inputTokens} input / ${outcome.usage.outputTokens} output tokens${costSuffix(outcome.usage)}`);
     output.result(values.json ? JSON.stringify({ ...ids, ...outcome }) : outcome.answer);
     return outcome.status === 'completed' ? 0 : 3;
   } finally {

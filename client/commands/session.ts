@@ -12,6 +12,7 @@ import { assertRegistered, assertRunnable, startAgent, type AgentWorkflow } from
 import { UsageError } from '../usage';
 import { runLink } from '../web-ui';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger } from './agent-flags';
+import { costSuffix } from '../usage-text';
 import { failureMessage, type Output } from './output';
 
 /**
@@ -110,7 +111,7 @@ async function endAndReport(session: AgentSession, workflowId: string, output: O
     );
     output.info(
       `session ${workflowId} ${result.status}: ${result.turns} message(s), ${result.iterations} model turn(s), ` +
-        `${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens`,
+        `${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens${costSuffix(result.usage)}`,
     );
     if (json) output.result(JSON.stringify({ workflowId, ...result }));
     return 0;
@@ -122,7 +123,7 @@ async function endAndReport(session: AgentSession, workflowId: string, output: O
 
 function printReply(reply: TurnReply, output: Output): void {
   if (reply.status !== 'completed') output.info(`(turn ended with status ${reply.status})`);
-  output.info(`(${reply.iterations} model turn(s), ${reply.usage.inputTokens} input / ${reply.usage.outputTokens} output tokens)`);
+  output.info(`(${reply.iterations} model turn(s), ${reply.usage.inputTokens} input / ${reply.usage.outputTokens} output tokens${costSuffix(reply.usage)})`);
   output.result(reply.answer);
 }
 

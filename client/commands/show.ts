@@ -3,6 +3,7 @@ import { messagesQuery, statusQuery } from '../../workflows/definitions';
 import { connect, withWorkerFallback } from '../connect';
 import { renderConversation } from '../render-conversation';
 import { UsageError } from '../usage';
+import { costSuffix } from '../usage-text';
 import type { Output } from './output';
 
 /** `agent show <id>`: the run's conversation, read through the messages query (a worker answers it, even for closed runs). */
@@ -16,7 +17,7 @@ export async function showCommand(argv: string[], output: Output): Promise<numbe
     const [messages, status] = await withWorkerFallback(session, () => Promise.all([handle.query(messagesQuery), handle.query(statusQuery)]));
     output.info(
       `${positionals[0]}: ${description.status.name} · iteration ${status.iteration} · ` +
-        `${status.usage.inputTokens} input / ${status.usage.outputTokens} output tokens`,
+        `${status.usage.inputTokens} input / ${status.usage.outputTokens} output tokens${costSuffix(status.usage)}`,
     );
     output.result(values.json ? JSON.stringify({ workflowId: positionals[0], status: description.status.name, messages }) : renderConversation(messages));
     return 0;

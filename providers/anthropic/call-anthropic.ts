@@ -16,5 +16,6 @@ export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> 
     openTelemetry: false,
   });
   const response = await client.messages.create(prepareAnthropicRequest(call), { signal: call.signal });
+  call.onUsage?.({ inputTokens: response.usage?.input_tokens ?? 0, outputTokens: response.usage?.output_tokens ?? 0 });
   return fromAnthropicMessage(response, { finalOutput: call.output !== undefined });
 }

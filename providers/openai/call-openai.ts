@@ -16,5 +16,6 @@ export async function callOpenAI(call: ProviderCall): Promise<ModelResponse> {
     timeout: call.timeoutMs,
   });
   const completion = await client.chat.completions.create(prepareOpenAIRequest(call), { signal: call.signal });
+  call.onUsage?.({ inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 });
   return fromOpenAICompletion(completion);
 }

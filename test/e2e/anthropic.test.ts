@@ -37,7 +37,8 @@ it('runs a parallel tool loop through the real anthropic client', async () => {
     status: 'completed',
     iterations: 2,
     turns: 1,
-    usage: { inputTokens: 400, outputTokens: 60 },
+    // claude-haiku-4-5 at $1 / $5 per million tokens in / out (pricing/default-prices.json).
+    usage: { inputTokens: 400, outputTokens: 60, costUsd: expect.closeTo((400 * 1 + 60 * 5) / 1e6, 12) },
   });
   const [first, second] = bed.server.requests;
   expect(first.path).toBe('/v1/messages');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { waitFor } from '../support/wait-for';
+import { typescriptArgs } from '../support/typescript-process';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { AgentInput } from '../../core/resolve-input';
@@ -306,7 +307,7 @@ it('refuses to start a worker or a run with bad key material, saying why', async
   expect(run.stdout).toBe('');
 
   const worker = await collect(
-    spawn(process.execPath, [require.resolve('tsx/cli'), path.join(__dirname, '..', '..', 'worker', 'main.ts')], {
+    spawn(process.execPath, typescriptArgs('worker/main.ts'), {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),

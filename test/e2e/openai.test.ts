@@ -35,7 +35,8 @@ it('runs a parallel tool loop through the real openai client', async () => {
     status: 'completed',
     iterations: 2,
     turns: 1,
-    usage: { inputTokens: 200, outputTokens: 40 },
+    // gpt-4o-mini at $0.15 / $0.60 per million tokens in / out (pricing/default-prices.json).
+    usage: { inputTokens: 200, outputTokens: 40, costUsd: expect.closeTo((200 * 0.15 + 40 * 0.6) / 1e6, 12) },
   });
   expect(bed.server.requests).toHaveLength(2);
   const [first, second] = bed.server.requests;

@@ -15,6 +15,7 @@ import { fetchRawHistory } from '../support/raw-history';
 import { s3Operation, startRecordingHttpProxy, type RecordingHttpProxy } from '../support/recording-http-proxy';
 import { uniqueTaskQueue } from '../support/temporal';
 import { startTlsGrpcProxy, type TlsGrpcProxy } from '../support/tls-grpc-proxy';
+import { typescriptArgs } from '../support/typescript-process';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
@@ -24,7 +25,6 @@ import { makeWorkspace } from '../support/workspace';
 // and transcripts go to one S3 bucket (MinIO); every payload is encrypted; both processes trace to one collector.
 
 jest.setTimeout(180_000);
-const projectRoot = path.join(__dirname, '..', '..');
 const apiKey = 'walkthrough-api-key';
 const longAnswer = `The file says ALPHA-SECRET-CONTENT. ${'More about it. '.repeat(20_000)}`;
 
@@ -68,22 +68,18 @@ it('runs a worker and the CLI on separate machines against a TLS, API-key Tempor
   const cliMachine = await privateDirectories();
 
   // No AGENT_WORKFLOW_BUNDLE: the worker bundles its workflows at start, as in production.
-  const worker = spawn(
-    process.execPath,
-    [require.resolve('tsx/cli'), '--conditions=source', path.join(projectRoot, 'worker', 'main.ts')],
-    {
-      env: {
-        PATH: process.env.PATH,
-        HOME: workerMachine.root,
-        AGENT_WORKSPACE_ROOT: os.tmpdir(),
-        ...server.providerEnv,
-        ...workerMachine.env,
-        ...deployment,
-        OTEL_SERVICE_NAME: 'agent-worker',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const worker = spawn(process.execPath, typescriptArgs('worker/main.ts'), {
+    env: {
+      PATH: process.env.PATH,
+      HOME: workerMachine.root,
+      AGENT_WORKSPACE_ROOT: os.tmpdir(),
+      ...server.providerEnv,
+      ...workerMachine.env,
+      ...deployment,
+      OTEL_SERVICE_NAME: 'agent-worker',
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = collect(worker);
   let stderr = '';
   worker.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

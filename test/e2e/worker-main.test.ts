@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { collect } from '../support/cli';
+import { typescriptArgs } from '../support/typescript-process';
 import { uniqueTaskQueue, resolved } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
@@ -14,7 +14,7 @@ it.each(['SIGTERM', 'SIGINT'] as const)(
   'npm run worker serves the task queue from TEMPORAL_ADDRESS and exits cleanly on %s',
   async (signal) => {
     const taskQueue = uniqueTaskQueue('worker-main');
-    const child = spawn(process.execPath, [require.resolve('tsx/cli'), path.join(__dirname, '..', '..', 'worker', 'main.ts')], {
+    const child = spawn(process.execPath, typescriptArgs('worker/main.ts'), {
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,

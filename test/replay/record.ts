@@ -164,6 +164,29 @@ const scenarios: Scenario[] = [
     ],
   },
   {
+    // A fork: a session started from another run's conversation (after its tool round), answering a new message.
+    name: 'fork',
+    input: {
+      model: 'anthropic:claude-haiku-4-5',
+      tools: ['read_file'],
+      session: { idleTimeoutSeconds: 600 },
+      forkedFrom: { workflowId: 'replay-openai-parallel-tools', runId: '00000000-0000-0000-0000-000000000000', messageIndex: 3 },
+      messages: [
+        { role: 'user', content: 'What does alpha.txt say?' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'read_file', arguments: '{"path":"alpha.txt"}' }] },
+        { role: 'tool', toolCallId: 'call_1', toolName: 'read_file', content: 'alpha', isError: false },
+      ],
+    },
+    replies: [anthropicReply({ text: 'alpha.txt says alpha.' })],
+    messages: ['Say it again, on another model'],
+  },
+  {
+    // A run stopped by its cost budget before a call whose worst case would pass it.
+    name: 'cost-budget',
+    input: { prompt: 'Keep reading', model: 'openai:gpt-4o-mini', tools: ['read_file'], maxCostUsd: 0.004 },
+    replies: [openaiReply({ toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }], inputTokens: 10_000 })],
+  },
+  {
     name: 'session-continue-as-new',
     input: {
       model: 'openai:gpt-4o-mini',

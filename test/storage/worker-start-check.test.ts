@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { collect } from '../support/cli';
+import { typescriptArgs } from '../support/typescript-process';
 import { createTestBucket, type TestBucket } from '../support/object-store';
 import { uniqueTaskQueue } from '../support/temporal';
 import { waitFor } from '../support/wait-for';
@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 
 function runWorker(env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), path.join(__dirname, '..', '..', 'worker', 'main.ts')], {
+  const child = spawn(process.execPath, typescriptArgs('worker/main.ts'), {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import { typescriptArgs } from './typescript-process';
 
 const projectRoot = path.join(__dirname, '..', '..');
-const tsxCli = require.resolve('tsx/cli');
 
 export interface CliResult {
   code: number | null;
@@ -21,7 +21,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { c
 
 /** Starts the CLI without waiting; `stdin: 'pipe'` lets a test type into it (agent chat). */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { cwd?: string; stdin?: 'pipe' | 'ignore' } = {}) {
-  return spawn(process.execPath, [tsxCli, '--conditions=source', path.join(projectRoot, 'client', 'cli.ts'), ...args], {
+  return spawn(process.execPath, [...typescriptArgs('client/cli.ts'), ...args], {
     cwd: options.cwd ?? projectRoot,
     env: {
       PATH: process.env.PATH,

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { Connection } from '@temporalio/client';
+import { forkSearchAttributeArgs } from '../../temporal-cli/dev-server-options';
 import { waitFor } from './wait-for';
 
 const startupTimeoutMs = 60_000;
@@ -47,6 +48,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       options.dbFilename,
       '--log-level',
       'error',
+      ...forkSearchAttributeArgs,
       ...(options.dynamicConfig ?? []).flatMap((setting) => ['--dynamic-config-value', setting]),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },

@@ -6,7 +6,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { ensureMinio } from '../../minio/find-minio';
 import { startMinio, type MinioServer } from '../../minio/minio-server';
 import { ensureCollector } from '../../otel-collector/find-collector';
-import { fastDispatchArgs } from '../../temporal-cli/dev-server-options';
+import { devServerArgs } from '../../temporal-cli/dev-server-options';
 import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { workflowsPath } from '../../worker/create-worker';
 
@@ -23,7 +23,7 @@ export default async function globalSetup(): Promise<void> {
   const executable = await ensureTemporalCli((line) => console.error(line));
   const environment = await TestWorkflowEnvironment.createLocal({
     // A second namespace, as a deployment has its own (test/e2e/production-walkthrough.test.ts).
-    server: { executable, ip: '127.0.0.1', extraArgs: [...fastDispatchArgs, '--namespace', walkthroughNamespace] },
+    server: { executable, ip: '127.0.0.1', extraArgs: [...devServerArgs, '--namespace', walkthroughNamespace] },
   });
   (globalThis as Record<string, unknown>).temporalTestEnvironment = environment;
   process.env.TEST_TEMPORAL_ADDRESS = environment.address;

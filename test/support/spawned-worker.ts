@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import { typescriptArgs } from './typescript-process';
 import { waitFor } from './wait-for';
 import { workerReadyLine } from './worker-process';
 
-const tsxCli = require.resolve('tsx/cli');
 const script = path.join(__dirname, 'worker-process.ts');
 const readyTimeoutMs = 60_000;
 
@@ -34,7 +34,7 @@ export interface SpawnedWorker {
  * so an afterEach can kill whatever a failed test left behind.
  */
 export async function spawnWorker(options: SpawnedWorkerOptions): Promise<SpawnedWorker> {
-  const child = spawn(process.execPath, [tsxCli, '--conditions=source', script], {
+  const child = spawn(process.execPath, typescriptArgs(script), {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

@@ -21,13 +21,13 @@ import {
 } from '../support/exported-spans';
 import { anthropicError, anthropicReply, FakeModelServer, openaiReply } from '../support/fake-model-server';
 import { uniqueTaskQueue } from '../support/temporal';
+import { typescriptArgs } from '../support/typescript-process';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
 jest.setTimeout(180_000);
 
 const projectRoot = path.join(__dirname, '..', '..');
-const tsxCli = require.resolve('tsx/cli');
 
 let collector: CollectorProcess;
 let server: FakeModelServer;
@@ -211,7 +211,7 @@ it('follows a subagent into its child workflow within the same trace, each model
 
 it('continues the client’s trace in `npm run worker` on another process, each under its own service name, and sends the last spans as it stops', async () => {
   const taskQueue = uniqueTaskQueue('tracing-worker');
-  const worker = spawn(process.execPath, [tsxCli, '--conditions=source', path.join(projectRoot, 'worker', 'main.ts')], {
+  const worker = spawn(process.execPath, typescriptArgs('worker/main.ts'), {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -486,7 +486,7 @@ describe('bad tracing settings', () => {
 });
 
 async function probe(env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
-  const child = spawn(process.execPath, [tsxCli, path.join(projectRoot, 'test', 'fixtures', 'tracing-probe.ts')], {
+  const child = spawn(process.execPath, typescriptArgs('test/fixtures/tracing-probe.ts'), {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -497,7 +497,7 @@ async function probe(env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
 
 /** `npm run worker` against the test server until it exits by itself (the bad settings stop it). */
 async function runWorkerMain(env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [tsxCli, '--conditions=source', path.join(projectRoot, 'worker', 'main.ts')], {
+  const child = spawn(process.execPath, typescriptArgs('worker/main.ts'), {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
