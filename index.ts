@@ -22,8 +22,10 @@ export { agentDataConverter } from './storage/data-converter';
 export { resolveAgentInput, type AgentInput } from './core/resolve-input';
 export type { ResolvedAgentInput } from './core/input';
 export type { AgentResult, AgentStatus, TurnReply, TurnStatus, ProgressEvent, AgentStatusSnapshot } from './core/result';
-export type { Message, ModelResponse, Usage, FinishReason } from './core/messages';
-export type { AgentSpec, ModelSettings } from './core/agent-spec';
+export type { Message, ModelResponse, Usage, FinishReason, ReasoningPart, ThinkingPart, RedactedThinkingPart } from './core/messages';
+// For providers of your own: a reply's parts in the provider's order, and which thinking a provider may be sent back.
+export { assistantMessageFromParts, replyParts, producedBy, type ReplyPart } from './core/reply-parts';
+export type { AgentSpec, ModelSettings, ReasoningEffort } from './core/agent-spec';
 export { AgentError, ConfigurationError, ToolInputError } from './core/errors';
 export {
   agentWorkflowType,

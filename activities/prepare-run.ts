@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentRegistry } from '../agents/registry';
-import type { AgentSpec } from '../core/agent-spec';
+import { modelSettingsProblem, type AgentSpec, type ModelSettings } from '../core/agent-spec';
 import { ConfigurationError, failureTypes } from '../core/errors';
 import { priceOf, type ModelPrice, type PriceTable } from '../core/cost';
 import { parseModelId } from '../core/model-id';
@@ -9,8 +9,11 @@ import { assertInsideRoot, assertWorkspaceDirectory } from '../tools/workspace';
 
 export interface PrepareRunInput {
   agent: string;
-  /** The run's own settings that override the agent's (the CLI's --model, --system, --tools, --max-iterations). */
-  overrides: { model?: string; systemPrompt?: string; tools?: string[]; maxIterations?: number; maxOutputTokens?: number };
+  /** The run's own settings that override the agent's (the CLI's --model, --system, --tools, --max-iterations, --thinking-budget, --reasoning-effort). */
+  overrides: { model?: string; systemPrompt?: string; tools?: string[]; maxIterations?: number } & Pick<
+    ModelSettings,
+    'maxOutputTokens' | 'thinkingBudget' | 'reasoningEffort'
+  >;
   workspace: string;
   /** The run has a cost budget: every model it may use must have a price. */
   budgeted?: boolean;
@@ -39,6 +42,8 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
       const agents = registry.reachable(input.agent);
       const entry = withOverrides(agents[input.agent], input.overrides);
       agents[input.agent] = entry;
+      const settingsProblem = modelSettingsProblem(entry.modelSettings);
+      if (settingsProblem) throw new ConfigurationError(`agent "${entry.name}": ${settingsProblem}`);
       const unknown = entry.tools.filter((name) => !registry.tools.has(name));
       if (unknown.length > 0) {
         throw new ConfigurationError(`unknown tools: ${unknown.join(', ')}; this worker has: ${[...registry.tools.keys()].join(', ')}`);
@@ -70,12 +75,18 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
 }
 
 function withOverrides(agent: AgentSpec, overrides: PrepareRunInput['overrides']): AgentSpec {
+  const { maxOutputTokens, thinkingBudget, reasoningEffort } = overrides;
   return {
     ...agent,
     ...(overrides.model !== undefined && { model: overrides.model }),
     ...(overrides.systemPrompt !== undefined && { instructions: overrides.systemPrompt }),
     ...(overrides.tools !== undefined && { tools: overrides.tools }),
     ...(overrides.maxIterations !== undefined && { maxIterations: overrides.maxIterations }),
-    ...(overrides.maxOutputTokens !== undefined && { modelSettings: { ...agent.modelSettings, maxOutputTokens: overrides.maxOutputTokens } }),
+    modelSettings: {
+      ...agent.modelSettings,
+      ...(maxOutputTokens !== undefined && { maxOutputTokens }),
+      ...(thinkingBudget !== undefined && { thinkingBudget }),
+      ...(reasoningEffort !== undefined && { reasoningEffort }),
+    },
   };
 }

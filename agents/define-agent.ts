@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors';
-import { handoffToolName } from '../core/agent-spec';
+import { handoffToolName, modelSettingsProblem, modelSettingsSchema } from '../core/agent-spec';
 import { parseModelId } from '../core/model-id';
 import type { ModelSettings } from '../core/agent-spec';
 import type { Tool } from '../tools';
@@ -70,6 +70,12 @@ export function defineAgent(definition: AgentDefinition): Agent {
   if (maxOutputTokens !== undefined && (!Number.isInteger(maxOutputTokens) || maxOutputTokens < 1)) {
     throw problem('modelSettings.maxOutputTokens must be a positive whole number');
   }
+  const settings = modelSettingsSchema.safeParse(definition.modelSettings ?? {});
+  if (!settings.success) {
+    throw problem(settings.error.issues.map((issue) => `modelSettings.${issue.path.join('.')}: ${issue.message}`).join('; '));
+  }
+  const settingsProblem = modelSettingsProblem(settings.data);
+  if (settingsProblem) throw problem(settingsProblem);
   const tools = definition.tools ?? [];
   const subagents = definition.subagents ?? [];
   const handoffs = definition.handoffs ?? [];

@@ -1,12 +1,14 @@
 // `npm run agent -- <command>`: start agents and inspect their runs. See client/usage.ts.
 import { agentsCommand } from './commands/agents';
 import { cancelCommand } from './commands/cancel';
+import { approveCommand, denyCommand, interruptCommand } from './commands/decide';
 import { forkCommand } from './commands/fork';
 import { codecServerCommand } from './commands/codec-server';
 import { historyCommand } from './commands/history';
 import { consoleOutput, failureMessage, type Output } from './commands/output';
 import { runCommand } from './commands/run';
-import { chatCommand, endCommand, sendCommand } from './commands/session';
+import { chatCommand } from './commands/chat';
+import { endCommand, sendCommand } from './commands/session';
 import { showCommand } from './commands/show';
 import { InvalidInputError } from './start-agent';
 import { usage, UsageError } from './usage';
@@ -15,6 +17,9 @@ const commands: Record<string, (argv: string[], output: Output) => Promise<numbe
   run: runCommand,
   agents: agentsCommand,
   fork: forkCommand,
+  approve: approveCommand,
+  deny: denyCommand,
+  interrupt: interruptCommand,
   show: showCommand,
   history: historyCommand,
   cancel: cancelCommand,

@@ -1,7 +1,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import type { ProgressEvent } from '../core/result';
+import type { PendingApproval, ProgressEvent } from '../core/result';
 import { describeUsage } from './usage-text';
-import { progressQuery } from '../workflows/definitions';
+import { progressQuery, statusQuery } from '../workflows/definitions';
 
 const pollIntervalMs = 400;
 const pollDeadlineMs = 3_000;
@@ -10,7 +10,9 @@ export function describeEvent(event: ProgressEvent): string {
   switch (event.kind) {
     case 'model_turn': {
       const asked = event.toolCalls.length ? `asked for ${event.toolCalls.join(', ')}` : 'answered';
-      return `turn ${event.turn} · ${event.model} ${asked} (${describeUsage(event.usage)})`;
+      // That the model thought shows as tokens, never as its text; a provider that does not count them gets a word.
+      const thought = !event.usage.reasoningTokens && event.thought ? 'thought; ' : '';
+      return `turn ${event.turn} · ${event.model} ${asked} (${thought}${describeUsage(event.usage)})`;
     }
     case 'tool_done':
       return `  ${event.isError ? '✗' : '✓'} ${event.summary}`;
@@ -25,6 +27,7 @@ export function describeEvent(event: ProgressEvent): string {
   }
 }
 
+
 /** Prints a run's progress by polling the progress query; remembers what it printed across calls (and runs). */
 export class ProgressFollower {
   private seen = 0;
@@ -32,6 +35,8 @@ export class ProgressFollower {
   constructor(
     private readonly handle: WorkflowHandle,
     private readonly print: (line: string) => void,
+    /** Told of the tool calls waiting for approval at every poll (a prompt for them, say). */
+    private readonly onApprovals?: (pending: PendingApproval[]) => Promise<void>,
   ) {}
 
   /** Prints progress while `done` is pending, then whatever happened since the last poll. */
@@ -51,5 +56,10 @@ export class ProgressFollower {
       .catch((): ProgressEvent[] => []);
     for (const event of events) this.print(describeEvent(event));
     this.seen += events.length;
+    if (!this.onApprovals) return;
+    const status = await this.handle.client.connection
+      .withDeadline(Date.now() + pollDeadlineMs, () => this.handle.query(statusQuery))
+      .catch(() => undefined);
+    if (status?.pendingApprovals.length) await this.onApprovals(status.pendingApprovals);
   }
 }

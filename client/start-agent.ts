@@ -88,6 +88,8 @@ function staticDetails(input: ResolvedAgentInput): string {
     input.maxIterations !== undefined && `**max iterations** ${input.maxIterations}`,
     input.forkedFrom &&
       `**forked from** \`${input.forkedFrom.workflowId}\` (run \`${input.forkedFrom.runId}\`) at message ${input.forkedFrom.messageIndex}`,
+    input.thinkingBudget !== undefined && `**thinking budget** ${input.thinkingBudget} tokens`,
+    input.reasoningEffort !== undefined && `**reasoning effort** ${input.reasoningEffort}`,
   ]
     .filter(Boolean)
     .join('\n\n');

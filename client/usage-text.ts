@@ -1,13 +1,18 @@
 import { describeCost } from '../core/cost';
 import type { Usage } from '../core/messages';
 
-/** `200 in / 40 out tokens, $0.000054`: tokens and what they cost, an unknown price said as such. */
+/** `200 in / 40 out tokens, 12 of them thinking, $0.000054`: tokens, the reasoning among them, and what they cost. */
 export function describeUsage(usage: Usage): string {
-  const tokens = `${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
-  return usage.costUsd === undefined && !usage.unpricedCalls ? tokens : `${tokens}, ${describeCost(usage)}`;
+  return `${usage.inputTokens} in / ${usage.outputTokens} out tokens${usageSuffix(usage)}`;
 }
 
-/** `, $0.000054` after a token count, or nothing when no price was involved. */
-export function costSuffix(usage: Usage): string {
-  return usage.costUsd === undefined && !usage.unpricedCalls ? '' : `, ${describeCost(usage)}`;
+/**
+ * What follows a token count: `, 12 of them thinking` when the provider
+ * reported reasoning tokens, `, $0.000054` when a price was involved (an
+ * unknown price said as such), or nothing.
+ */
+export function usageSuffix(usage: Usage): string {
+  const reasoning = usage.reasoningTokens ? `, ${usage.reasoningTokens} of them thinking` : '';
+  const cost = usage.costUsd === undefined && !usage.unpricedCalls ? '' : `, ${describeCost(usage)}`;
+  return reasoning + cost;
 }

@@ -3,15 +3,20 @@ export const usage = `Usage: npm run agent -- <command> [options]
 Commands:
   run "<prompt>"         start an agent and follow it until it answers
       --agent NAME             a registered agent (built-in or from AGENT_DEFINITIONS; see: agents)
-      --model provider:model   openai:… or anthropic:… (default: the agent's, or $AGENT_MODEL or openai:gpt-4o-mini)
+      --model provider:model   openai:…, openai-responses:… or anthropic:… (default: the agent's, or $AGENT_MODEL or openai:gpt-4o-mini)
       --workspace DIR          directory the file tools may use (default: the current directory)
       --max-iterations N       model turns per message before it ends with a summary (default: 20)
       --max-session-tokens N   end the run cleanly once input + output tokens exceed N
       --max-context-tokens N   summarise older turns once a model call's input exceeds N tokens
       --keep-recent-turns N    turns kept verbatim when summarising (default: 4)
       --max-cost-usd X         stop cleanly (status cost_budget) before a model call could take the spend past $X
+      --approve-tools a,b      tools whose calls a person approves first (chat: write_file unless given)
+      --yes                    approve every tool call without asking
+      --approval-timeout S     a call not approved within S seconds is not run (default: 3600)
       --tools a,b              tools to enable (default: the agent's; without --agent, all built-in tools)
       --system TEXT            system prompt
+      --thinking-budget N      Anthropic extended thinking: tokens the model may think with (at least 1024)
+      --reasoning-effort E     OpenAI reasoning models: low, medium or high
       --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)
       --json                   print one JSON object as the last line of stdout
       --detach                 start the run and exit without waiting
@@ -20,11 +25,15 @@ Commands:
   send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]
   end <workflow-id>      end a session once the messages sent are answered           [--json]
   show <workflow-id>     print the conversation, its messages numbered for fork --at   [--json]
+                         [--thinking: the model's thinking too, dimmed]
   agents                 list the registered agents with their tools, subagents and handoffs   [--json]
   fork <workflow-id>     a new run from a run's conversation, up to message N; the source is never changed
       --at N  --id NEW_ID  --model provider:model  --agent NAME  --prompt "…"  --json
   history <workflow-id>  save the event history as JSON   --out FILE
   cancel <workflow-id>   cancel a run; its conversation stays queryable
+  approve <workflow-id> [--call CALL_ID]                 let a tool call waiting for approval run (all waiting, without --call)
+  deny <workflow-id> [--call CALL_ID] [--reason TEXT]    do not run it; the model is told why
+  interrupt <workflow-id>                                end the current turn at once; the session goes on
   codec-server           decrypt payloads for the Web UI and the temporal CLI (needs AGENT_ENCRYPTION_KEYS)
       --port N                 port to listen on (default: 8888; 0 picks a free one)
       --host ADDR              address to listen on (default: 127.0.0.1)

@@ -1,11 +1,39 @@
 import { z } from 'zod';
 
+// Anthropic's smallest thinking budget.
+export const minThinkingBudget = 1024;
+export const reasoningEfforts = ['low', 'medium', 'high'] as const;
+export type ReasoningEffort = (typeof reasoningEfforts)[number];
+
+export const thinkingBudgetSchema = z
+  .number()
+  .int()
+  .min(minThinkingBudget, `must be at least ${minThinkingBudget} tokens (Anthropic's minimum)`)
+  .max(1_000_000);
+export const reasoningEffortSchema = z.enum(reasoningEfforts, { message: `must be one of ${reasoningEfforts.join(', ')}` });
+
 /** Settings of an agent's model calls. */
 export const modelSettingsSchema = z.object({
   maxOutputTokens: z.number().int().min(1).optional(),
   temperature: z.number().min(0).max(2).optional(),
+  /** Anthropic extended thinking: the tokens the model may think with before it answers (`thinking.budget_tokens`). */
+  thinkingBudget: thinkingBudgetSchema.optional(),
+  /** OpenAI reasoning models (Responses and Chat Completions): how hard the model reasons. */
+  reasoningEffort: reasoningEffortSchema.optional(),
 });
 export type ModelSettings = z.infer<typeof modelSettingsSchema>;
+
+/**
+ * What no provider would accept in an agent's settings, in words: Anthropic
+ * refuses any temperature but 1 while thinking is on. Checked where settings are
+ * made (defineAgent) and where a run's flags override them (prepareRun).
+ */
+export function modelSettingsProblem(settings: ModelSettings): string | undefined {
+  if (settings.thinkingBudget !== undefined && settings.temperature !== undefined && settings.temperature !== 1) {
+    return 'modelSettings.temperature cannot be set (other than 1) together with thinkingBudget: Anthropic allows no other temperature while thinking';
+  }
+  return undefined;
+}
 
 /**
  * An agent as the workflow runs it: plain data, recorded in history when a run

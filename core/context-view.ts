@@ -28,18 +28,23 @@ function replaceWithSummary(messages: Message[], summary: { content: string; upT
 /**
  * Walks back over the conversation counting assistant turns; in turns older than
  * `afterTurns`, long tool-call arguments and tool results shrink to a prefix with
- * a marker. User messages and assistant text stay whole.
+ * a marker, and thinking is left out whole (a cut block would fail its signature;
+ * both providers accept earlier turns without their thinking). Thinking since the
+ * last user message stays: a tool loop in progress must keep it. User messages and
+ * assistant text stay whole.
  */
 export function compactOldTurns(messages: Message[], afterTurns: number): Message[] {
   let turnsSeen = 0;
   const compacted = [...messages];
+  const currentTurnStart = messages.map((message) => message.role).lastIndexOf('user');
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
     const old = turnsSeen >= afterTurns;
     if (message.role === 'assistant') {
       if (old) {
+        const { thinking, ...withoutThinking } = message;
         compacted[index] = {
-          ...message,
+          ...(thinking && index > currentTurnStart ? message : withoutThinking),
           toolCalls: message.toolCalls.map((call) =>
             call.arguments.length > compactedPrefixChars ? { ...call, arguments: JSON.stringify({ compacted: shorten(call.arguments) }) } : call,
           ),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { messageSchema } from './messages';
+import { reasoningEffortSchema, thinkingBudgetSchema } from './agent-spec';
+import { messageSchema, toolResultMessageSchema } from './messages';
 import { parseModelId } from './model-id';
 import { maxPromptChars } from './limits';
 
@@ -15,11 +16,12 @@ const usageSchema = z.object({
   outputTokens: z.number().int().min(0),
   costUsd: z.number().min(0).optional(),
   unpricedCalls: z.number().int().min(0).optional(),
+  reasoningTokens: z.number().int().min(0).optional(),
 });
 
 const turnReplySchema = z.object({
   answer: z.string(),
-  status: z.enum(['completed', 'max_iterations', 'truncated', 'refused', 'empty', 'token_budget', 'cost_budget', 'invalid_output']),
+  status: z.enum(['completed', 'max_iterations', 'truncated', 'refused', 'empty', 'token_budget', 'cost_budget', 'invalid_output', 'interrupted']),
   iterations: z.number().int().min(0),
   usage: usageSchema,
   agent: z.string(),
@@ -39,6 +41,24 @@ export const carriedInboxSchema = z.object({
   /** The message whose turn was in progress when the run continued as new. */
   current: z.number().int().min(0).optional(),
   settled: z.array(settledMessageSchema),
+});
+
+const pendingApprovalSchema = z.object({
+  id: z.string(),
+  tool: z.string(),
+  summary: z.string(),
+  agents: z.array(z.string()),
+  askedAt: z.string(),
+});
+
+/**
+ * A tool round that was waiting only for people when the run continued as new: the calls' results so far, and the
+ * calls still waiting (asked when, so their timeout runs on). The round's calls are those of the last message.
+ */
+const openRoundSchema = z.object({
+  finished: z.array(toolResultMessageSchema),
+  needsApproval: z.array(z.string()),
+  waiting: z.array(pendingApprovalSchema),
 });
 
 /** What continue-as-new carries from one run of a session to the next; not for callers to set. */
@@ -64,6 +84,8 @@ export const carriedStateSchema = z.object({
         transcript: z.object({ id: z.string().optional(), length: z.number().int().min(0) }),
         summary: z.object({ content: z.string(), upTo: z.number().int().min(0) }).optional(),
       }),
+      /** Set when the run continued as new while a tool round waited for approval: the round, to finish in the next run. */
+      openRound: openRoundSchema.optional(),
     })
     .optional(),
   lastAnswer: z.string(),
@@ -104,12 +126,16 @@ export const resolvedInputObject = z.object({
   messages: z.array(messageSchema).optional(),
   /** The registered agent that answers (`default` when a caller names none). */
   agent: agentNameSchema,
-  /** Overrides of that agent's own settings (the CLI's --model, --system, --tools, --max-iterations). */
+  /** Overrides of that agent's own settings (the CLI's --model, --system, --tools, --max-iterations, --thinking-budget, --reasoning-effort). */
   model: modelIdSchema.optional(),
   systemPrompt: z.string().max(maxPromptChars).optional(),
   tools: z.array(z.string().min(1)).optional(),
   maxIterations: z.number().int().min(1, 'maxIterations must be at least 1').max(10_000).optional(),
   maxOutputTokens: z.number().int().min(1).optional(),
+  /** Anthropic extended thinking for the entry agent (the CLI's --thinking-budget). */
+  thinkingBudget: thinkingBudgetSchema.optional(),
+  /** OpenAI reasoning effort for the entry agent (the CLI's --reasoning-effort). */
+  reasoningEffort: reasoningEffortSchema.optional(),
   maxConcurrentTools: z.number().int().min(1).max(100),
   modelTimeoutSeconds: z.number().int().min(1).max(3600),
   workspace: z.string().min(1, 'workspace must be a directory path'),
@@ -129,6 +155,12 @@ export const resolvedInputObject = z.object({
   maxSubagentDepth: z.number().int().min(0).max(10),
   /** Handoffs allowed in one turn: a conversation cannot bounce between agents forever. */
   maxHandoffs: z.number().int().min(0).max(100),
+  /**
+   * Tool calls a person approves before they run: the tools named here (e.g. `write_file`, `agent chat`'s default)
+   * besides those whose own definition says so; `skip` approves everything (`run --yes`); a call not decided within
+   * `timeoutSeconds` is not run. A run started without it (older clients) asks only for the tools' own rules, and waits without a timeout.
+   */
+  approval: z.object({ tools: z.array(z.string()), skip: z.boolean(), timeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600) }).optional(),
   /** Set when this run is a fork: the conversation it started from (client/fork-agent.ts). */
   forkedFrom: z.object({ workflowId: z.string(), runId: z.string(), messageIndex: z.number().int().min(0) }).optional(),
   /** Set when a parent run started this one as a subagent. */

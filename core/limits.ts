@@ -24,6 +24,8 @@ export const defaultIdleTimeoutSeconds = 3600;
 export const defaultKeepRecentTurns = 4;
 export const defaultMaxSubagentDepth = 3;
 export const defaultMaxHandoffs = 10;
+/** How long a tool call waits for a person's approval before it is not run. */
+export const defaultApprovalTimeoutSeconds = 3600;
 /** The agent of a run that names none. */
 export const defaultAgentName = 'default';
 export const defaultTaskQueue = 'durable-agent';

@@ -13,12 +13,59 @@ export const toolCallSchema = z.object({
 });
 export type ToolCall = z.infer<typeof toolCallSchema>;
 
+/**
+ * Where a thinking part stood in the reply, when not before everything else: after
+ * this many characters of the reply's text and this many of its tool calls. With
+ * it a reply is rebuilt in the order the provider gave it (Anthropic wants its
+ * thinking blocks back in their original places; OpenAI each reasoning item before
+ * the item that followed it).
+ */
+const thinkingPositionSchema = z.object({ text: z.number().int().min(0), toolCalls: z.number().int().min(0) });
+
+/**
+ * The model's reasoning, as a provider returned it. Only the provider and model
+ * that produced it are ever sent it back (each provider's prepare step drops the
+ * rest), byte for byte.
+ */
+export const thinkingPartSchema = z.object({
+  type: z.literal('thinking'),
+  /** The registered provider that produced it (`anthropic`, `openai-responses`, `openai`) and its model. */
+  provider: z.string(),
+  model: z.string(),
+  /** What the model let us read of its reasoning: Anthropic's thinking, OpenAI's summary, `reasoning_content`. May be empty. */
+  text: z.string(),
+  /** The provider's opaque proof or payload: Anthropic's `signature`, OpenAI's `encrypted_content`. */
+  signature: z.string().optional(),
+  /** The provider's own id of the item (OpenAI's `rs_…`). */
+  id: z.string().optional(),
+  at: thinkingPositionSchema.optional(),
+});
+
+/** Reasoning the provider redacted: an opaque payload (Anthropic's `redacted_thinking` data), kept only to be sent back. */
+export const redactedThinkingPartSchema = z.object({
+  type: z.literal('redacted_thinking'),
+  provider: z.string(),
+  model: z.string(),
+  data: z.string(),
+  at: thinkingPositionSchema.optional(),
+});
+
+export const reasoningPartSchema = z.discriminatedUnion('type', [thinkingPartSchema, redactedThinkingPartSchema]);
+export type ThinkingPart = z.infer<typeof thinkingPartSchema>;
+export type RedactedThinkingPart = z.infer<typeof redactedThinkingPartSchema>;
+export type ReasoningPart = z.infer<typeof reasoningPartSchema>;
+
 export const systemMessageSchema = z.object({ role: z.literal('system'), content: z.string() });
 export const userMessageSchema = z.object({ role: z.literal('user'), content: z.string() });
 export const assistantMessageSchema = z.object({
   role: z.literal('assistant'),
   content: z.string(),
   toolCalls: z.array(toolCallSchema),
+  /**
+   * The model's thinking in this reply, in the order given (optional: replies
+   * without thinking, and every message stored before thinking was kept, have none).
+   */
+  thinking: z.array(reasoningPartSchema).optional(),
 });
 export const toolResultMessageSchema = z.object({
   role: z.literal('tool'),
@@ -56,14 +103,18 @@ export interface Usage {
   costUsd?: number;
   /** Model calls whose price is not known: their cost is not in costUsd, which is then a lower bound. */
   unpricedCalls?: number;
+  /** Of the output tokens, those the model spent reasoning, when the provider reports them. */
+  reasoningTokens?: number;
 }
 
 export const zeroUsage: Usage = { inputTokens: 0, outputTokens: 0 };
 
+/** Sums two usages; costUsd, unpricedCalls and reasoningTokens appear only once some call reported them, so a usage keeps its shape. */
 export function addUsage(a: Usage, b: Usage): Usage {
   const sum: Usage = { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
   if (a.costUsd !== undefined || b.costUsd !== undefined) sum.costUsd = (a.costUsd ?? 0) + (b.costUsd ?? 0);
   if (a.unpricedCalls || b.unpricedCalls) sum.unpricedCalls = (a.unpricedCalls ?? 0) + (b.unpricedCalls ?? 0);
+  if (a.reasoningTokens !== undefined || b.reasoningTokens !== undefined) sum.reasoningTokens = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
   return sum;
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { contextSettingsSchema, describeIssues, requiresSomethingToAnswer, resolvedInputObject, somethingToAnswer, type ResolvedAgentInput } from './input';
 import {
   defaultAgentName,
+  defaultApprovalTimeoutSeconds,
   defaultIdleTimeoutSeconds,
   defaultKeepRecentTurns,
   defaultMaxConcurrentTools,
@@ -26,6 +27,13 @@ export const agentInputSchema = resolvedInputObject
     modelTimeoutSeconds: shape.modelTimeoutSeconds.default(defaultModelTimeoutSeconds),
     maxSubagentDepth: shape.maxSubagentDepth.default(defaultMaxSubagentDepth),
     maxHandoffs: shape.maxHandoffs.default(defaultMaxHandoffs),
+    approval: z
+      .object({
+        tools: z.array(z.string()).default([]),
+        skip: z.boolean().default(false),
+        timeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600).default(defaultApprovalTimeoutSeconds),
+      })
+      .default({ tools: [], skip: false, timeoutSeconds: defaultApprovalTimeoutSeconds }),
     session: z
       .object({ idleTimeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600).default(defaultIdleTimeoutSeconds) })
       .optional(),

@@ -9,11 +9,21 @@ import type { Usage } from './messages';
  * - empty: the model replied with neither text nor tool calls twice in a row (the first time it is asked again).
  * - token_budget: the run's tokens exceeded maxSessionTokens.
  * - cost_budget: the next model call's worst case would have taken the spend past maxCostUsd; the run stopped before it.
+ * - interrupted: `agent interrupt` ended the turn; the calls it cut short got "interrupted" results.
  * - invalid_output: the agent has an outputSchema and its final answer still did not match it after being told what was wrong.
  * - ended: a session was ended by `agent end` (the endSession signal).
  * - idle_timeout: a session received no message within its idle timeout.
  */
-export type TurnStatus = 'completed' | 'max_iterations' | 'truncated' | 'refused' | 'empty' | 'token_budget' | 'cost_budget' | 'invalid_output';
+export type TurnStatus =
+  | 'completed'
+  | 'max_iterations'
+  | 'truncated'
+  | 'refused'
+  | 'empty'
+  | 'token_budget'
+  | 'cost_budget'
+  | 'invalid_output'
+  | 'interrupted';
 export type AgentStatus = TurnStatus | 'ended' | 'idle_timeout';
 
 export interface AgentResult {
@@ -63,15 +73,31 @@ export function isPending(reply: MessageReply): reply is PendingReply {
 
 /** A step of a run, in the order it happened; the CLI prints these as progress. */
 export type ProgressEvent =
-  | { kind: 'model_turn'; turn: number; model: string; toolCalls: string[]; usage: Usage }
+  /** `thought`: the reply carried thinking (its tokens are in usage.reasoningTokens when the provider counts them). */
+  | { kind: 'model_turn'; turn: number; model: string; toolCalls: string[]; usage: Usage; thought?: true }
   | { kind: 'tool_done'; turn: number; summary: string; isError: boolean }
   /** A user message whose turn failed; the session rolled it back and goes on. */
   | { kind: 'turn_failed'; turn: number; error: string }
   /** The model handed the conversation over to another agent. */
   | { kind: 'handoff'; turn: number; from: string; to: string };
 
+/** A tool call waiting for a person to approve it before it runs. */
+export interface PendingApproval {
+  /** The call id, prefixed with the subagent calls on the way when a subagent asked (`call_r/call_w`). */
+  id: string;
+  tool: string;
+  /** `write_file notes.txt`: the tool and its first argument. */
+  summary: string;
+  /** The agents from the top-level run down to the one that asked. */
+  agents: string[];
+  /** When it was first asked (ISO 8601): the approval timeout runs from here, across continue-as-new. */
+  askedAt: string;
+}
+
+export type ApprovalDecision = { approved: true } | { approved: false; reason: string };
+
 export interface AgentStatusSnapshot {
-  phase: 'starting' | 'calling_model' | 'running_tools' | 'summarising' | 'waiting_for_message' | 'finished';
+  phase: 'starting' | 'calling_model' | 'running_tools' | 'awaiting_approval' | 'summarising' | 'waiting_for_message' | 'finished';
   /** The agent that has the conversation now. */
   agent: string;
   iteration: number;
@@ -83,4 +109,6 @@ export interface AgentStatusSnapshot {
   turns: number;
   /** User messages waiting for their turn (a session answers them in order). */
   queuedMessages: number;
+  /** Tool calls waiting for approval, this run's and its subagents'. */
+  pendingApprovals: PendingApproval[];
 }

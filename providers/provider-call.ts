@@ -1,3 +1,4 @@
+import type { ReasoningEffort } from '../core/agent-spec';
 import type { Message, ModelResponse, Usage } from '../core/messages';
 
 /**
@@ -22,6 +23,10 @@ export interface ProviderRequest {
   toolChoice: ToolChoice;
   maxOutputTokens?: number;
   temperature?: number;
+  /** Anthropic extended thinking: `thinking.budget_tokens` (providers without a budget ignore it). */
+  thinkingBudget?: number;
+  /** OpenAI reasoning effort (providers without one ignore it). */
+  reasoningEffort?: ReasoningEffort;
   /**
    * Set when the final answer must be JSON matching this schema (the agent's
    * outputSchema): providers use their native structured output. The answer

@@ -28,7 +28,16 @@ export interface Tool<Input = unknown> {
    */
   handler(input: Input, context: ToolContext): Promise<string>;
   activity: ToolActivitySettings;
+  /**
+   * Whether a call must be approved by a person before it runs: always, or
+   * depending on its arguments. Decided by the model activity when the model
+   * asks for the call (and recorded there), so replay never re-evaluates it.
+   */
+  needsApproval?: boolean | Bivariant<Input>;
 }
+
+// Method syntax on purpose (bivariant, as `handler`): a Tool<{path: string}> still stands in a Tool[] list.
+type Bivariant<Input> = { rule(input: Input): boolean }['rule'];
 
 export interface ToolSpec<Schema extends z.ZodType> {
   name: string;
@@ -36,6 +45,8 @@ export interface ToolSpec<Schema extends z.ZodType> {
   input: Schema;
   handler: (input: z.output<Schema>, context: ToolContext) => Promise<string>;
   activity?: Partial<ToolActivitySettings>;
+  /** A person approves each call first (`true`), or the calls whose arguments this function picks. */
+  needsApproval?: boolean | ((input: z.output<Schema>) => boolean);
 }
 
 const defaultActivitySettings: ToolActivitySettings = {
@@ -65,6 +76,7 @@ export function defineTool<Schema extends z.ZodType>(spec: ToolSpec<Schema>): To
     input: spec.input as z.ZodType<z.output<Schema>>,
     handler: spec.handler,
     activity,
+    ...(spec.needsApproval !== undefined && { needsApproval: spec.needsApproval }),
   };
 }
 

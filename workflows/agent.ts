@@ -15,12 +15,27 @@ import { failureTypes } from '../core/errors';
 import { checkResolvedInput, type ResolvedAgentInput } from '../core/input';
 import { maxPromptChars } from '../core/limits';
 import { zeroUsage, type Usage } from '../core/messages';
-import type { AgentResult, AgentStatus, AgentStatusSnapshot, TurnReply } from '../core/result';
+import type { AgentResult, AgentStatus, AgentStatusSnapshot, ApprovalDecision, TurnReply } from '../core/result';
 import type { CoreActivities, RunSetup } from '../activities';
-import { awaitReplyUpdate, endSessionSignal, messagesQuery, progressQuery, sendMessageUpdate, settingsQuery, statusQuery } from './definitions';
+import { Approvals } from './approvals';
+import {
+  approvalDecidedSignal,
+  approvalRequestedSignal,
+  approvalSettledSignal,
+  approveUpdate,
+  awaitReplyUpdate,
+  denyUpdate,
+  endSessionSignal,
+  interruptUpdate,
+  messagesQuery,
+  progressQuery,
+  sendMessageUpdate,
+  settingsQuery,
+  statusQuery,
+} from './definitions';
 import { Inbox } from './inbox';
 import { runFailure } from './model-call';
-import { carry, checkpoint, describeStatus, initialState, rollBack, type TurnInProgress } from './state';
+import { carry, checkpoint, describeStatus, initialState, rollBack, type AgentState, type TurnInProgress } from './state';
 import { runTurn, type TurnContext } from './turn';
 
 export { emptyReplyPrompt, reflectionPrompt } from './turn';
@@ -57,7 +72,16 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
     const { prompt: _prompt, messages: _messages, carried: _carried, ...settings } = input;
     return { input: settings, agent: state.agent };
   });
-  const snapshot = (): AgentStatusSnapshot => ({ ...status, queuedMessages: inbox.waiting.length });
+  // Declared before the handlers that use them; approvals report their changes through the details.
+  let setup: RunSetup | undefined;
+  const approvals = new Approvals(input.subagent?.parentWorkflowId, () => showDetails());
+  approvals.restore(input.carried?.turn?.openRound?.waiting ?? []);
+  const turnScope: { scope?: CancellationScope; interrupted: boolean } = { interrupted: false };
+  const snapshot = (): AgentStatusSnapshot => {
+    const pendingApprovals = approvals.pending();
+    const phase = pendingApprovals.length > 0 && status.phase === 'running_tools' ? 'awaiting_approval' : status.phase;
+    return { ...status, phase, queuedMessages: inbox.waiting.length, pendingApprovals };
+  };
   setHandler(statusQuery, snapshot);
   setHandler(progressQuery, (from) => state.progress.slice(Math.max(0, (from ?? 0) - state.progressOffset)));
   setHandler(endSessionSignal, () => {
@@ -74,7 +98,29 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
     },
     { validator: (ticket) => validateTicket(inbox, ticket) },
   );
-  let setup: RunSetup | undefined;
+  setHandler(approveUpdate, (target) => decideApprovals(approvals, target?.call, { approved: true }), {
+    validator: (target) => validateApprovalTarget(approvals, target?.call),
+  });
+  setHandler(
+    denyUpdate,
+    (target) => decideApprovals(approvals, target?.call, { approved: false, reason: `denied${target?.reason ? `: ${target.reason}` : ' by a person'}` }),
+    { validator: (target) => validateApprovalTarget(approvals, target?.call) },
+  );
+  setHandler(approvalRequestedSignal, ({ from, request }) => approvals.childAsked(from, request, state.agent));
+  setHandler(approvalSettledSignal, ({ from, id }) => approvals.childSettled(from, id));
+  setHandler(approvalDecidedSignal, ({ id, decision }) => void approvals.decide(id, decision));
+  setHandler(
+    interruptUpdate,
+    () => {
+      turnScope.interrupted = true;
+      turnScope.scope?.cancel();
+    },
+    {
+      validator: () => {
+        if (!turnScope.scope) throw refused('no turn is in progress to interrupt');
+      },
+    },
+  );
   const showDetails = () => setCurrentDetails(describeStatus(input, snapshot(), setup?.agents[state.agent].model ?? input.model ?? ''));
 
   const continueAsNewDue = () =>
@@ -93,9 +139,6 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
       carried: carry(state, { turn, inbox: inbox.carry(), endRequested }),
     };
     return continueAsNew<typeof agentWorkflow>(next);
-  };
-  const maybeContinueAsNew = async (turn: TurnInProgress) => {
-    if (continueAsNewDue()) await continueAsNewNow(turn);
   };
 
   const finish = async (outcome: AgentStatus): Promise<AgentResult> => {
@@ -121,21 +164,33 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
   };
 
   const live = async (): Promise<AgentResult> => {
-    const { model, systemPrompt, tools, maxIterations, maxOutputTokens } = input;
+    const { model, systemPrompt, tools, maxIterations, maxOutputTokens, thinkingBudget, reasoningEffort } = input;
     setup = await prepareRun({
       agent: input.agent,
-      overrides: { model, systemPrompt, tools, maxIterations, maxOutputTokens },
+      overrides: { model, systemPrompt, tools, maxIterations, maxOutputTokens, thinkingBudget, reasoningEffort },
       workspace: input.workspace,
       budgeted: input.maxCostUsd !== undefined,
     }).catch((error: unknown) => {
       throw runFailure(error);
     });
-    const context: TurnContext = { input, state, setup, showDetails, maybeContinueAsNew };
+    const context: TurnContext = {
+      input,
+      state,
+      setup,
+      approvals,
+      cancelledBecause: () => (turnScope.interrupted ? 'the turn was interrupted' : 'the run was cancelled'),
+      showDetails,
+      continueAsNewDue,
+      continueAsNew: continueAsNewNow,
+    };
 
-    /** Runs one turn. In a session, a turn that fails is rolled back and refused to its caller; the session goes on. */
+    /**
+     * Runs one turn, in a cancellation scope of its own that `interrupt` cancels: the turn then ends `interrupted`
+     * and the session goes on. In a session, a turn that fails is rolled back and refused to its caller.
+     */
     const answer = async (start: TurnInProgress, ticket: number | undefined): Promise<TurnReply | undefined> => {
       try {
-        const reply = await runTurn(context, start);
+        const reply = await runInterruptible(start);
         status.turns++;
         if (ticket !== undefined) inbox.answer(ticket, reply);
         return reply;
@@ -145,6 +200,19 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
         state.progress.push({ kind: 'turn_failed', turn: status.iteration, error: error.message });
         if (ticket !== undefined) inbox.refuse(ticket, error.message, error.type ?? failureTypes.providerRejected);
         return undefined;
+      }
+    };
+    const runInterruptible = async (start: TurnInProgress): Promise<TurnReply> => {
+      const scope = new CancellationScope();
+      turnScope.scope = scope;
+      try {
+        return await scope.run(() => runTurn(context, start));
+      } catch (error) {
+        if (!(turnScope.interrupted && isCancellation(error))) throw error;
+        return interruptedReply(state, start);
+      } finally {
+        turnScope.scope = undefined;
+        turnScope.interrupted = false;
       }
     };
     const freshTurn = (): TurnInProgress => ({
@@ -194,6 +262,30 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
     inbox.settleAllWaiting(() => ({ refusal: { message: reason, type: failureTypes.messageNotAnswered } }));
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
     throw withSpend(error, status.usage);
+  }
+}
+
+/** What an interrupted turn replies: its last answer so far (if any), and what it spent. */
+function interruptedReply(state: AgentState, start: TurnInProgress): TurnReply {
+  const sinceStart = state.messages.slice(start.checkpoint.length);
+  const answer = [...sinceStart].reverse().find((message) => message.role === 'assistant')?.content ?? '';
+  const iterations = start.iteration + sinceStart.filter((message) => message.role === 'assistant').length;
+  state.lastAnswer = answer;
+  state.status.phase = 'waiting_for_message';
+  state.status.toolCallsInFlight = [];
+  return { answer, status: 'interrupted', iterations, usage: state.status.turnUsage, agent: state.agent };
+}
+
+function decideApprovals(approvals: Approvals, call: string | undefined, decision: ApprovalDecision): string[] {
+  const ids = call !== undefined ? [call] : approvals.pending().map((request) => request.id);
+  return ids.filter((id) => approvals.decide(id, decision));
+}
+
+function validateApprovalTarget(approvals: Approvals, call: string | undefined): void {
+  const waiting = approvals.pending().map((request) => request.id);
+  if (waiting.length === 0) throw refused('no tool call is waiting for approval');
+  if (call !== undefined && !approvals.knows(call)) {
+    throw refused(`no tool call "${call}" is waiting for approval; waiting: ${waiting.join(', ')}`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ResolvedAgentInput } from '../core/input';
 import type { Message } from '../core/messages';
-import type { AgentStatusSnapshot, MessageReply, ProgressEvent } from '../core/result';
+import type { AgentStatusSnapshot, ApprovalDecision, MessageReply, PendingApproval, ProgressEvent } from '../core/result';
 
 /** The whole neutral conversation so far; `from` skips the first messages. */
 export const messagesQuery = defineQuery<Message[], [{ from?: number }?]>('messages');
@@ -38,3 +38,17 @@ export const awaitReplyUpdate = defineUpdate<MessageReply, [number]>('awaitReply
 
 /** Ends a session once the messages already sent are answered. */
 export const endSessionSignal = defineSignal('endSession');
+
+/** Approves the tool calls waiting for approval: the one named, or all of them; returns the ids approved. */
+export const approveUpdate = defineUpdate<string[], [{ call?: string }]>('approve');
+
+/** Denies the tool calls waiting for approval (the one named, or all): they are not run, and the model is told why. */
+export const denyUpdate = defineUpdate<string[], [{ call?: string; reason?: string }]>('deny');
+
+/** Ends the current turn at once: in-flight calls are cancelled and get "interrupted" results; a session goes on. */
+export const interruptUpdate = defineUpdate<void, []>('interrupt');
+
+// Between a subagent and its parent: requests go up, decisions come down.
+export const approvalRequestedSignal = defineSignal<[{ from: string; request: PendingApproval }]>('approvalRequested');
+export const approvalSettledSignal = defineSignal<[{ from: string; id: string }]>('approvalSettled');
+export const approvalDecidedSignal = defineSignal<[{ id: string; decision: ApprovalDecision }]>('approvalDecided');

@@ -1,7 +1,8 @@
 import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import { toolKind, type AgentSpec } from '../core/agent-spec';
 import { failureTypes } from '../core/errors';
-import { addUsage, zeroUsage, type ToolCall, type ToolResultMessage, type Usage } from '../core/messages';
+import type { ApprovalDecision } from '../core/result';
+import { zeroUsage, type ToolCall, type ToolResultMessage, type Usage } from '../core/messages';
 import type { ToolActivityInput } from '../activities';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import type { SubagentOutcome } from './subagent-call';
@@ -18,15 +19,19 @@ export interface ToolRunContext {
   runSubagent?: (request: { callId: string; agent: string; task: string }) => Promise<SubagentOutcome>;
   /** Handoffs this turn still allows. */
   handoffsLeft: number;
+  /** Whether a person must approve this call before it runs. */
+  needsApproval(call: ToolCall): boolean;
+  /** Waits for that decision. */
+  approve(call: ToolCall, summary: string): Promise<ApprovalDecision>;
   onStart(summary: string): void;
-  onFinish(summary: string, result: ToolResultMessage): void;
+  /** Every call ends here, with its result and what it spent (a subagent's tokens and cost). */
+  onFinish(summary: string, result: ToolResultMessage, usage: Usage): void;
 }
 
-/** What a reply's tool calls came to: one result per call, in the order asked; the agent a handoff chose; subagents' spend. */
+/** What a reply's tool calls came to: one result per call, in the order asked; the agent a handoff chose. */
 export interface ToolRound {
   results: ToolResultMessage[];
   handoff?: string;
-  usage: Usage;
 }
 
 /**
@@ -39,7 +44,6 @@ export interface ToolRound {
  */
 export async function runToolCalls(calls: ToolCall[], context: ToolRunContext): Promise<ToolRound> {
   const results: ToolResultMessage[] = new Array(calls.length);
-  let usage = zeroUsage;
   let handoff: string | undefined;
   const work: number[] = [];
   calls.forEach((call, index) => {
@@ -58,20 +62,15 @@ export async function runToolCalls(calls: ToolCall[], context: ToolRunContext): 
   const lane = async () => {
     while (next < work.length) {
       const index = work[next++];
-      const outcome = await runOne(calls[index], context);
-      results[index] = outcome.result;
-      usage = addUsage(usage, outcome.usage);
+      results[index] = await runOne(calls[index], context);
     }
   };
   await Promise.all(Array.from({ length: Math.min(context.maxConcurrent, work.length) }, lane));
-  return { results, ...(handoff !== undefined && { handoff }), usage };
+  return { results, ...(handoff !== undefined && { handoff }) };
 }
 
-async function runOne(call: ToolCall, context: ToolRunContext): Promise<{ result: ToolResultMessage; usage: Usage }> {
-  const done = (summary: string, content: string, isError: boolean, usage = zeroUsage) => ({
-    result: finish(context, summary, resultOf(call, content, isError)),
-    usage,
-  });
+async function runOne(call: ToolCall, context: ToolRunContext): Promise<ToolResultMessage> {
+  const done = (summary: string, content: string, isError: boolean, usage = zeroUsage) => finish(context, summary, resultOf(call, content, isError), usage);
   const kind = toolKind(context.agent, call.name);
   if (!kind || (kind.kind === 'subagent' && !context.runSubagent)) {
     const available = [...context.agent.tools, ...(context.runSubagent ? context.agent.subagents : [])].join(', ') || 'none';
@@ -84,6 +83,10 @@ async function runOne(call: ToolCall, context: ToolRunContext): Promise<{ result
     return done(call.name, `Error: arguments for ${call.name} are not valid JSON (${(error as Error).message}).`, true);
   }
   const summary = toolCallSummary(call, parsed);
+  if (context.needsApproval(call)) {
+    const decision = await context.approve(call, summary);
+    if (!decision.approved) return done(summary, `Error: not run: ${decision.reason}`, true);
+  }
   if (kind.kind === 'subagent') {
     const task = (parsed as { task?: unknown } | null)?.task;
     if (typeof task !== 'string' || !task.trim()) return done(summary, `Error: ${call.name} takes {"task": "<what to do>"}.`, true);
@@ -113,8 +116,8 @@ function resultOf(call: ToolCall, content: string, isError: boolean): ToolResult
   return { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError };
 }
 
-function finish(context: ToolRunContext, summary: string, result: ToolResultMessage): ToolResultMessage {
-  context.onFinish(summary, result);
+function finish(context: ToolRunContext, summary: string, result: ToolResultMessage, usage: Usage = zeroUsage): ToolResultMessage {
+  context.onFinish(summary, result, usage);
   return result;
 }
 

@@ -20,7 +20,11 @@ export interface TurnInProgress {
   outputRetries: number;
   usage: Usage;
   checkpoint: TurnCheckpoint;
+  /** A tool round still waiting for approvals, which the next run finishes (workflows/tool-round.ts). */
+  openRound?: OpenRound;
 }
+
+export type OpenRound = NonNullable<NonNullable<CarriedState['turn']>['openRound']>;
 
 /** Everything the workflow knows about a run; continue-as-new carries the durable part of it. */
 export interface AgentState {
@@ -30,8 +34,8 @@ export interface AgentState {
   summary?: { content: string; upTo: number };
   progress: ProgressEvent[];
   progressOffset: number;
-  /** Everything the status query shows but the queue length, which the session loop owns. */
-  status: Omit<AgentStatusSnapshot, 'queuedMessages'>;
+  /** Everything the status query shows but the queue and the approvals, which their owners report. */
+  status: Omit<AgentStatusSnapshot, 'queuedMessages' | 'pendingApprovals'>;
   lastAnswer: string;
   lastOutput?: unknown;
   /** The agent that has the conversation now: the run's own, or the one a handoff passed it to. */
@@ -111,10 +115,14 @@ export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSna
   const agent = status.agent === defaultAgentName ? '' : ` · agent \`${status.agent}\``;
   const lines = [
     `**${status.phase.replace(/_/g, ' ')}** · iteration ${status.iteration} of ${status.maxIterations}${agent} · model \`${model}\``,
-    `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out${status.usage.costUsd !== undefined || status.usage.unpricedCalls ? ` · spent ${describeCost(status.usage)}` : ''}`,
+    `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out${status.usage.reasoningTokens ? ` (${status.usage.reasoningTokens} of them thinking)` : ''}${status.usage.costUsd !== undefined || status.usage.unpricedCalls ? ` · spent ${describeCost(status.usage)}` : ''}`,
   ];
   if (input.session) lines.push(`session: ${status.turns} message(s) answered, ${status.queuedMessages} queued`);
   if (input.forkedFrom) lines.push(`forked from \`${input.forkedFrom.workflowId}\` at message ${input.forkedFrom.messageIndex}`);
   if (status.toolCallsInFlight.length > 0) lines.push(`tools running: ${status.toolCallsInFlight.join(', ')}`);
+  for (const request of status.pendingApprovals) {
+    const by = request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '';
+    lines.push(`awaiting approval: ${request.summary}${by} · call \`${request.id}\``);
+  }
   return lines.join('\n\n');
 }

@@ -33,6 +33,8 @@ export async function runSubagent(
     context: input.context,
     maxSubagentDepth: input.maxSubagentDepth,
     maxHandoffs: input.maxHandoffs,
+    // The same approval rules; its requests surface here, and at the top-level run.
+    ...(input.approval && { approval: input.approval }),
     ...(request.tokensLeft !== undefined && { maxSessionTokens: Math.max(1, request.tokensLeft) }),
     // What is left of the parent's cost budget is the child's: the child spends from the parent's money.
     ...(request.dollarsLeft !== undefined && { maxCostUsd: Math.max(Number.MIN_VALUE, request.dollarsLeft) }),

@@ -1,3 +1,4 @@
+import type { ModelSettings } from '../core/agent-spec';
 import { defaultAgentName } from '../core/limits';
 import type { ToolCall } from '../core/messages';
 
@@ -12,9 +13,19 @@ export function toolCallSummary(call: ToolCall, parsedArguments?: unknown): stri
   return clip(firstString ? `${call.name} ${String(firstString)}` : call.name);
 }
 
-/** `openai:gpt-4o-mini turn 3`; `researcher · anthropic:claude-haiku-4-5 turn 2` for an agent other than the default. */
-export function modelCallSummary(agent: { name: string; model: string }, turn: number): string {
-  return `${agent.name === defaultAgentName ? '' : `${agent.name} · `}${agent.model} turn ${turn}`;
+/**
+ * `openai:gpt-4o-mini turn 3`; `researcher · anthropic:claude-haiku-4-5 turn 2` for an agent other than the
+ * default; `… turn 2 · thinking 2048` or `… · effort high` when the call may think (how much, never what).
+ */
+export function modelCallSummary(agent: { name: string; model: string; modelSettings?: ModelSettings }, turn: number): string {
+  const settings = agent.modelSettings ?? {};
+  const thinking = [
+    settings.thinkingBudget !== undefined && ` · thinking ${settings.thinkingBudget}`,
+    settings.reasoningEffort !== undefined && ` · effort ${settings.reasoningEffort}`,
+  ]
+    .filter(Boolean)
+    .join('');
+  return `${agent.name === defaultAgentName ? '' : `${agent.name} · `}${agent.model} turn ${turn}${thinking}`;
 }
 
 export function clip(text: string, limit = maxSummaryChars): string {

@@ -1,8 +1,7 @@
-import { isCancellation } from '@temporalio/workflow';
 import { offeredToolNames, type AgentSpec } from '../core/agent-spec';
 import { summaryCutIndex } from '../core/context-view';
 import type { ResolvedAgentInput } from '../core/input';
-import { addUsage, type ModelResponse, type ToolResultMessage } from '../core/messages';
+import { addUsage } from '../core/messages';
 import { costBudgetOf, spendCheck, withBoundedOutput } from './cost-budget';
 import type { TurnReply, TurnStatus } from '../core/result';
 import { notRunResults } from '../core/tool-pairing';
@@ -10,9 +9,9 @@ import type { ModelTurn, RunSetup } from '../activities';
 import type { ToolChoice } from '../providers/provider-call';
 import { callModel } from './model-call';
 import { nextStep, type NextStep } from './next-step';
-import { runToolCalls } from './run-tool-calls';
+import { runToolRound } from './tool-round';
 import type { AgentState, TurnInProgress } from './state';
-import { runSubagent } from './subagent-call';
+import type { Approvals } from './approvals';
 import { modelCallSummary } from './summaries';
 
 export const reflectionPrompt =
@@ -32,9 +31,14 @@ export interface TurnContext {
   input: ResolvedAgentInput;
   state: AgentState;
   setup: RunSetup;
+  approvals: Approvals;
+  /** Why calls cut short by a cancellation were not run: the turn was interrupted, or the whole run cancelled. */
+  cancelledBecause(): string;
   showDetails(): void;
-  /** Continues as new when it is due, handing this turn to the next run; returns only when it is not due. */
-  maybeContinueAsNew(turn: TurnInProgress): Promise<void>;
+  /** Whether the run should continue as new at the next point it can. */
+  continueAsNewDue(): boolean;
+  /** Continues as new now, handing this turn to the next run. */
+  continueAsNew(turn: TurnInProgress): Promise<never>;
 }
 
 /** What the loop does after a model reply: the reply's own next step, or the end of the token budget. */
@@ -92,8 +96,37 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
     return { answer, status: outcome, iterations: turn.iteration, usage: status.turnUsage, agent: state.agent, ...(output !== undefined && { output }) };
   };
 
+  // After a tool round: a handoff passes the conversation on; a spent token budget or a long context is dealt with.
+  const afterToolRound = async (handoff: string | undefined, lastReply: string): Promise<TurnReply | undefined> => {
+    if (handoff) {
+      state.progress.push({ kind: 'handoff', turn: status.iteration, from: state.agent, to: handoff });
+      state.agent = status.agent = handoff;
+      status.maxIterations = agent().maxIterations;
+      turn.handoffs++;
+      turn.agentIterations = 0;
+      turn.outputRetries = 0;
+      previousWasEmpty = false;
+    }
+    // Subagents spend tokens too: once the budget is gone, the turn ends here, its tool calls all answered.
+    if (overBudget(input, state)) return finish(lastReply, 'token_budget');
+    await summariseIfOverContext(context, state.lastCall?.inputTokens ?? 0);
+    return undefined;
+  };
+
+  // The previous run continued as new while a tool round waited for approval: that round goes on first.
+  if (start.openRound) {
+    const { openRound, ...rest } = start;
+    const reply = state.messages[state.messages.length - 1];
+    if (reply?.role !== 'assistant') throw new Error('a carried tool round must follow its reply');
+    const round = { calls: reply.toolCalls, needsApproval: openRound.needsApproval, finished: openRound.finished, waiting: openRound.waiting };
+    Object.assign(turn, rest);
+    delete turn.openRound;
+    const ended = await afterToolRound(await runToolRound(context, round, turn, { maySpawn, budget }), reply.content);
+    if (ended) return ended;
+  }
+
   while (turn.agentIterations < agent().maxIterations) {
-    await context.maybeContinueAsNew({ ...turn, usage: status.turnUsage });
+    if (context.continueAsNewDue()) await context.continueAsNew({ ...turn, usage: status.turnUsage });
     if (budgetSpent()) return finish(lastAnswerOfTurn(), 'cost_budget');
     turn.iteration++;
     turn.agentIterations++;
@@ -122,19 +155,9 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
         state.messages.push({ role: 'user', content: emptyReplyPrompt });
         break;
       case 'run_tools': {
-        const handoff = await runTools(context, response, turn.handoffs, maySpawn, budget);
-        if (handoff) {
-          state.progress.push({ kind: 'handoff', turn: status.iteration, from: state.agent, to: handoff });
-          state.agent = status.agent = handoff;
-          status.maxIterations = agent().maxIterations;
-          turn.handoffs++;
-          turn.agentIterations = 0;
-          turn.outputRetries = 0;
-          previousWasEmpty = false;
-        }
-        // Subagents spend tokens too: once the budget is gone, the turn ends here, its tool calls all answered.
-        if (overBudget(input, state)) return finish(response.message.content, 'token_budget');
-        await summariseIfOverContext(context, response);
+        const round = { calls: response.message.toolCalls, needsApproval: response.needsApproval ?? [] };
+        const ended = await afterToolRound(await runToolRound(context, round, turn, { maySpawn, budget }), response.message.content);
+        if (ended) return ended;
         break;
       }
       default: {
@@ -166,6 +189,7 @@ function record(state: AgentState, response: ModelTurn, model: string): void {
     model,
     toolCalls: response.message.toolCalls.map((call) => call.name),
     usage: response.usage,
+    ...(response.message.thinking?.length && { thought: true as const }),
   });
 }
 
@@ -175,74 +199,14 @@ function overBudget(input: ResolvedAgentInput, state: AgentState): boolean {
 }
 
 /**
- * Runs the reply's tool calls and appends their results in the order asked;
- * returns the agent a handoff chose, if any. If the run is cancelled meanwhile,
- * the calls that finished keep their results and the others get "not run"
- * results before the cancellation goes on, so even a cancelled run's
- * conversation can be continued or forked.
- */
-async function runTools(
-  context: TurnContext,
-  response: ModelResponse,
-  handoffsSoFar: number,
-  maySpawn: boolean,
-  budget: number | undefined,
-): Promise<string | undefined> {
-  const { input, state, setup } = context;
-  const status = state.status;
-  const calls = response.message.toolCalls;
-  const finished = new Map<string, ToolResultMessage>();
-  const iteration = status.iteration;
-  status.phase = 'running_tools';
-  context.showDetails();
-  try {
-    const round = await runToolCalls(calls, {
-      agent: setup.agents[state.agent],
-      workspace: input.workspace,
-      tools: setup.tools,
-      maxConcurrent: input.maxConcurrentTools,
-      handoffsLeft: input.maxHandoffs - handoffsSoFar,
-      ...(maySpawn && {
-        runSubagent: (request) => {
-          const { usage } = status;
-          const tokensLeft = input.maxSessionTokens !== undefined ? input.maxSessionTokens - usage.inputTokens - usage.outputTokens : undefined;
-          const dollarsLeft = budget !== undefined ? budget - (usage.costUsd ?? 0) : undefined;
-          return runSubagent(input, { ...request, tokensLeft, dollarsLeft });
-        },
-      }),
-      onStart: (summary) => {
-        status.toolCallsInFlight = [...status.toolCallsInFlight, summary];
-        context.showDetails();
-      },
-      onFinish: (summary, result) => {
-        finished.set(result.toolCallId, result);
-        const index = status.toolCallsInFlight.indexOf(summary);
-        if (index >= 0) status.toolCallsInFlight = status.toolCallsInFlight.filter((_, position) => position !== index);
-        state.progress.push({ kind: 'tool_done', turn: iteration, summary, isError: result.isError });
-        context.showDetails();
-      },
-    });
-    state.messages.push(...round.results);
-    status.usage = addUsage(status.usage, round.usage);
-    status.turnUsage = addUsage(status.turnUsage, round.usage);
-    return round.handoff;
-  } catch (error) {
-    if (!isCancellation(error)) throw error;
-    for (const call of calls) state.messages.push(finished.get(call.id) ?? notRunResults([call], 'the run was cancelled')[0]);
-    status.toolCallsInFlight = [];
-    throw error;
-  }
-}
-
-/**
  * When the model's input has grown past the context budget, older turns are
  * summarised by a model call (an ordinary retried activity) and the summary
  * stands in for them from the next call on. The conversation itself is kept whole.
  */
-async function summariseIfOverContext(context: TurnContext, response: ModelResponse): Promise<void> {
+async function summariseIfOverContext(context: TurnContext, inputTokens: number): Promise<void> {
   const { input, state, setup } = context;
   const budget = input.context.maxContextTokens;
-  if (budget === undefined || response.usage.inputTokens <= budget) return;
+  if (budget === undefined || inputTokens <= budget) return;
   const upTo = summaryCutIndex(state.messages, input.context.keepRecentTurns);
   if (upTo === undefined || upTo <= (state.summary?.upTo ?? 0)) return;
   state.status.phase = 'summarising';

@@ -10,6 +10,7 @@ import type { TranscriptStore } from '../transcript/transcript-store';
 import { heartbeating } from '../heartbeating';
 import { classifyProviderError } from './classify-error';
 import type { ModelCallInput, ModelTurn } from './model-input';
+import { callsNeedingApproval } from './approval-check';
 import { checkOutput } from './structured-output';
 import { withTranscript } from './with-transcript';
 
@@ -67,6 +68,8 @@ export function createModelActivities({ registry, env, transcripts, prices, span
               toolChoice: request.toolChoice,
               maxOutputTokens: input.modelSettings?.maxOutputTokens,
               temperature: input.modelSettings?.temperature,
+              thinkingBudget: input.modelSettings?.thinkingBudget,
+              reasoningEffort: input.modelSettings?.reasoningEffort,
               ...(wantsOutput && { output: { schema: outputJsonSchema(outputSchema) } }),
               env,
               signal: context.cancellationSignal,
@@ -89,7 +92,8 @@ export function createModelActivities({ registry, env, transcripts, prices, span
               callProvider,
             );
             const usage = addUsage(earlier, priced(response.usage, price));
-            const paid = { ...response, usage };
+            const needsApproval = callsNeedingApproval(response.message.toolCalls, registry.tools);
+            const paid = { ...response, usage, ...(needsApproval.length > 0 && { needsApproval }) };
             return wantsOutput ? { ...paid, ...checkOutput(outputSchema, response) } : paid;
           });
         },

@@ -41,4 +41,6 @@ export interface ModelTurn extends ModelResponse {
   output?: unknown;
   /** Why a final answer did not match the agent's outputSchema, for the model to put right. */
   outputProblem?: string;
+  /** The ids of the reply's tool calls that a person must approve first (the tools' own needsApproval). */
+  needsApproval?: string[];
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ReasoningEffort } from '../../core/agent-spec';
 import type { AgentInput } from '../../core/resolve-input';
 import { builtInTools } from '../../tools';
 import { UsageError } from '../usage';
@@ -16,12 +17,26 @@ export const agentOptions = {
   'max-context-tokens': { type: 'string' },
   'keep-recent-turns': { type: 'string' },
   'max-cost-usd': { type: 'string' },
+  'approve-tools': { type: 'string' },
+  'approval-timeout': { type: 'string' },
+  yes: { type: 'boolean', default: false },
   tools: { type: 'string' },
   system: { type: 'string' },
+  'thinking-budget': { type: 'string' },
+  'reasoning-effort': { type: 'string' },
   id: { type: 'string' },
 } as const;
 
-const numericFlags = ['--max-iterations', '--max-session-tokens', '--max-context-tokens', '--keep-recent-turns', '--max-cost-usd', '--idle-timeout'];
+const numericFlags = [
+  '--max-iterations',
+  '--max-session-tokens',
+  '--max-context-tokens',
+  '--keep-recent-turns',
+  '--max-cost-usd',
+  '--approval-timeout',
+  '--idle-timeout',
+  '--thinking-budget',
+];
 
 export interface AgentFlagValues {
   agent?: string;
@@ -32,12 +47,23 @@ export interface AgentFlagValues {
   'max-context-tokens'?: string;
   'keep-recent-turns'?: string;
   'max-cost-usd'?: string;
+  'approve-tools'?: string;
+  'approval-timeout'?: string;
+  yes?: boolean;
   tools?: string;
   system?: string;
+  'thinking-budget'?: string;
+  'reasoning-effort'?: string;
 }
 
-export function agentInputFromFlags(values: AgentFlagValues): AgentInput {
-  const integer = (flag: keyof AgentFlagValues) => (values[flag] !== undefined ? parseInteger(`--${flag}`, values[flag]) : undefined);
+type NumericFlag = 'max-iterations' | 'max-session-tokens' | 'max-context-tokens' | 'keep-recent-turns' | 'thinking-budget';
+
+/**
+ * The run's input from the flags. `approveTools` is what needs a person's
+ * approval when --approve-tools is not given (`agent chat`: write_file).
+ */
+export function agentInputFromFlags(values: AgentFlagValues, approveTools: string[] = []): AgentInput {
+  const integer = (flag: NumericFlag) => (values[flag] !== undefined ? parseInteger(`--${flag}`, values[flag]) : undefined);
   const maxContextTokens = integer('max-context-tokens');
   const keepRecentTurns = integer('keep-recent-turns');
   const tools = values.tools?.split(',').map((tool) => tool.trim()).filter(Boolean);
@@ -51,6 +77,14 @@ export function agentInputFromFlags(values: AgentFlagValues): AgentInput {
     ...(values['max-iterations'] !== undefined && { maxIterations: integer('max-iterations') }),
     ...(values['max-session-tokens'] !== undefined && { maxSessionTokens: integer('max-session-tokens') }),
     ...(values['max-cost-usd'] !== undefined && { maxCostUsd: parseAmount('--max-cost-usd', values['max-cost-usd']) }),
+    approval: {
+      tools: values['approve-tools'] !== undefined ? values['approve-tools'].split(',').map((tool) => tool.trim()).filter(Boolean) : approveTools,
+      skip: values.yes === true,
+      ...(values['approval-timeout'] !== undefined && { timeoutSeconds: parseInteger('--approval-timeout', values['approval-timeout']) }),
+    },
+    ...(values['thinking-budget'] !== undefined && { thinkingBudget: integer('thinking-budget') }),
+    // Checked with the rest of the input (low, medium or high), so a wrong value is reported like any other.
+    ...(values['reasoning-effort'] !== undefined && { reasoningEffort: values['reasoning-effort'] as ReasoningEffort }),
     ...((maxContextTokens !== undefined || keepRecentTurns !== undefined) && {
       context: {
         ...(maxContextTokens !== undefined && { maxContextTokens }),

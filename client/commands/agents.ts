@@ -17,6 +17,7 @@ export async function agentsCommand(argv: string[], output: Output): Promise<num
     handoffs: agent.handoffs.map(nameOf),
     maxIterations: agent.maxIterations,
     structuredOutput: agent.outputSchema !== undefined,
+    modelSettings: agent.modelSettings,
   }));
   if (values.json) {
     output.result(JSON.stringify({ agents }));
@@ -32,6 +33,8 @@ export async function agentsCommand(argv: string[], output: Output): Promise<num
         `  subagents: ${list(agent.subagents)}`,
         `  handoffs: ${list(agent.handoffs)}`,
         ...(agent.structuredOutput ? ['  answers in a structured output'] : []),
+        ...(agent.modelSettings.thinkingBudget !== undefined ? [`  thinks with up to ${agent.modelSettings.thinkingBudget} tokens`] : []),
+        ...(agent.modelSettings.reasoningEffort !== undefined ? [`  reasoning effort: ${agent.modelSettings.reasoningEffort}`] : []),
       ].join('\n'),
     );
   }

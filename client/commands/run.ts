@@ -2,16 +2,18 @@ import { parseArgs } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
+import { ApprovalPrompter } from '../approval-prompts';
 import { awaitResult } from '../await-result';
 import { cliRegistry } from '../cli-registry';
 import { connect } from '../connect';
 import { interrupted, untilInterrupted } from '../interrupt';
+import { LineQueue } from '../line-queue';
 import { ProgressFollower } from '../progress';
 import { assertRegistered, assertRunnable, startAgent } from '../start-agent';
 import { UsageError } from '../usage';
 import { runLink } from '../web-ui';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers } from './agent-flags';
-import { costSuffix } from '../usage-text';
+import { usageSuffix } from '../usage-text';
 import { failureMessage, type Output } from './output';
 
 export async function runCommand(argv: string[], output: Output): Promise<number> {
@@ -45,7 +47,20 @@ export async function runCommand(argv: string[], output: Output): Promise<number
         (error) => output.info(`lost the Temporal server (${error.message}); the run is durable, still waiting for it`),
       ),
     );
-    await new ProgressFollower(handle, output.info).follow(result);
+    // A person at a terminal is asked about each call that needs approval; anyone else is told how to decide it.
+    const lines = process.stdin.isTTY ? new LineQueue(process.stdin) : undefined;
+    const over = new AbortController();
+    void result.finally(() => over.abort()).catch(() => {});
+    const prompter = new ApprovalPrompter(
+      handle,
+      lines &&
+        ((question) => {
+          output.info(question);
+          return lines.next(over.signal);
+        }),
+      output.info,
+    );
+    await new ProgressFollower(handle, output.info, (pending) => prompter.consider(pending)).follow(result).finally(() => lines?.close());
     let outcome: AgentResult | typeof interrupted;
     try {
       outcome = await result;
@@ -61,7 +76,9 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       return 130;
     }
     if (outcome.status !== 'completed') output.info(`run ended with status ${outcome.status}`);
-    output.info(`${outcome.iterations} iteration(s), ${outcome.usage.inputTokens} input / ${outcome.usage.outputTokens} output tokens${costSuffix(outcome.usage)}`);
+    output.info(
+      `${outcome.iterations} iteration(s), ${outcome.usage.inputTokens} input / ${outcome.usage.outputTokens} output tokens${usageSuffix(outcome.usage)}`,
+    );
     output.result(values.json ? JSON.stringify({ ...ids, ...outcome }) : outcome.answer);
     return outcome.status === 'completed' ? 0 : 3;
   } finally {

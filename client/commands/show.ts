@@ -3,12 +3,20 @@ import { messagesQuery, statusQuery } from '../../workflows/definitions';
 import { connect, withWorkerFallback } from '../connect';
 import { renderConversation } from '../render-conversation';
 import { UsageError } from '../usage';
-import { costSuffix } from '../usage-text';
+import { usageSuffix } from '../usage-text';
 import type { Output } from './output';
 
-/** `agent show <id>`: the run's conversation, read through the messages query (a worker answers it, even for closed runs). */
+/**
+ * `agent show <id>`: the run's conversation, read through the messages query (a
+ * worker answers it, even for closed runs). The model's thinking is left out
+ * unless `--thinking` asks for it.
+ */
 export async function showCommand(argv: string[], output: Output): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false }, thinking: { type: 'boolean', default: false } },
+  });
   if (positionals.length !== 1) throw new UsageError('show takes one workflow id');
   const session = await connect({ ensureWorker: false, log: output.info });
   try {
@@ -17,9 +25,13 @@ export async function showCommand(argv: string[], output: Output): Promise<numbe
     const [messages, status] = await withWorkerFallback(session, () => Promise.all([handle.query(messagesQuery), handle.query(statusQuery)]));
     output.info(
       `${positionals[0]}: ${description.status.name} · iteration ${status.iteration} · ` +
-        `${status.usage.inputTokens} input / ${status.usage.outputTokens} output tokens${costSuffix(status.usage)}`,
+        `${status.usage.inputTokens} input / ${status.usage.outputTokens} output tokens${usageSuffix(status.usage)}`,
     );
-    output.result(values.json ? JSON.stringify({ workflowId: positionals[0], status: description.status.name, messages }) : renderConversation(messages));
+    // --json gives the conversation as stored, thinking included; text hides thinking unless asked, dimmed on a terminal.
+    const thinking = !values.thinking ? 'hidden' : process.stdout.isTTY && !process.env.NO_COLOR ? 'dimmed' : 'shown';
+    output.result(
+      values.json ? JSON.stringify({ workflowId: positionals[0], status: description.status.name, messages }) : renderConversation(messages, { thinking }),
+    );
     return 0;
   } finally {
     await session.close();

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { ModelResponse } from '../../core/messages';
 import type { ProviderCall } from '../provider-call';
 import { fromAnthropicMessage } from './convert-response';
-import { prepareAnthropicRequest } from './prepare-request';
+import { anthropicBetaHeaders, anthropicProviderName, prepareAnthropicRequest } from './prepare-request';
 
 /** Calls the Anthropic Messages API (ANTHROPIC_BASE_URL honoured). The SDK's own retries are off. */
 export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> {
@@ -15,7 +15,9 @@ export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> 
     // activity already makes one for every provider (telemetry/), so this one would count each call twice.
     openTelemetry: false,
   });
-  const response = await client.messages.create(prepareAnthropicRequest(call), { signal: call.signal });
+  const body = prepareAnthropicRequest(call);
+  const response = await client.messages.create(body, { signal: call.signal, headers: anthropicBetaHeaders(body) });
+  // Reported before the reply is read: a paid reply that turns out unreadable still counts.
   call.onUsage?.({ inputTokens: response.usage?.input_tokens ?? 0, outputTokens: response.usage?.output_tokens ?? 0 });
-  return fromAnthropicMessage(response, { finalOutput: call.output !== undefined });
+  return fromAnthropicMessage(response, { finalOutput: call.output !== undefined, source: { provider: anthropicProviderName, model: call.model } });
 }

@@ -1,5 +1,6 @@
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { Message } from '../../core/messages';
+import type { Message, ReasoningPart } from '../../core/messages';
+import { replyParts, type ReplyPart } from '../../core/reply-parts';
 
 export interface AnthropicPrompt {
   system: string | undefined;
@@ -9,14 +10,18 @@ export interface AnthropicPrompt {
 // Anthropic refuses a tool_result marked is_error with empty content, and text blocks that are empty or blank.
 const emptyToolOutput = '(no output)';
 
+const noThinking = () => false;
+
 /**
  * Neutral messages → Anthropic Messages. System messages go to the top-level
  * `system`; consecutive assistant content and tool calls form one assistant
  * message, and consecutive tool results (and any user text after them) form one
  * user message, as Anthropic requires strictly alternating roles. Blank text is
  * left out, and a message left with no content disappears, its neighbours merging.
+ * The thinking `keepThinking` accepts goes back as it came, signature and all, in
+ * its original place among the reply's blocks; other thinking is left out.
  */
-export function toAnthropicPrompt(messages: Message[]): AnthropicPrompt {
+export function toAnthropicPrompt(messages: Message[], keepThinking: (part: ReasoningPart) => boolean = noThinking): AnthropicPrompt {
   const system: string[] = [];
   const result: MessageParam[] = [];
   const append = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
@@ -36,17 +41,12 @@ export function toAnthropicPrompt(messages: Message[]): AnthropicPrompt {
       case 'user':
         append('user', textBlocks(message.content));
         break;
-      case 'assistant':
-        append('assistant', [
-          ...textBlocks(message.content),
-          ...message.toolCalls.map((call) => ({
-            type: 'tool_use' as const,
-            id: call.id,
-            name: call.name,
-            input: parseArgumentsForReplay(call.arguments),
-          })),
-        ]);
+      case 'assistant': {
+        const blocks = replyParts(message, keepThinking).flatMap(assistantBlocks);
+        // A reply of thinking alone (an empty answer) says nothing to send back: it is left out like an empty one.
+        if (blocks.some((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking')) append('assistant', blocks);
         break;
+      }
       case 'tool': {
         const block: ToolResultBlockParam = {
           type: 'tool_result',
@@ -64,6 +64,24 @@ export function toAnthropicPrompt(messages: Message[]): AnthropicPrompt {
     }
   }
   return { system: system.length > 0 ? system.join('\n\n') : undefined, messages: result };
+}
+
+function assistantBlocks(part: ReplyPart): ContentBlockParam[] {
+  switch (part.type) {
+    case 'text':
+      return textBlocks(part.text);
+    case 'tool_call':
+      return [{ type: 'tool_use', id: part.call.id, name: part.call.name, input: parseArgumentsForReplay(part.call.arguments) }];
+    case 'thinking':
+      // A thinking block is only valid with the signature it came with.
+      return part.signature === undefined ? [] : [{ type: 'thinking', thinking: part.text, signature: part.signature }];
+    case 'redacted_thinking':
+      return [{ type: 'redacted_thinking', data: part.data }];
+    default: {
+      const exhaustive: never = part;
+      throw new Error(`unknown reply part ${JSON.stringify(exhaustive)}`);
+    }
+  }
 }
 
 function textBlocks(text: string): ContentBlockParam[] {

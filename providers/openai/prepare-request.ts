@@ -2,11 +2,16 @@ import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/ch
 import type { ProviderRequest } from '../provider-call';
 import { toOpenAIMessages } from './convert-messages';
 
+/** The name the built-in Chat Completions provider registers. */
+export const openaiProviderName = 'openai';
+
 /**
  * Neutral request → Chat Completions body, applying OpenAI's own rules in one
  * place: `tool_choice` only alongside `tools`, no assistant message with
- * neither content nor tool calls (an empty reply is left out), and structured
- * output as `response_format` json_schema.
+ * neither content nor tool calls (an empty reply is left out), structured
+ * output as `response_format` json_schema, and `reasoning_effort` when set.
+ * Thinking is never sent: Chat Completions has no field for it (DeepSeek
+ * refuses its own `reasoning_content` sent back, OpenAI any unknown field).
  */
 export function prepareOpenAIRequest(request: ProviderRequest): ChatCompletionCreateParamsNonStreaming {
   const messages = request.messages.filter(
@@ -23,6 +28,7 @@ export function prepareOpenAIRequest(request: ProviderRequest): ChatCompletionCr
     ...(tools.length > 0 && request.toolChoice === 'none' && { tool_choice: 'none' as const }),
     ...(request.maxOutputTokens !== undefined && { max_completion_tokens: request.maxOutputTokens }),
     ...(request.temperature !== undefined && { temperature: request.temperature }),
+    ...(request.reasoningEffort !== undefined && { reasoning_effort: request.reasoningEffort }),
     // Structured output, natively: the final answer is JSON matching the schema (not strict: any zod schema's JSON form is accepted).
     ...(request.output && { response_format: { type: 'json_schema' as const, json_schema: { name: 'output', schema: request.output.schema, strict: false } } }),
   };

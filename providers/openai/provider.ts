@@ -1,14 +1,15 @@
 import { ConfigurationError } from '../../core/errors';
 import { defineProvider } from '../define-provider';
 import { callOpenAI } from './call-openai';
+import { checkOpenAIEnvironment } from './client';
+import { openaiProviderName } from './prepare-request';
 
 /** OpenAI Chat Completions, or any compatible server (Ollama, vLLM, LM Studio) with OPENAI_BASE_URL. */
 export const openaiProvider = defineProvider({
-  name: 'openai',
+  name: openaiProviderName,
   checkEnvironment(env) {
-    if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
-      throw new ConfigurationError('OPENAI_API_KEY is not set in the worker environment (or set OPENAI_BASE_URL for a local server)');
-    }
+    const problem = checkOpenAIEnvironment(env);
+    if (problem) throw new ConfigurationError(problem);
   },
   call: callOpenAI,
 });

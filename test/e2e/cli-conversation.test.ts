@@ -14,7 +14,11 @@ import { waitFor } from '../support/wait-for';
 // `agent run`, `agent chat` and `agent send`, with both providers, against the strict fake server.
 
 const bed = useTestBed();
-const models: Record<FakeProvider, string> = { openai: 'openai:gpt-4o-mini', anthropic: 'anthropic:claude-haiku-4-5' };
+const models: Record<FakeProvider, string> = {
+  openai: 'openai:gpt-4o-mini',
+  'openai-responses': 'openai-responses:o4-mini',
+  anthropic: 'anthropic:claude-haiku-4-5',
+};
 const listCall = (id: string) => ({ id, name: 'list_directory', arguments: {} });
 jest.setTimeout(120_000);
 

@@ -6,8 +6,9 @@ import type { AgentResult } from '../../core/result';
 import { MessageNotAnsweredError, sendMessage } from '../../client/send-message';
 import { agentWorkflowType, messagesQuery } from '../../workflows/definitions';
 import { reflectionPrompt } from '../../workflows/turn';
-import { providerError, providerReply, type FakeProvider } from '../support/fake-model-server';
+import { providerError, providerReply as anyProviderReply, type FakeProvider } from '../support/fake-model-server';
 import { completedUpdates, fetchEvents, scheduledActivities } from '../support/history';
+import { reasoningPayloads, servedPayloads } from '../support/reasoning-payloads';
 import { EventType, workflowExecutionFailure } from '../support/fault-history';
 import { createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
@@ -19,7 +20,29 @@ import { makeWorkspace } from '../support/workspace';
 // engine sent was refused: the engine never sends a conversation a provider would reject.
 
 const bed = useTestBed();
-const models: Record<FakeProvider, string> = { openai: 'openai:gpt-4o-mini', anthropic: 'anthropic:claude-haiku-4-5' };
+const models: Record<FakeProvider, string> = {
+  openai: 'openai:gpt-4o-mini',
+  'openai-responses': 'openai-responses:o4-mini',
+  anthropic: 'anthropic:claude-haiku-4-5',
+};
+
+/**
+ * Each provider, and each provider again with the model thinking in every reply (extended thinking on
+ * Anthropic, encrypted reasoning on the Responses API): every path must send the thinking back as the
+ * provider requires, or leave it out where it may, and the strict fake refuses anything else.
+ */
+interface Variant {
+  name: string;
+  provider: FakeProvider;
+  run: Pick<AgentInput, 'model' | 'thinkingBudget' | 'reasoningEffort'>;
+  thinking?: string;
+}
+const variants: Variant[] = [
+  { name: 'openai', provider: 'openai', run: { model: models.openai } },
+  { name: 'anthropic', provider: 'anthropic', run: { model: models.anthropic } },
+  { name: 'anthropic, thinking', provider: 'anthropic', run: { model: 'anthropic:claude-sonnet-4-6', thinkingBudget: 2048 }, thinking: 'Let me think.' },
+  { name: 'openai-responses, reasoning', provider: 'openai-responses', run: { model: models['openai-responses'], reasoningEffort: 'low' }, thinking: 'Let me think.' },
+];
 const tools = ['read_file', 'list_directory'];
 
 afterEach(() => expect(bed.server.refusals).toEqual([]));
@@ -46,6 +69,11 @@ const body = (index: number) => bed.server.requests[index].body;
 
 /** The tool results of a request, read off the wire in either provider's format: call id and text. */
 function toolResultsSent(provider: FakeProvider, index: number): Array<{ id: string; content: string }> {
+  if (provider === 'openai-responses') {
+    return body(index)
+      .input.filter((item: { type?: string }) => item.type === 'function_call_output')
+      .map((item: { call_id: string; output: string }) => ({ id: item.call_id, content: item.output }));
+  }
   if (provider === 'openai') {
     return body(index)
       .messages.filter((message: { role: string }) => message.role === 'tool')
@@ -64,15 +92,18 @@ function toolResultsSent(provider: FakeProvider, index: number): Array<{ id: str
 function toolSettings(provider: FakeProvider, index: number): { tools: string[]; choice: unknown } {
   const request = body(index);
   const names = (request.tools ?? []).map((tool: { name?: string; function?: { name: string } }) =>
-    provider === 'openai' ? tool.function!.name : tool.name,
+    provider === 'openai' ? tool.function!.name : tool.name!,
   );
   return { tools: names, choice: request.tool_choice };
 }
 
-const noToolsChoice: Record<FakeProvider, unknown> = { openai: 'none', anthropic: { type: 'none' } };
+const noToolsChoice: Record<FakeProvider, unknown> = { openai: 'none', 'openai-responses': 'none', anthropic: { type: 'none' } };
 
-describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
-  const model = models[provider];
+/** The conversation a request carried, whatever the provider's format, as text to search. */
+const conversationSent = (index: number) => JSON.stringify(body(index).messages ?? body(index).input);
+
+describe.each(variants)('$name', ({ provider, run, thinking }) => {
+  const providerReply = (_provider: FakeProvider, options: Parameters<typeof anyProviderReply>[1]) => anyProviderReply(provider, { ...options, thinking });
 
   it('ends at the iteration limit with a closing reflection that keeps the tools defined but unusable', async () => {
     bed.server.respondWith((request) =>
@@ -81,12 +112,12 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
         : providerReply(provider, { toolCalls: [listCall(`call_${randomUUID().slice(0, 8)}`)] }),
     );
     const result = await withWorker(async (taskQueue) =>
-      (await start(taskQueue, { prompt: 'keep listing', model, maxIterations: 2 })).result(),
+      (await start(taskQueue, { prompt: 'keep listing', ...run, maxIterations: 2 })).result(),
     );
     expect(result).toMatchObject({ status: 'max_iterations', answer: 'I listed the directory twice.', iterations: 2 });
     expect(bed.server.requests).toHaveLength(3);
     expect(toolSettings(provider, 2)).toEqual({ tools, choice: noToolsChoice[provider] });
-    expect(JSON.stringify(body(2).messages)).toContain(reflectionPrompt);
+    expect(conversationSent(2)).toContain(reflectionPrompt);
   });
 
   it('makes the context summary call with the tools defined but unusable, then goes on from the summary', async () => {
@@ -100,7 +131,7 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
     const handle = await withWorker(async (taskQueue) => {
       const started = await start(taskQueue, {
         prompt: 'summarise',
-        model,
+        ...run,
         context: { maxContextTokens: 50, keepRecentTurns: 1 },
       });
       await started.result();
@@ -110,7 +141,7 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
     expect(bed.server.requests).toHaveLength(4);
     expect(toolSettings(provider, 2)).toEqual({ tools, choice: noToolsChoice[provider] });
     expect(toolResultsSent(provider, 2).map((result) => result.id)).toEqual(['s1']);
-    expect(JSON.stringify(body(3).messages)).toContain('the summary');
+    expect(conversationSent(3)).toContain('the summary');
   });
 
   it.each<['length' | 'refusal', string]>([
@@ -124,7 +155,7 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
         providerReply(provider, { text: 'second answer' }),
       );
       await withWorker(async (taskQueue) => {
-        const handle = await start(taskQueue, { model, session: { idleTimeoutSeconds: 600 } });
+        const handle = await start(taskQueue, { ...run, session: { idleTimeoutSeconds: 600 } });
         expect(await sendMessage(handle, 'first')).toMatchObject({
           status: finish === 'length' ? 'truncated' : 'refused',
           answer: 'partial',
@@ -145,7 +176,7 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
       providerReply(provider, { text: 'short answer' }),
     );
     const { failure, reply, conversation, workflowId } = await withWorker(async (taskQueue) => {
-      const handle = await start(taskQueue, { model, session: { idleTimeoutSeconds: 600 } });
+      const handle = await start(taskQueue, { ...run, session: { idleTimeoutSeconds: 600 } });
       const failure = await sendMessage(handle, 'a very long message').catch((error: unknown) => error);
       const reply = await sendMessage(handle, 'a short one');
       const conversation = await handle.query(messagesQuery);
@@ -157,7 +188,7 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
     expect(reply).toMatchObject({ status: 'completed', answer: 'short answer' });
     // Rolled back: the failed message is not in the conversation, nor in what the model saw next.
     expect(conversation.map((message) => message.content)).toEqual(['a short one', 'short answer']);
-    expect(JSON.stringify(body(1).messages)).not.toContain('a very long message');
+    expect(conversationSent(1)).not.toContain('a very long message');
     const events = await fetchEvents(bed.environment.client, workflowId);
     const failedUpdate = events.find((event) => event.workflowExecutionUpdateCompletedEventAttributes?.outcome?.failure);
     expect(failedUpdate?.workflowExecutionUpdateCompletedEventAttributes?.outcome?.failure?.message).toContain(
@@ -173,7 +204,7 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
     const { replies, result, late } = await withWorker(async (taskQueue) => {
       const handle = await start(taskQueue, {
         prompt: 'spend it all',
-        model,
+        ...run,
         session: { idleTimeoutSeconds: 600 },
         maxSessionTokens: 10,
       });
@@ -199,16 +230,17 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s', (provider) => {
   });
 });
 
-describe.each<FakeProvider>(['openai', 'anthropic'])('%s, long and busy sessions', (provider) => {
-  const model = models[provider];
+describe.each(variants)('$name, long and busy sessions', ({ provider, run, thinking }) => {
+  const providerReply = (_provider: FakeProvider, options: Parameters<typeof anyProviderReply>[1]) => anyProviderReply(provider, { ...options, thinking });
 
   it('continues a session as new in the middle of a long tool loop and still delivers the reply', async () => {
-    bed.server.enqueue(
+    const replies = [
       ...['l1', 'l2', 'l3', 'l4'].map((id) => providerReply(provider, { toolCalls: [listCall(id)] })),
       providerReply(provider, { text: 'listed four times' }),
-    );
+    ];
+    bed.server.enqueue(...replies);
     const { reply, runs, workflowId } = await withWorker(async (taskQueue) => {
-      const handle = await start(taskQueue, { model, session: { idleTimeoutSeconds: 600 }, continueAsNewAfterModelCalls: 2 });
+      const handle = await start(taskQueue, { ...run, session: { idleTimeoutSeconds: 600 }, continueAsNewAfterModelCalls: 2 });
       const reply = await sendMessage(handle, 'list four times');
       const runs: string[] = [];
       for await (const execution of bed.environment.client.workflow.list({ query: `WorkflowId = "${handle.workflowId}"` }))
@@ -226,6 +258,12 @@ describe.each<FakeProvider>(['openai', 'anthropic'])('%s, long and busy sessions
     expect(completedUpdates(last.events ?? []).at(-1)).toEqual({ name: 'awaitReply', result: reply });
     expect(bed.server.requests).toHaveLength(5);
     expect(toolResultsSent(provider, 4).map((result) => result.id)).toEqual(['l1', 'l2', 'l3', 'l4']);
+    // The loop's thinking crossed each continue-as-new: every request carried back all of it, unchanged.
+    bed.server.requests.forEach((request, index) => {
+      expect(reasoningPayloads(request.body)).toEqual(replies.slice(0, index).flatMap(servedPayloads));
+      if (run.thinkingBudget !== undefined) expect(request.body.thinking).toEqual({ type: 'enabled', budget_tokens: run.thinkingBudget });
+    });
+    if (thinking) expect(replies.flatMap(servedPayloads)).toHaveLength(5);
   });
 });
 
@@ -244,7 +282,7 @@ it("answers ten concurrent messages and gives the eleventh, over Temporal's in-f
       typeof last.content === 'string'
         ? last.content
         : (last.content as Array<{ text?: string }>).map((block) => block.text ?? '').join('');
-    return providerReply(provider, { text: `re: ${text}` });
+    return anyProviderReply(provider, { text: `re: ${text}` });
   };
   bed.server.respondWith((request, index) => (index === 0 ? { gate, then: echo(request) } : echo(request)));
   const outcomes = await withWorker(async (taskQueue) => {

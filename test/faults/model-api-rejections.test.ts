@@ -13,6 +13,7 @@ import { useTestBed } from '../support/test-bed';
 
 const openai = 'openai:gpt-4o-mini';
 const anthropic = 'anthropic:claude-haiku-4-5';
+const openaiResponses = 'openai-responses:o4-mini';
 
 const rejections: Array<[number, string]> = [
   [400, "Invalid parameter: 'messages' must not be empty"],
@@ -43,6 +44,7 @@ async function failedRun(model: string) {
 
 describe.each([
   [openai, openaiError],
+  [openaiResponses, openaiError],
   [anthropic, anthropicError],
 ])('%s', (model, providerError) => {
   it.each(rejections)('fails at once on HTTP %i, non-retryably, with the provider message', async (status, message) => {

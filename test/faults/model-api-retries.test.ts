@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
 import { agentWorkflowType } from '../../workflows/definitions';
-import { anthropicError, anthropicReply, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
+import { anthropicError, anthropicReply, openaiError, openaiReply, openaiResponsesReply, type FakeStep } from '../support/fake-model-server';
 import { attemptsOf, finalAttempts, retriedPendingAttempt } from '../support/fault-history';
 import { fetchEvents } from '../support/history';
 import { forwardPort, unusedPort } from '../support/late-listener';
@@ -15,6 +15,7 @@ import { useTestBed } from '../support/test-bed';
 
 const openai = 'openai:gpt-4o-mini';
 const anthropic = 'anthropic:claude-haiku-4-5';
+const openaiResponses = 'openai-responses:o4-mini';
 
 const bed = useTestBed();
 
@@ -55,6 +56,11 @@ it.each<[string, FakeStep[], FakeStep]>([
       openaiError(500, 'The server had an error'),
     ],
     openaiReply({ content: 'through the burst' }),
+  ],
+  [
+    openaiResponses,
+    [openaiError(500, 'The server had an error'), openaiError(503, 'Slow down'), openaiError(500, 'The server had an error')],
+    openaiResponsesReply({ content: 'through the burst' }),
   ],
   [
     anthropic,

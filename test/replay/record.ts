@@ -20,7 +20,17 @@ import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { createAgentWorker } from '../../worker/create-worker';
 import { sendMessage } from '../../client/send-message';
 import { agentWorkflowType, endSessionSignal, progressQuery } from '../../workflows/definitions';
-import { anthropicError, anthropicReply, FakeModelServer, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
+import {
+  anthropicBlocksReply,
+  anthropicError,
+  anthropicReply,
+  FakeModelServer,
+  openaiError,
+  openaiReply,
+  openaiResponsesItemsReply,
+  openaiResponsesReply,
+  type FakeStep,
+} from '../support/fake-model-server';
 import { resolved } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 
@@ -185,6 +195,26 @@ const scenarios: Scenario[] = [
     name: 'cost-budget',
     input: { prompt: 'Keep reading', model: 'openai:gpt-4o-mini', tools: ['read_file'], maxCostUsd: 0.004 },
     replies: [openaiReply({ toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }], inputTokens: 10_000 })],
+  },
+  {
+    // Extended thinking in a tool loop: each reply thinks (interleaved, partly redacted), and every later call carries it all back.
+    name: 'anthropic-thinking-tool-loop',
+    input: { prompt: 'Read alpha.txt, then beta.txt', model: 'anthropic:claude-sonnet-4-6', tools: ['read_file'], thinkingBudget: 2048 },
+    replies: [
+      anthropicReply({ thinking: ['Start with alpha.txt.'], text: 'Reading alpha.txt.', toolCalls: [{ id: 'toolu_a', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+      anthropicBlocksReply([{ thinking: 'Now beta.txt.' }, { redactedThinking: true }, { toolCall: { id: 'toolu_b', name: 'read_file', arguments: { path: 'beta.txt' } } }]),
+      anthropicReply({ thinking: ['Both read.'], text: 'alpha.txt says alpha, beta.txt says beta.' }),
+    ],
+  },
+  {
+    // A reasoning model on the Responses API: encrypted reasoning goes back unchanged, nothing stored at OpenAI.
+    name: 'openai-responses-reasoning-tool-loop',
+    input: { prompt: 'Read alpha.txt, then beta.txt', model: 'openai-responses:o4-mini', tools: ['read_file'], reasoningEffort: 'high' },
+    replies: [
+      openaiResponsesReply({ reasoning: ['Start with alpha.txt.'], toolCalls: [{ id: 'call_a', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+      openaiResponsesItemsReply([{ reasoning: '' }, { text: 'Now beta.txt.' }, { toolCall: { id: 'call_b', name: 'read_file', arguments: { path: 'beta.txt' } } }]),
+      openaiResponsesReply({ reasoning: ['Both read.'], content: 'alpha.txt says alpha, beta.txt says beta.' }),
+    ],
   },
   {
     name: 'session-continue-as-new',

@@ -1,7 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicMessagesProblem } from './wire-rules/anthropic-messages';
+import { nextResponseId, seal } from './wire-rules/reasoning-seals';
 import { openaiChatProblem } from './wire-rules/openai-chat';
+import { openaiResponsesProblem, type WireRefusal } from './wire-rules/openai-responses';
+import { responsesEventStream } from './responses-events';
 
 /**
  * A local HTTP server that speaks the OpenAI Chat Completions and Anthropic
@@ -108,14 +111,15 @@ export class FakeModelServer {
       response.on('close', () => {
         if (!response.writableEnded) received.abandonedAt = Date.now();
       });
-      received.refusal = wireProblem(received);
-      if (received.refusal) {
-        const step = received.path.includes('/messages') ? anthropicError(400, received.refusal) : openaiError(400, received.refusal);
-        respond(response, 400, JSON.stringify((step as { json: unknown }).json));
+      const problem = wireProblem(received);
+      if (problem) {
+        received.refusal = problem.message;
+        const step = received.path.includes('/messages') ? anthropicError(problem.status, problem.message) : openaiError(problem.status, problem.message);
+        respond(response, problem.status, JSON.stringify((step as { json: unknown }).json));
         return;
       }
       const step = this.script.shift() ?? this.responder?.(received, this.requests.length - 1);
-      this.answer(request, response, step);
+      this.answer(request, response, received.path.includes('/responses') && step ? asResponsesAnswer(step, received.body) : step);
     });
   }
 
@@ -138,10 +142,16 @@ export class FakeModelServer {
   }
 }
 
-function wireProblem(request: ReceivedRequest): string | undefined {
-  if (request.path.includes('/chat/completions')) return openaiChatProblem(request.body);
-  if (request.path.includes('/messages')) return anthropicMessagesProblem(request.body);
+function wireProblem(request: ReceivedRequest): WireRefusal | undefined {
+  const badRequest = (message: string | undefined) => (message === undefined ? undefined : { status: 400, message });
+  if (request.path.includes('/chat/completions')) return badRequest(openaiChatProblem(request.body));
+  if (request.path.includes('/messages')) return badRequest(anthropicMessagesProblem(request.body, betas(request.headers['anthropic-beta'])));
+  if (request.path.includes('/responses')) return openaiResponsesProblem(request.body);
   return undefined;
+}
+
+function betas(header: string | string[] | undefined): string[] {
+  return [header ?? []].flat().flatMap((value) => value.split(',')).map((value) => value.trim());
 }
 
 function respond(response: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -163,6 +173,9 @@ export function openaiReply(options: {
   finishReason?: string;
   refusal?: string;
   inputTokens?: number;
+  /** What an OpenAI-compatible server (DeepSeek, vLLM) returns as the model's reasoning. */
+  reasoningContent?: string;
+  reasoningTokens?: number;
 }): FakeStep {
   const toolCalls = options.toolCalls ?? [];
   return {
@@ -178,6 +191,7 @@ export function openaiReply(options: {
             role: 'assistant',
             content: options.content ?? null,
             refusal: options.refusal ?? null,
+            ...(options.reasoningContent !== undefined && { reasoning_content: options.reasoningContent }),
             ...(toolCalls.length > 0 && {
               tool_calls: toolCalls.map((call) => ({
                 id: call.id,
@@ -190,7 +204,12 @@ export function openaiReply(options: {
           logprobs: null,
         },
       ],
-      usage: { prompt_tokens: options.inputTokens ?? 100, completion_tokens: 20, total_tokens: (options.inputTokens ?? 100) + 20 },
+      usage: {
+        prompt_tokens: options.inputTokens ?? 100,
+        completion_tokens: 20 + (options.reasoningTokens ?? 0),
+        total_tokens: (options.inputTokens ?? 100) + 20 + (options.reasoningTokens ?? 0),
+        ...(options.reasoningTokens !== undefined && { completion_tokens_details: { reasoning_tokens: options.reasoningTokens } }),
+      },
     },
   };
 }
@@ -201,61 +220,153 @@ export function openaiError(status: number, message: string, headers?: Record<st
 
 // ---- OpenAI Responses API responses (POST /v1/responses) ----
 
-/** What the Responses API answers: a text message, or function calls (the @ai-sdk/openai default model speaks this API). */
-export function openaiResponsesReply(options: { content?: string; toolCalls?: FakeToolCall[] }): FakeStep {
-  const toolCalls = options.toolCalls ?? [];
-  const message = options.content
-    ? [
-        {
-          type: 'message',
-          id: 'msg_fake',
-          role: 'assistant',
-          status: 'completed',
-          content: [{ type: 'output_text', text: options.content, annotations: [] }],
-        },
-      ]
-    : [];
+/** An output item of a Responses API reply: reasoning (sealed by this server), text, a refusal or a function call. */
+export type FakeResponsesItem = { reasoning: string } | { text: string } | { refusal: string } | { toolCall: FakeToolCall };
+
+// Reasoning counted in this many tokens per reasoning item, reported as output_tokens_details.reasoning_tokens.
+export const fakeReasoningTokensPerItem = 40;
+
+/**
+ * What the Responses API answers: reasoning items first (each with a summary, or
+ * none for ''), then a text message, then function calls. The @ai-sdk/openai
+ * default model speaks this API too.
+ */
+export function openaiResponsesReply(options: {
+  reasoning?: string[];
+  content?: string;
+  toolCalls?: FakeToolCall[];
+  incomplete?: 'max_output_tokens' | 'content_filter';
+  inputTokens?: number;
+}): FakeStep {
+  return openaiResponsesItemsReply(
+    [
+      ...(options.reasoning ?? []).map((summary) => ({ reasoning: summary })),
+      ...(options.content ? [{ text: options.content }] : []),
+      ...(options.toolCalls ?? []).map((call) => ({ toolCall: call })),
+    ],
+    options,
+  );
+}
+
+/**
+ * A Responses API reply with its items in the given order. Reasoning items carry
+ * encrypted content sealed by this server (left out, as the API does, when the
+ * request did not include `reasoning.encrypted_content`); with `stream: true`
+ * the reply goes out as server-sent events.
+ */
+export function openaiResponsesItemsReply(
+  items: FakeResponsesItem[],
+  options: { incomplete?: 'max_output_tokens' | 'content_filter'; inputTokens?: number } = {},
+): FakeStep {
+  const response = nextResponseId('resp');
+  const count = items.filter((item) => 'reasoning' in item).length;
+  let index = 0;
+  const output = items.map((item, position) => {
+    if ('reasoning' in item) {
+      const id = `rs_${response}_${index}`;
+      return {
+        type: 'reasoning',
+        id,
+        summary: item.reasoning ? [{ type: 'summary_text', text: item.reasoning }] : [],
+        encrypted_content: seal({ response, index: index++, count }, id),
+      };
+    }
+    if ('toolCall' in item) {
+      const call = item.toolCall;
+      const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+      return { type: 'function_call', id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: args, status: 'completed' };
+    }
+    const part = 'text' in item ? { type: 'output_text', text: item.text, annotations: [] } : { type: 'refusal', refusal: item.refusal };
+    return { type: 'message', id: `msg_${response}_${position}`, role: 'assistant', status: 'completed', content: [part] };
+  });
+  const reasoningTokens = count * fakeReasoningTokensPerItem;
   return {
     json: {
-      id: 'resp_fake',
+      id: response,
       object: 'response',
       created_at: 1_700_000_000,
-      status: 'completed',
+      status: options.incomplete ? 'incomplete' : 'completed',
       model: 'fake-model',
-      output: [
-        ...message,
-        ...toolCalls.map((call) => ({
-          type: 'function_call',
-          id: `fc_${call.id}`,
-          call_id: call.id,
-          name: call.name,
-          arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
-          status: 'completed',
-        })),
-      ],
-      incomplete_details: null,
-      usage: { input_tokens: 100, output_tokens: 20, total_tokens: 120 },
+      output,
+      incomplete_details: options.incomplete ? { reason: options.incomplete } : null,
+      error: null,
+      usage: {
+        input_tokens: options.inputTokens ?? 100,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 20 + reasoningTokens,
+        output_tokens_details: { reasoning_tokens: reasoningTokens },
+        total_tokens: (options.inputTokens ?? 100) + 20 + reasoningTokens,
+      },
     },
   };
 }
 
+/** Fits a scripted Responses reply to its request: encrypted reasoning only when included, SSE when streamed. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON
+function asResponsesAnswer(step: FakeStep, body: any): FakeStep {
+  if (!('json' in step) || (step.status ?? 200) !== 200) return step;
+  const json = step.json as { output?: Array<Record<string, unknown>> };
+  if (!Array.isArray(json.output)) return step;
+  const included = Array.isArray(body?.include) && body.include.includes('reasoning.encrypted_content');
+  const output = json.output.map((item) => (item.type === 'reasoning' && !included ? { ...item, encrypted_content: null } : item));
+  const fitted = { ...json, output };
+  if (body?.stream === true) return { raw: responsesEventStream(fitted), headers: { 'content-type': 'text/event-stream' } };
+  return { ...step, json: fitted };
+}
+
 // ---- Anthropic Messages responses ----
 
-export function anthropicReply(options: { text?: string; toolCalls?: FakeToolCall[]; stopReason?: string; inputTokens?: number }): FakeStep {
+/** A block of an Anthropic reply: thinking (or redacted thinking, sealed by this server), text or a tool call. */
+export type FakeAnthropicBlock = { thinking: string } | { redactedThinking: true } | { text: string } | { toolCall: FakeToolCall };
+
+// Thinking counted in this many tokens per block, reported as output_tokens_details.thinking_tokens.
+export const fakeThinkingTokensPerBlock = 25;
+
+/** An Anthropic reply: thinking blocks first (sealed by this server, to be sent back unchanged), then text, then tool calls. */
+export function anthropicReply(options: {
+  thinking?: Array<string | { redacted: true }>;
+  text?: string;
+  toolCalls?: FakeToolCall[];
+  stopReason?: string;
+  inputTokens?: number;
+}): FakeStep {
   const toolCalls = options.toolCalls ?? [];
+  return anthropicBlocksReply(
+    [
+      ...(options.thinking ?? []).map((item): FakeAnthropicBlock => (typeof item === 'string' ? { thinking: item } : { redactedThinking: true })),
+      ...(options.text ? [{ text: options.text }] : []),
+      ...toolCalls.map((call) => ({ toolCall: call })),
+    ],
+    { stopReason: options.stopReason ?? (toolCalls.length > 0 ? 'tool_use' : 'end_turn'), inputTokens: options.inputTokens },
+  );
+}
+
+/** An Anthropic reply with its blocks in the given order (thinking between tool calls, say). */
+export function anthropicBlocksReply(blocks: FakeAnthropicBlock[], options: { stopReason?: string; inputTokens?: number } = {}): FakeStep {
+  const response = nextResponseId('msg');
+  const count = blocks.filter((block) => 'thinking' in block || 'redactedThinking' in block).length;
+  let index = 0;
+  const content = blocks.map((block) => {
+    if ('thinking' in block) return { type: 'thinking', thinking: block.thinking, signature: seal({ response, index: index++, count }, block.thinking) };
+    if ('redactedThinking' in block) return { type: 'redacted_thinking', data: seal({ response, index: index++, count }, 'redacted') };
+    if ('text' in block) return { type: 'text', text: block.text };
+    return { type: 'tool_use', id: block.toolCall.id, name: block.toolCall.name, input: block.toolCall.arguments };
+  });
+  const usesTools = blocks.some((block) => 'toolCall' in block);
   return {
     json: {
-      id: 'msg_fake',
+      id: response,
       type: 'message',
       role: 'assistant',
       model: 'fake-model',
-      content: [
-        ...(options.text ? [{ type: 'text', text: options.text }] : []),
-        ...toolCalls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments })),
-      ],
-      stop_reason: options.stopReason ?? (toolCalls.length > 0 ? 'tool_use' : 'end_turn'),
+      content,
+      stop_reason: options.stopReason ?? (usesTools ? 'tool_use' : 'end_turn'),
       stop_sequence: null,
-      usage: { input_tokens: options.inputTokens ?? 200, output_tokens: 30 },
+      usage: {
+        input_tokens: options.inputTokens ?? 200,
+        output_tokens: 30 + count * fakeThinkingTokensPerBlock,
+        ...(count > 0 && { output_tokens_details: { thinking_tokens: count * fakeThinkingTokensPerBlock } }),
+      },
     },
   };
 }
@@ -265,28 +376,45 @@ export function anthropicError(status: number, message: string, headers?: Record
   return { status, headers, json: { type: 'error', error: { type, message } } };
 }
 
-// ---- Either provider ----
+// ---- Any provider ----
 
-export type FakeProvider = 'openai' | 'anthropic';
+export type FakeProvider = 'openai' | 'openai-responses' | 'anthropic';
 
 /**
  * A reply in the given provider's wire format. `finish` names the neutral
  * reason: `length` (cut at the output-token limit) and `refusal` map to each
- * provider's own (`length` / `max_tokens`, `content_filter` / `refusal`).
+ * provider's own (`length` / `max_tokens` / incomplete `max_output_tokens`,
+ * `content_filter` / `refusal` / a refusal part). `thinking` comes first, in the
+ * provider's own form: `reasoning_content`, a reasoning item, a thinking block.
  */
 export function providerReply(
   provider: FakeProvider,
-  options: { text?: string; toolCalls?: FakeToolCall[]; finish?: 'length' | 'refusal'; inputTokens?: number },
+  options: { text?: string; toolCalls?: FakeToolCall[]; finish?: 'length' | 'refusal'; inputTokens?: number; thinking?: string },
 ): FakeStep {
-  const { text, toolCalls, inputTokens } = options;
-  if (provider === 'openai') {
-    const finishReason = options.finish === 'length' ? 'length' : options.finish === 'refusal' ? 'content_filter' : undefined;
-    return openaiReply({ content: text, toolCalls, finishReason, inputTokens });
+  const { text, toolCalls, inputTokens, thinking } = options;
+  switch (provider) {
+    case 'openai': {
+      const finishReason = options.finish === 'length' ? 'length' : options.finish === 'refusal' ? 'content_filter' : undefined;
+      return openaiReply({ content: text, toolCalls, finishReason, inputTokens, reasoningContent: thinking });
+    }
+    case 'openai-responses': {
+      const said: FakeResponsesItem[] = text ? [options.finish === 'refusal' ? { refusal: text } : { text }] : [];
+      return openaiResponsesItemsReply(
+        [...(thinking !== undefined ? [{ reasoning: thinking }] : []), ...said, ...(toolCalls ?? []).map((call) => ({ toolCall: call }))],
+        { inputTokens, ...(options.finish === 'length' && { incomplete: 'max_output_tokens' as const }) },
+      );
+    }
+    case 'anthropic': {
+      const stopReason = options.finish === 'length' ? 'max_tokens' : options.finish === 'refusal' ? 'refusal' : undefined;
+      return anthropicReply({ text, toolCalls, stopReason, inputTokens, thinking: thinking !== undefined ? [thinking] : undefined });
+    }
+    default: {
+      const exhaustive: never = provider;
+      throw new Error(`unknown fake provider ${String(exhaustive)}`);
+    }
   }
-  const stopReason = options.finish === 'length' ? 'max_tokens' : options.finish === 'refusal' ? 'refusal' : undefined;
-  return anthropicReply({ text, toolCalls, stopReason, inputTokens });
 }
 
 export function providerError(provider: FakeProvider, status: number, message: string): FakeStep {
-  return provider === 'openai' ? openaiError(status, message) : anthropicError(status, message);
+  return provider === 'anthropic' ? anthropicError(status, message) : openaiError(status, message);
 }

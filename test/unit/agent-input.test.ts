@@ -13,6 +13,7 @@ const resolvedDefaults = {
   modelTimeoutSeconds: 300,
   maxSubagentDepth: 3,
   maxHandoffs: 10,
+  approval: { tools: [], skip: false, timeoutSeconds: 3600 },
   context: { keepRecentTurns: 4 },
 };
 
@@ -56,6 +57,15 @@ describe('resolveAgentInput', () => {
     expect(problemsOf({ ...minimal, prompt })).toBe('prompt: prompt must not be empty');
   });
 
+  it('passes a thinking budget and a reasoning effort through, with no default, and refuses ones no provider accepts', () => {
+    expect(checkAgentInput({ ...minimal, thinkingBudget: 2048, reasoningEffort: 'high' })).toEqual({
+      ok: true,
+      input: { ...minimal, ...resolvedDefaults, thinkingBudget: 2048, reasoningEffort: 'high' },
+    });
+    expect(problemsOf({ ...minimal, thinkingBudget: 1000 })).toBe("thinkingBudget: must be at least 1024 tokens (Anthropic's minimum)");
+    expect(problemsOf({ ...minimal, reasoningEffort: 'extreme' })).toBe('reasoningEffort: must be one of low, medium, high');
+  });
+
   it('accepts any provider name in the model id: which providers exist is the registry\'s business', () => {
     expect(checkAgentInput({ ...minimal, model: 'mistral:large' })).toMatchObject({ ok: true });
   });
@@ -63,7 +73,7 @@ describe('resolveAgentInput', () => {
   it('names no agent: the default agent, with tools defaulting to none; names one: nothing of the agent is filled in', () => {
     expect(checkAgentInput({ ...minimal, agent: 'researcher', model: undefined })).toEqual({
       ok: true,
-      input: { prompt: minimal.prompt, workspace: minimal.workspace, agent: 'researcher', maxConcurrentTools: 8, modelTimeoutSeconds: 300, maxSubagentDepth: 3, maxHandoffs: 10, context: { keepRecentTurns: 4 } },
+      input: { prompt: minimal.prompt, workspace: minimal.workspace, agent: 'researcher', maxConcurrentTools: 8, modelTimeoutSeconds: 300, maxSubagentDepth: 3, maxHandoffs: 10, approval: resolvedDefaults.approval, context: { keepRecentTurns: 4 } },
     });
     expect(problemsOf({ prompt: minimal.prompt, workspace: minimal.workspace })).toBe('model: a model (provider:model) is required when no agent is named');
   });

@@ -59,6 +59,21 @@ describe('defineAgent', () => {
       { name: 'hot', ...base, modelSettings: { temperature: 3 } },
       'agent "hot": modelSettings.temperature must be between 0 and 2',
     ],
+    [
+      'a thinking budget under Anthropic\'s minimum',
+      { name: 'brief', ...base, modelSettings: { thinkingBudget: 500 } },
+      'agent "brief": modelSettings.thinkingBudget: must be at least 1024 tokens',
+    ],
+    [
+      'a reasoning effort that is not low, medium or high',
+      { name: 'eager', ...base, modelSettings: { reasoningEffort: 'max' as never } },
+      'agent "eager": modelSettings.reasoningEffort: must be one of low, medium, high',
+    ],
+    [
+      'a temperature with thinking',
+      { name: 'cool', ...base, modelSettings: { thinkingBudget: 2048, temperature: 0.2 } },
+      'agent "cool": modelSettings.temperature cannot be set (other than 1) together with thinkingBudget',
+    ],
   ])('refuses %s, naming the agent', (_case, definition, message) => {
     expect(problem(() => defineAgent(definition))).toContain(message);
   });
@@ -72,7 +87,7 @@ describe('createAgentRegistry', () => {
     expect([...registry.agents.keys()]).toEqual(['default', 'lead', 'specialist']);
     expect(registry.tools.has('lookup')).toBe(true);
     expect(registry.tools.has('read_file')).toBe(true);
-    expect([...registry.providers.keys()]).toEqual(['openai', 'anthropic']);
+    expect([...registry.providers.keys()]).toEqual(['openai', 'openai-responses', 'anthropic']);
   });
 
   it('allows a handoff cycle, named on one side', () => {

@@ -106,10 +106,10 @@ describe('fromAnthropicMessage', () => {
     });
   });
 
-  it('ignores blocks that are neither text nor tool_use', () => {
+  it('ignores blocks it has no neutral form for', () => {
     const response = fromAnthropicMessage(
       anthropicMessage([
-        { type: 'thinking', thinking: 'hmm', signature: 'sig' },
+        { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'x' } },
         { type: 'text', text: 'answer', citations: null },
       ] as AnthropicMessage['content']),
     );

@@ -2,6 +2,8 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { toOpenAIMessages } from '../../providers/openai/convert-messages';
 import { fromOpenAICompletion } from '../../providers/openai/convert-response';
 import { mapOpenAIFinishReason } from '../../providers/openai/map-finish-reason';
+import { prepareOpenAIRequest } from '../../providers/openai/prepare-request';
+import { openaiChatProblem } from '../support/wire-rules/openai-chat';
 
 function completion(
   message: Partial<ChatCompletion.Choice['message']>,
@@ -108,5 +110,45 @@ describe('mapOpenAIFinishReason', () => {
     [undefined, 'other'],
   ])('maps %p to %p', (reason, expected) => {
     expect(mapOpenAIFinishReason(reason)).toBe(expected);
+  });
+});
+
+describe('reasoning_content from OpenAI-compatible servers', () => {
+  const source = { provider: 'openai', model: 'deepseek-reasoner' };
+
+  it('keeps reasoning_content (or reasoning) as thinking of the openai provider, and reasoning tokens in usage', () => {
+    const withReasoning = completion({ content: 'four', reasoning_content: 'two plus two…' } as never);
+    withReasoning.usage = { ...withReasoning.usage!, completion_tokens_details: { reasoning_tokens: 5 } };
+    expect(fromOpenAICompletion(withReasoning, source)).toEqual({
+      message: { role: 'assistant', content: 'four', toolCalls: [], thinking: [{ type: 'thinking', ...source, text: 'two plus two…' }] },
+      finishReason: 'stop',
+      usage: { inputTokens: 12, outputTokens: 7, reasoningTokens: 5 },
+    });
+    expect(fromOpenAICompletion(completion({ content: 'four', reasoning: 'sum' } as never), source).message.thinking).toEqual([
+      { type: 'thinking', ...source, text: 'sum' },
+    ]);
+  });
+
+  it('never sends thinking back, to the official API or any other', () => {
+    const message = fromOpenAICompletion(
+      completion({ content: '', reasoning_content: 'look first', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{}' } }] } as never, 'tool_calls'),
+      source,
+    ).message;
+    const body = prepareOpenAIRequest({
+      model: 'deepseek-reasoner',
+      messages: [{ role: 'user', content: 'go' }, message, { role: 'tool', toolCallId: 'c1', toolName: 'read_file', content: 'x', isError: false }],
+      tools: [],
+      toolChoice: 'auto',
+    });
+    expect(JSON.stringify(body)).not.toContain('look first');
+    expect(openaiChatProblem(body)).toBeUndefined();
+    expect(openaiChatProblem({ ...body, messages: [body.messages[0], { ...body.messages[1], reasoning_content: 'look first' }, body.messages[2]] })).toBe(
+      "Additional properties are not allowed ('reasoning_content' was unexpected) - 'messages.1'",
+    );
+  });
+
+  it('passes the reasoning effort through as reasoning_effort', () => {
+    const body = prepareOpenAIRequest({ model: 'o4-mini', messages: [{ role: 'user', content: 'go' }], tools: [], toolChoice: 'auto', reasoningEffort: 'low' });
+    expect(body.reasoning_effort).toBe('low');
   });
 });

@@ -9,4 +9,5 @@ export const defaultIdleTimeoutSeconds = 1;
 export const defaultKeepRecentTurns = 1;
 export const defaultMaxSubagentDepth = 1;
 export const defaultMaxHandoffs = 1;
+export const defaultApprovalTimeoutSeconds = 60;
 export const defaultAgentName = 'changed-default';

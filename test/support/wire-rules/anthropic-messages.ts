@@ -1,10 +1,20 @@
+import { unseal } from './reasoning-seals';
+
+const thinkingDocs = 'https://docs.claude.com/en/docs/build-with-claude/extended-thinking';
+
 /**
  * What the real Anthropic Messages API refuses with 400, in its own words, so
  * the fake server refuses it too. Returns the first problem found, or undefined.
+ * `betas` are the request's `anthropic-beta` values.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON, checked field by field
-export function anthropicMessagesProblem(body: any): string | undefined {
+export function anthropicMessagesProblem(body: any, betas: string[] = []): string | undefined {
   if (!Number.isInteger(body?.max_tokens) || body.max_tokens < 1) return 'max_tokens: Field required';
+  const thinking = body.thinking?.type === 'enabled';
+  if (thinking) {
+    const problem = thinkingSettingsProblem(body, betas);
+    if (problem) return problem;
+  }
   const messages: any[] = body.messages; // eslint-disable-line @typescript-eslint/no-explicit-any
   if (!Array.isArray(messages) || messages.length === 0) return 'messages: at least one message is required';
   const tools: unknown[] | undefined = body.tools;
@@ -39,16 +49,79 @@ export function anthropicMessagesProblem(body: any): string | undefined {
         }
       }
     }
-    const problem = pairingProblem(messages, index);
+    const problem = pairingProblem(messages, index) ?? (message.role === 'assistant' ? reasoningProblem(blocks, index) : undefined);
     if (problem) return problem;
   }
   if (usesToolBlocks && !definesTools) return 'Requests which include `tool_use` or `tool_result` blocks must define tools.';
+  if (thinking) return toolLoopThinkingProblem(messages);
   return undefined;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function thinkingSettingsProblem(body: any, betas: string[]): string | undefined {
+  const budget = body.thinking.budget_tokens;
+  if (!Number.isInteger(budget) || budget < 1024) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+  // Interleaved thinking lets the budget span the whole context window instead of max_tokens.
+  if (body.max_tokens <= budget && !betas.includes('interleaved-thinking-2025-05-14')) {
+    return `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at ${thinkingDocs}#max-tokens-and-context-window-size`;
+  }
+  if (body.temperature !== undefined && body.temperature !== 1) {
+    return `\`temperature\` may only be set to 1 when thinking is enabled. Please consult our documentation at ${thinkingDocs}#important-considerations-when-using-extended-thinking`;
+  }
+  if (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool') return 'Thinking may not be enabled when tool_choice forces tool use.';
+  return undefined;
+}
+
+/**
+ * Thinking and redacted-thinking blocks must come back exactly as this server
+ * gave them: text and signature (or data) unchanged, and each response's
+ * blocks all there, in their original order.
+ */
+function reasoningProblem(blocks: Block[], index: number): string | undefined {
+  const expected = new Map<string, number>();
+  for (const [position, block] of blocks.entries()) {
+    if (block.type !== 'thinking' && block.type !== 'redacted_thinking') continue;
+    const seal = block.type === 'thinking' ? unseal(block.signature, block.thinking ?? '') : unseal(block.data, 'redacted');
+    const next = seal ? (expected.get(seal.response) ?? 0) : -1;
+    if (!seal || seal.index !== next) {
+      return block.type === 'thinking'
+        ? `messages.${index}.content.${position}: Invalid \`signature\` in \`thinking\` block`
+        : `messages.${index}.content.${position}: Invalid \`data\` in \`redacted_thinking\` block`;
+    }
+    expected.set(seal.response, next + 1);
+  }
+  return undefined;
+}
+
+/**
+ * While thinking, a tool loop in progress (the last message holds tool results)
+ * must have begun with thinking: its first assistant message starts with a
+ * thinking block. The loop begins after the last user message without tool results.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function toolLoopThinkingProblem(messages: any[]): string | undefined {
+  const hasResults = (message: { content: unknown }) => contentBlocks(message.content).some((block) => block.type === 'tool_result');
+  const last = messages[messages.length - 1];
+  if (last.role !== 'user' || !hasResults(last)) return undefined;
+  let start = messages.length - 1;
+  while (start > 0 && !(messages[start - 1].role === 'user' && !hasResults(messages[start - 1]))) start--;
+  const first = messages.findIndex((message, index) => index >= start && message.role === 'assistant');
+  const firstType = contentBlocks(messages[first]?.content)[0]?.type;
+  if (first < 0 || firstType === 'thinking' || firstType === 'redacted_thinking') return undefined;
+  return (
+    `messages.${first}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${firstType}\`. ` +
+    'When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of ' +
+    '`tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, ' +
+    `disable \`thinking\`. Please consult our documentation at ${thinkingDocs}`
+  );
 }
 
 interface Block {
   type: string;
   text?: string;
+  thinking?: string;
+  signature?: string;
+  data?: string;
   id?: string;
   tool_use_id?: string;
   is_error?: boolean;

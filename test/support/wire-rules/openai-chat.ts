@@ -1,3 +1,12 @@
+// The fields a message of each role may have; anything else (a `reasoning_content` sent back, say) is refused.
+const allowedFields: Record<string, string[]> = {
+  system: ['role', 'content', 'name'],
+  developer: ['role', 'content', 'name'],
+  user: ['role', 'content', 'name'],
+  assistant: ['role', 'content', 'name', 'tool_calls', 'refusal', 'audio', 'function_call'],
+  tool: ['role', 'content', 'tool_call_id'],
+};
+
 /**
  * What the real OpenAI Chat Completions API refuses with 400, in its own words,
  * so the fake server refuses it too. Returns the first problem found, or undefined.
@@ -20,6 +29,8 @@ export function openaiChatProblem(body: any): string | undefined {
   }
   let open: string[] = [];
   for (const [index, message] of messages.entries()) {
+    const unexpected = Object.keys(message).find((key) => !(allowedFields[message.role] ?? allowedFields.user).includes(key));
+    if (unexpected) return `Additional properties are not allowed ('${unexpected}' was unexpected) - 'messages.${index}'`;
     if (message.role === 'tool') {
       const position = open.indexOf(message.tool_call_id);
       if (position < 0) return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";

@@ -1,0 +1,23 @@
+import OpenAI from 'openai';
+import type { ProviderCall } from '../provider-call';
+
+/**
+ * The OpenAI client both OpenAI providers use: OPENAI_BASE_URL honoured (a
+ * compatible server needs no key), and the SDK's own retries off, since
+ * Temporal retries the activity.
+ */
+export function openaiClient(call: ProviderCall): OpenAI {
+  return new OpenAI({
+    apiKey: call.env.OPENAI_API_KEY ?? (call.env.OPENAI_BASE_URL ? 'not-needed' : undefined),
+    baseURL: call.env.OPENAI_BASE_URL || undefined,
+    maxRetries: 0,
+    timeout: call.timeoutMs,
+  });
+}
+
+/** What both OpenAI providers need of the worker's environment. */
+export function checkOpenAIEnvironment(env: NodeJS.ProcessEnv): string | undefined {
+  return !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL
+    ? 'OPENAI_API_KEY is not set in the worker environment (or set OPENAI_BASE_URL for a local server)'
+    : undefined;
+}

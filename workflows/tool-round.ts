@@ -1,0 +1,125 @@
+import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
+import { addUsage, type ToolCall, type ToolResultMessage } from '../core/messages';
+import type { PendingApproval } from '../core/result';
+import { notRunResults } from '../core/tool-pairing';
+import { runToolCalls } from './run-tool-calls';
+import type { OpenRound, TurnInProgress } from './state';
+import { runSubagent } from './subagent-call';
+import type { TurnContext } from './turn';
+
+/** The tool calls of one model reply, and what is already known of them. */
+export interface RoundRequest {
+  calls: ToolCall[];
+  /** The calls the tools' own rules want approved (decided by the model activity). */
+  needsApproval: string[];
+  /** Results from before a continue-as-new. */
+  finished?: ToolResultMessage[];
+  /** Approvals a previous run was waiting on. */
+  waiting?: PendingApproval[];
+}
+
+/**
+ * Runs a reply's tool calls and appends their results in the order asked;
+ * returns the agent a handoff chose, if any.
+ *
+ * Calls that need a person's approval wait for it. A round whose only open
+ * calls are such waits may last hours: if the run is due to continue as new
+ * meanwhile, it does, and the next run finishes the round (the results so far
+ * and the waiting requests travel with the turn).
+ *
+ * If the turn is cancelled (interrupted, or the run cancelled), the calls that
+ * finished keep their results and the others get "not run" results before the
+ * cancellation goes on, so the conversation can always be continued or forked.
+ */
+export async function runToolRound(
+  context: TurnContext,
+  round: RoundRequest,
+  turn: TurnInProgress,
+  options: { maySpawn: boolean; budget: number | undefined },
+): Promise<string | undefined> {
+  const { input, state, setup } = context;
+  const status = state.status;
+  const rules = input.approval;
+  const finished = new Map((round.finished ?? []).map((result) => [result.toolCallId, result]));
+  const asked = new Map((round.waiting ?? []).map((request) => [request.id, request.askedAt]));
+  const iteration = status.iteration;
+  let waiting = 0;
+  status.phase = 'running_tools';
+  context.showDetails();
+
+  const handOver = new CancellationScope();
+  try {
+    const ran = runToolCalls(
+      round.calls.filter((call) => !finished.has(call.id)),
+      {
+        agent: setup.agents[state.agent],
+        workspace: input.workspace,
+        tools: setup.tools,
+        maxConcurrent: input.maxConcurrentTools,
+        handoffsLeft: input.maxHandoffs - turn.handoffs,
+        needsApproval: (call) => !rules?.skip && (round.needsApproval.includes(call.id) || Boolean(rules?.tools.includes(call.name))),
+        approve: async (call, summary) => {
+          const askedAt = asked.get(call.id) ?? new Date().toISOString();
+          asked.set(call.id, askedAt);
+          waiting++;
+          try {
+            return await context.approvals.await({ id: call.id, tool: call.name, summary, agents: [state.agent], askedAt }, rules?.timeoutSeconds);
+          } finally {
+            waiting--;
+          }
+        },
+        ...(options.maySpawn && {
+          runSubagent: (request) => {
+            const { usage } = status;
+            const tokensLeft = input.maxSessionTokens !== undefined ? input.maxSessionTokens - usage.inputTokens - usage.outputTokens : undefined;
+            const dollarsLeft = options.budget !== undefined ? options.budget - (usage.costUsd ?? 0) : undefined;
+            return runSubagent(input, { ...request, tokensLeft, dollarsLeft });
+          },
+        }),
+        onStart: (summary) => {
+          status.toolCallsInFlight = [...status.toolCallsInFlight, summary];
+          context.showDetails();
+        },
+        onFinish: (summary, result, usage) => {
+          finished.set(result.toolCallId, result);
+          // A subagent's spend counts at once: the budget checks of calls still running see it.
+          status.usage = addUsage(status.usage, usage);
+          status.turnUsage = addUsage(status.turnUsage, usage);
+          const index = status.toolCallsInFlight.indexOf(summary);
+          if (index >= 0) status.toolCallsInFlight = status.toolCallsInFlight.filter((_, position) => position !== index);
+          state.progress.push({ kind: 'tool_done', turn: iteration, summary, isError: result.isError });
+          context.showDetails();
+        },
+      },
+    );
+    // Due only while nothing runs and no decision is on its way to a waiter, so nothing done is lost.
+    const onlyWaiting = handOver.run(() =>
+      condition(
+        () => waiting > 0 && finished.size + waiting === round.calls.length && !context.approvals.decidedUnseen() && context.continueAsNewDue(),
+      ),
+    );
+    // A cancelled watch never wins the race: a cancelled turn ends when its calls have stopped, as `ran` says.
+    const handOverDue = onlyWaiting.then(
+      () => 'hand over' as const,
+      () => new Promise<never>(() => {}),
+    );
+    const outcome = await Promise.race([ran, handOverDue]);
+    if (outcome === 'hand over') {
+      const openRound: OpenRound = {
+        finished: round.calls.flatMap((call) => finished.get(call.id) ?? []),
+        needsApproval: round.needsApproval,
+        waiting: context.approvals.pending().filter((request) => round.calls.some((call) => call.id === request.id)),
+      };
+      return await context.continueAsNew({ ...turn, usage: status.turnUsage, openRound });
+    }
+    state.messages.push(...round.calls.map((call) => finished.get(call.id)!));
+    return outcome.handoff;
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    for (const call of round.calls) state.messages.push(finished.get(call.id) ?? notRunResults([call], context.cancelledBecause())[0]);
+    status.toolCallsInFlight = [];
+    throw error;
+  } finally {
+    handOver.cancel();
+  }
+}
