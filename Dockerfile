@@ -33,6 +33,7 @@ COPY storage ./storage
 COPY tools ./tools
 COPY workflows ./workflows
 COPY worker ./worker
+COPY telemetry ./telemetry
 COPY temporal-cli ./temporal-cli
 COPY client ./client
 

@@ -2,6 +2,7 @@ import type { AgentRegistry } from '../agents/registry';
 import type { PriceTable } from '../core/cost';
 import { loadPrices } from '../pricing/load-prices';
 import { agentStores } from '../storage/stores';
+import { untracedSpans, type AgentSpans } from '../telemetry/agent-spans';
 import { createModelActivities } from './model/call-model';
 import { createPrepareRun } from './prepare-run';
 import { toolActivity } from './tool-activity';
@@ -21,6 +22,8 @@ export interface ActivityOptions {
   workspaceRoot: string;
   /** Model prices (default: pricing/default-prices.json and AGENT_PRICES). */
   prices?: PriceTable;
+  /** Spans around model calls and tool calls (OpenTelemetry); none by default. */
+  spans?: AgentSpans;
 }
 
 /**
@@ -30,7 +33,8 @@ export interface ActivityOptions {
 export function createActivities(options: ActivityOptions) {
   const { registry } = options;
   const prices = options.prices ?? loadPrices();
-  const toolActivities = Object.fromEntries([...registry.tools.values()].map((tool) => [tool.name, toolActivity(tool, options.workspaceRoot)]));
+  const spans = options.spans ?? untracedSpans;
+  const toolActivities = Object.fromEntries([...registry.tools.values()].map((tool) => [tool.name, toolActivity(tool, options.workspaceRoot, spans)]));
   return {
     ...toolActivities,
     ...createModelActivities({
@@ -38,6 +42,7 @@ export function createActivities(options: ActivityOptions) {
       env: options.env ?? process.env,
       transcripts: options.transcripts ?? agentStores().transcripts,
       prices,
+      spans,
     }),
     prepareRun: createPrepareRun(registry, options.workspaceRoot, prices),
   };

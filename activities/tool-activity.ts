@@ -2,6 +2,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { failureTypes, ToolInputError } from '../core/errors';
 import { maxToolErrorChars, maxToolOutputChars } from '../core/limits';
+import { untracedSpans, type AgentSpans } from '../telemetry/agent-spans';
 import type { Tool } from '../tools';
 import { truncateOutput } from '../tools/truncate';
 import { assertInsideRoot } from '../tools/workspace';
@@ -11,6 +12,8 @@ export interface ToolActivityInput {
   /** The arguments the model sent, already parsed from JSON by the workflow. */
   arguments: unknown;
   workspace: string;
+  /** The id the model gave the call (for its trace span; older runs' inputs lack it). */
+  callId?: string;
 }
 
 /**
@@ -19,8 +22,8 @@ export interface ToolActivityInput {
  * own refusals are non-retryable, so they go straight back to the model.
  * Output is bounded before it can reach history.
  */
-export function toolActivity(tool: Tool, workspaceRoot: string): (input: ToolActivityInput) => Promise<string> {
-  return async ({ arguments: args, workspace }) => {
+export function toolActivity(tool: Tool, workspaceRoot: string, spans: AgentSpans = untracedSpans): (input: ToolActivityInput) => Promise<string> {
+  return async ({ arguments: args, workspace, callId }) => {
     // prepareRun checked the workspace once; a tool call scheduled by anything else is checked all the same.
     await assertInsideRoot(workspaceRoot, workspace).catch((error: Error) => {
       throw ApplicationFailure.create({ type: failureTypes.configuration, message: error.message, nonRetryable: true });
@@ -35,7 +38,9 @@ export function toolActivity(tool: Tool, workspaceRoot: string): (input: ToolAct
     }
     try {
       const output = await heartbeating((context) =>
-        tool.handler(parsed.data, { workspace, signal: context.cancellationSignal }),
+        spans.toolCall({ tool: tool.name, callId, description: tool.description }, () =>
+          tool.handler(parsed.data, { workspace, signal: context.cancellationSignal }),
+        ),
       );
       return truncateOutput(output, maxToolOutputChars);
     } catch (error) {

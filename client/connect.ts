@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { agentDataConverter } from '../storage/data-converter';
+import { startTracing } from '../telemetry/tracing';
 import { createAgentWorker } from '../worker/create-worker';
 import { defaultWorkspaceRoot, loadConnectionSettings, taskQueue as configuredTaskQueue } from '../worker/settings';
 import { invocationDirectory } from './commands/output';
@@ -44,9 +45,11 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
   const taskQueue = configuredTaskQueue();
   // Before anything starts: bad encryption key material fails the command here, with its reason.
   const dataConverter = agentDataConverter();
+  // So are bad OTEL_* settings. With OTEL_EXPORTER_OTLP_ENDPOINT set, a run's trace starts here, at the client.
+  const tracing = startTracing();
   const namespace = settings.namespace;
-  // Closed in reverse order of opening: worker, connections, then the server.
-  const closers: Array<() => Promise<void>> = [];
+  // Closed in reverse order of opening: worker, connections, then the server; the last spans are sent after all of them.
+  const closers: Array<() => Promise<void>> = tracing ? [() => tracing.flush()] : [];
   const close = async () => {
     while (closers.length > 0) await closers.pop()!();
   };
@@ -59,7 +62,7 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
     const connectionOptions = server ? { address: server.address } : settings.connectionOptions;
     const connection = await Connection.connect({ ...connectionOptions, interceptors: cliRetryInterceptors() });
     closers.push(() => connection.close());
-    const client = new Client({ connection, namespace, dataConverter });
+    const client = new Client({ connection, namespace, dataConverter, ...(tracing && { interceptors: tracing.clientInterceptors }) });
 
     let workerStarted = false;
     const startWorker = async (reason: string) => {

@@ -1,12 +1,16 @@
 import { SimplePlugin } from '@temporalio/plugin';
+import type { ClientOptions } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import type { WorkerOptions } from '@temporalio/worker';
+import type { BundleOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { TranscriptStore } from '../activities/transcript/transcript-store';
 import { createAgentRegistry, type AgentRegistry, type Definitions } from '../agents/registry';
 import type { PriceTable } from '../core/cost';
 import { loadPrices } from '../pricing/load-prices';
 import { agentDataConverter } from '../storage/data-converter';
+import { untracedSpans } from '../telemetry/agent-spans';
+import { startTracing, type Tracing } from '../telemetry/tracing';
+import { assertBundleTraces } from './bundle-tracing';
 import { defaultWorkspaceRoot } from './settings';
 
 export const workflowsPath = require.resolve('../workflows');
@@ -14,7 +18,7 @@ export const workflowsPath = require.resolve('../workflows');
 export interface AgentPluginOptions extends Definitions {
   /** The agents, tools and providers, already checked together; by default made from `agents`, `tools` and `providers`. */
   registry?: AgentRegistry;
-  /** The environment the model activity reads API keys and base URLs from (default: process.env). */
+  /** The environment the model activity reads API keys and base URLs from, and tracing its OTEL_* settings (default: process.env). */
   env?: NodeJS.ProcessEnv;
   /** Every workspace a run may name lies inside it (default: AGENT_WORKSPACE_ROOT, else the working directory). */
   workspaceRoot?: string;
@@ -26,6 +30,11 @@ export interface AgentPluginOptions extends Definitions {
    * has one (it must then handle large payloads like agentDataConverter()), and otherwise gets agentDataConverter().
    */
   dataConverter?: DataConverter;
+  /**
+   * OpenTelemetry tracing: on when the environment has OTEL_EXPORTER_OTLP_ENDPOINT (default). `false` keeps the
+   * plugin from tracing, e.g. in an app that sets up OpenTelemetry and Temporal's OpenTelemetryPlugin itself.
+   */
+  tracing?: boolean;
 }
 
 /**
@@ -36,31 +45,67 @@ export interface AgentPluginOptions extends Definitions {
  * encryption. The definitions are checked when the plugin is made: a bad one
  * fails at worker start, naming the agent and the problem.
  *
+ * With OTEL_EXPORTER_OTLP_ENDPOINT set it also traces: Temporal's official
+ * OpenTelemetry interceptors on the worker (workflow and activity spans) and on
+ * the clients it configures, and a span for each model call and tool call.
+ *
  *   Worker.create({ taskQueue, plugins: [new AgentPlugin({ agents: [researcher] })] })
  */
 export class AgentPlugin extends SimplePlugin {
   readonly registry: AgentRegistry;
+  /** This process's tracing, when it is on. */
+  readonly tracing: Tracing | undefined;
 
   constructor(options: AgentPluginOptions = {}) {
     const registry = options.registry ?? createAgentRegistry(options);
+    const env = options.env ?? process.env;
+    const tracing = options.tracing === false ? undefined : startTracing(env);
     super({
       name: 'durable-agent',
       activities: createActivities({
         registry,
-        env: options.env ?? process.env,
+        env,
         workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
         transcripts: options.transcripts,
-        prices: options.prices ?? loadPrices(options.env ?? process.env),
+        prices: options.prices ?? loadPrices(env),
+        spans: tracing?.spans ?? untracedSpans,
       }),
       dataConverter: options.dataConverter ?? ((existing?: DataConverter) => existing ?? agentDataConverter()),
     });
     this.registry = registry;
+    this.tracing = tracing;
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
-    const configured = super.configureWorker(options);
     // A worker that brings no workflows of its own runs the agent workflow.
-    if (!configured.workflowsPath && !configured.workflowBundle) return { ...configured, workflowsPath };
-    return configured;
+    const withWorkflows = options.workflowsPath || options.workflowBundle ? options : { ...options, workflowsPath };
+    const configured = super.configureWorker(withWorkflows);
+    if (!this.tracing) return configured;
+    if (configured.workflowBundle) assertBundleTraces(configured.workflowBundle);
+    return this.tracing.temporalPlugin.configureWorker(configured);
+  }
+
+  override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
+    const configured = super.configureReplayWorker(options);
+    return this.tracing ? this.tracing.temporalPlugin.configureReplayWorker(configured) : configured;
+  }
+
+  override configureBundler(options: BundleOptions): BundleOptions {
+    const configured = super.configureBundler(options);
+    return this.tracing ? this.tracing.temporalPlugin.configureBundler(configured) : configured;
+  }
+
+  override configureClient(options: ClientOptions): ClientOptions {
+    const configured = super.configureClient(options);
+    return this.tracing ? this.tracing.temporalPlugin.configureClient(configured) : configured;
+  }
+
+  /** Sends the worker's last spans (the run that finished as it drained) before run() resolves. */
+  override async runWorker(worker: Worker, next: (worker: Worker) => Promise<void>): Promise<void> {
+    try {
+      await super.runWorker(worker, next);
+    } finally {
+      await this.tracing?.flush();
+    }
   }
 }

@@ -6,6 +6,7 @@ import { createAgentWorker } from './create-worker';
 import { loadConnectionSettings, taskQueue } from './settings';
 import { describeStorage, storageSettings } from '../storage/storage-settings';
 import { checkStores } from '../storage/stores';
+import { tracingSettings } from '../telemetry/tracing-settings';
 
 async function main(): Promise<void> {
   // Bad definitions fail here, before anything connects, naming the agent and the problem.
@@ -15,11 +16,13 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect(settings.connectionOptions);
   try {
     const worker = await createAgentWorker({ connection, namespace: settings.namespace, taskQueue: taskQueue(), registry });
+    const tracing = tracingSettings();
     console.error(
       `worker polling task queue "${taskQueue()}" on ${settings.connectionOptions.address} (namespace ${settings.namespace}); Ctrl-C stops it`,
     );
     console.error(`worker stores: ${describeStorage(storageSettings())}`);
     console.error(`worker agents: ${[...registry.agents.keys()].join(', ')}`);
+    console.error(`worker tracing: ${tracing ? `OTLP to ${tracing.tracesUrl} as service "${tracing.serviceName}"` : 'off (no OTEL_EXPORTER_OTLP_ENDPOINT)'}`);
     // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown; run() resolves once it has drained.
     await worker.run();
   } finally {

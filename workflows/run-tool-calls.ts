@@ -104,7 +104,7 @@ async function runOne(call: ToolCall, context: ToolRunContext): Promise<ToolResu
     retry: { maximumAttempts: settings.maximumAttempts, initialInterval: settings.initialRetryInterval, backoffCoefficient: 2 },
   })[call.name];
   try {
-    const output = await activity({ arguments: parsed, workspace: context.workspace });
+    const output = await activity({ arguments: parsed, workspace: context.workspace, callId: call.id });
     return done(summary, output, false);
   } catch (error) {
     if (isCancellation(error)) throw error;

@@ -5,6 +5,7 @@ import { priceOf, priced, type PriceTable } from '../../core/cost';
 import { ConfigurationError } from '../../core/errors';
 import { addUsage, zeroUsage, type Usage } from '../../core/messages';
 import { parseModelId } from '../../core/model-id';
+import { untracedSpans, type AgentSpans } from '../../telemetry/agent-spans';
 import type { TranscriptStore } from '../transcript/transcript-store';
 import { heartbeating } from '../heartbeating';
 import { classifyProviderError } from './classify-error';
@@ -22,6 +23,8 @@ export interface ModelActivityOptions {
   transcripts: TranscriptStore;
   /** What each model's tokens cost (pricing/): every call's usage carries its cost. */
   prices: PriceTable;
+  /** Wraps each provider call in a GenAI span when tracing is on. */
+  spans?: AgentSpans;
 }
 
 /** What a model call has cost so far, every attempt of it included: kept in its heartbeat details. */
@@ -37,7 +40,7 @@ interface AttemptSpend {
  * is paid for even when its attempt then fails: its tokens go into the
  * heartbeat details, and the attempt that succeeds reports them too.
  */
-export function createModelActivities({ registry, env, transcripts, prices }: ModelActivityOptions) {
+export function createModelActivities({ registry, env, transcripts, prices, spans = untracedSpans }: ModelActivityOptions) {
   async function callModel(input: ModelCallInput): Promise<ModelTurn> {
     let providerName = 'model';
     let spent: Usage = zeroUsage;
@@ -58,7 +61,7 @@ export function createModelActivities({ registry, env, transcripts, prices }: Mo
           if (input.expectsOutput && !outputSchema) throw new ConfigurationError(`agent "${input.agent}" has no outputSchema on this worker`);
           return withTranscript(transcripts, input, async (request) => {
             const wantsOutput = outputSchema !== undefined && request.toolChoice === 'auto';
-            const response = await provider.call({
+            const callProvider = () => provider.call({
               model: id.model,
               messages: request.messages,
               tools: request.tools.map(registry.toolDefinition),
@@ -76,6 +79,18 @@ export function createModelActivities({ registry, env, transcripts, prices }: Mo
                 context.heartbeat({ spent } satisfies AttemptSpend);
               },
             });
+            const response = await spans.modelCall(
+              {
+                provider: id.provider,
+                model: id.model,
+                agent: input.agent,
+                conversationId: context.info.workflowExecution?.workflowId,
+                maxOutputTokens: input.modelSettings?.maxOutputTokens,
+                temperature: input.modelSettings?.temperature,
+                ...(wantsOutput && { outputType: 'json' as const }),
+              },
+              callProvider,
+            );
             const usage = addUsage(earlier, priced(response.usage, price));
             const needsApproval = callsNeedingApproval(response.message.toolCalls, registry.tools);
             const paid = { ...response, usage, ...(needsApproval.length > 0 && { needsApproval }) };

@@ -11,6 +11,9 @@ export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> 
     baseURL: call.env.ANTHROPIC_BASE_URL || undefined,
     maxRetries: 0,
     timeout: call.timeoutMs,
+    // The SDK makes a GenAI span of its own for each call when an OpenTelemetry SDK is registered. The model
+    // activity already makes one for every provider (telemetry/), so this one would count each call twice.
+    openTelemetry: false,
   });
   const body = prepareAnthropicRequest(call);
   const response = await client.messages.create(body, { signal: call.signal, headers: anthropicBetaHeaders(body) });

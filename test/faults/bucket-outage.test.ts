@@ -97,6 +97,15 @@ it('rides out a bucket outage: a model answer that cannot be stored is retried u
     .at(-1)!;
   expect(turn2.attempt).toBeGreaterThanOrEqual(3);
   expect(turn2.attempt).toBe(fake.requests.length - 1);
+  // The attempts an outage may use up: the model call's retry policy, 10 attempts 1 s, 2 s, 4 s … 1 min apart (about 4 min).
+  const scheduled = events.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')!;
+  const policy = scheduled.activityTaskScheduledEventAttributes!.retryPolicy!;
+  expect({
+    maximumAttempts: policy.maximumAttempts,
+    initialInterval: Number(policy.initialInterval!.seconds),
+    backoffCoefficient: policy.backoffCoefficient,
+    maximumInterval: Number(policy.maximumInterval!.seconds),
+  }).toEqual({ maximumAttempts: 10, initialInterval: 1, backoffCoefficient: 2, maximumInterval: 60 });
   expect(fake.requests.slice(1).every((request) => request.body.messages.length === 3)).toBe(true);
   // The answer is in history as a claim on the bucket, recorded once.
   const references = historyPayloads(events).flatMap(({ eventType, payload }) => (storageReference(payload) ? [eventType] : []));

@@ -5,16 +5,25 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { ensureMinio } from '../../minio/find-minio';
 import { startMinio, type MinioServer } from '../../minio/minio-server';
+import { ensureCollector } from '../../otel-collector/find-collector';
 import { devServerArgs } from '../../temporal-cli/dev-server-options';
 import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { workflowsPath } from '../../worker/create-worker';
 
-/** Starts one real Temporal dev server and one MinIO server, and bundles the workflows once, for every test file. */
+/** A namespace besides `default` on the tests' dev server. */
+export const walkthroughNamespace = 'production-walkthrough';
+
+/**
+ * Starts one real Temporal dev server and one MinIO server, makes sure the
+ * OpenTelemetry Collector is built, and bundles the workflows once, for every test file.
+ */
 export default async function globalSetup(): Promise<void> {
   const minio = startObjectStore();
+  const collector = provideCollector();
   const executable = await ensureTemporalCli((line) => console.error(line));
   const environment = await TestWorkflowEnvironment.createLocal({
-    server: { executable, ip: '127.0.0.1', extraArgs: devServerArgs },
+    // A second namespace, as a deployment has its own (test/e2e/production-walkthrough.test.ts).
+    server: { executable, ip: '127.0.0.1', extraArgs: [...devServerArgs, '--namespace', walkthroughNamespace] },
   });
   (globalThis as Record<string, unknown>).temporalTestEnvironment = environment;
   process.env.TEST_TEMPORAL_ADDRESS = environment.address;
@@ -31,7 +40,22 @@ export default async function globalSetup(): Promise<void> {
   process.env.AGENT_PAYLOAD_DIR = path.join(directory, 'payloads');
   // Test workspaces are temporary directories: every worker a test starts serves workspaces there.
   process.env.AGENT_WORKSPACE_ROOT = os.tmpdir();
-  await minio;
+  await Promise.all([minio, collector]);
+}
+
+/**
+ * The tests' OTLP receiver: the OpenTelemetry Collector binary (built by `npm run
+ * otelcol:install`), which the tracing tests start with a spans file of their
+ * own. If it cannot be provided, the other tests still run and the tracing tests
+ * fail with the reason (TEST_OTELCOL_UNAVAILABLE).
+ */
+async function provideCollector(): Promise<void> {
+  try {
+    process.env.TEST_OTELCOL_BINARY = await ensureCollector((line) => console.error(line));
+  } catch (error) {
+    process.env.TEST_OTELCOL_UNAVAILABLE = (error as Error).message;
+    console.error(`The OpenTelemetry Collector is not available, the tracing tests will fail: ${(error as Error).message}`);
+  }
 }
 
 /**

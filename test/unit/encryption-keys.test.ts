@@ -29,13 +29,16 @@ describe('loadEncryptionKeys', () => {
     expect(keys.current.material).toHaveLength(32);
   });
 
-  it('reads a key file with one entry per line and # comments', async () => {
+  it('reads a key file with one entry per line or comma-separated, and # comments', async () => {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'keys-'));
     const file = path.join(directory, 'keys');
     await writeFile(file, `# current\n${newKeyEntry('new')}\n\n# kept to read old runs\n${newKeyEntry('old')}\n`);
     const keys = loadEncryptionKeys({ AGENT_ENCRYPTION_KEY_FILE: file })!;
     expect(keys.current.id).toBe('new');
     expect([...keys.byId.keys()]).toEqual(['new', 'old']);
+
+    await writeFile(file, `${newKeyEntry('first')},${newKeyEntry('second')}\n`);
+    expect([...loadEncryptionKeys({ AGENT_ENCRYPTION_KEY_FILE: file })!.byId.keys()]).toEqual(['first', 'second']);
   });
 
   it('refuses a key of the wrong length, naming it and its size', () => {
