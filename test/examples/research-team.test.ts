@@ -22,7 +22,10 @@ function npm(args: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 beforeAll(async () => {
-  // Packing the library again (its prepack builds dist/) makes the app use this checkout's code.
+  // The app installs the library packed (install-links), which copies dist/ but does not run its prepack:
+  // build dist/ from this checkout first, so the app uses this code and a fresh clone has one.
+  const build = await collect(spawn('npm', ['run', '-s', 'build:lib'], { cwd: path.join(app, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] }));
+  if (build.code !== 0) throw new Error(`npm run build:lib failed:\n${build.stdout}${build.stderr}`);
   await rm(path.join(app, 'node_modules', 'durable-agent'), { recursive: true, force: true });
   const install = await npm(['install', '--no-audit', '--no-fund']);
   if (install.code !== 0) throw new Error(`npm install in examples/research-team failed:\n${install.stderr}`);
@@ -30,8 +33,8 @@ beforeAll(async () => {
 
 it('installs as a library, type-checks, and runs two agents with a subagent and a handoff from its own worker and client', async () => {
   const typeCheck = await npm(['run', '-s', 'build']);
-  expect(typeCheck.stderr.replace(/npm warn[^\n]*\n/g, '')).toBe('');
-  expect(typeCheck.code).toBe(0);
+  // tsc reports type errors on stdout: show both when it fails.
+  expect({ code: typeCheck.code, output: `${typeCheck.stdout}${typeCheck.stderr.replace(/npm warn[^\n]*\n/g, '')}` }).toEqual({ code: 0, output: '' });
 
   scriptByAgent(bed.server, {
     assistant: [
