@@ -1,6 +1,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { failureTypes, ToolInputError } from '../core/errors';
+import type { McpToolOrigin } from '../core/mcp';
 import { maxToolErrorChars, maxToolOutputChars } from '../core/limits';
 import type { Tool } from '../tools';
 import { truncateOutput } from '../tools/truncate';
@@ -11,6 +12,8 @@ export interface ToolActivityInput {
   /** The arguments the model sent, already parsed from JSON by the workflow. */
   arguments: unknown;
   workspace: string;
+  /** For an MCP tool: the server and the tool's name there (the activity type is the name the model sees). */
+  mcp?: McpToolOrigin;
 }
 
 /**

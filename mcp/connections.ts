@@ -173,11 +173,13 @@ function isProtocolError(error: McpError): boolean {
 }
 
 function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+  // Duck-typed: fetch's errors come from Node's own realm, where `instanceof Error` of another realm (a test's) is false.
+  const shape = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; cause?: { code?: unknown; message?: unknown } };
+  if (typeof shape.message !== 'string') return String(error);
   // fetch's "fetch failed" hides the reason (ECONNREFUSED…) in its cause.
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const cause = shape.cause;
   const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : undefined;
-  return detail && !error.message.includes(detail) ? `${error.message} (${detail})` : error.message;
+  return detail && !shape.message.includes(detail) ? `${shape.message} (${detail})` : shape.message;
 }
 
 function stderrNote(stderr: string): string {

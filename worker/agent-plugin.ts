@@ -5,6 +5,7 @@ import { createActivities } from '../activities';
 import type { TranscriptStore } from '../activities/transcript/transcript-store';
 import { createAgentRegistry, type AgentRegistry, type Definitions } from '../agents/registry';
 import type { PriceTable } from '../core/cost';
+import { McpConnections } from '../mcp/connections';
 import { loadPrices } from '../pricing/load-prices';
 import { agentDataConverter } from '../storage/data-converter';
 import { defaultWorkspaceRoot } from './settings';
@@ -43,6 +44,8 @@ export class AgentPlugin extends SimplePlugin {
 
   constructor(options: AgentPluginOptions = {}) {
     const registry = options.registry ?? createAgentRegistry(options);
+    // Stdio MCP servers are the worker's child processes: they start on first use and stop with the worker.
+    const mcpConnections = new McpConnections(registry.mcpServers);
     super({
       name: 'durable-agent',
       activities: createActivities({
@@ -51,7 +54,15 @@ export class AgentPlugin extends SimplePlugin {
         workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
         transcripts: options.transcripts,
         prices: options.prices ?? loadPrices(options.env ?? process.env),
+        mcpConnections,
       }),
+      runContext: async (run) => {
+        try {
+          await run();
+        } finally {
+          await mcpConnections.close();
+        }
+      },
       dataConverter: options.dataConverter ?? ((existing?: DataConverter) => existing ?? agentDataConverter()),
     });
     this.registry = registry;
