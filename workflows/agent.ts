@@ -19,6 +19,7 @@ import type { AgentResult, AgentStatus, AgentStatusSnapshot, TurnReply } from '.
 import type { CoreActivities, RunSetup } from '../activities';
 import { awaitReplyUpdate, endSessionSignal, messagesQuery, progressQuery, sendMessageUpdate, settingsQuery, statusQuery } from './definitions';
 import { Inbox } from './inbox';
+import { withMcpTools } from './list-mcp-tools';
 import { runFailure } from './model-call';
 import { carry, checkpoint, describeStatus, initialState, rollBack, type TurnInProgress } from './state';
 import { runTurn, type TurnContext } from './turn';
@@ -130,6 +131,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
     }).catch((error: unknown) => {
       throw runFailure(error);
     });
+    setup = await withMcpTools(setup);
     const context: TurnContext = { input, state, setup, showDetails, maybeContinueAsNew };
 
     /** Runs one turn. In a session, a turn that fails is rolled back and refused to its caller; the session goes on. */

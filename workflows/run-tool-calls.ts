@@ -2,7 +2,7 @@ import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancel
 import { toolKind, type AgentSpec } from '../core/agent-spec';
 import { failureTypes } from '../core/errors';
 import { addUsage, zeroUsage, type ToolCall, type ToolResultMessage, type Usage } from '../core/messages';
-import type { ToolActivityInput } from '../activities';
+import type { ToolActivityInput, ToolRunSettings } from '../activities';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import type { SubagentOutcome } from './subagent-call';
 import { toolCallSummary } from './summaries';
@@ -11,8 +11,8 @@ export interface ToolRunContext {
   /** The agent whose reply asked for the calls: what each name it used stands for. */
   agent: AgentSpec;
   workspace: string;
-  /** Activity settings of the tools, from prepareRun. */
-  tools: Record<string, ToolActivitySettings>;
+  /** Activity settings of the tools, from prepareRun (and listMcpTools). */
+  tools: Record<string, ToolRunSettings>;
   maxConcurrent: number;
   /** Starts a subagent as a child workflow; absent when this run is as deep as subagents may nest. */
   runSubagent?: (request: { callId: string; agent: string; task: string }) => Promise<SubagentOutcome>;
@@ -101,7 +101,7 @@ async function runOne(call: ToolCall, context: ToolRunContext): Promise<{ result
     retry: { maximumAttempts: settings.maximumAttempts, initialInterval: settings.initialRetryInterval, backoffCoefficient: 2 },
   })[call.name];
   try {
-    const output = await activity({ arguments: parsed, workspace: context.workspace });
+    const output = await activity({ arguments: parsed, workspace: context.workspace, ...(settings.mcp && { mcp: settings.mcp }) });
     return done(summary, output, false);
   } catch (error) {
     if (isCancellation(error)) throw error;
