@@ -8,12 +8,14 @@ import { consoleOutput, failureMessage, type Output } from './commands/output';
 import { runCommand } from './commands/run';
 import { chatCommand, endCommand, sendCommand } from './commands/session';
 import { showCommand } from './commands/show';
+import { toolsCommand } from './commands/tools';
 import { InvalidInputError } from './start-agent';
 import { usage, UsageError } from './usage';
 
 const commands: Record<string, (argv: string[], output: Output) => Promise<number>> = {
   run: runCommand,
   agents: agentsCommand,
+  tools: toolsCommand,
   fork: forkCommand,
   show: showCommand,
   history: historyCommand,

@@ -10,7 +10,8 @@ Commands:
       --max-context-tokens N   summarise older turns once a model call's input exceeds N tokens
       --keep-recent-turns N    turns kept verbatim when summarising (default: 4)
       --max-cost-usd X         stop cleanly (status cost_budget) before a model call could take the spend past $X
-      --tools a,b              tools to enable (default: the agent's; without --agent, all built-in tools)
+      --tools a,b              tools to enable: names, mcp:<server>, mcp:* (default: the agent's;
+                               without --agent, all built-in tools and every MCP tool: see tools)
       --system TEXT            system prompt
       --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)
       --json                   print one JSON object as the last line of stdout
@@ -21,6 +22,7 @@ Commands:
   end <workflow-id>      end a session once the messages sent are answered           [--json]
   show <workflow-id>     print the conversation, its messages numbered for fork --at   [--json]
   agents                 list the registered agents with their tools, subagents and handoffs   [--json]
+  tools                  list the registered tools and those of the MCP servers in AGENT_MCP_CONFIG   [--json]
   fork <workflow-id>     a new run from a run's conversation, up to message N; the source is never changed
       --at N  --id NEW_ID  --model provider:model  --agent NAME  --prompt "…"  --json
   history <workflow-id>  save the event history as JSON   --out FILE

@@ -49,6 +49,26 @@ it('gives a CLI run every tool of the MCP servers in AGENT_MCP_CONFIG, beside th
   expect(run.stderr).toContain('calc_add');
 });
 
+it('lists the MCP tools under the names the model sees, and says which server could not be listed', async () => {
+  const config = await mcpConfig({ calc: stdioServerEntry(), down: { url: 'http://127.0.0.1:1/mcp' } });
+  const listed = await cli(['tools', '--json'], { AGENT_MCP_CONFIG: config });
+  expect(listed.code).toBe(1);
+  const { tools, mcpServers } = lastJsonLine(listed.stdout) as { tools: Array<{ name: string }>; mcpServers: unknown[] };
+  expect(tools.map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'list_directory', 'search_files']);
+  expect(mcpServers).toEqual([
+    {
+      name: 'calc',
+      transport: 'stdio',
+      tools: [
+        { name: 'calc_add', tool: 'add', description: 'Adds two numbers.' },
+        { name: 'calc_fail', tool: 'fail', description: 'Always fails, saying why.' },
+        { name: 'calc_pid', tool: 'pid', description: 'The id of the process that answers.' },
+      ],
+    },
+    { name: 'down', transport: 'http', error: expect.stringMatching(/^MCP server "down" could not be reached at http:\/\/127.0.0.1:1\/mcp: fetch failed/) },
+  ]);
+});
+
 it('refuses a run naming an MCP server the config does not have, and a config it cannot use, before starting anything', async () => {
   const config = await mcpConfig({ calc: stdioServerEntry() });
   const unknown = await cli(['run', 'hi', '--tools', 'read_file,mcp:github', '--workspace', bed.workspace], { AGENT_MCP_CONFIG: config });

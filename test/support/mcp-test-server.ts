@@ -28,7 +28,7 @@ export function createTestMcpServer(): McpServer {
 
 /** The `mcpServers` entry that starts the test server over stdio: what a worker spawns from its config. */
 export function stdioServerEntry(): { command: string; args: string[] } {
-  return { command: process.execPath, args: typescriptArgs(path.join('test', 'support', 'mcp-stdio-server.ts')) };
+  return { command: process.execPath, args: typescriptArgs(path.join('test', 'support', 'run-mcp-test-server.ts')) };
 }
 
 export interface HttpMcpServer {
@@ -38,8 +38,8 @@ export interface HttpMcpServer {
   close(): Promise<void>;
 }
 
-/** The test server over streamable HTTP (stateless: a server and transport per request), on a free loopback port. */
-export async function startHttpMcpServer(): Promise<HttpMcpServer> {
+/** The test server over streamable HTTP (stateless: a server and transport per request), on a loopback port (a free one by default). */
+export async function startHttpMcpServer(port = 0): Promise<HttpMcpServer> {
   const requests: HttpMcpServer['requests'] = [];
   const listener = http.createServer((request, response) => {
     if (request.method !== 'POST') {
@@ -64,7 +64,7 @@ export async function startHttpMcpServer(): Promise<HttpMcpServer> {
       await transport.handleRequest(request, response, body);
     });
   });
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => listener.listen(port, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(listener.address() as AddressInfo).port}/mcp`,
     requests,
