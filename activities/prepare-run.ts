@@ -58,7 +58,7 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
       }
       await assertWorkspaceDirectory(input.workspace);
       await assertInsideRoot(workspaceRoot, input.workspace);
-      const mcpTools = setAsideMcpReferences(agents, registry);
+      const mcpTools = setAsideMcpReferences(agents, input.agent, registry);
       const toolNames = new Set(Object.values(agents).flatMap((agent) => agent.tools));
       const models = [...new Set(Object.values(agents).map((agent) => agent.model))];
       const unpriced = models.filter((model) => !priceOf(prices, model));
@@ -82,16 +82,26 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
 
 /**
  * Takes the MCP references out of the agents' tools (they are not tools until
- * the servers are listed) and says which servers to list for them; none when
- * no agent names one, or `mcp:*` is all there is and the worker has no servers.
+ * the servers are listed) and says which servers to list for the agents that
+ * may hold this run's conversation (the first and those it may hand off to; a
+ * subagent is a run of its own, which lists its own); none when no such agent
+ * names one, or `mcp:*` is all there is and the worker has no servers.
  */
-function setAsideMcpReferences(agents: Record<string, AgentSpec>, registry: AgentRegistry): McpToolRequest | undefined {
+function setAsideMcpReferences(agents: Record<string, AgentSpec>, first: string, registry: AgentRegistry): McpToolRequest | undefined {
+  const holders = new Set<string>();
+  const visit = (name: string) => {
+    if (holders.has(name)) return;
+    holders.add(name);
+    agents[name].handoffs.forEach(visit);
+  };
+  visit(first);
   const servers = new Set<string>();
   const references: Record<string, string[]> = {};
   for (const agent of Object.values(agents)) {
     const named = agent.tools.filter((name) => registry.mcpReference(name) !== undefined);
     if (named.length === 0) continue;
     agent.tools = agent.tools.filter((name) => !named.includes(name));
+    if (!holders.has(agent.name)) continue;
     references[agent.name] = named;
     for (const name of named) {
       const reference = registry.mcpReference(name)!;

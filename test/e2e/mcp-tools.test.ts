@@ -202,6 +202,27 @@ it('offers an agent only the MCP tools it names, and fails a run whose agent nam
   expect(bed.server.requests).toHaveLength(1);
 });
 
+it('lists MCP tools in the run that uses them: a subagent\'s own run, not its parent\'s', async () => {
+  const calculator = defineAgent({ name: 'calculator', description: 'Adds numbers.', model: 'openai:gpt-4o-mini', tools: ['mcp:calc'] });
+  const coordinator = defineAgent({ name: 'coordinator', description: 'Delegates.', model: 'openai:gpt-4o-mini', subagents: [calculator] });
+  bed.server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'call_sub', name: 'calculator', arguments: { task: 'Add 2 and 3' } }] }),
+    openaiReply({ toolCalls: [{ id: 'call_add', name: 'calc_add', arguments: { a: 2, b: 3 } }] }),
+    openaiReply({ content: '5' }),
+    openaiReply({ content: 'The calculator says 5.' }),
+  );
+  const taskQueue = uniqueTaskQueue('mcp-subagent');
+  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, agents: [coordinator], mcpServers: { calc: stdioServerEntry() } });
+  const { result, workflowId } = await worker.runUntil(runAgent(bed.environment, taskQueue, { agent: 'coordinator', prompt: 'What is 2 + 3?', workspace: bed.workspace }));
+
+  expect(result.answer).toBe('The calculator says 5.');
+  expect(bed.server.requests.map((request) => toolNames(request.body))).toEqual([['calculator'], ['calc_add', 'calc_fail', 'calc_pid'], ['calc_add', 'calc_fail', 'calc_pid'], ['calculator']]);
+  const parent = activityCalls(await fetchEvents(bed.environment.client, workflowId)).map((call) => call.activityType);
+  const child = activityCalls(await fetchEvents(bed.environment.client, `${workflowId}/call_sub`)).map((call) => call.activityType);
+  expect(parent).toEqual(['prepareRun', 'callModel', 'callModel']);
+  expect(child).toEqual(['prepareRun', 'listMcpTools', 'callModel', 'calc_add', 'callModel']);
+});
+
 it('sends the tools with a model call when its worker did not list them, once per worker', async () => {
   const http = await startHttpMcpServer();
   // A listing made with a catalog of its own stands for one made by another worker: the model activity's catalog lacks it.
