@@ -12,6 +12,8 @@ export { createAgentRegistry, AgentRegistry, type Definitions } from './agents/r
 export { loadDefinitions } from './agents/load-definitions';
 export { defaultAgent } from './agents/default-agent';
 export { defineTool, builtInTools, type Tool, type ToolContext } from './tools';
+export { loadMcpConfig, parseMcpServers, type McpServers, type McpServerConfig, type McpServerEntry } from './mcp/config';
+export { everyMcpTool } from './core/mcp';
 export { resolveInWorkspace } from './tools/workspace';
 export { defineProvider, builtInProviders, type ModelProvider, type ProviderCall, type ProviderRequest, type ToolChoice, type ToolDefinition } from './providers';
 export { AgentPlugin, type AgentPluginOptions } from './worker/agent-plugin';

@@ -1,15 +1,20 @@
 import type { AgentRegistry } from '../agents/registry';
 import type { PriceTable } from '../core/cost';
+import { McpConnections } from '../mcp/connections';
 import { loadPrices } from '../pricing/load-prices';
 import { agentStores } from '../storage/stores';
 import { untracedSpans, type AgentSpans } from '../telemetry/agent-spans';
+import { createListMcpTools } from './mcp/list-mcp-tools';
+import { McpCatalog } from './mcp/mcp-catalog';
+import { mcpToolActivity } from './mcp/mcp-tool-activity';
 import { createModelActivities } from './model/call-model';
 import { createPrepareRun } from './prepare-run';
 import { toolActivity } from './tool-activity';
 import type { TranscriptStore } from './transcript/transcript-store';
 
 export type { ModelCallInput, ModelTurn, TranscriptInput } from './model/model-input';
-export type { PrepareRunInput, RunSetup } from './prepare-run';
+export type { PrepareRunInput, RunSetup, ToolRunSettings } from './prepare-run';
+export type { McpToolsListed } from './mcp/list-mcp-tools';
 export type { ToolActivityInput } from './tool-activity';
 
 export interface ActivityOptions {
@@ -24,29 +29,41 @@ export interface ActivityOptions {
   prices?: PriceTable;
   /** Spans around model calls and tool calls (OpenTelemetry); none by default. */
   spans?: AgentSpans;
+  /** The connections to the registry's MCP servers (whoever owns them closes them when the worker stops). */
+  mcpConnections?: McpConnections;
 }
 
 /**
- * Every activity a worker registers: the model call, the run setup check, and
- * one activity per tool, named after the tool so each is visible in the Web UI.
+ * Every activity a worker registers: the model call, the run setup check, the
+ * MCP listing, and one activity per tool, named after the tool so each is
+ * visible in the Web UI. MCP tools are known only once a run lists them: with
+ * MCP servers, the worker's default activity runs them under their own names.
  */
 export function createActivities(options: ActivityOptions) {
   const { registry } = options;
   const prices = options.prices ?? loadPrices();
   const spans = options.spans ?? untracedSpans;
   const toolActivities = Object.fromEntries([...registry.tools.values()].map((tool) => [tool.name, toolActivity(tool, options.workspaceRoot, spans)]));
+  const connections = options.mcpConnections ?? new McpConnections(registry.mcpServers);
+  const catalog = new McpCatalog();
   return {
     ...toolActivities,
+    ...(connections.names.length > 0 && { default: mcpToolActivity(connections, spans) }),
     ...createModelActivities({
       registry,
       env: options.env ?? process.env,
       transcripts: options.transcripts ?? agentStores().transcripts,
       prices,
       spans,
+      mcpCatalog: catalog,
     }),
     prepareRun: createPrepareRun(registry, options.workspaceRoot, prices),
+    listMcpTools: createListMcpTools(registry, connections, catalog),
   };
 }
 
 /** The activities the workflow calls by fixed name; tools are called by their dynamic names. */
-export type CoreActivities = ReturnType<typeof createModelActivities> & { prepareRun: ReturnType<typeof createPrepareRun> };
+export type CoreActivities = ReturnType<typeof createModelActivities> & {
+  prepareRun: ReturnType<typeof createPrepareRun>;
+  listMcpTools: ReturnType<typeof createListMcpTools>;
+};

@@ -3,6 +3,7 @@ import type { AgentRegistry } from '../agents/registry';
 import { modelSettingsProblem, type AgentSpec, type ModelSettings } from '../core/agent-spec';
 import { ConfigurationError, failureTypes } from '../core/errors';
 import { priceOf, type ModelPrice, type PriceTable } from '../core/cost';
+import type { McpListing, McpToolOrigin, McpToolRequest } from '../core/mcp';
 import { parseModelId } from '../core/model-id';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import { assertInsideRoot, assertWorkspaceDirectory } from '../tools/workspace';
@@ -19,13 +20,23 @@ export interface PrepareRunInput {
   budgeted?: boolean;
 }
 
+/** How the workflow schedules one tool: its activity settings, and for an MCP tool, the server and tool it calls. */
+export type ToolRunSettings = ToolActivitySettings & { mcp?: McpToolOrigin };
+
 export interface RunSetup {
   /** The agent the run starts with, its overrides applied, and every agent it can reach by handoff or as a subagent. */
   agents: Record<string, AgentSpec>;
   /** Activity settings per tool of those agents, recorded once in history so the workflow can schedule each tool its own way. */
-  tools: Record<string, ToolActivitySettings>;
+  tools: Record<string, ToolRunSettings>;
   /** The prices of those agents' models, those the worker knows: the cost budget prices the next call's worst case with them. */
   prices: Record<string, ModelPrice>;
+  /**
+   * The MCP tools those agents name (`mcp:*`, `mcp:<server>`, `<server>_<tool>`), left out of their
+   * tools here: the workflow has listMcpTools list them, which puts them back as the names the model sees.
+   */
+  mcpTools?: McpToolRequest;
+  /** The run's MCP tools as listMcpTools recorded them: model calls name it by id. */
+  mcpListing?: McpListing;
 }
 
 /**
@@ -44,16 +55,15 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
       agents[input.agent] = entry;
       const settingsProblem = modelSettingsProblem(entry.modelSettings);
       if (settingsProblem) throw new ConfigurationError(`agent "${entry.name}": ${settingsProblem}`);
-      const unknown = entry.tools.filter((name) => !registry.tools.has(name));
-      if (unknown.length > 0) {
-        throw new ConfigurationError(`unknown tools: ${unknown.join(', ')}; this worker has: ${[...registry.tools.keys()].join(', ')}`);
-      }
+      const unknown = entry.tools.filter((name) => !registry.knowsTool(name));
+      if (unknown.length > 0) throw new ConfigurationError(`unknown tools: ${unknown.join(', ')}; this worker has: ${registry.describeTools()}`);
       const provider = parseModelId(entry.model).provider;
       if (!registry.providers.has(provider)) {
         throw new ConfigurationError(`unknown provider "${provider}" in model "${entry.model}"; this worker has: ${[...registry.providers.keys()].join(', ')}`);
       }
       await assertWorkspaceDirectory(input.workspace);
       await assertInsideRoot(workspaceRoot, input.workspace);
+      const mcpTools = setAsideMcpReferences(agents, input.agent, registry);
       const toolNames = new Set(Object.values(agents).flatMap((agent) => agent.tools));
       const models = [...new Set(Object.values(agents).map((agent) => agent.model))];
       const unpriced = models.filter((model) => !priceOf(prices, model));
@@ -67,11 +77,46 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
         agents,
         tools: Object.fromEntries([...toolNames].map((name) => [name, registry.tools.get(name)!.activity])),
         prices: Object.fromEntries(models.flatMap((model) => (priceOf(prices, model) ? [[model, priceOf(prices, model)!]] : []))),
+        ...(mcpTools && { mcpTools }),
       };
     } catch (error) {
       throw ApplicationFailure.create({ type: failureTypes.configuration, nonRetryable: true, message: (error as Error).message });
     }
   };
+}
+
+/**
+ * Takes the MCP references out of the agents' tools (they are not tools until
+ * the servers are listed) and says which servers to list for the agents that
+ * may hold this run's conversation (the first and those it may hand off to; a
+ * subagent is a run of its own, which lists its own); none when no such agent
+ * names one, or `mcp:*` is all there is and the worker has no servers.
+ */
+function setAsideMcpReferences(agents: Record<string, AgentSpec>, first: string, registry: AgentRegistry): McpToolRequest | undefined {
+  const holders = new Set<string>();
+  const visit = (name: string) => {
+    if (holders.has(name)) return;
+    holders.add(name);
+    agents[name].handoffs.forEach(visit);
+  };
+  visit(first);
+  const servers = new Set<string>();
+  const references: Record<string, string[]> = {};
+  for (const agent of Object.values(agents)) {
+    const named = agent.tools.filter((name) => registry.mcpReference(name) !== undefined);
+    if (named.length === 0) continue;
+    agent.tools = agent.tools.filter((name) => !named.includes(name));
+    if (!holders.has(agent.name)) continue;
+    references[agent.name] = named;
+    for (const name of named) {
+      const reference = registry.mcpReference(name)!;
+      const wanted = reference.kind === 'every' ? Object.keys(registry.mcpServers) : reference.kind === 'server' ? [reference.server] : reference.servers;
+      for (const server of wanted) servers.add(server);
+    }
+  }
+  if (servers.size === 0) return undefined;
+  // In the config's order, so the model sees the tools in the order the config lists the servers.
+  return { servers: Object.keys(registry.mcpServers).filter((server) => servers.has(server)), references };
 }
 
 function withOverrides(agent: AgentSpec, overrides: PrepareRunInput['overrides']): AgentSpec {

@@ -1,6 +1,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { failureTypes, ToolInputError } from '../core/errors';
+import type { McpToolOrigin } from '../core/mcp';
 import { maxToolErrorChars, maxToolOutputChars } from '../core/limits';
 import { untracedSpans, type AgentSpans } from '../telemetry/agent-spans';
 import type { Tool } from '../tools';
@@ -14,6 +15,8 @@ export interface ToolActivityInput {
   workspace: string;
   /** The id the model gave the call (for its trace span; older runs' inputs lack it). */
   callId?: string;
+  /** For an MCP tool: the server and the tool's name there (the activity type is the name the model sees). */
+  mcp?: McpToolOrigin;
 }
 
 /**

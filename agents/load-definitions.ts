@@ -1,19 +1,27 @@
 import path from 'node:path';
 import { ConfigurationError } from '../core/errors';
+import { loadMcpConfig } from '../mcp/config';
 import type { ModelProvider } from '../providers';
 import type { Tool } from '../tools';
 import { isAgent, type Agent } from './define-agent';
 import type { Definitions } from './registry';
 
 /**
- * The user's definitions module named by AGENT_DEFINITIONS (TypeScript or
- * JavaScript; a relative path is taken from the directory the command ran in):
- * its exported `agents`, `tools` and `providers` (arrays, or objects of values)
- * are registered beside the built-in ones, by `npm run worker` and by the CLI
- * alike. A module that cannot be loaded, or exports none of the three, fails
+ * What the environment asks a worker to register beside the built-in agents,
+ * tools and providers, by `npm run worker` and by the CLI alike: the MCP
+ * servers of AGENT_MCP_CONFIG, and the user's definitions module named by
+ * AGENT_DEFINITIONS (TypeScript or JavaScript; a relative path is taken from
+ * the directory the command ran in): its exported `agents`, `tools` and
+ * `providers` (arrays, or objects of values). A module that cannot be loaded,
+ * or exports none of the three, or an MCP config that cannot be used, fails
  * here with the reason.
  */
 export function loadDefinitions(env: NodeJS.ProcessEnv = process.env, from = env.INIT_CWD ?? process.cwd()): Definitions {
+  const mcpServers = loadMcpConfig(env, from);
+  return { ...loadModule(env, from), ...(Object.keys(mcpServers).length > 0 && { mcpServers }) };
+}
+
+function loadModule(env: NodeJS.ProcessEnv, from: string): Definitions {
   const named = env.AGENT_DEFINITIONS;
   if (!named) return {};
   const file = path.resolve(from, named);

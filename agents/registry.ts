@@ -5,6 +5,8 @@ import { parseModelId } from '../core/model-id';
 import { builtInProviders, type ModelProvider, type ToolDefinition } from '../providers';
 import { finalOutputToolName } from '../providers/anthropic/prepare-request';
 import { builtInTools, toolJsonSchema, type Tool } from '../tools';
+import { parseMcpServers, type McpServerConfig, type McpServerEntry, type McpServers } from '../mcp/config';
+import { mcpReference, type McpReference } from '../mcp/tool-names';
 import { defaultAgent } from './default-agent';
 import { isAgent, nameOf, type Agent } from './define-agent';
 
@@ -13,6 +15,11 @@ export interface Definitions {
   agents?: Agent[];
   tools?: Tool[];
   providers?: ModelProvider[];
+  /**
+   * MCP servers, as the `mcpServers` object of the common config format (AGENT_MCP_CONFIG):
+   * their tools are offered as `<server>_<tool>`, and tools lists may name them, or `mcp:<server>` and `mcp:*`.
+   */
+  mcpServers?: Record<string, McpServerEntry | McpServerConfig>;
 }
 
 /** The arguments every subagent takes: the task, as the calling model words it. */
@@ -32,8 +39,11 @@ export class AgentRegistry {
   readonly agents = new Map<string, Agent>();
   readonly tools = new Map<string, Tool>();
   readonly providers = new Map<string, ModelProvider>();
+  /** The MCP servers whose tools runs may use; their tools are known only once a run lists them (listMcpTools). */
+  readonly mcpServers: McpServers;
 
   constructor(definitions: Definitions = {}) {
+    this.mcpServers = parseMcpServers(definitions.mcpServers ?? {}, { baseDirectory: process.cwd() });
     for (const provider of [...builtInProviders, ...(definitions.providers ?? [])]) {
       if (this.providers.has(provider.name)) throw new ConfigurationError(`two providers are named "${provider.name}"`);
       this.providers.set(provider.name, provider);
@@ -73,6 +83,23 @@ export class AgentRegistry {
     };
     visit(name);
     return specs;
+  }
+
+  /** What a name in a tools list stands for among the MCP servers (`mcp:*`, `mcp:<server>`, `<server>_<tool>`), if it is not a registered tool. */
+  mcpReference(name: string): McpReference | undefined {
+    return this.tools.has(name) ? undefined : mcpReference(name, Object.keys(this.mcpServers));
+  }
+
+  /** Whether a tools list may name this: a registered tool, or a tool or selector of the MCP servers. */
+  knowsTool(name: string): boolean {
+    return this.tools.has(name) || this.mcpReference(name) !== undefined;
+  }
+
+  /** What the worker has, for an error message about a name it does not know. */
+  describeTools(): string {
+    const servers = Object.keys(this.mcpServers);
+    const mcp = servers.length ? `; MCP servers: ${servers.join(', ')} (tools named <server>_<tool>, or mcp:<server>, mcp:*)` : '';
+    return `registered tools: ${[...this.tools.keys()].join(', ')}${mcp}`;
   }
 
   /** How a model is offered a tool name: a registered tool, a subagent (`{task}`), or a handoff (`transfer_to_<agent>`). */
@@ -127,7 +154,7 @@ export class AgentRegistry {
       throw problem(`its model ${agent.model} needs the provider "${provider}", which is not registered (known: ${[...this.providers.keys()].join(', ')})`);
     }
     for (const tool of agent.tools.map(nameOf)) {
-      if (!this.tools.has(tool)) throw problem(`unknown tool "${tool}" (registered: ${[...this.tools.keys()].join(', ')})`);
+      if (!this.knowsTool(tool)) throw problem(`unknown tool "${tool}" (${this.describeTools()})`);
     }
     for (const [role, targets] of [['subagent', agent.subagents], ['handoff target', agent.handoffs]] as const) {
       for (const target of targets.map(nameOf)) if (!this.agents.has(target)) throw problem(`${role} "${target}" is not a registered agent`);

@@ -10,12 +10,14 @@ import { runCommand } from './commands/run';
 import { chatCommand } from './commands/chat';
 import { endCommand, sendCommand } from './commands/session';
 import { showCommand } from './commands/show';
+import { toolsCommand } from './commands/tools';
 import { InvalidInputError } from './start-agent';
 import { usage, UsageError } from './usage';
 
 const commands: Record<string, (argv: string[], output: Output) => Promise<number>> = {
   run: runCommand,
   agents: agentsCommand,
+  tools: toolsCommand,
   fork: forkCommand,
   approve: approveCommand,
   deny: denyCommand,

@@ -46,10 +46,8 @@ export function assertRegistered(input: AgentInput, registry: AgentRegistry): vo
   if (!registry.providers.has(provider)) {
     throw new InvalidInputError(`unknown provider "${provider}" in model "${model}"; known providers: ${[...registry.providers.keys()].join(', ')}`);
   }
-  const unknownTools = (resolved.tools ?? []).filter((tool) => !registry.tools.has(tool));
-  if (unknownTools.length > 0) {
-    throw new InvalidInputError(`unknown tools: ${unknownTools.join(', ')}; registered tools: ${[...registry.tools.keys()].join(', ')}`);
-  }
+  const unknownTools = (resolved.tools ?? []).filter((tool) => !registry.knowsTool(tool));
+  if (unknownTools.length > 0) throw new InvalidInputError(`unknown tools: ${unknownTools.join(', ')}; ${registry.describeTools()}`);
 }
 
 export function newWorkflowId(now = new Date()): string {

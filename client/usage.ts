@@ -13,7 +13,8 @@ Commands:
       --approve-tools a,b      tools whose calls a person approves first (chat: write_file unless given)
       --yes                    approve every tool call without asking
       --approval-timeout S     a call not approved within S seconds is not run (default: 3600)
-      --tools a,b              tools to enable (default: the agent's; without --agent, all built-in tools)
+      --tools a,b              tools to enable: names, mcp:<server>, mcp:* (default: the agent's;
+                               without --agent, all built-in tools and every MCP tool: see tools)
       --system TEXT            system prompt
       --thinking-budget N      Anthropic extended thinking: tokens the model may think with (at least 1024)
       --reasoning-effort E     OpenAI reasoning models: low, medium or high
@@ -27,6 +28,7 @@ Commands:
   show <workflow-id>     print the conversation, its messages numbered for fork --at   [--json]
                          [--thinking: the model's thinking too, dimmed]
   agents                 list the registered agents with their tools, subagents and handoffs   [--json]
+  tools                  list the registered tools and those of the MCP servers in AGENT_MCP_CONFIG   [--json]
   fork <workflow-id>     a new run from a run's conversation, up to message N; the source is never changed
       --at N  --id NEW_ID  --model provider:model  --agent NAME  --prompt "…"  --json
   history <workflow-id>  save the event history as JSON   --out FILE

@@ -15,6 +15,10 @@ export const failureTypes = {
   invalidToolArguments: 'InvalidToolArguments',
   /** The model activity's transcript store lacks a transcript: the workflow resends the conversation inline. */
   transcriptUnavailable: 'TranscriptUnavailable',
+  /** The model activity's worker does not know the run's MCP tool listing: the workflow sends the tools with the call. */
+  mcpToolsUnavailable: 'McpToolsUnavailable',
+  /** An MCP server could not be started, reached or listed: retried; a tool call then gets an error result. */
+  mcpServerUnavailable: 'McpServerUnavailable',
   /** A request would break the tool-call pairing invariant: a bug in durable-agent, never sent to a provider. */
   conversationInvariant: 'ConversationInvariantViolated',
   /** A session message the validator refused (empty, oversized, the session is ending): it never entered the conversation. */

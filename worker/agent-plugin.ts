@@ -6,6 +6,7 @@ import { createActivities } from '../activities';
 import type { TranscriptStore } from '../activities/transcript/transcript-store';
 import { createAgentRegistry, type AgentRegistry, type Definitions } from '../agents/registry';
 import type { PriceTable } from '../core/cost';
+import { McpConnections } from '../mcp/connections';
 import { loadPrices } from '../pricing/load-prices';
 import { agentDataConverter } from '../storage/data-converter';
 import { untracedSpans } from '../telemetry/agent-spans';
@@ -60,6 +61,8 @@ export class AgentPlugin extends SimplePlugin {
     const registry = options.registry ?? createAgentRegistry(options);
     const env = options.env ?? process.env;
     const tracing = options.tracing === false ? undefined : startTracing(env);
+    // Stdio MCP servers are the worker's child processes: they start on first use and stop with the worker.
+    const mcpConnections = new McpConnections(registry.mcpServers);
     super({
       name: 'durable-agent',
       activities: createActivities({
@@ -69,7 +72,15 @@ export class AgentPlugin extends SimplePlugin {
         transcripts: options.transcripts,
         prices: options.prices ?? loadPrices(env),
         spans: tracing?.spans ?? untracedSpans,
+        mcpConnections,
       }),
+      runContext: async (run) => {
+        try {
+          await run();
+        } finally {
+          await mcpConnections.close();
+        }
+      },
       dataConverter: options.dataConverter ?? ((existing?: DataConverter) => existing ?? agentDataConverter()),
     });
     this.registry = registry;

@@ -34,6 +34,7 @@ import {
   statusQuery,
 } from './definitions';
 import { Inbox } from './inbox';
+import { withMcpTools } from './list-mcp-tools';
 import { runFailure } from './model-call';
 import { carry, checkpoint, describeStatus, initialState, rollBack, type AgentState, type TurnInProgress } from './state';
 import { runTurn, type TurnContext } from './turn';
@@ -173,6 +174,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
     }).catch((error: unknown) => {
       throw runFailure(error);
     });
+    setup = await withMcpTools(setup);
     const context: TurnContext = {
       input,
       state,

@@ -2,8 +2,10 @@ import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancel
 import { failureTypes } from '../core/errors';
 import type { AgentSpec } from '../core/agent-spec';
 import type { ResolvedAgentInput } from '../core/input';
+import type { McpListing } from '../core/mcp';
 import type { CoreActivities, ModelCallInput, ModelTurn } from '../activities';
 import type { ToolChoice } from '../providers/provider-call';
+import { withMcpListing } from './mcp-listing';
 import type { AgentState } from './state';
 
 /**
@@ -24,6 +26,8 @@ export interface ModelCallRequest {
   tools: string[];
   toolChoice: ToolChoice;
   summarizeUpTo?: number;
+  /** The run's MCP tools (listMcpTools), when it has some. */
+  mcp?: McpListing;
 }
 
 /**
@@ -33,11 +37,15 @@ export interface ModelCallRequest {
  * again with the conversation inline: the store saves bytes, never correctness.
  */
 export async function callModel(input: ResolvedAgentInput, state: AgentState, request: ModelCallRequest): Promise<ModelTurn> {
-  const activity = proxyActivities<CoreActivities>({
-    ...modelActivityOptions,
-    startToCloseTimeout: `${input.modelTimeoutSeconds}s`,
-    summary: request.label,
-  }).callModel;
+  const activity = withMcpListing(
+    proxyActivities<CoreActivities>({
+      ...modelActivityOptions,
+      startToCloseTimeout: `${input.modelTimeoutSeconds}s`,
+      summary: request.label,
+    }).callModel,
+    request.mcp,
+    () => state.modelCallsThisRun++,
+  );
   const { agent } = request;
   const base: ModelCallInput = {
     model: agent.model,

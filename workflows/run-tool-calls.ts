@@ -3,7 +3,7 @@ import { toolKind, type AgentSpec } from '../core/agent-spec';
 import { failureTypes } from '../core/errors';
 import type { ApprovalDecision } from '../core/result';
 import { zeroUsage, type ToolCall, type ToolResultMessage, type Usage } from '../core/messages';
-import type { ToolActivityInput } from '../activities';
+import type { ToolActivityInput, ToolRunSettings } from '../activities';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import type { SubagentOutcome } from './subagent-call';
 import { toolCallSummary } from './summaries';
@@ -12,8 +12,8 @@ export interface ToolRunContext {
   /** The agent whose reply asked for the calls: what each name it used stands for. */
   agent: AgentSpec;
   workspace: string;
-  /** Activity settings of the tools, from prepareRun. */
-  tools: Record<string, ToolActivitySettings>;
+  /** Activity settings of the tools, from prepareRun (and listMcpTools). */
+  tools: Record<string, ToolRunSettings>;
   maxConcurrent: number;
   /** Starts a subagent as a child workflow; absent when this run is as deep as subagents may nest. */
   runSubagent?: (request: { callId: string; agent: string; task: string }) => Promise<SubagentOutcome>;
@@ -104,7 +104,7 @@ async function runOne(call: ToolCall, context: ToolRunContext): Promise<ToolResu
     retry: { maximumAttempts: settings.maximumAttempts, initialInterval: settings.initialRetryInterval, backoffCoefficient: 2 },
   })[call.name];
   try {
-    const output = await activity({ arguments: parsed, workspace: context.workspace, callId: call.id });
+    const output = await activity({ arguments: parsed, workspace: context.workspace, callId: call.id, ...(settings.mcp && { mcp: settings.mcp }) });
     return done(summary, output, false);
   } catch (error) {
     if (isCancellation(error)) throw error;

@@ -82,6 +82,7 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
       agent: budget === undefined ? current : withBoundedOutput(current),
       tools: offeredToolNames(current, { subagents: maySpawn }),
       toolChoice,
+      mcp: setup.mcpListing,
     });
     record(state, response, current.model);
     return response;
@@ -212,7 +213,7 @@ async function summariseIfOverContext(context: TurnContext, inputTokens: number)
   state.status.phase = 'summarising';
   context.showDetails();
   const agent = setup.agents[state.agent];
-  const summary = await callModel(input, state, { label: `${agent.model} summary`, agent, tools: agent.tools, toolChoice: 'none', summarizeUpTo: upTo });
+  const summary = await callModel(input, state, { label: `${agent.model} summary`, agent, tools: agent.tools, toolChoice: 'none', summarizeUpTo: upTo, mcp: setup.mcpListing });
   state.status.usage = addUsage(state.status.usage, summary.usage);
   state.status.turnUsage = addUsage(state.status.turnUsage, summary.usage);
   state.summary = { content: summary.message.content, upTo };

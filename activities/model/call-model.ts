@@ -8,6 +8,7 @@ import { parseModelId } from '../../core/model-id';
 import { untracedSpans, type AgentSpans } from '../../telemetry/agent-spans';
 import type { TranscriptStore } from '../transcript/transcript-store';
 import { heartbeating } from '../heartbeating';
+import { McpCatalog } from '../mcp/mcp-catalog';
 import { classifyProviderError } from './classify-error';
 import type { ModelCallInput, ModelTurn } from './model-input';
 import { callsNeedingApproval } from './approval-check';
@@ -25,6 +26,8 @@ export interface ModelActivityOptions {
   prices: PriceTable;
   /** Wraps each provider call in a GenAI span when tracing is on. */
   spans?: AgentSpans;
+  /** The MCP tool definitions of the runs' listings, which calls name by id. */
+  mcpCatalog?: McpCatalog;
 }
 
 /** What a model call has cost so far, every attempt of it included: kept in its heartbeat details. */
@@ -40,7 +43,7 @@ interface AttemptSpend {
  * is paid for even when its attempt then fails: its tokens go into the
  * heartbeat details, and the attempt that succeeds reports them too.
  */
-export function createModelActivities({ registry, env, transcripts, prices, spans = untracedSpans }: ModelActivityOptions) {
+export function createModelActivities({ registry, env, transcripts, prices, spans = untracedSpans, mcpCatalog = new McpCatalog() }: ModelActivityOptions) {
   async function callModel(input: ModelCallInput): Promise<ModelTurn> {
     let providerName = 'model';
     let spent: Usage = zeroUsage;
@@ -59,12 +62,13 @@ export function createModelActivities({ registry, env, transcripts, prices, span
           const price = priceOf(prices, input.model);
           const outputSchema = input.expectsOutput && input.agent ? registry.outputSchema(input.agent) : undefined;
           if (input.expectsOutput && !outputSchema) throw new ConfigurationError(`agent "${input.agent}" has no outputSchema on this worker`);
+          const mcpTools = mcpCatalog.definitions(input.mcp);
           return withTranscript(transcripts, input, async (request) => {
             const wantsOutput = outputSchema !== undefined && request.toolChoice === 'auto';
             const callProvider = () => provider.call({
               model: id.model,
               messages: request.messages,
-              tools: request.tools.map(registry.toolDefinition),
+              tools: request.tools.map((name) => mcpTools.get(name) ?? registry.toolDefinition(name)),
               toolChoice: request.toolChoice,
               maxOutputTokens: input.modelSettings?.maxOutputTokens,
               temperature: input.modelSettings?.temperature,

@@ -1,4 +1,5 @@
 import type { ContextView } from '../../core/context-view';
+import type { McpListingReference } from '../../core/mcp';
 import type { Message, ModelResponse } from '../../core/messages';
 import type { ModelSettings } from '../../core/agent-spec';
 import type { ToolChoice } from '../../providers/provider-call';
@@ -24,6 +25,8 @@ export interface ModelCallInput {
   transcript: TranscriptInput;
   /** Names of the tools offered (tools, subagents, transfer_to_<agent>); their schemas come from the worker's registry. */
   tools: string[];
+  /** The run's MCP tool listing, by id: the schemas of the MCP tools among `tools` come from it. */
+  mcp?: McpListingReference;
   /** `none`: the model must answer in text (the tools are still defined where a provider needs them). Default `auto`. */
   toolChoice?: ToolChoice;
   modelSettings?: ModelSettings;

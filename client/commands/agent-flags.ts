@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ReasoningEffort } from '../../core/agent-spec';
+import { everyMcpTool } from '../../core/mcp';
 import type { AgentInput } from '../../core/resolve-input';
 import { builtInTools } from '../../tools';
 import { UsageError } from '../usage';
@@ -68,10 +69,10 @@ export function agentInputFromFlags(values: AgentFlagValues, approveTools: strin
   const keepRecentTurns = integer('keep-recent-turns');
   const tools = values.tools?.split(',').map((tool) => tool.trim()).filter(Boolean);
   // A named agent brings its own model and tools; the flags only override them. Without one, the default agent
-  // gets the model from --model or AGENT_MODEL and every built-in tool, as runs always have.
+  // gets the model from --model or AGENT_MODEL, every built-in tool, as runs always have, and every MCP tool of the worker.
   const agent = values.agent !== undefined ? { agent: values.agent, ...(values.model && { model: values.model }), ...(tools && { tools }) } : undefined;
   return {
-    ...(agent ?? { model: values.model ?? process.env.AGENT_MODEL ?? defaultModel, tools: tools ?? builtInTools.map((tool) => tool.name) }),
+    ...(agent ?? { model: values.model ?? process.env.AGENT_MODEL ?? defaultModel, tools: tools ?? [...builtInTools.map((tool) => tool.name), everyMcpTool] }),
     workspace: path.resolve(invocationDirectory(), values.workspace ?? '.'),
     ...(values.system !== undefined && { systemPrompt: values.system }),
     ...(values['max-iterations'] !== undefined && { maxIterations: integer('max-iterations') }),

@@ -33,6 +33,8 @@ import {
 } from '../support/fake-model-server';
 import { resolved } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
+import { stdioServerEntry } from '../support/mcp-test-server';
+import type { Definitions } from '../../agents/registry';
 
 interface Scenario {
   name: string;
@@ -42,6 +44,8 @@ interface Scenario {
   cancelAfterEvents?: number;
   /** For a session: the messages to send, one update each, before ending it. */
   messages?: string[];
+  /** MCP servers of the recording worker (the replay needs none). */
+  mcpServers?: Definitions['mcpServers'];
 }
 
 const researcher = defineAgent({
@@ -217,6 +221,21 @@ const scenarios: Scenario[] = [
     ],
   },
   {
+    // MCP tools of a stdio server: listed once (listMcpTools, recorded), one call answered, one a tool error.
+    name: 'mcp-tools',
+    input: { prompt: 'Add 2 and 3, then fail', model: 'openai:gpt-4o-mini', tools: ['read_file', 'mcp:*'] },
+    mcpServers: { calc: stdioServerEntry() },
+    replies: [
+      openaiReply({
+        toolCalls: [
+          { id: 'call_add', name: 'calc_add', arguments: { a: 2, b: 3 } },
+          { id: 'call_fail', name: 'calc_fail', arguments: { reason: 'recorded' } },
+        ],
+      }),
+      openaiReply({ content: '2 + 3 = 5, and fail failed.' }),
+    ],
+  },
+  {
     name: 'session-continue-as-new',
     input: {
       model: 'openai:gpt-4o-mini',
@@ -253,6 +272,7 @@ async function main(): Promise<void> {
         taskQueue,
         tools: [...builtInTools, flakyTool],
         agents: [coordinator, triage],
+        mcpServers: scenario.mcpServers,
         env: server.providerEnv,
         workspaceRoot: path.dirname(workspace),
       });

@@ -6,6 +6,7 @@ import { agentDataConverter } from '../../storage/data-converter';
 import { createAgentWorker } from '../../worker/create-worker';
 import type { Tool } from '../../tools';
 import type { Agent } from '../../agents/define-agent';
+import type { Definitions } from '../../agents/registry';
 import type { ResolvedAgentInput } from '../../core/input';
 import { resolveAgentInput, type AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
@@ -32,6 +33,10 @@ export interface TestWorkerOptions {
   model?: ScriptedModel;
   /** Default: the system's temporary directory, where test workspaces live. */
   workspaceRoot?: string;
+  /** Activities that replace the worker's own by name. */
+  activityOverrides?: Record<string, (...args: never[]) => Promise<unknown>>;
+  /** MCP servers, as the `mcpServers` object of an AGENT_MCP_CONFIG file. */
+  mcpServers?: Definitions['mcpServers'];
 }
 
 /** Test workspaces are temporary directories; test workers and CLIs serve workspaces under this root. */
@@ -52,10 +57,12 @@ export function createTestWorker(environment: TestWorkflowEnvironment, options: 
     taskQueue: options.taskQueue,
     tools: options.tools,
     agents: options.agents,
+    mcpServers: options.mcpServers,
     env: options.env ?? {},
     workspaceRoot: options.workspaceRoot ?? testWorkspaceRoot,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
-    activityOverrides: options.model ? { callModel: options.model.callModel } : undefined,
+    activityOverrides:
+      options.model || options.activityOverrides ? { ...(options.model && { callModel: options.model.callModel }), ...options.activityOverrides } : undefined,
     overrides: { maxCachedWorkflows: 0 },
   });
 }

@@ -179,3 +179,35 @@ describe('createAgentRegistry', () => {
     expect(registry.spec('typed').outputSchema).toMatchObject({ type: 'object', properties: { city: { type: 'string' } } });
   });
 });
+
+describe('MCP tools in tools lists', () => {
+  const mcpServers = { github: { command: 'github-mcp-server', args: ['stdio'] } };
+
+  it('lets an agent name a server\'s tool, a whole server or every MCP tool, which runs list when they start', () => {
+    const registry = createAgentRegistry({
+      mcpServers,
+      agents: [defineAgent({ name: 'triager', ...base, tools: ['github_create_issue', 'mcp:github', 'mcp:*'] })],
+    });
+    expect(registry.spec('triager').tools).toEqual(['github_create_issue', 'mcp:github', 'mcp:*']);
+    expect(registry.knowsTool('github_list_issues')).toBe(true);
+    expect(registry.mcpReference('github_list_issues')).toEqual({ kind: 'tool', servers: ['github'] });
+  });
+
+  it('gives the default agent every MCP tool of the worker', () => {
+    expect(createAgentRegistry({ mcpServers }).spec('default').tools).toEqual(['read_file', 'write_file', 'list_directory', 'search_files', 'mcp:*']);
+  });
+
+  it('refuses a server it does not have, and server-like names when it has no such server, saying what it has', () => {
+    const unknownServer = problem(() => createAgentRegistry({ mcpServers, agents: [defineAgent({ name: 'a', ...base, tools: ['mcp:gitlab'] })] }));
+    expect(unknownServer).toBe(
+      'agent "a": unknown tool "mcp:gitlab" (registered tools: read_file, write_file, list_directory, search_files; ' +
+        'MCP servers: github (tools named <server>_<tool>, or mcp:<server>, mcp:*))',
+    );
+    const noServers = problem(() => createAgentRegistry({ agents: [defineAgent({ name: 'a', ...base, tools: ['github_create_issue'] })] }));
+    expect(noServers).toBe('agent "a": unknown tool "github_create_issue" (registered tools: read_file, write_file, list_directory, search_files)');
+  });
+
+  it('refuses an MCP config it cannot use when the registry is made', () => {
+    expect(problem(() => createAgentRegistry({ mcpServers: { broken: { args: ['x'] } } }))).toMatch(/^MCP server "broken": needs "command"/);
+  });
+});

@@ -1,0 +1,55 @@
+import { parseArgs } from 'node:util';
+import { McpConnections } from '../../mcp/connections';
+import { mcpToolName } from '../../mcp/tool-names';
+import { cliRegistry } from '../cli-registry';
+import { UsageError } from '../usage';
+import type { Output } from './output';
+
+interface McpServerTools {
+  name: string;
+  transport: 'stdio' | 'http';
+  /** Each tool as the model sees it (`name`) and as the server calls it (`tool`). */
+  tools?: Array<{ name: string; tool: string; description: string }>;
+  error?: string;
+}
+
+/**
+ * `agent tools`: the registered tools, and the tools of each MCP server in
+ * AGENT_MCP_CONFIG under the names the model sees, for tools lists and agent
+ * definitions. It starts (and stops) each stdio server to list it. Exit code 1
+ * when a server could not be listed.
+ */
+export async function toolsCommand(argv: string[], output: Output): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+  if (positionals.length > 0) throw new UsageError('tools takes no arguments');
+  const registry = cliRegistry();
+  const tools = [...registry.tools.values()].map((tool) => ({ name: tool.name, description: tool.description }));
+  const connections = new McpConnections(registry.mcpServers);
+  let servers: McpServerTools[];
+  try {
+    servers = await Promise.all(
+      Object.entries(registry.mcpServers).map(async ([name, config]): Promise<McpServerTools> => {
+        try {
+          const listed = await connections.listTools(name);
+          const description = (tool: (typeof listed)[number]) => tool.description?.trim().split('\n')[0] ?? '';
+          return { name, transport: config.transport, tools: listed.map((tool) => ({ name: mcpToolName(name, tool.name), tool: tool.name, description: description(tool) })) };
+        } catch (error) {
+          return { name, transport: config.transport, error: (error as Error).message };
+        }
+      }),
+    );
+  } finally {
+    await connections.close();
+  }
+  if (values.json) {
+    output.result(JSON.stringify({ tools, mcpServers: servers }));
+  } else {
+    output.result(tools.map((tool) => `${tool.name}  ${tool.description}`).join('\n'));
+    for (const server of servers) {
+      output.result(`\nMCP server ${server.name} (${server.transport}; all its tools: mcp:${server.name})`);
+      if (server.error) output.result(`  unavailable: ${server.error}`);
+      for (const tool of server.tools ?? []) output.result(`  ${tool.name}  ${tool.description}`);
+    }
+  }
+  return servers.some((server) => server.error) ? 1 : 0;
+}

@@ -1,0 +1,188 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { AgentError } from '../core/errors';
+import type { McpServerConfig, McpServers } from './config';
+
+/** The server could not be started or reached, or went away mid-call: worth another attempt, on a fresh connection. */
+export class McpServerUnavailable extends AgentError {}
+
+/** The server answered with a protocol error (an unknown tool, invalid parameters): another attempt would get the same. */
+export class McpRequestRefused extends AgentError {}
+
+export interface McpRequestOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+interface Connection {
+  client: Client;
+  /** Set once the transport closed (a stdio server exited, say): the next request opens a new connection. */
+  closed: boolean;
+  /** The end of a stdio server's stderr, for error messages. */
+  stderrTail: () => string;
+}
+
+const clientInfo = { name: 'durable-agent', version: '0.1.0' };
+const maxStderrChars = 2_000;
+// A listing of more tools than this is a server bug (a cursor that never ends), not a toolbox.
+const maxListedTools = 5_000;
+
+/**
+ * The worker's connections to its MCP servers, one per server, opened on first
+ * use and shared by every call (MCP multiplexes requests over one connection).
+ * A stdio server is a child process of the worker; when it exits, or any
+ * request fails other than with the server's own protocol error, its connection
+ * is dropped and the next request starts the server again.
+ */
+export class McpConnections {
+  private readonly connections = new Map<string, Promise<Connection>>();
+
+  constructor(
+    readonly servers: McpServers,
+    private readonly connectTimeoutMs = 30_000,
+  ) {}
+
+  get names(): string[] {
+    return Object.keys(this.servers);
+  }
+
+  /** Every tool the server lists, following its pagination. */
+  listTools(server: string, options: McpRequestOptions = {}): Promise<McpTool[]> {
+    return this.request(server, options, async (client) => {
+      const tools: McpTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? undefined : { cursor }, requestOptions(options));
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined && tools.length < maxListedTools);
+      return tools;
+    });
+  }
+
+  callTool(server: string, tool: string, args: Record<string, unknown>, options: McpRequestOptions = {}): Promise<CallToolResult> {
+    return this.request(server, options, async (client) => {
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, requestOptions(options));
+      // Servers of protocol version 2024-10-07 answer {toolResult}; everything else has content.
+      if ('toolResult' in result) return { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
+      return result as CallToolResult;
+    });
+  }
+
+  /** Closes every connection (stops every stdio server); a later request opens them again. */
+  async close(): Promise<void> {
+    const open = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(open.map((pending) => pending.then((connection) => this.shut(connection)).catch(() => undefined)));
+  }
+
+  private async request<T>(server: string, options: McpRequestOptions, work: (client: Client) => Promise<T>): Promise<T> {
+    const connection = await this.connection(server);
+    try {
+      return await work(connection.client);
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      if (error instanceof McpError && isProtocolError(error)) {
+        throw new McpRequestRefused(`MCP server "${server}" refused the request: ${error.message}`);
+      }
+      // A timed-out request says nothing about the connection, and dropping it would fail the server's other calls.
+      if (!(error instanceof McpError && error.code === ErrorCode.RequestTimeout)) await this.drop(server, connection);
+      throw new McpServerUnavailable(`MCP server "${server}" is unavailable: ${describe(error)}${stderrNote(connection.stderrTail())}`);
+    }
+  }
+
+  private async connection(server: string): Promise<Connection> {
+    // Twice at most: a connection found closed is replaced once; a server that closes again at once is reported.
+    for (let round = 0; round < 2; round++) {
+      let pending = this.connections.get(server);
+      if (!pending) {
+        pending = this.open(server);
+        this.connections.set(server, pending);
+      }
+      const current = pending;
+      const connection = await current.catch((error: unknown) => {
+        if (this.connections.get(server) === current) this.connections.delete(server);
+        throw error;
+      });
+      if (!connection.closed) return connection;
+      if (this.connections.get(server) === current) this.connections.delete(server);
+    }
+    throw new McpServerUnavailable(`MCP server "${server}" is unavailable: it closed the connection as soon as it was opened`);
+  }
+
+  private async open(server: string): Promise<Connection> {
+    const config = this.servers[server];
+    if (!config) throw new McpServerUnavailable(`MCP server "${server}" is not configured on this worker (it has: ${this.names.join(', ') || 'none'})`);
+    let stderr = '';
+    const transport = createTransport(config);
+    if (transport instanceof StdioClientTransport) {
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        stderr = (stderr + chunk.toString()).slice(-maxStderrChars);
+      });
+    }
+    const client = new Client(clientInfo);
+    const connection: Connection = { client, closed: false, stderrTail: () => stderr };
+    client.onclose = () => {
+      connection.closed = true;
+    };
+    try {
+      await client.connect(transport, { timeout: this.connectTimeoutMs });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      const what = config.transport === 'stdio' ? `could not be started (${config.command})` : `could not be reached at ${config.url}`;
+      throw new McpServerUnavailable(`MCP server "${server}" ${what}: ${describe(error)}${stderrNote(stderr)}`);
+    }
+    return connection;
+  }
+
+  private async drop(server: string, connection: Connection): Promise<void> {
+    connection.closed = true;
+    const pending = this.connections.get(server);
+    if (pending && (await pending.catch(() => undefined)) === connection) this.connections.delete(server);
+    await this.shut(connection);
+  }
+
+  private async shut(connection: Connection): Promise<void> {
+    connection.closed = true;
+    await connection.client.close().catch(() => undefined);
+  }
+}
+
+function createTransport(config: McpServerConfig): StdioClientTransport | StreamableHTTPClientTransport {
+  switch (config.transport) {
+    case 'stdio':
+      return new StdioClientTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: 'pipe' });
+    case 'http':
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    default: {
+      const exhaustive: never = config;
+      throw new Error(`unknown MCP transport ${JSON.stringify(exhaustive)}`);
+    }
+  }
+}
+
+function requestOptions(options: McpRequestOptions) {
+  return { ...(options.signal && { signal: options.signal }), ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }) };
+}
+
+/** The server's own JSON-RPC error answer, as opposed to the SDK's codes for a closed connection or a timeout. */
+function isProtocolError(error: McpError): boolean {
+  return error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout;
+}
+
+function describe(error: unknown): string {
+  // Duck-typed: fetch's errors come from Node's own realm, where `instanceof Error` of another realm (a test's) is false.
+  const shape = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; cause?: { code?: unknown; message?: unknown } };
+  if (typeof shape.message !== 'string') return String(error);
+  // fetch's "fetch failed" hides the reason (ECONNREFUSED…) in its cause.
+  const cause = shape.cause;
+  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : undefined;
+  return detail && !shape.message.includes(detail) ? `${shape.message} (${detail})` : shape.message;
+}
+
+function stderrNote(stderr: string): string {
+  const tail = stderr.trim();
+  return tail ? `; its stderr ends: ${tail.slice(-500)}` : '';
+}

@@ -1,0 +1,76 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+import { typescriptArgs } from './typescript-process';
+
+/**
+ * A real MCP server, made with the official SDK like any other: `add` adds two
+ * numbers, `fail` answers with a tool error (isError), `pid` tells which
+ * process answers (so a test can kill it and see another start).
+ */
+export function createTestMcpServer(): McpServer {
+  const server = new McpServer({ name: 'durable-agent-test-server', version: '1.0.0' });
+  server.registerTool(
+    'add',
+    { description: 'Adds two numbers.', inputSchema: { a: z.number().describe('The first number'), b: z.number().describe('The second number') } },
+    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
+  );
+  server.registerTool('fail', { description: 'Always fails, saying why.', inputSchema: { reason: z.string() } }, async ({ reason }) => ({
+    content: [{ type: 'text', text: `fail was asked to fail: ${reason}` }],
+    isError: true,
+  }));
+  server.registerTool('pid', { description: 'The id of the process that answers.' }, async () => ({ content: [{ type: 'text', text: String(process.pid) }] }));
+  return server;
+}
+
+/** The `mcpServers` entry that starts the test server over stdio: what a worker spawns from its config. */
+export function stdioServerEntry(): { command: string; args: string[] } {
+  return { command: process.execPath, args: typescriptArgs(path.join('test', 'support', 'run-mcp-test-server.ts')) };
+}
+
+export interface HttpMcpServer {
+  url: string;
+  /** Each JSON-RPC request the server received: its method, and the tool for tools/call. */
+  requests: Array<{ method: string; tool?: string }>;
+  close(): Promise<void>;
+}
+
+/** The test server over streamable HTTP (stateless: a server and transport per request), on a loopback port (a free one by default). */
+export async function startHttpMcpServer(port = 0): Promise<HttpMcpServer> {
+  const requests: HttpMcpServer['requests'] = [];
+  const listener = http.createServer((request, response) => {
+    if (request.method !== 'POST') {
+      // No server-initiated stream and no sessions to end, as the SDK's stateless example answers.
+      response.writeHead(405, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', async () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      for (const message of Array.isArray(body) ? body : [body]) {
+        if (message.method) requests.push({ method: message.method, ...(message.method === 'tools/call' && { tool: message.params?.name }) });
+      }
+      const server = createTestMcpServer();
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      response.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request, response, body);
+    });
+  });
+  await new Promise<void>((resolve) => listener.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(listener.address() as AddressInfo).port}/mcp`,
+    requests,
+    close: async () => {
+      listener.closeAllConnections();
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,11 @@
+// The test MCP server as a program: over stdio (how a worker starts it from its MCP config), or with
+// `--http PORT` over streamable HTTP on 127.0.0.1, to try MCP tools by hand (README, "MCP tools").
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createTestMcpServer, startHttpMcpServer } from './mcp-test-server';
+
+const httpFlag = process.argv.indexOf('--http');
+if (httpFlag >= 0) {
+  void startHttpMcpServer(Number(process.argv[httpFlag + 1] ?? 0)).then((server) => console.error(`MCP test server on ${server.url}`));
+} else {
+  void createTestMcpServer().connect(new StdioServerTransport());
+}
