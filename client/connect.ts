@@ -5,6 +5,7 @@ import { agentDataConverter } from '../storage/data-converter';
 import { startTracing } from '../telemetry/tracing';
 import { createAgentWorker } from '../worker/create-worker';
 import { defaultWorkspaceRoot, loadConnectionSettings, taskQueue as configuredTaskQueue } from '../worker/settings';
+import { statusQuery } from '../workflows/definitions';
 import { invocationDirectory } from './commands/output';
 import { portAnswers, startEmbeddedServer } from './embedded-server';
 import { cliRegistry } from './cli-registry';
@@ -69,8 +70,10 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
       if (workerStarted) return;
       workerStarted = true;
       if (reason) options.log(reason);
-      // The CLI's stderr is for the agent's progress; the in-process worker only reports problems.
-      Runtime.install({ logger: new DefaultLogger('ERROR') });
+      // The CLI's stderr is for the agent's progress; the in-process worker only reports problems. No shutdown
+      // signals: the commands handle Ctrl-C themselves (in a chat it interrupts a turn, and the worker must stay
+      // up to run what follows), and close() shuts the worker down.
+      Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });
       const nativeConnection = await NativeConnection.connect(connectionOptions);
       closers.push(() => nativeConnection.close());
       // The embedded worker serves workspaces under the directory the user ran the command in (or AGENT_WORKSPACE_ROOT).
@@ -129,6 +132,18 @@ export async function withWorkerFallback<T>(session: AgentSession, call: () => P
     await session.startWorker(`no worker answered within 5s: running one in this process`);
     return call();
   }
+}
+
+/**
+ * Makes sure a worker serves a run before an update or a wait that needs one. A worker that has just stopped (the
+ * one of a chat that was left, say) is still listed as polling for a while, so connect() may have counted on a
+ * worker that is gone: a status query answered within 5 s proves one is there, else one starts in this process.
+ * Any other error is left for the command's own call to report (an unknown workflow id, say).
+ */
+export async function ensureWorkerServes(session: AgentSession, workflowId: string): Promise<void> {
+  await withWorkerFallback(session, () => session.client.workflow.getHandle(workflowId).query(statusQuery)).catch((error: unknown) => {
+    if (isDeadlineExceeded(error)) throw error;
+  });
 }
 
 // The client wraps gRPC errors (ServiceError "Failed to query Workflow"); the status code sits on a cause.

@@ -65,7 +65,9 @@ export async function startEmbeddedServer(log: (line: string) => void): Promise<
       'error',
       ...devServerArgs,
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    // A process group of its own: Ctrl-C at the terminal reaches the CLI (which may only interrupt a turn), not
+    // the server; the CLI stops it when it is done.
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));

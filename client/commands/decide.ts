@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { approveUpdate, denyUpdate, interruptUpdate } from '../../workflows/definitions';
-import { connect } from '../connect';
+import { connect, ensureWorkerServes } from '../connect';
 import { UsageError } from '../usage';
 import type { Output } from './output';
 
@@ -24,6 +24,7 @@ async function decide(argv: string[], output: Output, verb: 'approve' | 'deny'):
   if (positionals.length !== 1) throw new UsageError(`${verb} takes one workflow id (and --call CALL_ID for one call)`);
   const session = await connect({ ensureWorker: true, log: output.info });
   try {
+    await ensureWorkerServes(session, positionals[0]);
     const handle = session.client.workflow.getHandle(positionals[0]);
     const call = values.call as string | undefined;
     const reason = values.reason as string | undefined;
@@ -49,6 +50,7 @@ export async function interruptCommand(argv: string[], output: Output): Promise<
   if (positionals.length !== 1) throw new UsageError('interrupt takes one workflow id');
   const session = await connect({ ensureWorker: true, log: output.info });
   try {
+    await ensureWorkerServes(session, positionals[0]);
     const done = await session.client.workflow
       .getHandle(positionals[0])
       .executeUpdate(interruptUpdate)

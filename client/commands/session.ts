@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { AgentResult, TurnReply } from '../../core/result';
 import { endSessionSignal } from '../../workflows/definitions';
 import { awaitResult } from '../await-result';
-import { connect, type AgentSession } from '../connect';
+import { connect, ensureWorkerServes, type AgentSession } from '../connect';
 import { MessageNotAnsweredError, sendMessage } from '../send-message';
 import type { AgentWorkflow } from '../start-agent';
 import { UsageError } from '../usage';
@@ -16,6 +16,7 @@ export async function sendCommand(argv: string[], output: Output): Promise<numbe
   const [workflowId, message] = positionals;
   const session = await connect({ ensureWorker: true, log: output.info });
   try {
+    await ensureWorkerServes(session, workflowId);
     const handle = session.client.workflow.getHandle(workflowId);
     let reply: TurnReply;
     try {
@@ -46,6 +47,7 @@ export async function endCommand(argv: string[], output: Output): Promise<number
 }
 
 export async function endAndReport(session: AgentSession, workflowId: string, output: Output, json = false): Promise<number> {
+  await ensureWorkerServes(session, workflowId);
   const handle = session.client.workflow.getHandle<AgentWorkflow>(workflowId);
   await handle.signal(endSessionSignal);
   try {
