@@ -174,6 +174,7 @@ async function sendEvents(response: http.ServerResponse, events: string[], shape
 
 /** A scripted 200 reply to a request that asked for a stream: the same reply as that API's events. */
 function asEventStream(step: FakeStep, request: ReceivedRequest): FakeStep {
+  if ('gate' in step) return { gate: step.gate, then: asEventStream(step.then, request) };
   if (!('json' in step) || (step.status ?? 200) !== 200) return step;
   const shape = step.stream ?? {};
   if (request.path.includes('/chat/completions')) return { events: chatCompletionEvents(step.json, request.body?.stream_options?.include_usage === true), stream: shape };
