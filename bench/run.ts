@@ -13,6 +13,7 @@ import { parallel } from './parallel';
 import { peer } from './peer';
 import { replay } from './replay';
 import { sessions } from './sessions';
+import { streaming } from './streaming';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { startBenchEnvironment } from './support/environment';
 import { formatMs, targetTable, type TargetRow } from './support/format';
@@ -20,7 +21,7 @@ import { log } from './support/log';
 import { runLoopSession } from './support/loop-session';
 import type { Session } from './support/session';
 
-const benchmarks: Benchmark[] = [peer, historyBytes, overhead, parallel, replay, sessions, objectStorage, encryption];
+const benchmarks: Benchmark[] = [peer, historyBytes, overhead, parallel, replay, sessions, objectStorage, encryption, streaming];
 
 const usage = [
   `usage: npm run bench -- [${benchmarks.map((benchmark) => benchmark.name).join(' | ')} ...] [--quick]`,

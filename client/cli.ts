@@ -11,6 +11,7 @@ import { chatCommand } from './commands/chat';
 import { endCommand, sendCommand } from './commands/session';
 import { showCommand } from './commands/show';
 import { toolsCommand } from './commands/tools';
+import { watchCommand } from './commands/watch';
 import { InvalidInputError } from './start-agent';
 import { usage, UsageError } from './usage';
 
@@ -28,6 +29,7 @@ const commands: Record<string, (argv: string[], output: Output) => Promise<numbe
   chat: (argv, output) => chatCommand(argv, output),
   send: sendCommand,
   end: endCommand,
+  watch: watchCommand,
   'codec-server': codecServerCommand,
 };
 

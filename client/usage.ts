@@ -20,9 +20,14 @@ Commands:
       --reasoning-effort E     OpenAI reasoning models: low, medium or high
       --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)
       --json                   print one JSON object as the last line of stdout
+      --stream, --no-stream    print the answer as it is written (default: on a terminal, and not with --json);
+                               a streamed run's text can be watched from elsewhere: see watch
       --detach                 start the run and exit without waiting
   chat                   start a session and talk to it line by line (/end or Ctrl-D ends it)
       (the run options above, and) --idle-timeout SECONDS (default: 3600)
+  watch <workflow-id>    follow a run from anywhere: its text as it is written, its tool calls, until it ends
+      --from OFFSET            start at this event offset (after a disconnect: the one after the last seen)
+      --json                   one JSON event per line, each with its offset, then {"type":"run_end",…}
   send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]
   end <workflow-id>      end a session once the messages sent are answered           [--json]
   show <workflow-id>     print the conversation, its messages numbered for fork --at   [--json]

@@ -97,6 +97,18 @@ export const carriedStateSchema = z.object({
   inbox: carriedInboxSchema.optional(),
   /** An endSession signal the previous run received: signals do not follow a run into the next. */
   endRequested: z.boolean().optional(),
+  /** The run's stream (workflows/agent-stream.ts): what is kept of its log, and where the current turn began. */
+  stream: z
+    .object({
+      state: z.object({
+        log: z.array(z.object({ topic: z.string(), data: z.string(), offset: z.number().int().min(0) })),
+        base_offset: z.number().int().min(0),
+        publisher_sequences: z.record(z.string(), z.number()),
+        publisher_last_seen: z.record(z.string(), z.number()),
+      }),
+      turnStart: z.number().int().min(0),
+    })
+    .optional(),
 });
 export type CarriedState = z.infer<typeof carriedStateSchema>;
 export type CarriedInbox = z.infer<typeof carriedInboxSchema>;
@@ -148,6 +160,11 @@ export const resolvedInputObject = z.object({
    * maximum output, priced) would take the spend past this many US dollars. Overrides the agent's own maxCostUsd.
    */
   maxCostUsd: z.number().positive('maxCostUsd must be more than 0').optional(),
+  /**
+   * The model activity publishes the answer's text to the run's stream as it is written (`agent watch`, `run --stream`).
+   * The turn and tool events are published whatever this says. Absent (older clients): not streamed.
+   */
+  stream: z.boolean().optional(),
   /** Continue as new after this many model calls in one run (Temporal's own suggestion also triggers it). */
   continueAsNewAfterModelCalls: z.number().int().min(1).optional(),
   context: contextSettingsSchema,

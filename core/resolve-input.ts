@@ -27,6 +27,7 @@ export const agentInputSchema = resolvedInputObject
     modelTimeoutSeconds: shape.modelTimeoutSeconds.default(defaultModelTimeoutSeconds),
     maxSubagentDepth: shape.maxSubagentDepth.default(defaultMaxSubagentDepth),
     maxHandoffs: shape.maxHandoffs.default(defaultMaxHandoffs),
+    stream: z.boolean().default(false),
     approval: z
       .object({
         tools: z.array(z.string()).default([]),

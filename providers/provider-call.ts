@@ -46,6 +46,12 @@ export interface ProviderCall extends ProviderRequest {
    * still paid for, and the cost budget counts every attempt.
    */
   onUsage?(usage: Usage): void;
+  /**
+   * Set when the run is watched as it is written: the provider calls its API in streaming mode and reports each
+   * piece of the answer's text as it arrives, then returns the same whole response as without it. A provider that
+   * cannot stream may ignore it (its text then arrives whole, with the reply).
+   */
+  onTextDelta?(text: string): void;
 }
 
 /**

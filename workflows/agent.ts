@@ -17,6 +17,7 @@ import { maxPromptChars } from '../core/limits';
 import { zeroUsage, type Usage } from '../core/messages';
 import type { AgentResult, AgentStatus, AgentStatusSnapshot, ApprovalDecision, TurnReply } from '../core/result';
 import type { CoreActivities, RunSetup } from '../activities';
+import { AgentStream } from './agent-stream';
 import { Approvals } from './approvals';
 import {
   approvalDecidedSignal,
@@ -67,6 +68,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
   const status = state.status;
   const inbox = new Inbox(input.carried?.inbox);
   let endRequested = input.carried?.endRequested ?? false;
+  const stream = new AgentStream(input.carried?.stream);
 
   setHandler(messagesQuery, (options) => state.messages.slice(options?.from ?? 0));
   setHandler(settingsQuery, () => {
@@ -127,17 +129,19 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
   const continueAsNewDue = () =>
     workflowInfo().continueAsNewSuggested ||
     inbox.updatesThisRun >= updatesBeforeContinueAsNew ||
+    stream.continueAsNewDue() ||
     (input.continueAsNewAfterModelCalls !== undefined && state.modelCallsThisRun >= input.continueAsNewAfterModelCalls);
   // Every caller still waiting is told to ask the next run, so no update handler is left running; then the
   // conversation, the messages not yet answered and the turn in progress (if any) go on in a new run.
   const continueAsNewNow = async (turn?: TurnInProgress): Promise<never> => {
     inbox.startHandOver();
+    stream.detach();
     await condition(allHandlersFinished);
     const next: ResolvedAgentInput = {
       ...input,
       prompt: undefined,
       messages: undefined,
-      carried: carry(state, { turn, inbox: inbox.carry(), endRequested }),
+      carried: carry(state, { turn, inbox: inbox.carry(), endRequested, stream: stream.carry() }),
     };
     return continueAsNew<typeof agentWorkflow>(next);
   };
@@ -152,6 +156,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
     );
     status.phase = 'finished';
     showDetails();
+    stream.detach();
     await condition(allHandlersFinished);
     return {
       answer: state.lastAnswer,
@@ -180,6 +185,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
       state,
       setup,
       approvals,
+      stream,
       cancelledBecause: () => (turnScope.interrupted ? 'the turn was interrupted' : 'the run was cancelled'),
       showDetails,
       continueAsNewDue,
@@ -190,16 +196,24 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
      * Runs one turn, in a cancellation scope of its own that `interrupt` cancels: the turn then ends `interrupted`
      * and the session goes on. In a session, a turn that fails is rolled back and refused to its caller.
      */
-    const answer = async (start: TurnInProgress, ticket: number | undefined): Promise<TurnReply | undefined> => {
+    const answer = async (start: TurnInProgress, ticket: number | undefined, resumed = false): Promise<TurnReply | undefined> => {
+      const turn = status.turns + 1;
+      // A turn resumed after continue-as-new was announced by the run before, whose stream this one carries on.
+      if (!resumed) {
+        stream.beginTurn();
+        stream.publish({ type: 'turn_start', turn });
+      }
       try {
         const reply = await runInterruptible(start);
         status.turns++;
+        stream.publish({ type: 'turn_end', turn, status: reply.status, answer: reply.answer });
         if (ticket !== undefined) inbox.answer(ticket, reply);
         return reply;
       } catch (error) {
         if (!input.session || !(error instanceof ApplicationFailure)) throw error;
         rollBack(state, start.checkpoint);
         state.progress.push({ kind: 'turn_failed', turn: status.iteration, error: error.message });
+        stream.publish({ type: 'turn_end', turn, status: 'failed', answer: '', error: error.message });
         if (ticket !== undefined) inbox.refuse(ticket, error.message, error.type ?? failureTypes.providerRejected);
         return undefined;
       }
@@ -230,7 +244,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
     const promptWaiting = !input.carried && state.messages[state.messages.length - 1]?.role === 'user';
     if (resumed || promptWaiting) {
       const start = resumed ?? { ...freshTurn(), checkpoint: { ...checkpoint(state), length: state.messages.length - 1 } };
-      const reply = await answer(start, resumed ? inbox.current : undefined);
+      const reply = await answer(start, resumed ? inbox.current : undefined, resumed !== undefined);
       if (!input.session) return finish(reply!.status);
       if (reply && spendsTheBudget(reply)) return finish(reply.status);
     }
@@ -262,6 +276,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
       : `the run failed before this message was answered: ${(error as Error).message}`;
     inbox.close(reason);
     inbox.settleAllWaiting(() => ({ refusal: { message: reason, type: failureTypes.messageNotAnswered } }));
+    stream.detach();
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
     throw withSpend(error, status.usage);
   }

@@ -28,6 +28,8 @@ export interface ModelCallRequest {
   summarizeUpTo?: number;
   /** The run's MCP tools (listMcpTools), when it has some. */
   mcp?: McpListing;
+  /** Publish the text to the run's stream as it is written, as this model call (a run started with `stream: true`). */
+  streamAs?: string;
 }
 
 /**
@@ -57,6 +59,7 @@ export async function callModel(input: ResolvedAgentInput, state: AgentState, re
     ...(agent.outputSchema && request.summarizeUpTo === undefined && { expectsOutput: true }),
     view: { compactAfterTurns: input.context.compactAfterTurns, summary: state.summary },
     summarizeUpTo: request.summarizeUpTo,
+    ...(request.streamAs !== undefined && { streamAs: request.streamAs }),
     transcript: { baseLength: 0, messages: state.messages },
   };
   const { id, length } = state.transcript;

@@ -23,7 +23,7 @@ export interface ToolRunContext {
   needsApproval(call: ToolCall): boolean;
   /** Waits for that decision. */
   approve(call: ToolCall, summary: string): Promise<ApprovalDecision>;
-  onStart(summary: string): void;
+  onStart(summary: string, call: ToolCall): void;
   /** Every call ends here, with its result and what it spent (a subagent's tokens and cost). */
   onFinish(summary: string, result: ToolResultMessage, usage: Usage): void;
 }
@@ -90,12 +90,12 @@ async function runOne(call: ToolCall, context: ToolRunContext): Promise<ToolResu
   if (kind.kind === 'subagent') {
     const task = (parsed as { task?: unknown } | null)?.task;
     if (typeof task !== 'string' || !task.trim()) return done(summary, `Error: ${call.name} takes {"task": "<what to do>"}.`, true);
-    context.onStart(summary);
+    context.onStart(summary, call);
     const outcome = await context.runSubagent!({ callId: call.id, agent: kind.agent, task });
     return done(summary, outcome.content, outcome.isError, outcome.usage);
   }
   const settings = context.tools[call.name];
-  context.onStart(summary);
+  context.onStart(summary, call);
   const activity = proxyActivities<Record<string, (input: ToolActivityInput) => Promise<string>>>({
     summary,
     startToCloseTimeout: settings.timeout,

@@ -86,7 +86,7 @@ export function rollBack(state: AgentState, mark: TurnCheckpoint): void {
 
 export function carry(
   state: AgentState,
-  extra: { turn?: TurnInProgress; inbox?: CarriedInbox; endRequested?: boolean },
+  extra: { turn?: TurnInProgress; inbox?: CarriedInbox; endRequested?: boolean; stream?: CarriedState['stream'] },
 ): CarriedState {
   return {
     messages: state.messages,

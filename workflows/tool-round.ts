@@ -1,5 +1,6 @@
 import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
 import { addUsage, type ToolCall, type ToolResultMessage } from '../core/messages';
+import { preview } from '../core/stream-events';
 import type { PendingApproval } from '../core/result';
 import { notRunResults } from '../core/tool-pairing';
 import { runToolCalls } from './run-tool-calls';
@@ -76,7 +77,8 @@ export async function runToolRound(
             return runSubagent(input, { ...request, tokensLeft, dollarsLeft });
           },
         }),
-        onStart: (summary) => {
+        onStart: (summary, call) => {
+          context.stream.publish({ type: 'tool_start', id: call.id, summary });
           status.toolCallsInFlight = [...status.toolCallsInFlight, summary];
           context.showDetails();
         },
@@ -88,6 +90,7 @@ export async function runToolRound(
           const index = status.toolCallsInFlight.indexOf(summary);
           if (index >= 0) status.toolCallsInFlight = status.toolCallsInFlight.filter((_, position) => position !== index);
           state.progress.push({ kind: 'tool_done', turn: iteration, summary, isError: result.isError });
+          context.stream.publish({ type: 'tool_result', id: result.toolCallId, summary, isError: result.isError, preview: preview(result.content) });
           context.showDetails();
         },
       },

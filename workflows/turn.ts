@@ -12,6 +12,7 @@ import { nextStep, type NextStep } from './next-step';
 import { runToolRound } from './tool-round';
 import type { AgentState, TurnInProgress } from './state';
 import type { Approvals } from './approvals';
+import type { AgentStream } from './agent-stream';
 import { modelCallSummary } from './summaries';
 
 export const reflectionPrompt =
@@ -32,6 +33,8 @@ export interface TurnContext {
   state: AgentState;
   setup: RunSetup;
   approvals: Approvals;
+  /** The run's stream: each model reply and tool call is published to it. */
+  stream: AgentStream;
   /** Why calls cut short by a cancellation were not run: the turn was interrupted, or the whole run cancelled. */
   cancelledBecause(): string;
   showDetails(): void;
@@ -77,14 +80,18 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
     status.phase = 'calling_model';
     context.showDetails();
     const current = agent();
+    const call = context.stream.nextCallId();
     const response = await callModel(input, state, {
       label: modelCallSummary(current, status.iteration),
       agent: budget === undefined ? current : withBoundedOutput(current),
       tools: offeredToolNames(current, { subagents: maySpawn }),
       toolChoice,
       mcp: setup.mcpListing,
+      // Only runs that asked for it get the text as it is written; every run gets each reply whole.
+      ...(input.stream && { streamAs: call }),
     });
     record(state, response, current.model);
+    context.stream.publish({ type: 'reply', call, text: response.message.content, toolCalls: response.message.toolCalls.map((toolCall) => toolCall.name) });
     return response;
   };
   // Before each model call: would its worst case take the spend past the budget? Then the turn stops here.

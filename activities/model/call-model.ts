@@ -13,6 +13,7 @@ import { classifyProviderError } from './classify-error';
 import type { ModelCallInput, ModelTurn } from './model-input';
 import { callsNeedingApproval } from './approval-check';
 import { checkOutput } from './structured-output';
+import { TextPublisher } from './text-publisher';
 import { withTranscript } from './with-transcript';
 
 export type { ModelCallInput, ModelTurn } from './model-input';
@@ -63,43 +64,50 @@ export function createModelActivities({ registry, env, transcripts, prices, span
           const outputSchema = input.expectsOutput && input.agent ? registry.outputSchema(input.agent) : undefined;
           if (input.expectsOutput && !outputSchema) throw new ConfigurationError(`agent "${input.agent}" has no outputSchema on this worker`);
           const mcpTools = mcpCatalog.definitions(input.mcp);
-          return withTranscript(transcripts, input, async (request) => {
-            const wantsOutput = outputSchema !== undefined && request.toolChoice === 'auto';
-            const callProvider = () => provider.call({
-              model: id.model,
-              messages: request.messages,
-              tools: request.tools.map((name) => mcpTools.get(name) ?? registry.toolDefinition(name)),
-              toolChoice: request.toolChoice,
-              maxOutputTokens: input.modelSettings?.maxOutputTokens,
-              temperature: input.modelSettings?.temperature,
-              thinkingBudget: input.modelSettings?.thinkingBudget,
-              reasoningEffort: input.modelSettings?.reasoningEffort,
-              ...(wantsOutput && { output: { schema: outputJsonSchema(outputSchema) } }),
-              env,
-              signal: context.cancellationSignal,
-              timeoutMs: context.info.startToCloseTimeoutMs,
-              onUsage: (usage) => {
-                spent = addUsage(earlier, priced(usage, price));
-                context.heartbeat({ spent } satisfies AttemptSpend);
-              },
-            });
-            const response = await spans.modelCall(
-              {
-                provider: id.provider,
+          // A run watched as it is written: the text goes to the run's stream while it arrives (core/stream-events.ts).
+          const publisher = input.streamAs !== undefined ? new TextPublisher(input.streamAs, context) : undefined;
+          try {
+            return await withTranscript(transcripts, input, async (request) => {
+              const wantsOutput = outputSchema !== undefined && request.toolChoice === 'auto';
+              const callProvider = () => provider.call({
                 model: id.model,
-                agent: input.agent,
-                conversationId: context.info.workflowExecution?.workflowId,
+                messages: request.messages,
+                tools: request.tools.map((name) => mcpTools.get(name) ?? registry.toolDefinition(name)),
+                toolChoice: request.toolChoice,
                 maxOutputTokens: input.modelSettings?.maxOutputTokens,
                 temperature: input.modelSettings?.temperature,
-                ...(wantsOutput && { outputType: 'json' as const }),
-              },
-              callProvider,
-            );
-            const usage = addUsage(earlier, priced(response.usage, price));
-            const needsApproval = callsNeedingApproval(response.message.toolCalls, registry.tools);
-            const paid = { ...response, usage, ...(needsApproval.length > 0 && { needsApproval }) };
-            return wantsOutput ? { ...paid, ...checkOutput(outputSchema, response) } : paid;
-          });
+                thinkingBudget: input.modelSettings?.thinkingBudget,
+                reasoningEffort: input.modelSettings?.reasoningEffort,
+                ...(wantsOutput && { output: { schema: outputJsonSchema(outputSchema) } }),
+                env,
+                signal: context.cancellationSignal,
+                timeoutMs: context.info.startToCloseTimeoutMs,
+                ...(publisher && { onTextDelta: (text: string) => publisher.text(text) }),
+                onUsage: (usage) => {
+                  spent = addUsage(earlier, priced(usage, price));
+                  context.heartbeat({ spent } satisfies AttemptSpend);
+                },
+              });
+              const response = await spans.modelCall(
+                {
+                  provider: id.provider,
+                  model: id.model,
+                  agent: input.agent,
+                  conversationId: context.info.workflowExecution?.workflowId,
+                  maxOutputTokens: input.modelSettings?.maxOutputTokens,
+                  temperature: input.modelSettings?.temperature,
+                  ...(wantsOutput && { outputType: 'json' as const }),
+                },
+                callProvider,
+              );
+              const usage = addUsage(earlier, priced(response.usage, price));
+              const needsApproval = callsNeedingApproval(response.message.toolCalls, registry.tools);
+              const paid = { ...response, usage, ...(needsApproval.length > 0 && { needsApproval }) };
+              return wantsOutput ? { ...paid, ...checkOutput(outputSchema, response) } : paid;
+            });
+          } finally {
+            await publisher?.close();
+          }
         },
         () => ({ spent }) satisfies AttemptSpend,
       );

@@ -35,6 +35,11 @@ export interface ModelCallInput {
   view?: ContextView;
   /** When set, the call summarises the messages before this index instead of answering: no tools, nothing stored. */
   summarizeUpTo?: number;
+  /**
+   * Publish the text to the workflow's stream as it is written, as this model call (core/stream-events.ts): set for
+   * runs started with `stream: true`. The whole response is returned either way.
+   */
+  streamAs?: string;
 }
 
 export interface ModelTurn extends ModelResponse {

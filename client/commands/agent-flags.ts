@@ -26,6 +26,8 @@ export const agentOptions = {
   'thinking-budget': { type: 'string' },
   'reasoning-effort': { type: 'string' },
   id: { type: 'string' },
+  stream: { type: 'boolean' },
+  'no-stream': { type: 'boolean' },
 } as const;
 
 const numericFlags = [
@@ -55,6 +57,16 @@ export interface AgentFlagValues {
   system?: string;
   'thinking-budget'?: string;
   'reasoning-effort'?: string;
+}
+
+/**
+ * Whether the answer is printed as it is written: --stream or --no-stream, else on a terminal only, and never into
+ * --json output (--json --stream still streams to watchers). The run's `stream` input setting follows it.
+ */
+export function streamWanted(values: { stream?: boolean; 'no-stream'?: boolean }, options: { json?: boolean } = {}): boolean {
+  if (values.stream && values['no-stream']) throw new UsageError('give --stream or --no-stream, not both');
+  if (values['no-stream']) return false;
+  return values.stream ?? (Boolean(process.stdout.isTTY) && !options.json);
 }
 
 type NumericFlag = 'max-iterations' | 'max-session-tokens' | 'max-context-tokens' | 'keep-recent-turns' | 'thinking-budget';

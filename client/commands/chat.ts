@@ -10,7 +10,10 @@ import { sendMessage } from '../send-message';
 import { assertRegistered, assertRunnable, startAgent, type AgentWorkflow } from '../start-agent';
 import { UsageError } from '../usage';
 import { runLink } from '../web-ui';
-import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger } from './agent-flags';
+import { followStream } from '../follow-stream';
+import { StreamPrinter } from '../stream-printer';
+import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger, streamWanted } from './agent-flags';
+import { streamedText } from './run';
 import type { Output } from './output';
 import { endAndReport, messageFailure, printReply } from './session';
 
@@ -33,8 +36,10 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
     options: { ...agentOptions, 'idle-timeout': { type: 'string' } },
   });
   if (positionals.length > 0) throw new UsageError('chat takes no prompt: type the messages once it starts');
+  const stream = streamWanted(values);
   const agentInput: AgentInput = {
     ...agentInputFromFlags(values, chatApprovesByDefault),
+    stream,
     session: { idleTimeoutSeconds: values['idle-timeout'] ? parseInteger('--idle-timeout', values['idle-timeout']) : 3600 },
   };
   await assertRunnable(agentInput);
@@ -63,6 +68,13 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
     if (link) output.info(`Web UI: ${link}`);
     // By workflow id only, so messages reach whichever run of the session is current.
     handle = session.client.workflow.getHandle<AgentWorkflow>(started.workflowId);
+    // Each answer as it is written, for the whole session (across its runs); the reply then completes it.
+    const printer = stream ? new StreamPrinter({ text: streamedText(output), line: output.info }, { lines: false }) : undefined;
+    if (printer) {
+      void followStream(session.client, started.workflowId, { from: 0, onEvent: (item) => printer.handle(item.data), signal: leave.signal }).catch(
+        (error: Error) => output.info(`stopped printing answers as they are written: ${error.message}`),
+      );
+    }
     let failedMessages = 0;
     for (;;) {
       const line = await lines.next(leave.signal);
@@ -86,7 +98,7 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
       await progress.follow(Promise.race([reply, aborted(leave.signal)]));
       if (leave.signal.aborted) return left(started.workflowId, output);
       try {
-        printReply(await reply, output);
+        printReply(await reply, output, printer && ((answer) => printer.complete(answer)));
       } catch (error) {
         failedMessages++;
         output.error(messageFailure(error));

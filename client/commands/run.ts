@@ -12,7 +12,9 @@ import { ProgressFollower } from '../progress';
 import { assertRegistered, assertRunnable, startAgent } from '../start-agent';
 import { UsageError } from '../usage';
 import { runLink } from '../web-ui';
-import { agentInputFromFlags, agentOptions, attachNegativeNumbers } from './agent-flags';
+import { followStream } from '../follow-stream';
+import { StreamPrinter } from '../stream-printer';
+import { agentInputFromFlags, agentOptions, attachNegativeNumbers, streamWanted } from './agent-flags';
 import { usageSuffix } from '../usage-text';
 import { failureMessage, type Output } from './output';
 
@@ -23,7 +25,8 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     options: { ...agentOptions, json: { type: 'boolean', default: false }, detach: { type: 'boolean', default: false } },
   });
   if (positionals.length !== 1) throw new UsageError('run takes exactly one prompt, in quotes');
-  const input: AgentInput = { prompt: positionals[0], ...agentInputFromFlags(values) };
+  const stream = streamWanted(values, { json: values.json });
+  const input: AgentInput = { prompt: positionals[0], ...agentInputFromFlags(values), stream };
   await assertRunnable(input);
 
   const session = await connect({ ensureWorker: !values.detach, log: output.info, beforeOwnWorker: () => assertRegistered(input, cliRegistry()) });
@@ -41,6 +44,14 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       return 0;
     }
 
+    // The answer as it is written, on stdout; never into --json output, which stays one line.
+    const printer = stream && !values.json ? new StreamPrinter({ text: streamedText(output), line: output.info }, { lines: false }) : undefined;
+    const following = new AbortController();
+    if (printer) {
+      void followStream(session.client, handle.workflowId, { from: 0, onEvent: (item) => printer.handle(item.data), signal: following.signal }).catch(
+        (error: Error) => output.info(`stopped printing the answer as it is written: ${error.message}`),
+      );
+    }
     const result = untilInterrupted(
       awaitResult(
         () => handle.result(),
@@ -65,11 +76,13 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     try {
       outcome = await result;
     } catch (error) {
+      following.abort();
       const message = failureMessage(error);
       output.error(`run failed: ${message}`);
       if (values.json) output.result(JSON.stringify({ ...ids, status: failedStatus(error), error: message }));
       return 1;
     }
+    following.abort();
     if (outcome === interrupted) {
       const where = session.embedded ? 'the next time the embedded server starts' : 'on the workers';
       output.info(`stopped following ${handle.workflowId}; the run goes on ${where} (agent show ${handle.workflowId})`);
@@ -79,7 +92,9 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     output.info(
       `${outcome.iterations} iteration(s), ${outcome.usage.inputTokens} input / ${outcome.usage.outputTokens} output tokens${usageSuffix(outcome.usage)}`,
     );
-    output.result(values.json ? JSON.stringify({ ...ids, ...outcome }) : outcome.answer);
+    if (values.json) output.result(JSON.stringify({ ...ids, ...outcome }));
+    else if (printer) printer.complete(outcome.answer);
+    else output.result(outcome.answer);
     return outcome.status === 'completed' ? 0 : 3;
   } finally {
     await session.close();
@@ -90,4 +105,15 @@ function failedStatus(error: unknown): string {
   if (error instanceof WorkflowFailedError && error.cause?.name === 'CancelledFailure') return 'cancelled';
   if (error instanceof WorkflowFailedError && error.cause?.name === 'TerminatedFailure') return 'terminated';
   return 'failed';
+}
+
+/** Where streamed text goes: stdout as it comes, or (an Output without `write`) a line at a time. */
+export function streamedText(output: Output): (text: string) => void {
+  if (output.write) return output.write;
+  let line = '';
+  return (text) => {
+    const lines = (line + text).split('\n');
+    line = lines.pop() ?? '';
+    for (const whole of lines) output.result(whole);
+  };
 }

@@ -67,10 +67,11 @@ export async function endAndReport(session: AgentSession, workflowId: string, ou
   }
 }
 
-export function printReply(reply: TurnReply, output: Output): void {
+/** The reply's status and spend (stderr), then its answer: on stdout, or through `printAnswer` (the end of a streamed answer). */
+export function printReply(reply: TurnReply, output: Output, printAnswer: (answer: string) => void = (answer) => output.result(answer)): void {
   if (reply.status !== 'completed') output.info(`(turn ended with status ${reply.status})`);
   output.info(`(${reply.iterations} model turn(s), ${reply.usage.inputTokens} input / ${reply.usage.outputTokens} output tokens${usageSuffix(reply.usage)})`);
-  output.result(reply.answer);
+  printAnswer(reply.answer);
 }
 
 /** `message not accepted: …` when the message never entered the session, `message failed: …` when its turn did not end in a reply. */

@@ -1,10 +1,14 @@
 import Anthropic from '@anthropic-ai/sdk';
+import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelResponse } from '../../core/messages';
 import type { ProviderCall } from '../provider-call';
 import { fromAnthropicMessage } from './convert-response';
 import { anthropicBetaHeaders, anthropicProviderName, prepareAnthropicRequest } from './prepare-request';
 
-/** Calls the Anthropic Messages API (ANTHROPIC_BASE_URL honoured). The SDK's own retries are off. */
+/**
+ * Calls the Anthropic Messages API (ANTHROPIC_BASE_URL honoured). The SDK's own retries are off. When the text is
+ * wanted as it is written, the call streams (`messages.stream`), and the SDK puts the message back together.
+ */
 export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> {
   const client = new Anthropic({
     apiKey: call.env.ANTHROPIC_API_KEY,
@@ -16,7 +20,14 @@ export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> 
     openTelemetry: false,
   });
   const body = prepareAnthropicRequest(call);
-  const response = await client.messages.create(body, { signal: call.signal, headers: anthropicBetaHeaders(body) });
+  const options = { signal: call.signal, headers: anthropicBetaHeaders(body) };
+  let response: Message;
+  if (call.onTextDelta) {
+    const onText = call.onTextDelta;
+    response = await client.messages.stream(body, options).on('text', (text) => onText(text)).finalMessage();
+  } else {
+    response = await client.messages.create(body, options);
+  }
   // Reported before the reply is read: a paid reply that turns out unreadable still counts.
   call.onUsage?.({ inputTokens: response.usage?.input_tokens ?? 0, outputTokens: response.usage?.output_tokens ?? 0 });
   return fromAnthropicMessage(response, { finalOutput: call.output !== undefined, source: { provider: anthropicProviderName, model: call.model } });

@@ -18,6 +18,7 @@ import { defineAgent } from '../../agents/define-agent';
 import { builtInTools, defineTool } from '../../tools';
 import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { createAgentWorker } from '../../worker/create-worker';
+import { followStream } from '../../client/follow-stream';
 import { sendMessage } from '../../client/send-message';
 import { agentWorkflowType, endSessionSignal, progressQuery } from '../../workflows/definitions';
 import {
@@ -46,6 +47,8 @@ interface Scenario {
   messages?: string[];
   /** MCP servers of the recording worker (the replay needs none). */
   mcpServers?: Definitions['mcpServers'];
+  /** Subscribe to the run's stream while it runs (its polls, an update each, are then in the history too). */
+  watch?: boolean;
 }
 
 const researcher = defineAgent({
@@ -251,6 +254,19 @@ const scenarios: Scenario[] = [
     ],
     messages: ['What does alpha.txt say?', 'And what else is there?'],
   },
+  {
+    // A streamed session, watched: text published by the model activity (signals), polls (updates), the stream
+    // handed over across continue-as-new.
+    name: 'session-streamed-watched',
+    input: { model: 'openai:gpt-4o-mini', tools: ['read_file'], session: { idleTimeoutSeconds: 600 }, continueAsNewAfterModelCalls: 2, stream: true },
+    replies: [
+      { ...openaiReply({ content: 'Let me read it.', toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }), stream: { intervalMs: 60 } },
+      { ...openaiReply({ content: 'It says alpha, and that is all it says.' }), stream: { intervalMs: 60 } },
+      { ...openaiReply({ content: 'Beta sits next to it.' }), stream: { intervalMs: 60 } },
+    ],
+    messages: ['What does alpha.txt say?', 'And what else is there?'],
+    watch: true,
+  },
 ];
 
 async function main(): Promise<void> {
@@ -283,6 +299,9 @@ async function main(): Promise<void> {
           workflowId,
           args: [resolved({ ...scenario.input, workspace })],
         });
+        const watching = scenario.watch
+          ? followStream(environment.client, workflowId, { from: 0, onEvent: () => {} }).catch((error: Error) => console.error(`watching failed: ${error.message}`))
+          : undefined;
         if (scenario.cancelAfterEvents !== undefined) {
           while ((await handle.query(progressQuery)).length < scenario.cancelAfterEvents) await sleep(200);
           while (server.requests.length < 2) await sleep(200);
@@ -292,6 +311,7 @@ async function main(): Promise<void> {
         for (const message of scenario.messages ?? []) await sendMessage(environment.client.workflow.getHandle(workflowId), message).catch(() => undefined);
         if (scenario.messages) await handle.signal(endSessionSignal);
         await handle.result().catch(() => undefined);
+        await watching;
       });
       // Every run of the workflow and of its children (ids `<parent>/<tool call id>`), oldest first:
       // a continue-as-new chain is recorded run by run.

@@ -5,6 +5,7 @@ import { nextResponseId, seal } from './wire-rules/reasoning-seals';
 import { openaiChatProblem } from './wire-rules/openai-chat';
 import { openaiResponsesProblem, type WireRefusal } from './wire-rules/openai-responses';
 import { responsesEventStream } from './responses-events';
+import { anthropicMessageEvents, chatCompletionEvents } from './stream-events';
 
 /**
  * A local HTTP server that speaks the OpenAI Chat Completions and Anthropic
@@ -14,9 +15,23 @@ import { responsesEventStream } from './responses-events';
  * script, one step per request whatever the path. It records every request.
  */
 
+/**
+ * How a reply goes out to a request that asked for a stream: an event every `intervalMs`, and with `stopAfter`,
+ * only that many events, the connection then left open with no more (a model cut off mid-answer).
+ */
+export interface StreamShape {
+  intervalMs?: number;
+  stopAfter?: number;
+}
+
 export type FakeStep =
-  /** `delayMs`: answer after this long, like a model that takes its time (the benchmarks' 1 s model). */
-  | { status?: number; json: unknown; headers?: Record<string, string>; delayMs?: number }
+  /**
+   * `delayMs`: answer after this long, like a model that takes its time (the benchmarks' 1 s model). A request with
+   * `stream: true` gets the same reply as the API's server-sent events, shaped by `stream`.
+   */
+  | { status?: number; json: unknown; headers?: Record<string, string>; delayMs?: number; stream?: StreamShape }
+  /** Server-sent events, as they are (what a scripted step becomes for a request that asked for a stream). */
+  | { events: string[]; stream?: StreamShape }
   | { status?: number; raw: string; headers?: Record<string, string> }
   /** Accept the request and never answer. */
   | { hang: true }
@@ -119,7 +134,8 @@ export class FakeModelServer {
         return;
       }
       const step = this.script.shift() ?? this.responder?.(received, this.requests.length - 1);
-      this.answer(request, response, received.path.includes('/responses') && step ? asResponsesAnswer(step, received.body) : step);
+      const fitted = received.path.includes('/responses') && step ? asResponsesAnswer(step, received.body) : step;
+      this.answer(request, response, fitted && received.body?.stream === true ? asEventStream(fitted, received) : fitted);
     });
   }
 
@@ -132,6 +148,8 @@ export class FakeModelServer {
       // never answer; the client's timeout or cancellation ends it
     } else if ('reset' in step) {
       request.socket.destroy();
+    } else if ('events' in step) {
+      void sendEvents(response, step.events, step.stream ?? {});
     } else if ('raw' in step) {
       respond(response, step.status ?? 200, step.raw, step.headers);
     } else if (step.delayMs) {
@@ -140,6 +158,29 @@ export class FakeModelServer {
       respond(response, step.status ?? 200, JSON.stringify(step.json), step.headers);
     }
   }
+}
+
+/** Writes server-sent events one at a time, as a model writes; with `stopAfter`, stops there and never ends the response. */
+async function sendEvents(response: http.ServerResponse, events: string[], shape: StreamShape): Promise<void> {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const count = Math.min(events.length, shape.stopAfter ?? events.length);
+  for (let index = 0; index < count; index++) {
+    if (response.destroyed) return;
+    response.write(events[index]);
+    if (shape.intervalMs) await new Promise((resolve) => setTimeout(resolve, shape.intervalMs));
+  }
+  if (shape.stopAfter === undefined) response.end();
+}
+
+/** A scripted 200 reply to a request that asked for a stream: the same reply as that API's events. */
+function asEventStream(step: FakeStep, request: ReceivedRequest): FakeStep {
+  if ('gate' in step) return { gate: step.gate, then: asEventStream(step.then, request) };
+  if (!('json' in step) || (step.status ?? 200) !== 200) return step;
+  const shape = step.stream ?? {};
+  if (request.path.includes('/chat/completions')) return { events: chatCompletionEvents(step.json, request.body?.stream_options?.include_usage === true), stream: shape };
+  if (request.path.includes('/messages')) return { events: anthropicMessageEvents(step.json), stream: shape };
+  if (request.path.includes('/responses')) return { events: responsesEventStream(step.json as { output: Array<Record<string, unknown>> }), stream: shape };
+  return step;
 }
 
 function wireProblem(request: ReceivedRequest): WireRefusal | undefined {
@@ -301,7 +342,7 @@ export function openaiResponsesItemsReply(
   };
 }
 
-/** Fits a scripted Responses reply to its request: encrypted reasoning only when included, SSE when streamed. */
+/** Fits a scripted Responses reply to its request: encrypted reasoning only when included. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON
 function asResponsesAnswer(step: FakeStep, body: any): FakeStep {
   if (!('json' in step) || (step.status ?? 200) !== 200) return step;
@@ -309,9 +350,7 @@ function asResponsesAnswer(step: FakeStep, body: any): FakeStep {
   if (!Array.isArray(json.output)) return step;
   const included = Array.isArray(body?.include) && body.include.includes('reasoning.encrypted_content');
   const output = json.output.map((item) => (item.type === 'reasoning' && !included ? { ...item, encrypted_content: null } : item));
-  const fitted = { ...json, output };
-  if (body?.stream === true) return { raw: responsesEventStream(fitted), headers: { 'content-type': 'text/event-stream' } };
-  return { ...step, json: fitted };
+  return { ...step, json: { ...json, output } };
 }
 
 // ---- Anthropic Messages responses ----

@@ -1,11 +1,13 @@
+import { textPieces } from './stream-events';
+
 /**
  * A Responses API reply as the server-sent events the API streams with
- * `stream: true`: created, each output item added, its text or arguments as a
- * delta and done (a reasoning summary part by part), the item done, then completed (or incomplete) with the whole
+ * `stream: true`: created, each output item added, its text (a word at a time) or arguments as
+ * deltas and done (a reasoning summary part by part), the item done, then completed (or incomplete) with the whole
  * response, each event numbered in sequence.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON
-export function responsesEventStream(response: { output: Array<Record<string, any>>; status?: string }): string {
+export function responsesEventStream(response: { output: Array<Record<string, any>>; status?: string }): string[] {
   const events: Array<Record<string, unknown>> = [];
   const emit = (type: string, fields: Record<string, unknown>) => events.push({ type, sequence_number: events.length, ...fields });
   emit('response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } });
@@ -18,7 +20,7 @@ export function responsesEventStream(response: { output: Array<Record<string, an
         const empty = part.type === 'output_text' ? { ...part, text: '' } : { ...part, refusal: '' };
         emit('response.content_part.added', { item_id, output_index, content_index, part: empty });
         if (part.type === 'output_text') {
-          emit('response.output_text.delta', { item_id, output_index, content_index, delta: part.text, logprobs: [] });
+          for (const delta of textPieces(String(part.text))) emit('response.output_text.delta', { item_id, output_index, content_index, delta, logprobs: [] });
           emit('response.output_text.done', { item_id, output_index, content_index, text: part.text, logprobs: [] });
         } else {
           emit('response.refusal.delta', { item_id, output_index, content_index, delta: part.refusal });
@@ -42,5 +44,5 @@ export function responsesEventStream(response: { output: Array<Record<string, an
     emit('response.output_item.done', { output_index, item });
   });
   emit(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
-  return events.map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+  return events.map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
 }

@@ -13,6 +13,7 @@ const resolvedDefaults = {
   modelTimeoutSeconds: 300,
   maxSubagentDepth: 3,
   maxHandoffs: 10,
+  stream: false,
   approval: { tools: [], skip: false, timeoutSeconds: 3600 },
   context: { keepRecentTurns: 4 },
 };
@@ -73,7 +74,7 @@ describe('resolveAgentInput', () => {
   it('names no agent: the default agent, with tools defaulting to none; names one: nothing of the agent is filled in', () => {
     expect(checkAgentInput({ ...minimal, agent: 'researcher', model: undefined })).toEqual({
       ok: true,
-      input: { prompt: minimal.prompt, workspace: minimal.workspace, agent: 'researcher', maxConcurrentTools: 8, modelTimeoutSeconds: 300, maxSubagentDepth: 3, maxHandoffs: 10, approval: resolvedDefaults.approval, context: { keepRecentTurns: 4 } },
+      input: { prompt: minimal.prompt, workspace: minimal.workspace, agent: 'researcher', maxConcurrentTools: 8, modelTimeoutSeconds: 300, maxSubagentDepth: 3, maxHandoffs: 10, stream: false, approval: resolvedDefaults.approval, context: { keepRecentTurns: 4 } },
     });
     expect(problemsOf({ prompt: minimal.prompt, workspace: minimal.workspace })).toBe('model: a model (provider:model) is required when no agent is named');
   });

@@ -17,6 +17,9 @@ export function openaiChatProblem(body: any): string | undefined {
   if (!Array.isArray(messages) || messages.length === 0) {
     return "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.";
   }
+  if (body.stream_options !== undefined && body.stream !== true) {
+    return "The 'stream_options' parameter is only allowed when 'stream' is enabled.";
+  }
   const tools: unknown[] | undefined = body.tools;
   if (body.tool_choice !== undefined && (!Array.isArray(tools) || tools.length === 0)) {
     return "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.";

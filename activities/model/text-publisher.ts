@@ -1,0 +1,51 @@
+import type { Context } from '@temporalio/activity';
+import { WorkflowStreamClient, type TopicHandle } from '@temporalio/workflow-streams/client';
+import { agentStreamTopic, textBatchMs, type StreamEvent } from '../../core/stream-events';
+
+/**
+ * Publishes one model call's text to the stream of the workflow that runs the
+ * activity, as it is written: the pieces that arrive within `textBatchMs` go out
+ * as one `text` event in one signal, so history grows by a signal per batch, not
+ * per token. A retried attempt first says `reset`, so subscribers drop the text
+ * the failed attempt had written. Publishing is best effort: a stream that cannot
+ * be reached never fails the model call, whose reply carries the whole text anyway.
+ */
+export class TextPublisher {
+  private readonly client: WorkflowStreamClient;
+  private readonly topic: TopicHandle<StreamEvent>;
+  private pending = '';
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly call: string,
+    private readonly context: Context,
+  ) {
+    this.client = WorkflowStreamClient.fromWithinActivity({ batchInterval: textBatchMs, maxRetryDuration: '30 seconds' });
+    this.topic = this.client.topic<StreamEvent>(agentStreamTopic);
+    const attempt = context.info.attempt;
+    if (attempt > 1) this.topic.publish({ type: 'reset', call, attempt }, { forceFlush: true });
+  }
+
+  text(piece: string): void {
+    this.pending += piece;
+    this.timer ??= setTimeout(() => this.flushText(), textBatchMs);
+  }
+
+  /** Sends what is left and waits until the workflow has it: the call's reply must come after its text. */
+  async close(): Promise<void> {
+    this.flushText();
+    try {
+      await this.client[Symbol.asyncDispose]();
+    } catch (error) {
+      this.context.log.warn(`could not publish the model call's text to the run's stream: ${(error as Error).message}`);
+    }
+  }
+
+  private flushText(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.pending) return;
+    this.topic.publish({ type: 'text', call: this.call, text: this.pending }, { forceFlush: true });
+    this.pending = '';
+  }
+}

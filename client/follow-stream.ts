@@ -1,0 +1,55 @@
+import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowStreamClient, type WorkflowStreamItem } from '@temporalio/workflow-streams/client';
+import { agentStreamTopic, type StreamEvent } from '../core/stream-events';
+import { streamBusyType } from '../workflows/agent-stream';
+import { isServerUnavailable } from './await-result';
+
+const busyRetryMs = 2_000;
+const lostServerRetryMs = 2_000;
+// The subscriber polls again at most this often while the text is written (the model activity publishes every 200 ms).
+const pollCooldown = '200 milliseconds';
+
+export interface FollowOptions {
+  /** The first offset wanted (0: from the oldest event the run still keeps). */
+  from: number;
+  onEvent(item: WorkflowStreamItem<StreamEvent>): void;
+  /** Told when following pauses (the server went away, too many watchers) and resumes by itself. */
+  onPause?(reason: string): void;
+  signal?: AbortSignal;
+}
+
+/**
+ * Follows a run's stream by workflow id, across continue-as-new, until the run
+ * ends (or `signal` aborts). Each event is delivered once, in order: if the
+ * server goes away or the run turns the subscriber away for a moment (too many
+ * watchers), it subscribes again from the offset after the last event delivered.
+ */
+export async function followStream(client: Client, workflowId: string, options: FollowOptions): Promise<void> {
+  let next = options.from;
+  while (!options.signal?.aborted) {
+    const stream = WorkflowStreamClient.create(client, workflowId).topic<StreamEvent>(agentStreamTopic);
+    try {
+      for await (const item of stream.subscribe(next, { pollCooldown })) {
+        if (options.signal?.aborted) return;
+        if (item.offset < next) continue;
+        next = item.offset + 1;
+        options.onEvent(item);
+      }
+      return;
+    } catch (error) {
+      if (options.signal?.aborted) return;
+      const wait = pauseFor(error);
+      if (wait === undefined) throw error;
+      options.onPause?.(`${wait.reason}; following again from offset ${next}`);
+      await new Promise((resolve) => setTimeout(resolve, wait.ms));
+    }
+  }
+}
+
+function pauseFor(error: unknown): { reason: string; ms: number } | undefined {
+  if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === streamBusyType) {
+    return { reason: error.cause.message, ms: busyRetryMs };
+  }
+  if (isServerUnavailable(error)) return { reason: `lost the Temporal server (${(error as Error).message})`, ms: lostServerRetryMs };
+  return undefined;
+}

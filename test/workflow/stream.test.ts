@@ -1,0 +1,170 @@
+import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
+import type { PollInput, PollResult, WorkflowStreamItem } from '@temporalio/workflow-streams/client';
+import type { AgentInput } from '../../core/resolve-input';
+import type { AgentResult, TurnReply } from '../../core/result';
+import { agentStreamTopic, type StreamEvent } from '../../core/stream-events';
+import { maxWaitingPolls, streamBusyType } from '../../workflows/agent-stream';
+import { agentWorkflowType, endSessionSignal, sendMessageUpdate } from '../../workflows/definitions';
+import { answer, callTools, ScriptedModel } from '../support/scripted-model';
+import { connectToTestServer, createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal';
+import { waitFor } from '../support/wait-for';
+import { makeWorkspace } from '../support/workspace';
+
+let environment: TestWorkflowEnvironment;
+let workspace: string;
+beforeAll(async () => {
+  environment = await connectToTestServer();
+  workspace = await makeWorkspace({ 'notes.txt': 'remember the milk' });
+});
+afterAll(() => environment?.teardown());
+
+async function withRun<T>(model: ScriptedModel, input: Partial<AgentInput>, body: (workflowId: string) => Promise<T>): Promise<T> {
+  const taskQueue = uniqueTaskQueue('stream');
+  const worker = await createTestWorker(environment, { taskQueue, model });
+  const workflowId = `stream-${Date.now()}-${Math.random().toString(16).slice(2)}`;
+  return worker.runUntil(async () => {
+    await environment.client.workflow.start<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
+      taskQueue,
+      workflowId,
+      args: [resolved({ model: 'openai:test', tools: ['read_file'], workspace, ...input })],
+    });
+    return body(workflowId);
+  });
+}
+
+const send = (workflowId: string, message: string) =>
+  environment.client.workflow.getHandle(workflowId).executeUpdate(sendMessageUpdate, { args: [message] }) as Promise<TurnReply>;
+
+/** Subscribes from `from` and gathers events until `enough` says so, or the stream ends with the run. */
+async function gather(
+  workflowId: string,
+  from: number,
+  enough: (events: StreamEvent[]) => boolean = () => false,
+  onItem?: (item: WorkflowStreamItem<StreamEvent>) => void,
+): Promise<Array<WorkflowStreamItem<StreamEvent>>> {
+  const items: Array<WorkflowStreamItem<StreamEvent>> = [];
+  const subscription = WorkflowStreamClient.create(environment.client, workflowId).topic<StreamEvent>(agentStreamTopic).subscribe(from);
+  for await (const item of subscription) {
+    items.push(item);
+    onItem?.(item);
+    if (enough(items.map((each) => each.data))) break;
+  }
+  return items;
+}
+
+const turnEnded = (turn: number) => (events: StreamEvent[]) => events.some((event) => event.type === 'turn_end' && event.turn === turn);
+
+describe('the run stream', () => {
+  it('publishes the turn, each model reply and each tool call in order', async () => {
+    const model = new ScriptedModel([callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }), answer('milk')]);
+    const items = await withRun(model, { prompt: 'what should I remember?', session: { idleTimeoutSeconds: 600 } }, async (workflowId) => {
+      const items = await gather(workflowId, 0, turnEnded(1));
+      await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
+      return items;
+    });
+    const events = items.map((item) => item.data);
+    expect(events).toEqual([
+      { type: 'turn_start', turn: 1 },
+      { type: 'reply', call: expect.any(String), text: '', toolCalls: ['read_file'] },
+      { type: 'tool_start', id: 'call_read', summary: 'read_file notes.txt' },
+      { type: 'tool_result', id: 'call_read', summary: 'read_file notes.txt', isError: false, preview: 'remember the milk' },
+      { type: 'reply', call: expect.any(String), text: 'milk', toolCalls: [] },
+      { type: 'turn_end', turn: 1, status: 'completed', answer: 'milk' },
+    ]);
+    expect(items.map((item) => item.offset)).toEqual([0, 1, 2, 3, 4, 5]);
+    // Text is streamed only when the run asks for it: nothing asked the model activity to publish.
+    expect(model.requests.every((request) => request.streamAs === undefined)).toBe(true);
+  });
+
+  it('passes the model activity a name for each call when the run streams', async () => {
+    const model = new ScriptedModel([answer('hello')]);
+    const items = await withRun(model, { prompt: 'hi', stream: true, session: { idleTimeoutSeconds: 600 } }, async (workflowId) => {
+      const items = await gather(workflowId, 0, turnEnded(1));
+      await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
+      return items;
+    });
+    const reply = items.map((item) => item.data).find((event) => event.type === 'reply');
+    expect(model.requests[0].streamAs).toBe(reply?.type === 'reply' ? reply.call : 'no reply');
+  });
+
+  it('keeps the previous turn and the current one, and resumes a subscriber from its offset', async () => {
+    const model = new ScriptedModel([answer('one'), answer('two'), answer('three')]);
+    await withRun(model, { session: { idleTimeoutSeconds: 600 } }, async (workflowId) => {
+      await send(workflowId, 'first');
+      const first = await gather(workflowId, 0, turnEnded(1));
+      expect(first.map((item) => item.data.type)).toEqual(['turn_start', 'reply', 'turn_end']);
+      await send(workflowId, 'second');
+      // From where the first subscriber stopped: every later event once, in order.
+      const resumed = await gather(workflowId, first[first.length - 1].offset + 1, turnEnded(2));
+      expect(resumed.map((item) => item.data.type)).toEqual(['turn_start', 'reply', 'turn_end']);
+      expect(resumed.map((item) => item.offset)).toEqual([3, 4, 5]);
+      await send(workflowId, 'third');
+      // Turn 3 began: everything before turn 2's start (offset 3) is gone from the log.
+      const fromStart = await gather(workflowId, 0, turnEnded(3));
+      expect(fromStart.map((item) => item.offset)).toEqual([3, 4, 5, 6, 7, 8]);
+      await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
+    });
+  });
+
+  it('ends a subscription when the run ends', async () => {
+    const model = new ScriptedModel([answer('done')]);
+    const items = await withRun(model, { prompt: 'hi' }, async (workflowId) => {
+      const items = await gather(workflowId, 0);
+      expect(await environment.client.workflow.getHandle(workflowId).describe()).toMatchObject({ status: { name: 'COMPLETED' } });
+      return items;
+    });
+    // What it saw before the end is in order; the end itself may come before the last events (the CLI then reads the result).
+    expect(items.map((item) => item.offset)).toEqual(items.map((_, index) => index));
+  });
+
+  it('carries the stream across continue-as-new: a subscriber follows the chain without loss or repeats', async () => {
+    const model = new ScriptedModel([answer('one'), answer('two'), answer('three')]);
+    await withRun(model, { session: { idleTimeoutSeconds: 600 }, continueAsNewAfterModelCalls: 1 }, async (workflowId) => {
+      const items: Array<WorkflowStreamItem<StreamEvent>> = [];
+      const watching = gather(workflowId, 0, turnEnded(3), (item) => items.push(item));
+      // Each message once the subscriber has seen the last reply: every turn is answered by a run of its own.
+      for (const [index, message] of ['first', 'second', 'third'].entries()) {
+        await send(workflowId, message);
+        await waitFor(`turn ${index + 1}'s end on the stream`, () => turnEnded(index + 1)(items.map((item) => item.data)));
+      }
+      await watching;
+      const turnEnds = items.flatMap((item) => (item.data.type === 'turn_end' ? [item.data.answer] : []));
+      expect(turnEnds).toEqual(['one', 'two', 'three']);
+      const offsets = items.map((item) => item.offset);
+      expect(offsets).toEqual(offsets.map((_, index) => offsets[0] + index));
+      let runs = 0;
+      for await (const _execution of environment.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs++;
+      expect(runs).toBeGreaterThanOrEqual(3);
+      await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
+    });
+  });
+
+  it(`lets ${maxWaitingPolls} subscribers wait at once and turns the next away, so updates stay free for messages`, async () => {
+    const model = new ScriptedModel([answer('one')]);
+    await withRun(model, { session: { idleTimeoutSeconds: 600 } }, async (workflowId) => {
+      const handle = environment.client.workflow.getHandle(workflowId);
+      // Polls for an offset nothing has reached yet wait in the workflow, each an update in flight.
+      const poll = () =>
+        handle.startUpdate<PollResult, [PollInput]>('__temporal_workflow_stream_poll', {
+          args: [{ topics: [], from_offset: 1_000 }],
+          waitForStage: WorkflowUpdateStage.ACCEPTED,
+        });
+      for (let index = 0; index < maxWaitingPolls; index++) await poll();
+      // A refused update is reported by its result.
+      const refused = await poll()
+        .then((update) => update.result())
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({ type: streamBusyType });
+      // A message still gets through, and ending the session releases the waiting polls.
+      expect(await send(workflowId, 'first')).toMatchObject({ answer: 'one' });
+      await handle.signal(endSessionSignal);
+      expect(await handle.result()).toMatchObject({ status: 'ended' });
+    });
+  });
+});
