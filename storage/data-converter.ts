@@ -1,6 +1,5 @@
 import { ExternalStorage, type DataConverter } from '@temporalio/common';
 import { EncryptionCodec } from './encryption-codec';
-import { loadEncryptionKeys } from './encryption-keys';
 import { agentStores } from './stores';
 
 /** Payloads above this size go to external storage; history keeps a claim of a few hundred bytes. */
@@ -18,12 +17,13 @@ export const externalPayloadThreshold = 256 * 1024;
  *
  * The SDK runs the codecs before external storage on the way out and after it on
  * the way in, so what is stored externally is the encrypted payload, and history
- * holds only the claim (driver, key, size). Bad key material throws here, at start-up.
+ * holds only the claim (driver, key, size). The transcript store seals its chunks
+ * with the same keys (storage/stores.ts). Bad key material throws here, at start-up.
  */
 export function agentDataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter {
-  const { payloadDriver, otherPayloadDriver } = agentStores(env);
+  const { payloadDriver, otherPayloadDriver, encryptionKeys } = agentStores(env);
   return {
-    payloadCodecs: [new EncryptionCodec(loadEncryptionKeys(env))],
+    payloadCodecs: [new EncryptionCodec(encryptionKeys)],
     externalStorage: new ExternalStorage({
       drivers: [payloadDriver, otherPayloadDriver],
       driverSelector: () => payloadDriver,

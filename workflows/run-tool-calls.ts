@@ -65,7 +65,10 @@ export async function runToolCalls(calls: ToolCall[], context: ToolRunContext): 
       results[index] = await runOne(calls[index], context);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(context.maxConcurrent, work.length) }, lane));
+  // One call, the usual round, needs no lanes: every promise costs a stack trace in the SDK's promise hook, at
+  // every replay of every round.
+  if (work.length === 1) results[work[0]] = await runOne(calls[work[0]], context);
+  else await Promise.all(Array.from({ length: Math.min(context.maxConcurrent, work.length) }, lane));
   return { results, ...(handoff !== undefined && { handoff }) };
 }
 

@@ -47,18 +47,22 @@ export async function runToolRound(
   let waiting = 0;
   status.phase = 'running_tools';
   context.showDetails();
+  const needsApproval = (call: ToolCall) => !rules?.skip && (round.needsApproval.includes(call.id) || Boolean(rules?.tools.includes(call.name)));
+  const open = round.calls.filter((call) => !finished.has(call.id));
 
-  const handOver = new CancellationScope();
+  // Only a round with a call that may wait for a person can be handed over; the others need no watch. (Each promise
+  // the watch makes costs a stack trace in the SDK's promise hook, at every replay of every round.)
+  const handOver = open.some(needsApproval) ? new CancellationScope() : undefined;
   try {
     const ran = runToolCalls(
-      round.calls.filter((call) => !finished.has(call.id)),
+      open,
       {
         agent: setup.agents[state.agent],
         workspace: input.workspace,
         tools: setup.tools,
         maxConcurrent: input.maxConcurrentTools,
         handoffsLeft: input.maxHandoffs - turn.handoffs,
-        needsApproval: (call) => !rules?.skip && (round.needsApproval.includes(call.id) || Boolean(rules?.tools.includes(call.name))),
+        needsApproval,
         approve: async (call, summary) => {
           const askedAt = asked.get(call.id) ?? new Date().toISOString();
           asked.set(call.id, askedAt);
@@ -95,18 +99,7 @@ export async function runToolRound(
         },
       },
     );
-    // Due only while nothing runs and no decision is on its way to a waiter, so nothing done is lost.
-    const onlyWaiting = handOver.run(() =>
-      condition(
-        () => waiting > 0 && finished.size + waiting === round.calls.length && !context.approvals.decidedUnseen() && context.continueAsNewDue(),
-      ),
-    );
-    // A cancelled watch never wins the race: a cancelled turn ends when its calls have stopped, as `ran` says.
-    const handOverDue = onlyWaiting.then(
-      () => 'hand over' as const,
-      () => new Promise<never>(() => {}),
-    );
-    const outcome = await Promise.race([ran, handOverDue]);
+    const outcome = handOver ? await Promise.race([ran, handOverDue(handOver)]) : await ran;
     if (outcome === 'hand over') {
       const openRound: OpenRound = {
         finished: round.calls.flatMap((call) => finished.get(call.id) ?? []),
@@ -123,6 +116,20 @@ export async function runToolRound(
     status.toolCallsInFlight = [];
     throw error;
   } finally {
-    handOver.cancel();
+    handOver?.cancel();
+  }
+
+  /** Settles when the round should be handed to the next run: due only while nothing runs and no decision is on its way to a waiter, so nothing done is lost. */
+  function handOverDue(scope: CancellationScope): Promise<'hand over'> {
+    const onlyWaiting = scope.run(() =>
+      condition(
+        () => waiting > 0 && finished.size + waiting === round.calls.length && !context.approvals.decidedUnseen() && context.continueAsNewDue(),
+      ),
+    );
+    // A cancelled watch never wins the race: a cancelled turn ends when its calls have stopped, as `ran` says.
+    return onlyWaiting.then(
+      () => 'hand over' as const,
+      () => new Promise<never>(() => {}),
+    );
   }
 }

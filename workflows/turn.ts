@@ -104,8 +104,8 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
     return { answer, status: outcome, iterations: turn.iteration, usage: status.turnUsage, agent: state.agent, ...(output !== undefined && { output }) };
   };
 
-  // After a tool round: a handoff passes the conversation on; a spent token budget or a long context is dealt with.
-  const afterToolRound = async (handoff: string | undefined, lastReply: string): Promise<TurnReply | undefined> => {
+  // After a tool round: a handoff passes the conversation on; a spent token budget ends the turn.
+  const afterToolRound = (handoff: string | undefined, lastReply: string): TurnReply | undefined => {
     if (handoff) {
       state.progress.push({ kind: 'handoff', turn: status.iteration, from: state.agent, to: handoff });
       state.agent = status.agent = handoff;
@@ -117,7 +117,6 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
     }
     // Subagents spend tokens too: once the budget is gone, the turn ends here, its tool calls all answered.
     if (overBudget(input, state)) return finish(lastReply, 'token_budget');
-    await summariseIfOverContext(context, state.lastCall?.inputTokens ?? 0);
     return undefined;
   };
 
@@ -129,8 +128,10 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
     const round = { calls: reply.toolCalls, needsApproval: openRound.needsApproval, finished: openRound.finished, waiting: openRound.waiting };
     Object.assign(turn, rest);
     delete turn.openRound;
-    const ended = await afterToolRound(await runToolRound(context, round, turn, { maySpawn, budget }), reply.content);
+    const ended = afterToolRound(await runToolRound(context, round, turn, { maySpawn, budget }), reply.content);
     if (ended) return ended;
+    const upTo = summaryDue(context);
+    if (upTo !== undefined) await summarise(context, upTo);
   }
 
   while (turn.agentIterations < agent().maxIterations) {
@@ -164,8 +165,12 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
         break;
       case 'run_tools': {
         const round = { calls: response.message.toolCalls, needsApproval: response.needsApproval ?? [] };
-        const ended = await afterToolRound(await runToolRound(context, round, turn, { maySpawn, budget }), response.message.content);
+        const ended = afterToolRound(await runToolRound(context, round, turn, { maySpawn, budget }), response.message.content);
         if (ended) return ended;
+        // Then a context grown past its budget is summarised. Checked before calling, not inside an async
+        // function: every promise costs a stack trace in the SDK's promise hook, at each replay too.
+        const upTo = summaryDue(context);
+        if (upTo !== undefined) await summarise(context, upTo);
         break;
       }
       default: {
@@ -210,13 +215,19 @@ function overBudget(input: ResolvedAgentInput, state: AgentState): boolean {
  * When the model's input has grown past the context budget, older turns are
  * summarised by a model call (an ordinary retried activity) and the summary
  * stands in for them from the next call on. The conversation itself is kept whole.
+ * Returns where the summary would end, when one is due.
  */
-async function summariseIfOverContext(context: TurnContext, inputTokens: number): Promise<void> {
-  const { input, state, setup } = context;
+function summaryDue(context: TurnContext): number | undefined {
+  const { input, state } = context;
+  const inputTokens = state.lastCall?.inputTokens ?? 0;
   const budget = input.context.maxContextTokens;
-  if (budget === undefined || inputTokens <= budget) return;
+  if (budget === undefined || inputTokens <= budget) return undefined;
   const upTo = summaryCutIndex(state.messages, input.context.keepRecentTurns);
-  if (upTo === undefined || upTo <= (state.summary?.upTo ?? 0)) return;
+  return upTo === undefined || upTo <= (state.summary?.upTo ?? 0) ? undefined : upTo;
+}
+
+async function summarise(context: TurnContext, upTo: number): Promise<void> {
+  const { input, state, setup } = context;
   state.status.phase = 'summarising';
   context.showDetails();
   const agent = setup.agents[state.agent];

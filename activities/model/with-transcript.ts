@@ -71,11 +71,16 @@ function checked<Response extends ModelResponse>(
 async function wholeConversation(store: TranscriptStore, input: ModelCallInput): Promise<Message[]> {
   const { base, baseLength, messages } = input.transcript;
   if (!base) return messages;
-  const earlier = await store.load(base).catch(() => undefined);
-  if (!earlier || earlier.length !== baseLength) {
+  // Any trouble reading the store (a lost chunk, an outage, a chunk sealed with a key this worker lacks) costs
+  // an inline resend, never the run: the workflow holds the conversation; the store only saves history bytes.
+  const earlier = await store.load(base).catch((error: unknown) => (error as Error)?.message ?? String(error));
+  if (!Array.isArray(earlier) || earlier.length !== baseLength) {
     throw ApplicationFailure.create({
       type: failureTypes.transcriptUnavailable,
-      message: `transcript ${base} is not in this worker's transcript store`,
+      message:
+        typeof earlier === 'string'
+          ? `transcript ${base} cannot be read from this worker's transcript store: ${earlier}`
+          : `transcript ${base} is not in this worker's transcript store`,
       nonRetryable: true,
     });
   }

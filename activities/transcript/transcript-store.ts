@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Message } from '../../core/messages';
+import { ChunkCodec, chunkFileName, isChunkId } from './chunk-codec';
 
 /**
  * A content-addressed, append-only store of conversations. A transcript is a
@@ -21,28 +21,28 @@ interface Chunk {
   messages: Message[];
 }
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-const chunkIdPattern = /^[0-9a-f]{64}$/;
-
 /**
- * A transcript store over any place that keeps text by key: chunks are stored as
- * their JSON, named by its SHA-256, and checked against it when read, so a chunk
- * that was damaged or replaced reads as missing (and the model call goes inline)
- * instead of showing the model a wrong conversation. Keeps assembled
- * conversations of recent ids, so a worker that made the last call loads the
- * next one without reading the chain.
+ * A transcript store over any place that keeps bytes by key. A chunk is stored
+ * as its JSON, in the clear and named by its SHA-256, or, with encryption keys,
+ * sealed and named by an HMAC (chunk-codec.ts), and checked against its id when
+ * read, so a chunk that was damaged or replaced reads as missing (and the model
+ * call goes inline) instead of showing the model a wrong conversation. A chunk
+ * under a key this process lacks is an error naming the key (the model activity
+ * reports it, and the call goes inline too). Keeps assembled conversations of
+ * recent ids, so a worker that made the last call loads the next one without
+ * reading the chain.
  */
 export abstract class ChunkStore implements TranscriptStore {
   private readonly recent = new Map<string, Message[]>();
-  constructor(private readonly cacheSize = 64) {}
+  constructor(
+    private readonly codec = new ChunkCodec(undefined),
+    private readonly cacheSize = 64,
+  ) {}
 
-  /** The stored text of a chunk, or undefined when there is none. */
-  protected abstract readChunk(id: string): Promise<string | undefined>;
-  /** Stores a chunk's text under its id; a chunk already stored may be left as it is (same id, same text). */
-  protected abstract writeChunk(id: string, text: string): Promise<void>;
+  /** The stored bytes of a chunk, or undefined when there are none. */
+  protected abstract readChunk(id: string): Promise<Uint8Array | undefined>;
+  /** Stores a chunk's bytes under its id; a chunk already stored may be left as it is (same id, same content). */
+  protected abstract writeChunk(id: string, bytes: Uint8Array): Promise<void>;
 
   async load(id: string): Promise<Message[] | undefined> {
     const cached = this.recent.get(id);
@@ -66,19 +66,19 @@ export abstract class ChunkStore implements TranscriptStore {
   }
 
   async append(parent: string | undefined, messages: Message[]): Promise<string> {
-    const text = JSON.stringify({ parent: parent ?? null, messages } satisfies Chunk);
-    const id = sha256(text);
-    await this.writeChunk(id, text);
+    const { id, bytes } = this.codec.encode(JSON.stringify({ parent: parent ?? null, messages } satisfies Chunk));
+    await this.writeChunk(id, bytes);
     const base = parent ? this.recent.get(parent) : [];
     if (base) this.remember(id, [...base, ...messages]);
     return id;
   }
 
   private async verifiedChunk(id: string): Promise<Chunk | undefined> {
-    if (!chunkIdPattern.test(id)) return undefined;
-    const text = await this.readChunk(id);
-    if (text === undefined || sha256(text) !== id) return undefined;
-    return JSON.parse(text) as Chunk;
+    if (!isChunkId(id)) return undefined;
+    const bytes = await this.readChunk(id);
+    if (bytes === undefined) return undefined;
+    const json = this.codec.decode(id, bytes);
+    return json === undefined ? undefined : (JSON.parse(json) as Chunk);
   }
 
   private remember(id: string, messages: Message[]): void {
@@ -88,12 +88,12 @@ export abstract class ChunkStore implements TranscriptStore {
 }
 
 export class MemoryTranscriptStore extends ChunkStore {
-  readonly chunks = new Map<string, string>();
+  readonly chunks = new Map<string, Uint8Array>();
   protected async readChunk(id: string) {
     return this.chunks.get(id);
   }
-  protected async writeChunk(id: string, text: string) {
-    this.chunks.set(id, text);
+  protected async writeChunk(id: string, bytes: Uint8Array) {
+    this.chunks.set(id, bytes);
   }
 }
 
@@ -103,23 +103,26 @@ export class MemoryTranscriptStore extends ChunkStore {
  * directory without locking. Workers on several machines use the S3 store instead.
  */
 export class FileTranscriptStore extends ChunkStore {
-  constructor(readonly directory: string) {
-    super();
+  constructor(
+    readonly directory: string,
+    codec?: ChunkCodec,
+  ) {
+    super(codec);
   }
   private file(id: string): string {
-    return path.join(this.directory, id.slice(0, 2), `${id}.json`);
+    return path.join(this.directory, id.slice(0, 2), chunkFileName(id));
   }
-  protected async readChunk(id: string): Promise<string | undefined> {
-    return readFile(this.file(id), 'utf8').catch((error: NodeJS.ErrnoException) => {
+  protected async readChunk(id: string): Promise<Uint8Array | undefined> {
+    return readFile(this.file(id)).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return undefined;
       throw error;
     });
   }
-  protected async writeChunk(id: string, text: string): Promise<void> {
+  protected async writeChunk(id: string, bytes: Uint8Array): Promise<void> {
     const file = this.file(id);
     await mkdir(path.dirname(file), { recursive: true });
     const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(temporary, text);
+    await writeFile(temporary, bytes);
     await rename(temporary, file);
   }
 }

@@ -32,8 +32,14 @@ export function floorOn(environment: BenchEnvironment, setting: ServerSetting): 
   return perServer.get(setting)!;
 }
 
-async function startFloorWorker(environment: BenchEnvironment, setting: ServerSetting): Promise<FloorTarget> {
+/** The floor workflow's bundle, built once: its workers run it, and the replay benchmark replays its histories with it. */
+export function floorBundleCode(): Promise<string> {
   bundle ??= bundleWorkflowCode({ workflowsPath: floorWorkflowsPath, logger: quietLogger }).then((built) => built.code);
+  return bundle;
+}
+
+async function startFloorWorker(environment: BenchEnvironment, setting: ServerSetting): Promise<FloorTarget> {
+  const bundleCode = await floorBundleCode();
   const server = await environment.server(setting);
   const taskQueue = `bench-floor-${randomUUID()}`;
   environment.runWorker(
@@ -41,7 +47,7 @@ async function startFloorWorker(environment: BenchEnvironment, setting: ServerSe
       connection: server.nativeConnection,
       namespace: server.namespace,
       taskQueue,
-      workflowBundle: { code: await bundle },
+      workflowBundle: { code: bundleCode },
       activities: floorActivities,
     }),
   );

@@ -12,6 +12,7 @@ import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
 import { startAgent } from '../../client/start-agent';
 import { agentDataConverter } from '../../storage/data-converter';
+import { agentStores } from '../../storage/stores';
 import { createAgentWorker } from '../../worker/create-worker';
 import { collect, lastJsonLine, runCli } from '../support/cli';
 import { startCodecServer } from '../support/codec-server-process';
@@ -20,6 +21,7 @@ import { openaiReply } from '../support/fake-model-server';
 import { encodingOf, fetchRawHistory, payloadTextsFromJson, type RawHistory } from '../support/raw-history';
 import { uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
+import { filesUnder } from '../support/object-store';
 import { makeWorkspace } from '../support/workspace';
 
 const bed = useTestBed();
@@ -37,6 +39,7 @@ const answerText = 'ANSWER-91c2: it says the alpha file';
 interface EncryptedSetup {
   taskQueue: string;
   payloadDir: string;
+  transcriptDir: string;
   env: NodeJS.ProcessEnv;
   client: Client;
   worker: Worker;
@@ -51,7 +54,13 @@ async function encryptedSetup(
   payloadDir?: string,
 ): Promise<EncryptedSetup> {
   payloadDir ??= await mkdtemp(path.join(os.tmpdir(), 'encrypted-payloads-'));
-  const env = { AGENT_ENCRYPTION_KEYS: keys, AGENT_PAYLOAD_DIR: payloadDir, AGENT_TASK_QUEUE: taskQueue };
+  const transcriptDir = await mkdtemp(path.join(os.tmpdir(), 'encrypted-transcripts-'));
+  const env = {
+    AGENT_ENCRYPTION_KEYS: keys,
+    AGENT_PAYLOAD_DIR: payloadDir,
+    AGENT_TRANSCRIPT_DIR: transcriptDir,
+    AGENT_TASK_QUEUE: taskQueue,
+  };
   const dataConverter = agentDataConverter({ ...process.env, ...env });
   const connection = await NativeConnection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   const worker = await createAgentWorker({
@@ -61,6 +70,8 @@ async function encryptedSetup(
     taskQueue,
     env: bed.server.providerEnv,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    // Its stores read the same settings as its data converter (a worker process reads both from its environment).
+    transcripts: agentStores({ ...process.env, ...env }).transcripts,
     overrides: { dataConverter, maxCachedWorkflows: 0 },
   });
   const client = new Client({ connection: bed.environment.connection, namespace: 'default', dataConverter });
@@ -70,7 +81,7 @@ async function encryptedSetup(
     await running;
     await connection.close();
   };
-  return { taskQueue, payloadDir, env, client, worker, stop };
+  return { taskQueue, payloadDir, transcriptDir, env, client, worker, stop };
 }
 
 let setup: EncryptedSetup;
@@ -166,11 +177,14 @@ describe('with AGENT_ENCRYPTION_KEYS', () => {
     for (const attempt of [unknownKey, wrongMaterial, noKeys]) expect(attempt.stdout).not.toContain('ANSWER-91c2');
   });
 
-  it('leaves the worker-side transcript store (AGENT_TRANSCRIPT_DIR) in the clear: a documented limit', async () => {
-    const directory = process.env.AGENT_TRANSCRIPT_DIR!;
-    const files = (await readdir(directory, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-    const contents = await Promise.all(files.map((file) => readFile(path.join(file.parentPath, file.name), 'utf8')));
-    expect(contents.some((content) => content.includes(fileText))).toBe(true);
+  it('seals the worker-side transcript store (AGENT_TRANSCRIPT_DIR) with the same key', async () => {
+    const files = await filesUnder(setup.transcriptDir);
+    // The two model answers, each a chunk named <hmac>.<key id>.enc.
+    expect(files.map((file) => path.basename(file))).toEqual([
+      expect.stringMatching(/^[0-9a-f]{64}\.k1\.enc$/),
+      expect.stringMatching(/^[0-9a-f]{64}\.k1\.enc$/),
+    ]);
+    for (const file of files) expectNoPlaintext(await readFile(file), promptText, fileText, answerText, 'alpha.txt');
   });
 
   it('replays the recorded (encrypted) history with the keys, and not without them', async () => {

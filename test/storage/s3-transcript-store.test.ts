@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Message } from '../../core/messages';
 import { S3TranscriptStore } from '../../activities/transcript/s3-transcript-store';
 import { agentStores } from '../../storage/stores';
+import { newKeyEntry } from '../support/encryption';
 import { createTestBucket, type TestBucket } from '../support/object-store';
 
 // The S3 backend of the transcript store against a real MinIO server. Each store
@@ -30,7 +31,7 @@ const turn2: Message[] = [
 it('chooses the S3 backend when AGENT_S3_BUCKET is set, under <AGENT_S3_PREFIX>transcripts/', () => {
   const store = newWorkerStore();
   expect(store).toBeInstanceOf(S3TranscriptStore);
-  expect((store as S3TranscriptStore).key('ab')).toBe('agents/test/transcripts/ab.json');
+  expect((store as S3TranscriptStore).key('a'.repeat(64))).toBe(`agents/test/transcripts/${'a'.repeat(64)}.json`);
 });
 
 it('stores each chunk as an object named by the SHA-256 of its content', async () => {
@@ -85,4 +86,40 @@ it('reads a chunk whose object was replaced by other bytes as missing, so the mo
 
 it('reads an id with no object as missing', async () => {
   expect(await newWorkerStore().load('0'.repeat(64))).toBeUndefined();
+});
+
+describe('with AGENT_ENCRYPTION_KEYS', () => {
+  const k1 = newKeyEntry('k1');
+  const k2 = newKeyEntry('k2');
+  const workerWithKeys = (keys: string) =>
+    agentStores({ ...bucket.env, AGENT_TRANSCRIPT_DIR: '/nonexistent/never-used', AGENT_ENCRYPTION_KEYS: keys }).transcripts;
+  const secret: Message[] = [{ role: 'user', content: 'SEALED-MARKER-3e1f the vault code is 4711' }];
+
+  it('stores ciphertext under <hmac>.<key id>.enc: neither the key nor the body reveals the chunk', async () => {
+    const id = await workerWithKeys(k1).append(await workerWithKeys(k1).append(undefined, turn1), secret);
+    expect(id).toMatch(/^[0-9a-f]{64}\.k1$/);
+    const key = `agents/test/transcripts/${id}.enc`;
+    const body = await bucket.read(key);
+    expect(body.toString('latin1')).not.toContain('SEALED-MARKER');
+    expect(body.toString('latin1')).not.toContain('"parent"');
+    // The name is not the SHA-256 of the plaintext, so a guessed chunk cannot be confirmed from a listing.
+    expect(id).not.toContain(sha256(Buffer.from(JSON.stringify({ parent: null, messages: turn1 }))));
+    expect(await workerWithKeys(k1).load(id)).toEqual([...turn1, ...secret]);
+  });
+
+  it('lets a worker whose keys were rotated (new first key, old one kept) read the old chunks', async () => {
+    const old = await workerWithKeys(k1).append(undefined, secret);
+    const rotated = workerWithKeys(`${k2},${k1}`);
+    expect(await rotated.load(old)).toEqual(secret);
+    const next = await rotated.append(old, turn2);
+    expect(next).toMatch(/\.k2$/);
+    expect(await workerWithKeys(`${k2},${k1}`).load(next)).toEqual([...secret, ...turn2]);
+  });
+
+  it('refuses a chunk under a key the worker lacks, naming the key id', async () => {
+    const id = await workerWithKeys(k1).append(undefined, secret);
+    await expect(workerWithKeys(k2).load(id)).rejects.toThrow(
+      `transcript chunk ${id} is encrypted with key "k1", which is not among this process's keys (k2)`,
+    );
+  });
 });

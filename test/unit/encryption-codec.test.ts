@@ -1,4 +1,5 @@
-import { EncryptionCodec, PayloadDecryptionError } from '../../storage/encryption-codec';
+import { DecryptionError } from '../../storage/aes-gcm';
+import { EncryptionCodec } from '../../storage/encryption-codec';
 import { parseEncryptionKeys } from '../../storage/encryption-keys';
 import { jsonPayload, metadataText, newKeyEntry } from '../support/encryption';
 
@@ -11,12 +12,12 @@ function codecWith(...entries: string[]): EncryptionCodec {
 async function decodeError(
   codec: EncryptionCodec,
   payload: Parameters<EncryptionCodec['decode']>[0][number],
-): Promise<PayloadDecryptionError> {
+): Promise<DecryptionError> {
   const error = await codec.decode([payload]).then(
     () => undefined,
     (caught: unknown) => caught,
   );
-  if (!(error instanceof PayloadDecryptionError)) throw new Error(`expected a PayloadDecryptionError, got ${String(error)}`);
+  if (!(error instanceof DecryptionError)) throw new Error(`expected a DecryptionError, got ${String(error)}`);
   return error;
 }
 
