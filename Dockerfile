@@ -25,6 +25,7 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 # server docker-compose.yml runs from the same image; test/ and bench/ stay out.
 COPY tsconfig.json .swcrc ./
 COPY core ./core
+COPY mcp ./mcp
 COPY agents ./agents
 COPY providers ./providers
 COPY pricing ./pricing
