@@ -9,6 +9,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -20,7 +21,7 @@ import { ensureTemporalCli } from '../../temporal-cli/find-cli';
 import { createAgentWorker } from '../../worker/create-worker';
 import { followStream } from '../../client/follow-stream';
 import { sendMessage } from '../../client/send-message';
-import { agentWorkflowType, endSessionSignal, progressQuery } from '../../workflows/definitions';
+import { agentWorkflowType, approveUpdate, denyUpdate, endSessionSignal, interruptUpdate, progressQuery, statusQuery } from '../../workflows/definitions';
 import {
   anthropicBlocksReply,
   anthropicError,
@@ -49,6 +50,8 @@ interface Scenario {
   mcpServers?: Definitions['mcpServers'];
   /** Subscribe to the run's stream while it runs (its polls, an update each, are then in the history too). */
   watch?: boolean;
+  /** What a person does while the run goes on (decide approvals, interrupt), beside the messages. */
+  during?: (handle: WorkflowHandle, server: FakeModelServer) => Promise<void>;
 }
 
 const researcher = defineAgent({
@@ -61,6 +64,21 @@ const researcher = defineAgent({
 const coordinator = defineAgent({ name: 'coordinator', description: 'Delegates.', instructions: 'You delegate.', model: 'openai:gpt-4o-mini', subagents: [researcher] });
 const billing = defineAgent({ name: 'billing', description: 'Answers billing questions.', instructions: 'You do billing.', model: 'anthropic:claude-haiku-4-5' });
 const triage = defineAgent({ name: 'triage', description: 'Routes questions.', instructions: 'You route.', model: 'openai:gpt-4o-mini', handoffs: [billing] });
+
+// Runs until it is cancelled (for recording an interrupt while a tool runs).
+const holdTool = defineTool({
+  name: 'hold',
+  description: 'Waits until it is cancelled.',
+  input: z.object({}),
+  async handler(_input, { signal }) {
+    return new Promise<string>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('cancelled')), { once: true }));
+  },
+});
+
+/** Polls `check` every 200 ms until it holds. */
+async function until(check: () => Promise<boolean> | boolean): Promise<void> {
+  while (!(await check())) await sleep(200);
+}
 
 let flakyCalls = 0;
 // Fails its first attempt, so the recorded history holds a tool retry.
@@ -267,6 +285,49 @@ const scenarios: Scenario[] = [
     messages: ['What does alpha.txt say?', 'And what else is there?'],
     watch: true,
   },
+  {
+    // Two file writes wait for approval: one approved (it runs), one denied with a reason (an error result).
+    name: 'approval-approved-and-denied',
+    input: { prompt: 'Write a.txt and b.txt', model: 'openai:gpt-4o-mini', tools: ['write_file'], approval: { tools: ['write_file'] } },
+    replies: [
+      openaiReply({
+        toolCalls: [
+          { id: 'call_a', name: 'write_file', arguments: { path: 'a.txt', content: 'alpha' } },
+          { id: 'call_b', name: 'write_file', arguments: { path: 'b.txt', content: 'beta' } },
+        ],
+      }),
+      openaiReply({ content: 'Wrote a.txt; b.txt was denied.' }),
+    ],
+    during: async (handle) => {
+      await until(async () => (await handle.query(statusQuery)).pendingApprovals.length === 2);
+      await handle.executeUpdate(approveUpdate, { args: [{ call: 'call_a' }] });
+      await handle.executeUpdate(denyUpdate, { args: [{ call: 'call_b', reason: 'one file is enough' }] });
+    },
+  },
+  {
+    // A session turn interrupted while a tool runs (read_file finished, hold cancelled), then the next message answered.
+    name: 'session-turn-interrupted',
+    input: { model: 'anthropic:claude-haiku-4-5', tools: ['read_file', 'hold'], session: { idleTimeoutSeconds: 600 } },
+    messages: ['Read alpha.txt and hold', 'Just say hi'],
+    replies: [
+      anthropicReply({
+        text: 'Reading and holding.',
+        toolCalls: [
+          { id: 'toolu_read', name: 'read_file', arguments: { path: 'alpha.txt' } },
+          { id: 'toolu_hold', name: 'hold', arguments: {} },
+        ],
+      }),
+      anthropicReply({ text: 'Hi.' }),
+    ],
+    during: async (handle) => {
+      await until(async () => {
+        const status = await handle.query(statusQuery);
+        return status.phase === 'running_tools' && status.toolCallsInFlight.length === 1;
+      });
+      await sleep(500);
+      await handle.executeUpdate(interruptUpdate);
+    },
+  },
 ];
 
 async function main(): Promise<void> {
@@ -286,7 +347,7 @@ async function main(): Promise<void> {
         connection: environment.nativeConnection,
         namespace: 'default',
         taskQueue,
-        tools: [...builtInTools, flakyTool],
+        tools: [...builtInTools, flakyTool, holdTool],
         agents: [coordinator, triage],
         mcpServers: scenario.mcpServers,
         env: server.providerEnv,
@@ -302,6 +363,7 @@ async function main(): Promise<void> {
         const watching = scenario.watch
           ? followStream(environment.client, workflowId, { from: 0, onEvent: () => {} }).catch((error: Error) => console.error(`watching failed: ${error.message}`))
           : undefined;
+        const during = scenario.during?.(handle, server);
         if (scenario.cancelAfterEvents !== undefined) {
           while ((await handle.query(progressQuery)).length < scenario.cancelAfterEvents) await sleep(200);
           while (server.requests.length < 2) await sleep(200);
@@ -310,6 +372,7 @@ async function main(): Promise<void> {
         // Through the client's sendMessage, which follows a message across continue-as-new; a failed turn is part of some scenarios.
         for (const message of scenario.messages ?? []) await sendMessage(environment.client.workflow.getHandle(workflowId), message).catch(() => undefined);
         if (scenario.messages) await handle.signal(endSessionSignal);
+        await during;
         await handle.result().catch(() => undefined);
         await watching;
       });
