@@ -12,7 +12,7 @@ import { createPrepareRun } from './prepare-run';
 import { toolActivity } from './tool-activity';
 import type { TranscriptStore } from './transcript/transcript-store';
 
-export type { ModelCallInput, ModelTurn, TranscriptInput } from './model/model-input';
+export type { ModelCallInput, ModelCallResult, TranscriptInput } from './model/model-input';
 export type { PrepareRunInput, RunSetup, ToolRunSettings } from './prepare-run';
 export type { McpToolsListed } from './mcp/list-mcp-tools';
 export type { ToolActivityInput } from './tool-activity';

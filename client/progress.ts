@@ -8,11 +8,11 @@ const pollDeadlineMs = 3_000;
 
 export function describeEvent(event: ProgressEvent): string {
   switch (event.kind) {
-    case 'model_turn': {
+    case 'model_call': {
       const asked = event.toolCalls.length ? `asked for ${event.toolCalls.join(', ')}` : 'answered';
       // That the model thought shows as tokens, never as its text; a provider that does not count them gets a word.
       const thought = !event.usage.reasoningTokens && event.thought ? 'thought; ' : '';
-      return `turn ${event.turn} · ${event.model} ${asked} (${thought}${describeUsage(event.usage)})`;
+      return `iteration ${event.iteration} · ${event.model} ${asked} (${thought}${describeUsage(event.usage)})`;
     }
     case 'tool_done':
       return `  ${event.isError ? '✗' : '✓'} ${event.summary}`;

@@ -5,7 +5,7 @@ Commands:
       --agent NAME             a registered agent (built-in or from AGENT_DEFINITIONS; see: agents)
       --model provider:model   openai:…, openai-responses:… or anthropic:… (default: the agent's, or $AGENT_MODEL or openai:gpt-4o-mini)
       --workspace DIR          directory the file tools may use (default: the current directory)
-      --max-iterations N       model turns per message before it ends with a summary (default: 20)
+      --max-iterations N       model calls per message before it ends with a summary (default: 20)
       --max-session-tokens N   end the run cleanly once input + output tokens exceed N
       --max-context-tokens N   summarise older turns once a model call's input exceeds N tokens
       --keep-recent-turns N    turns kept verbatim when summarising (default: 4)

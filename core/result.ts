@@ -30,7 +30,7 @@ export interface AgentResult {
   /** The last answer the model gave. */
   answer: string;
   status: AgentStatus;
-  /** Model turns in the tool loop, over the whole run (every run of a session). */
+  /** Model calls (iterations of the tool loop) over the whole run (every run of a session). */
   iterations: number;
   usage: Usage;
   /** User messages answered. */
@@ -45,7 +45,7 @@ export interface AgentResult {
 export interface TurnReply {
   answer: string;
   status: TurnStatus;
-  /** Model turns this message took. */
+  /** Model calls (iterations) this message took. */
   iterations: number;
   /** Tokens this message took (its subagents' included). */
   usage: Usage;
@@ -74,12 +74,12 @@ export function isPending(reply: MessageReply): reply is PendingReply {
 /** A step of a run, in the order it happened; the CLI prints these as progress. */
 export type ProgressEvent =
   /** `thought`: the reply carried thinking (its tokens are in usage.reasoningTokens when the provider counts them). */
-  | { kind: 'model_turn'; turn: number; model: string; toolCalls: string[]; usage: Usage; thought?: true }
-  | { kind: 'tool_done'; turn: number; summary: string; isError: boolean }
+  | { kind: 'model_call'; iteration: number; model: string; toolCalls: string[]; usage: Usage; thought?: true }
+  | { kind: 'tool_done'; iteration: number; summary: string; isError: boolean }
   /** A user message whose turn failed; the session rolled it back and goes on. */
-  | { kind: 'turn_failed'; turn: number; error: string }
+  | { kind: 'turn_failed'; iteration: number; error: string }
   /** The model handed the conversation over to another agent. */
-  | { kind: 'handoff'; turn: number; from: string; to: string };
+  | { kind: 'handoff'; iteration: number; from: string; to: string };
 
 /** A tool call waiting for a person to approve it before it runs. */
 export interface PendingApproval {

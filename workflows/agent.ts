@@ -212,7 +212,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
       } catch (error) {
         if (!input.session || !(error instanceof ApplicationFailure)) throw error;
         rollBack(state, start.checkpoint);
-        state.progress.push({ kind: 'turn_failed', turn: status.iteration, error: error.message });
+        state.progress.push({ kind: 'turn_failed', iteration: status.iteration, error: error.message });
         stream.publish({ type: 'turn_end', turn, status: 'failed', answer: '', error: error.message });
         if (ticket !== undefined) inbox.refuse(ticket, error.message, error.type ?? failureTypes.providerRejected);
         return undefined;

@@ -10,7 +10,7 @@ export const messagesQuery = defineQuery<Message[], [{ from?: number }?]>('messa
 export const statusQuery = defineQuery<AgentStatusSnapshot>('status');
 
 /**
- * Model turns and finished tool calls, in the order they happened, from index
+ * Model calls and finished tool calls, in the order they happened, from index
  * `from` on (counted over every run of a session); the CLI prints them.
  */
 export const progressQuery = defineQuery<ProgressEvent[], [number?]>('progress');

@@ -1,9 +1,9 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import type { ModelCallInput, ModelTurn } from '../activities';
+import type { ModelCallInput, ModelCallResult } from '../activities';
 import { failureTypes } from '../core/errors';
 import type { McpListing } from '../core/mcp';
 
-type ModelActivity = (input: ModelCallInput) => Promise<ModelTurn>;
+type ModelActivity = (input: ModelCallInput) => Promise<ModelCallResult>;
 
 /**
  * A model call that offers MCP tools names the run's listing by id: the worker

@@ -3,7 +3,7 @@ import { failureTypes } from '../core/errors';
 import type { AgentSpec } from '../core/agent-spec';
 import type { ResolvedAgentInput } from '../core/input';
 import type { McpListing } from '../core/mcp';
-import type { CoreActivities, ModelCallInput, ModelTurn } from '../activities';
+import type { CoreActivities, ModelCallInput, ModelCallResult } from '../activities';
 import type { ToolChoice } from '../providers/provider-call';
 import { withMcpListing } from './mcp-listing';
 import type { AgentState } from './state';
@@ -38,7 +38,7 @@ export interface ModelCallRequest {
  * conversation. If the activity's store lacks that transcript, the call is made
  * again with the conversation inline: the store saves bytes, never correctness.
  */
-export async function callModel(input: ResolvedAgentInput, state: AgentState, request: ModelCallRequest): Promise<ModelTurn> {
+export async function callModel(input: ResolvedAgentInput, state: AgentState, request: ModelCallRequest): Promise<ModelCallResult> {
   const activity = withMcpListing(
     proxyActivities<CoreActivities>({
       ...modelActivityOptions,

@@ -1,6 +1,6 @@
 import type { ModelResponse } from '../core/messages';
 
-/** What the loop does after a model turn: one discriminated step instead of nested flags. */
+/** What the loop does after a model call: one discriminated step instead of nested flags. */
 export type NextStep =
   | { kind: 'final_answer' }
   | { kind: 'run_tools' }

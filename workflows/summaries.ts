@@ -17,7 +17,7 @@ export function toolCallSummary(call: ToolCall, parsedArguments?: unknown): stri
  * `openai:gpt-4o-mini turn 3`; `researcher · anthropic:claude-haiku-4-5 turn 2` for an agent other than the
  * default; `… turn 2 · thinking 2048` or `… · effort high` when the call may think (how much, never what).
  */
-export function modelCallSummary(agent: { name: string; model: string; modelSettings?: ModelSettings }, turn: number): string {
+export function modelCallSummary(agent: { name: string; model: string; modelSettings?: ModelSettings }, iteration: number): string {
   const settings = agent.modelSettings ?? {};
   const thinking = [
     settings.thinkingBudget !== undefined && ` · thinking ${settings.thinkingBudget}`,
@@ -25,7 +25,7 @@ export function modelCallSummary(agent: { name: string; model: string; modelSett
   ]
     .filter(Boolean)
     .join('');
-  return `${agent.name === defaultAgentName ? '' : `${agent.name} · `}${agent.model} turn ${turn}${thinking}`;
+  return `${agent.name === defaultAgentName ? '' : `${agent.name} · `}${agent.model} iteration ${iteration}${thinking}`;
 }
 
 export function clip(text: string, limit = maxSummaryChars): string {

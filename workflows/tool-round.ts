@@ -93,7 +93,7 @@ export async function runToolRound(
           status.turnUsage = addUsage(status.turnUsage, usage);
           const index = status.toolCallsInFlight.indexOf(summary);
           if (index >= 0) status.toolCallsInFlight = status.toolCallsInFlight.filter((_, position) => position !== index);
-          state.progress.push({ kind: 'tool_done', turn: iteration, summary, isError: result.isError });
+          state.progress.push({ kind: 'tool_done', iteration, summary, isError: result.isError });
           context.stream.publish({ type: 'tool_result', id: result.toolCallId, summary, isError: result.isError, preview: preview(result.content) });
           context.showDetails();
         },

@@ -5,7 +5,7 @@ import { addUsage } from '../core/messages';
 import { costBudgetOf, spendCheck, withBoundedOutput } from './cost-budget';
 import type { TurnReply, TurnStatus } from '../core/result';
 import { notRunResults } from '../core/tool-pairing';
-import type { ModelTurn, RunSetup } from '../activities';
+import type { ModelCallResult, RunSetup } from '../activities';
 import type { ToolChoice } from '../providers/provider-call';
 import { callModel } from './model-call';
 import { nextStep, type NextStep } from './next-step';
@@ -76,7 +76,7 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
   let previousWasEmpty = false;
 
   const budget = costBudgetOf(input, setup);
-  const modelTurn = async (toolChoice: ToolChoice): Promise<ModelTurn> => {
+  const modelTurn = async (toolChoice: ToolChoice): Promise<ModelCallResult> => {
     status.phase = 'calling_model';
     context.showDetails();
     const current = agent();
@@ -107,7 +107,7 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
   // After a tool round: a handoff passes the conversation on; a spent token budget ends the turn.
   const afterToolRound = (handoff: string | undefined, lastReply: string): TurnReply | undefined => {
     if (handoff) {
-      state.progress.push({ kind: 'handoff', turn: status.iteration, from: state.agent, to: handoff });
+      state.progress.push({ kind: 'handoff', iteration: status.iteration, from: state.agent, to: handoff });
       state.agent = status.agent = handoff;
       status.maxIterations = agent().maxIterations;
       turn.handoffs++;
@@ -188,7 +188,7 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
   return finish(reflection.message.content, 'max_iterations');
 }
 
-function record(state: AgentState, response: ModelTurn, model: string): void {
+function record(state: AgentState, response: ModelCallResult, model: string): void {
   const status = state.status;
   status.usage = addUsage(status.usage, response.usage);
   status.turnUsage = addUsage(status.turnUsage, response.usage);
@@ -197,8 +197,8 @@ function record(state: AgentState, response: ModelTurn, model: string): void {
   // The stored transcript now covers every message including this response; without one, the next call goes inline.
   state.transcript = response.transcript ?? { length: 0 };
   state.progress.push({
-    kind: 'model_turn',
-    turn: status.iteration,
+    kind: 'model_call',
+    iteration: status.iteration,
     model,
     toolCalls: response.message.toolCalls.map((call) => call.name),
     usage: response.usage,

@@ -10,13 +10,13 @@ import type { TranscriptStore } from '../transcript/transcript-store';
 import { heartbeating } from '../heartbeating';
 import { McpCatalog } from '../mcp/mcp-catalog';
 import { classifyProviderError } from './classify-error';
-import type { ModelCallInput, ModelTurn } from './model-input';
+import type { ModelCallInput, ModelCallResult } from './model-input';
 import { callsNeedingApproval } from './approval-check';
 import { checkOutput } from './structured-output';
 import { TextPublisher } from './text-publisher';
 import { withTranscript } from './with-transcript';
 
-export type { ModelCallInput, ModelTurn } from './model-input';
+export type { ModelCallInput, ModelCallResult } from './model-input';
 
 export interface ModelActivityOptions {
   /** The providers, and the tools and agents whose definitions a call names. */
@@ -45,7 +45,7 @@ interface AttemptSpend {
  * heartbeat details, and the attempt that succeeds reports them too.
  */
 export function createModelActivities({ registry, env, transcripts, prices, spans = untracedSpans, mcpCatalog = new McpCatalog() }: ModelActivityOptions) {
-  async function callModel(input: ModelCallInput): Promise<ModelTurn> {
+  async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
     let providerName = 'model';
     let spent: Usage = zeroUsage;
     try {

@@ -42,7 +42,7 @@ export interface ModelCallInput {
   streamAs?: string;
 }
 
-export interface ModelTurn extends ModelResponse {
+export interface ModelCallResult extends ModelResponse {
   /** The transcript that now includes this response, when it could be stored. */
   transcript?: { id: string; length: number };
   /** A final answer that matched the agent's outputSchema, parsed. */

@@ -4,7 +4,7 @@ import { failureTypes } from '../../core/errors';
 import type { Message, ModelResponse } from '../../core/messages';
 import { toolPairingProblems } from '../../core/tool-pairing';
 import type { TranscriptStore } from '../transcript/transcript-store';
-import type { ModelCallInput, ModelTurn } from './model-input';
+import type { ModelCallInput, ModelCallResult } from './model-input';
 import type { ToolChoice } from '../../providers/provider-call';
 
 export const summaryPrompt =
@@ -29,7 +29,7 @@ export async function withTranscript<Response extends ModelResponse>(
   store: TranscriptStore,
   input: ModelCallInput,
   callProvider: (request: ConversationRequest) => Promise<Response>,
-): Promise<ModelTurn & Omit<Response, 'message' | 'finishReason' | 'usage'>> {
+): Promise<ModelCallResult & Omit<Response, 'message' | 'finishReason' | 'usage'>> {
   const conversation = await wholeConversation(store, input);
   // The agent's instructions are the system prompt of each call, not part of the stored conversation.
   const instructions: Message[] = input.instructions ? [{ role: 'system', content: input.instructions }] : [];

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { ModelCallInput, ModelTurn } from '../../activities';
+import type { ModelCallInput, ModelCallResult } from '../../activities';
 import { withTranscript } from '../../activities/model/with-transcript';
 import type { TranscriptStore } from '../../activities/transcript/transcript-store';
 import type { ModelResponse, ToolCall } from '../../core/messages';
@@ -32,7 +32,7 @@ export class ScriptedSessions {
     return session.script(session.turn);
   }
 
-  callModel = async (input: ModelCallInput): Promise<ModelTurn> => {
+  callModel = async (input: ModelCallInput): Promise<ModelCallResult> => {
     const info = Context.current().info;
     if (!info.workflowExecution || !this.transcripts)
       throw new Error('the benchmark model runs as the activity of agent workflows only');

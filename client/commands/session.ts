@@ -56,7 +56,7 @@ export async function endAndReport(session: AgentSession, workflowId: string, ou
       (error) => output.info(`lost the Temporal server (${error.message}); still waiting for the session to end`),
     );
     output.info(
-      `session ${workflowId} ${result.status}: ${result.turns} message(s), ${result.iterations} model turn(s), ` +
+      `session ${workflowId} ${result.status}: ${result.turns} message(s), ${result.iterations} model call(s), ` +
         `${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens${usageSuffix(result.usage)}`,
     );
     if (json) output.result(JSON.stringify({ workflowId, ...result }));
@@ -70,7 +70,7 @@ export async function endAndReport(session: AgentSession, workflowId: string, ou
 /** The reply's status and spend (stderr), then its answer: on stdout, or through `printAnswer` (the end of a streamed answer). */
 export function printReply(reply: TurnReply, output: Output, printAnswer: (answer: string) => void = (answer) => output.result(answer)): void {
   if (reply.status !== 'completed') output.info(`(turn ended with status ${reply.status})`);
-  output.info(`(${reply.iterations} model turn(s), ${reply.usage.inputTokens} input / ${reply.usage.outputTokens} output tokens${usageSuffix(reply.usage)})`);
+  output.info(`(${reply.iterations} model call(s), ${reply.usage.inputTokens} input / ${reply.usage.outputTokens} output tokens${usageSuffix(reply.usage)})`);
   printAnswer(reply.answer);
 }
 

@@ -26,7 +26,7 @@ it('chats line by line: each line is answered on stdout, and /end ends the sessi
   expect(chat.code).toBe(0);
   expect(chat.stdout).toBe('hello, human\ntwo messages so far\n');
   expect(chat.stderr).toMatch(/session agent-\S+ started/);
-  expect(chat.stderr).toMatch(/session agent-\S+ ended: 2 message\(s\), 2 model turn\(s\), 200 input \/ 40 output tokens/);
+  expect(chat.stderr).toMatch(/session agent-\S+ ended: 2 message\(s\), 2 model call\(s\), 200 input \/ 40 output tokens/);
   expect(server.requests[1].body.messages.map((message: { content: string }) => message.content)).toEqual([
     'hi there',
     'hello, human',

@@ -40,7 +40,7 @@ it('runs an agent, prints progress on stderr and one JSON line on stdout; show a
     workflowId: expect.stringMatching(/^cli-/),
     runId: expect.any(String),
   });
-  expect(run.stderr).toContain('turn 1 · openai:gpt-4o-mini asked for read_file');
+  expect(run.stderr).toContain('iteration 1 · openai:gpt-4o-mini asked for read_file');
   expect(run.stderr).toContain('✓ read_file alpha.txt');
   expect(run.stderr).toMatch(/Web UI: http:\/\/localhost:8233\/namespaces\/default\/workflows\/cli-/);
 

@@ -64,12 +64,12 @@ it('runs a thinking tool loop on Anthropic Messages: every thinking block back u
   // The blocks went back exactly as they came: the second reply whole, in its own order.
   expect(bed.server.requests[2].body.messages[3]).toEqual({ role: 'assistant', content: (replies[1] as { json: { content: unknown } }).json.content });
   // Progress and the Web UI show that the model thought, in tokens; never what it thought.
-  expect(run.stderr).toContain('turn 2 · anthropic:claude-sonnet-4-6 asked for read_file (200 in / 80 out tokens, 50 of them thinking, $0.0018)');
+  expect(run.stderr).toContain('iteration 2 · anthropic:claude-sonnet-4-6 asked for read_file (200 in / 80 out tokens, 50 of them thinking, $0.0018)');
   expect(run.stderr).not.toContain('points to b.txt.');
   const summaries = scheduledActivities(await fetchEvents(bed.environment.client, id))
     .filter((activity) => activity.activityType === 'callModel')
     .map((activity) => activity.summary);
-  expect(summaries).toEqual([1, 2, 3].map((turn) => `anthropic:claude-sonnet-4-6 turn ${turn} · thinking 2048`));
+  expect(summaries).toEqual([1, 2, 3].map((turn) => `anthropic:claude-sonnet-4-6 iteration ${turn} · thinking 2048`));
 
   const hidden = await cli(['show', id]);
   expect(hidden.stdout).toContain('[assistant]\n(thought; agent show --thinking prints it)\nReading a.txt.');
@@ -103,7 +103,7 @@ it('runs a thinking tool loop on the OpenAI Responses API: encrypted reasoning b
   }
   const last = bed.server.requests[2].body.input as Array<{ type?: string; call_id?: string }>;
   expect(last.filter((item) => item.type === 'function_call_output').map((item) => item.call_id)).toEqual(['call_a', 'call_b']);
-  expect(run.stderr).toContain('turn 1 · openai-responses:o4-mini asked for read_file (100 in / 60 out tokens, 40 of them thinking, $0.000374)');
+  expect(run.stderr).toContain('iteration 1 · openai-responses:o4-mini asked for read_file (100 in / 60 out tokens, 40 of them thinking, $0.000374)');
 });
 
 it('refuses a thinking budget or a reasoning effort no provider accepts, before anything starts', async () => {

@@ -83,8 +83,8 @@ it('rides out a bucket outage: a model answer that cannot be stored is retried u
 
   await minio.stop();
   await writeFile(gate, '');
-  // Two attempts of turn 2 reach the model and fail to store the answer while the bucket is down.
-  await waitFor('two attempts of turn 2 to fail', () => fake.requests.length >= 3, { timeoutMs: 60_000 });
+  // Two attempts of iteration 2 reach the model and fail to store the answer while the bucket is down.
+  await waitFor('two attempts of iteration 2 to fail', () => fake.requests.length >= 3, { timeoutMs: 60_000 });
   minio = await startServer(port);
 
   expect(await handle.result()).toMatchObject({ answer, status: 'completed', iterations: 2 });

@@ -131,7 +131,7 @@ it(
     // The step's one attempt outlived the restart: its heartbeats and its completion reached the restarted server.
     const starts = activityStarts(await fetchEvents(environment!.client, run.handle.workflowId));
     expect(startOf(starts, 'slow_step across-restart').attempt).toBe(1);
-    expect(startOf(starts, `${model} turn 2`).attempt).toBe(1);
+    expect(startOf(starts, `${model} iteration 2`).attempt).toBe(1);
   },
   testTimeoutMs,
 );
@@ -146,7 +146,7 @@ it(
     );
     const run = await startRun('restart-between-turns');
     await waitFor(
-      'turn 2 to wait for its second attempt',
+      'iteration 2 to wait for its second attempt',
       async () => {
         const pending = (await run.handle.describe()).raw.pendingActivities ?? [];
         return pending.some(
@@ -160,11 +160,11 @@ it(
 
     expect(await run.result).toMatchObject({ answer: 'finished after the pause', status: 'completed', iterations: 2 });
     expect((await run.handle.describe()).status.name).toBe('COMPLETED');
-    // The retry timer was kept in the server's state file: turn 2 was tried exactly twice.
+    // The retry timer was kept in the server's state file: iteration 2 was tried exactly twice.
     expect(fake.requests).toHaveLength(3);
     expect(await run.steps()).toEqual({ first: ['start@worker', 'finish@worker'] });
     const starts = activityStarts(await fetchEvents(environment!.client, run.handle.workflowId));
-    expect(startOf(starts, `${model} turn 2`).attempt).toBe(2);
+    expect(startOf(starts, `${model} iteration 2`).attempt).toBe(2);
   },
   testTimeoutMs,
 );

@@ -81,11 +81,11 @@ it('finishes a run on the other worker when one is killed mid-turn, repeating no
   });
   const events = await fetchEvents(environment.client, handle.workflowId);
   const starts = activityStarts(events);
-  expect(startOf(starts, `${model} turn 1`)).toMatchObject({ attempt: 1, identity: 'worker-a' });
-  expect(startOf(starts, `${model} turn 2`)).toMatchObject({ attempt: 1, identity: 'worker-a' });
+  expect(startOf(starts, `${model} iteration 1`)).toMatchObject({ attempt: 1, identity: 'worker-a' });
+  expect(startOf(starts, `${model} iteration 2`)).toMatchObject({ attempt: 1, identity: 'worker-a' });
   expect(startOf(starts, 'slow_step second')).toMatchObject({ attempt: 2, identity: 'worker-b' });
   // B made the last call from A's transcript in the bucket: no call was resent with the conversation inline.
-  expect(startOf(starts, `${model} turn 3`)).toMatchObject({ attempt: 1, identity: 'worker-b' });
+  expect(startOf(starts, `${model} iteration 3`)).toMatchObject({ attempt: 1, identity: 'worker-b' });
   expect(scheduledActivities(events).filter((activity) => activity.activityType === 'callModel')).toHaveLength(3);
   expect(fake.requests[2].body.messages.map((message: { role: string }) => message.role)).toEqual([
     'user',

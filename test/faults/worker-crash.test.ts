@@ -121,13 +121,13 @@ it(
     const { killedAt, workerB } = await run.replaceWorker();
 
     const closedAt = await expectCompleted(run, 'done despite the crash', 2);
-    // Turn 1 once; turn 2 twice (in flight at the kill, then its retry), with the same conversation.
+    // Iteration 1 once; iteration 2 twice (in flight at the kill, then its retry), with the same conversation.
     expect(fake.requests).toHaveLength(3);
     expect(fake.requests[2].body.messages).toEqual(fake.requests[1].body.messages);
     expect(await run.steps()).toEqual({ first: ['start@worker-a', 'finish@worker-a'] });
     const starts = await run.starts();
-    expect(startOf(starts, `${model} turn 1`)).toMatchObject({ attempt: 1, identity: 'worker-a' });
-    const retried = startOf(starts, `${model} turn 2`);
+    expect(startOf(starts, `${model} iteration 1`)).toMatchObject({ attempt: 1, identity: 'worker-a' });
+    const retried = startOf(starts, `${model} iteration 2`);
     expect(retried).toMatchObject({ attempt: 2, identity: 'worker-b' });
     expectRetriedInTime(retried, { killedAt, workerB, noticeMs: heartbeatTimeoutMs, closedAt });
   },
@@ -180,7 +180,7 @@ it(
     );
     const run = await startRun('kill-between-turns');
     await waitFor(
-      'turn 2 to wait for its second attempt, with nothing running',
+      'iteration 2 to wait for its second attempt, with nothing running',
       async () => {
         const pending = (await run.handle.describe()).raw.pendingActivities ?? [];
         return pending.some(
@@ -196,8 +196,8 @@ it(
     expect(fake.requests).toHaveLength(3);
     expect(await run.steps()).toEqual({ first: ['start@worker-a', 'finish@worker-a'] });
     const starts = await run.starts();
-    expect(startOf(starts, `${model} turn 1`)).toMatchObject({ attempt: 1, identity: 'worker-a' });
-    const retried = startOf(starts, `${model} turn 2`);
+    expect(startOf(starts, `${model} iteration 1`)).toMatchObject({ attempt: 1, identity: 'worker-a' });
+    const retried = startOf(starts, `${model} iteration 2`);
     expect(retried).toMatchObject({ attempt: 2, identity: 'worker-b' });
     // The next attempt came when Retry-After said, not after a timeout of the dead worker.
     expect(retried.startedAt - fake.requests[1].receivedAt).toBeGreaterThanOrEqual(retryAfterMs - 1_000);

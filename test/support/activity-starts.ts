@@ -12,7 +12,7 @@ type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
  */
 export interface ActivityStart {
   activityType: string;
-  /** The summary the workflow gave the activity: `openai:gpt-4o-mini turn 2`, `slow_step first`. */
+  /** The summary the workflow gave the activity: `openai:gpt-4o-mini iteration 2`, `slow_step first`. */
   summary?: string;
   attempt: number;
   identity: string;

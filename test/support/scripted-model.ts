@@ -1,4 +1,4 @@
-import type { ModelCallInput, ModelTurn } from '../../activities';
+import type { ModelCallInput, ModelCallResult } from '../../activities';
 import { MemoryTranscriptStore } from '../../activities/transcript/transcript-store';
 import { withTranscript } from '../../activities/model/with-transcript';
 import type { FinishReason, Message, ModelResponse, ToolCall } from '../../core/messages';
@@ -42,7 +42,7 @@ export class ScriptedModel {
     ]);
   }
 
-  callModel = async (input: ModelCallInput): Promise<ModelTurn> =>
+  callModel = async (input: ModelCallInput): Promise<ModelCallResult> =>
     withTranscript(this.transcripts, input, async ({ messages, tools, toolChoice }) => {
       const offeredTools = toolChoice === 'none' ? [] : tools;
       const request: ScriptedRequest = { ...structuredClone(input), messages: structuredClone(messages), offeredTools };

@@ -172,9 +172,9 @@ describe('a finished run', () => {
   it('names each activity by what it did', async () => {
     await ui.open(ref(finished), 'user-metadata');
     const expected = [
-      `Activity ${model} turn 1 Completed`,
+      `Activity ${model} iteration 1 Completed`,
       'Activity read_file alpha.txt Completed',
-      `Activity ${model} turn 2 Completed`,
+      `Activity ${model} iteration 2 Completed`,
     ];
     expect(await ui.eventsWithMetadata(sameRows(expected))).toEqual(expected);
   });
@@ -233,9 +233,9 @@ describe('a running run', () => {
     expect(current).toContain(`running tools · iteration 2 of 20 · model ${model}`);
     expect(current).toContain('tools running: slow_step long job');
     const events = [
-      `Activity ${model} turn 1 Completed`,
+      `Activity ${model} iteration 1 Completed`,
       'Activity read_file beta.txt Completed',
-      `Activity ${model} turn 2 Completed`,
+      `Activity ${model} iteration 2 Completed`,
       'Activity slow_step long job Scheduled',
     ];
     expect(await ui.eventsWithMetadata(sameRows(events))).toEqual(events);
