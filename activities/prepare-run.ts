@@ -7,6 +7,7 @@ import type { McpListing, McpToolOrigin, McpToolRequest } from '../core/mcp';
 import { parseModelId } from '../core/model-id';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import { assertInsideRoot, assertWorkspaceDirectory } from '../tools/workspace';
+import { timingMark } from '../telemetry/startup-timing';
 
 export interface PrepareRunInput {
   agent: string;
@@ -49,6 +50,7 @@ export interface RunSetup {
  */
 export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string, prices: PriceTable) {
   return async function prepareRun(input: PrepareRunInput): Promise<RunSetup> {
+    timingMark('prepareRun started');
     try {
       const agents = registry.reachable(input.agent);
       const entry = withOverrides(agents[input.agent], input.overrides);

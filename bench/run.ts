@@ -6,6 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { encryption } from './encryption';
+import { firstRun } from './first-run';
 import { historyBytes } from './history-bytes';
 import { objectStorage } from './object-storage';
 import { overhead } from './overhead';
@@ -21,7 +22,7 @@ import { log } from './support/log';
 import { runLoopSession } from './support/loop-session';
 import type { Session } from './support/session';
 
-const benchmarks: Benchmark[] = [peer, historyBytes, overhead, parallel, replay, sessions, objectStorage, encryption, streaming];
+const benchmarks: Benchmark[] = [peer, historyBytes, overhead, parallel, replay, sessions, objectStorage, encryption, streaming, firstRun];
 
 const usage = [
   `usage: npm run bench -- [${benchmarks.map((benchmark) => benchmark.name).join(' | ')} ...] [--quick]`,

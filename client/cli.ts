@@ -14,6 +14,7 @@ import { toolsCommand } from './commands/tools';
 import { watchCommand } from './commands/watch';
 import { InvalidInputError } from './start-agent';
 import { usage, UsageError } from './usage';
+import { timingMark } from '../telemetry/startup-timing';
 
 const commands: Record<string, (argv: string[], output: Output) => Promise<number>> = {
   run: runCommand,
@@ -62,6 +63,7 @@ function isParseArgsError(error: unknown): boolean {
 }
 
 if (require.main === module) {
+  timingMark('modules loaded');
   // Into a pipe, stdout is written asynchronously: exiting at once would cut a long answer
   // (a 2 MB `show --json`) short. An empty write calls back once everything before it is out.
   main(process.argv.slice(2)).then((code) => process.stdout.write('', () => process.stderr.write('', () => process.exit(code))));

@@ -1,8 +1,10 @@
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { agentDataConverter } from '../storage/data-converter';
 import { startTracing } from '../telemetry/tracing';
+import { cacheDirectory } from '../temporal-cli/find-cli';
 import { createAgentWorker } from '../worker/create-worker';
 import { defaultWorkspaceRoot, loadConnectionSettings, taskQueue as configuredTaskQueue } from '../worker/settings';
 import { statusQuery } from '../workflows/definitions';
@@ -11,6 +13,7 @@ import { portAnswers, startEmbeddedServer } from './embedded-server';
 import { cliRegistry } from './cli-registry';
 import { cliRetryInterceptors } from './grpc-retry';
 import { webUiBase } from './web-ui';
+import { timingMark } from '../telemetry/startup-timing';
 
 export interface AgentSession {
   client: Client;
@@ -56,13 +59,17 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
   };
 
   try {
+    timingMark('settings loaded');
     const embedded = !settings.addressConfigured && !(await portAnswers(7233));
     if (embedded && options.ensureWorker) await options.beforeOwnWorker?.();
+    timingMark(embedded ? 'no server on 7233: starting the embedded one' : 'server found');
     const server = embedded ? await startEmbeddedServer(options.log) : undefined;
+    if (server) timingMark('embedded server serving');
     if (server) closers.push(server.stop);
     const connectionOptions = server ? { address: server.address } : settings.connectionOptions;
     const connection = await Connection.connect({ ...connectionOptions, interceptors: cliRetryInterceptors() });
     closers.push(() => connection.close());
+    timingMark('client connected');
     const client = new Client({ connection, namespace, dataConverter, ...(tracing && { interceptors: tracing.clientInterceptors }) });
 
     let workerStarted = false;
@@ -75,10 +82,20 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
       // up to run what follows), and close() shuts the worker down.
       Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });
       const nativeConnection = await NativeConnection.connect(connectionOptions);
+      timingMark('worker connected');
       closers.push(() => nativeConnection.close());
       // The embedded worker serves workspaces under the directory the user ran the command in (or AGENT_WORKSPACE_ROOT).
       const workspaceRoot = defaultWorkspaceRoot(process.env, invocationDirectory());
-      const worker = await createAgentWorker({ connection: nativeConnection, namespace, taskQueue, workspaceRoot, registry: cliRegistry() });
+      const worker = await createAgentWorker({
+        connection: nativeConnection,
+        namespace,
+        taskQueue,
+        workspaceRoot,
+        registry: cliRegistry(),
+        // Bundling the workflows takes seconds; the CLI keeps the bundle between runs (rebuilt when its sources change).
+        workflowBundleCache: path.join(cacheDirectory(), 'workflow-bundles'),
+      });
+      timingMark('worker created');
       const running = worker.run();
       closers.push(async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -8,8 +8,15 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { devServerArgs } from '../temporal-cli/dev-server-options';
 import { ensureTemporalCli } from '../temporal-cli/find-cli';
 
-export const embeddedAddress = '127.0.0.1:7233';
 const startupTimeoutMs = 60_000;
+
+/** The embedded server's ports: 7233 and 8233, as the Temporal CLI's own; the first-run benchmark picks free ones. */
+export interface EmbeddedPorts {
+  port: number;
+  uiPort: number;
+}
+
+const embeddedPorts: EmbeddedPorts = { port: 7233, uiPort: 8233 };
 
 export interface EmbeddedServer {
   address: string;
@@ -28,20 +35,22 @@ export function embeddedStateFile(env: NodeJS.ProcessEnv = process.env): string 
  * its state in a file. It lives as long as this process. The server's own
  * output is kept off stdout, which belongs to the agent's answer.
  */
-export async function startEmbeddedServer(log: (line: string) => void): Promise<EmbeddedServer> {
+export async function startEmbeddedServer(log: (line: string) => void, ports: EmbeddedPorts = embeddedPorts): Promise<EmbeddedServer> {
+  const { port, uiPort } = ports;
+  const address = `127.0.0.1:${port}`;
   const executable = await ensureTemporalCli(log);
   const dbFilename = embeddedStateFile();
   await mkdir(path.dirname(dbFilename), { recursive: true });
-  log(`starting a local Temporal dev server (state in ${dbFilename}; Web UI http://localhost:8233)`);
+  log(`starting a local Temporal dev server (state in ${dbFilename}; Web UI http://localhost:${uiPort})`);
   if (executable.type === 'cached-download') {
     // No local binary: the SDK downloads one (needs internet) and runs it.
     const environment = await TestWorkflowEnvironment.createLocal({
       server: {
         executable,
         ip: '127.0.0.1',
-        port: 7233,
+        port,
         ui: true,
-        uiPort: 8233,
+        uiPort,
         dbFilename,
         extraArgs: ['--log-level', 'error', ...devServerArgs],
       },
@@ -56,9 +65,9 @@ export async function startEmbeddedServer(log: (line: string) => void): Promise<
       '--ip',
       '127.0.0.1',
       '--port',
-      '7233',
+      String(port),
       '--ui-port',
-      '8233',
+      String(uiPort),
       '--db-filename',
       dbFilename,
       '--log-level',
@@ -72,20 +81,20 @@ export async function startEmbeddedServer(log: (line: string) => void): Promise<
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   try {
-    await waitUntilServing(child, () => stderr);
+    await waitUntilServing(child, address, () => stderr);
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
   }
-  return { address: embeddedAddress, stop: () => stopChild(child) };
+  return { address, stop: () => stopChild(child) };
 }
 
-async function waitUntilServing(child: ChildProcess, stderr: () => string): Promise<void> {
+async function waitUntilServing(child: ChildProcess, address: string, stderr: () => string): Promise<void> {
   const deadline = Date.now() + startupTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the Temporal dev server exited with ${child.exitCode}: ${stderr().trim()}`);
-    if (await portAnswers(7233)) {
-      const connection = await Connection.connect({ address: embeddedAddress, connectTimeout: 2_000 }).catch(() => undefined);
+    if (await portAnswers(Number(address.split(':')[1]))) {
+      const connection = await Connection.connect({ address, connectTimeout: 2_000 }).catch(() => undefined);
       const ready = await connection?.workflowService
         .describeNamespace({ namespace: 'default' })
         .then(() => true)

@@ -15,6 +15,7 @@ import { callsNeedingApproval } from './approval-check';
 import { checkOutput } from './structured-output';
 import { TextPublisher } from './text-publisher';
 import { withTranscript } from './with-transcript';
+import { timingMark } from '../../telemetry/startup-timing';
 
 export type { ModelCallInput, ModelCallResult } from './model-input';
 
@@ -46,6 +47,7 @@ interface AttemptSpend {
  */
 export function createModelActivities({ registry, env, transcripts, prices, spans = untracedSpans, mcpCatalog = new McpCatalog() }: ModelActivityOptions) {
   async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
+    timingMark('callModel started');
     let providerName = 'model';
     let spent: Usage = zeroUsage;
     try {

@@ -17,6 +17,7 @@ import { StreamPrinter } from '../stream-printer';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers, streamWanted } from './agent-flags';
 import { usageSuffix } from '../usage-text';
 import { failureMessage, type Output } from './output';
+import { timingMark } from '../../telemetry/startup-timing';
 
 export async function runCommand(argv: string[], output: Output): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -33,6 +34,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
   try {
     const handle = await startAgent(session.client, input, { taskQueue: session.taskQueue, workflowId: values.id });
     const runId = handle.firstExecutionRunId;
+    timingMark('workflow started');
     output.info(`started ${handle.workflowId} (run ${runId})`);
     const link = runLink(session.uiBase, session.namespace, handle.workflowId, runId);
     if (link) output.info(`Web UI: ${link}`);
