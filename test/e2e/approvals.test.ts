@@ -49,14 +49,22 @@ const editor = defineAgent({
 type Cli = (args: string[]) => ReturnType<typeof runCli>;
 
 /** A worker in this process (with the deploy tool and the editor agent) while `body` drives the CLI against it. */
-async function withWorker<T>(body: (cli: Cli, start: (args: string[]) => ReturnType<typeof collect>) => Promise<T>): Promise<T> {
+/** A CLI started without waiting: its result, and what it has printed on stderr so far. */
+type Started = ReturnType<typeof collect> & { stderrSoFar(): string };
+
+async function withWorker<T>(body: (cli: Cli, start: (args: string[]) => Started) => Promise<T>): Promise<T> {
   const taskQueue = uniqueTaskQueue('approvals');
   const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, tools: [deployTool], agents: [editor] });
   const env = { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue };
   return worker.runUntil(() =>
     body(
       (args) => runCli(args, env),
-      (args) => collect(spawnCli(args, env, { stdin: 'ignore' })),
+      (args) => {
+        const child = spawnCli(args, env, { stdin: 'ignore' });
+        let stderr = '';
+        child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        return Object.assign(collect(child), { stderrSoFar: () => stderr });
+      },
     ),
   );
 }
@@ -92,6 +100,7 @@ it('a run waits for approval (awaiting_approval in the status query and the Web 
     const run = start(['run', 'write two notes', '--approve-tools', 'write_file', '--workspace', workspace, '--id', id, '--json']);
     const waiting = await waitForApprovals(id, 2);
     expect(waiting.phase).toBe('awaiting_approval');
+    await waitFor('the run to print the approval request', () => run.stderrSoFar().includes(`waiting for approval: write_file notes.txt; decide with: agent approve ${id} --call w1`));
     expect(waiting.pendingApprovals.map(({ askedAt: _askedAt, ...request }) => request)).toEqual([
       { id: 'w1', tool: 'write_file', summary: 'write_file notes.txt', agents: ['default'] },
       { id: 'w2', tool: 'write_file', summary: 'write_file other.txt', agents: ['default'] },
@@ -206,12 +215,14 @@ it("a subagent's approval request surfaces at the top-level run with the agents 
     // The child run, whose call it is, waits on it under its own id.
     expect((await status(`${id}/toolu_sub`)).pendingApprovals).toMatchObject([{ id: 'call_w', agents: ['writer'] }]);
 
+    // The run's CLI (no terminal) says how to decide it; it polls, so the decision waits until it has said so.
+    const asked = 'waiting for approval: write_file report.txt (asked by editor → writer)';
+    await waitFor('the run to print the approval request', () => run.stderrSoFar().includes(asked));
     const approved = await cli(['approve', id, '--call', 'toolu_sub/call_w']);
     expect(approved.code).toBe(0);
     const finished = await run;
     expect(finished.code).toBe(0);
     expect(lastJsonLine(finished.stdout)).toMatchObject({ status: 'completed', answer: 'the writer wrote the report' });
-    expect(finished.stderr).toContain('waiting for approval: write_file report.txt (asked by editor → writer)');
     expect((await status(id)).pendingApprovals).toEqual([]);
   });
   expect(await readFile(path.join(workspace, 'report.txt'), 'utf8')).toBe('all good');

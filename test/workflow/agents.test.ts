@@ -276,7 +276,7 @@ describe('handoffs', () => {
         isError: false,
       },
     ]);
-    expect(progress).toContainEqual({ kind: 'handoff', turn: 1, from: 'triage', to: 'billing' });
+    expect(progress).toContainEqual({ kind: 'handoff', iteration: 1, from: 'triage', to: 'billing' });
   });
 
   it('keeps the agent a handoff chose across continue-as-new', async () => {
