@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
-import { access, constants, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheDirectory } from '../temporal-cli/find-cli';
+import { hasGo, isExecutable, runCommand } from '../temporal-cli/build-tools';
 
 /**
  * The MinIO server the tests use as their S3. MinIO's release tags (RELEASE.2025-…) are
@@ -39,39 +39,17 @@ export async function ensureMinio(log: (line: string) => void = () => {}): Promi
   const found = await findMinio();
   if (found) return found;
   const target = cachedMinioPath();
-  if (!(await succeeds('go', ['version']))) {
+  if (!(await hasGo())) {
     throw new Error(
       `MinIO is not installed and Go is not available to build it: install Go, or set MINIO_PATH to a minio binary`,
     );
   }
   log(`Building MinIO ${minioVersion} with go install into ${path.dirname(target)} (once; takes a few minutes)...`);
   await mkdir(path.dirname(target), { recursive: true });
-  await run('go', ['install', `${modulePath}@${minioVersion}`], {
+  await runCommand('go', ['install', `${modulePath}@${minioVersion}`], {
     ...process.env,
     GOBIN: path.dirname(target),
     CGO_ENABLED: '0',
   });
   return target;
-}
-
-function succeeds(command: string, args: string[]): Promise<boolean> {
-  return run(command, args, process.env, 'ignore').then(
-    () => true,
-    () => false,
-  );
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, output: 'inherit' | 'ignore' = 'inherit'): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', output, output] });
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))));
-  });
-}
-
-async function isExecutable(file: string): Promise<boolean> {
-  return access(file, constants.X_OK).then(
-    () => true,
-    () => false,
-  );
 }

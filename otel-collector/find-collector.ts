@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { access, constants, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheDirectory } from '../temporal-cli/find-cli';
+import { hasGo, isExecutable, runCommand } from '../temporal-cli/build-tools';
 
 /**
  * The tests' OTLP receiver: an OpenTelemetry Collector with the OTLP receiver
@@ -42,7 +42,7 @@ export async function findCollector(env: NodeJS.ProcessEnv = process.env): Promi
 export async function ensureCollector(log: (line: string) => void = () => {}): Promise<string> {
   const found = await findCollector();
   if (found) return found;
-  if (!(await succeeds('go', ['version']))) {
+  if (!(await hasGo())) {
     throw new Error(
       'the OpenTelemetry Collector is not built and Go is not available to build it: install Go, or set OTELCOL_PATH',
     );
@@ -55,7 +55,7 @@ export async function ensureCollector(log: (line: string) => void = () => {}): P
   );
   const builderDirectory = path.join(root, `builder-${builderVersion}`);
   await mkdir(builderDirectory, { recursive: true });
-  await run('go', ['install', `${builderModule}@${builderVersion}`], {
+  await runCommand('go', ['install', `${builderModule}@${builderVersion}`], {
     ...process.env,
     GOBIN: builderDirectory,
     CGO_ENABLED: '0',
@@ -70,7 +70,7 @@ export async function ensureCollector(log: (line: string) => void = () => {}): P
     );
     const manifestCopy = path.join(buildDirectory, 'builder-config.yaml');
     await writeFile(manifestCopy, manifest);
-    await run(path.join(builderDirectory, 'builder'), [`--config=${manifestCopy}`], { ...process.env, CGO_ENABLED: '0' });
+    await runCommand(path.join(builderDirectory, 'builder'), [`--config=${manifestCopy}`], { ...process.env, CGO_ENABLED: '0' });
     await mkdir(path.dirname(target), { recursive: true });
     await rename(path.join(buildDirectory, binaryName), target);
   } finally {
@@ -78,27 +78,4 @@ export async function ensureCollector(log: (line: string) => void = () => {}): P
   }
   log(`Built the OpenTelemetry Collector in ${Math.round((Date.now() - started) / 1000)} s: ${target}`);
   return target;
-}
-
-function succeeds(command: string, args: string[]): Promise<boolean> {
-  return run(command, args, process.env, 'ignore').then(
-    () => true,
-    () => false,
-  );
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, output: 'inherit' | 'ignore' = 'inherit'): Promise<void> {
-  return new Promise((resolve, reject) => {
-    // The builder logs to stdout; stdout of `npm run otelcol:install` is kept for the binary's path.
-    const child = spawn(command, args, { env, stdio: ['ignore', output === 'inherit' ? process.stderr : 'ignore', output] });
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))));
-  });
-}
-
-async function isExecutable(file: string): Promise<boolean> {
-  return access(file, constants.X_OK).then(
-    () => true,
-    () => false,
-  );
 }

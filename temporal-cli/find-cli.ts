@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
-import { access, constants, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { hasGo, isExecutable, runCommand } from './build-tools';
 
 /** The newest CLI tag that still builds with a plain `go install` (later tags carry replace directives). */
 export const temporalCliVersion = 'v1.5.1';
@@ -53,27 +53,5 @@ export async function ensureTemporalCli(log: (line: string) => void = () => {}):
 
 async function buildWithGo(binDirectory: string): Promise<void> {
   await mkdir(binDirectory, { recursive: true });
-  await run('go', ['install', `${modulePath}@${temporalCliVersion}`], { ...process.env, GOBIN: binDirectory, CGO_ENABLED: '0' });
-}
-
-async function hasGo(): Promise<boolean> {
-  return run('go', ['version'], process.env).then(
-    () => true,
-    () => false,
-  );
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'inherit', 'inherit'] });
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))));
-  });
-}
-
-async function isExecutable(file: string): Promise<boolean> {
-  return access(file, constants.X_OK).then(
-    () => true,
-    () => false,
-  );
+  await runCommand('go', ['install', `${modulePath}@${temporalCliVersion}`], { ...process.env, GOBIN: binDirectory, CGO_ENABLED: '0' });
 }
