@@ -77,10 +77,12 @@ async function realLocation(target: string, requested: string): Promise<string> 
  * client names. Returns the workspace's real path.
  */
 export async function assertInsideRoot(root: string, workspace: string): Promise<string> {
-  const realRoot = await realpath(root);
-  const real = await realpath(workspace).catch(() => {
-    throw new Error(`workspace "${workspace}" is not an existing directory`);
-  });
+  const [realRoot, real] = await Promise.all([
+    realpath(root),
+    realpath(workspace).catch(() => {
+      throw new Error(`workspace "${workspace}" is not an existing directory`);
+    }),
+  ]);
   if (!isInside(realRoot, real)) {
     throw new Error(`workspace "${workspace}" is outside this worker's workspace root "${root}" (AGENT_WORKSPACE_ROOT)`);
   }

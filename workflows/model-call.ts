@@ -37,8 +37,12 @@ export interface ModelCallRequest {
  * activity last stored, so each call adds new content to history, not the whole
  * conversation. If the activity's store lacks that transcript, the call is made
  * again with the conversation inline: the store saves bytes, never correctness.
+ *
+ * Written with `then`, not async/await: each promise a workflow makes costs a
+ * stack trace in the SDK's promise hook, on every iteration and at every replay
+ * (BENCHMARKS.md, "Fewer promises per iteration").
  */
-export async function callModel(input: ResolvedAgentInput, state: AgentState, request: ModelCallRequest): Promise<ModelCallResult> {
+export function callModel(input: ResolvedAgentInput, state: AgentState, request: ModelCallRequest): Promise<ModelCallResult> {
   const activity = withMcpListing(
     proxyActivities<CoreActivities>({
       ...modelActivityOptions,
@@ -64,19 +68,15 @@ export async function callModel(input: ResolvedAgentInput, state: AgentState, re
   };
   const { id, length } = state.transcript;
   state.modelCallsThisRun++;
-  try {
-    if (id && length <= state.messages.length) {
-      try {
-        return await activity({ ...base, transcript: { base: id, baseLength: length, messages: state.messages.slice(length) } });
-      } catch (error) {
-        if (!isTranscriptUnavailable(error)) throw error;
-        state.modelCallsThisRun++;
-      }
-    }
-    return await activity(base);
-  } catch (error) {
+  const failed = (error: unknown): never => {
     throw runFailure(error);
-  }
+  };
+  if (!id || length > state.messages.length) return activity(base).then(undefined, failed);
+  return activity({ ...base, transcript: { base: id, baseLength: length, messages: state.messages.slice(length) } }).then(undefined, (error: unknown) => {
+    if (!isTranscriptUnavailable(error)) failed(error);
+    state.modelCallsThisRun++;
+    return activity(base).then(undefined, failed);
+  });
 }
 
 function isTranscriptUnavailable(error: unknown): boolean {

@@ -42,7 +42,7 @@ export interface ToolRound {
  * goes wrong with a call becomes an error result for the model; only
  * cancellation propagates.
  */
-export async function runToolCalls(calls: ToolCall[], context: ToolRunContext): Promise<ToolRound> {
+export function runToolCalls(calls: ToolCall[], context: ToolRunContext): Promise<ToolRound> {
   const results: ToolResultMessage[] = new Array(calls.length);
   let handoff: string | undefined;
   const work: number[] = [];
@@ -58,6 +58,17 @@ export async function runToolCalls(calls: ToolCall[], context: ToolRunContext): 
     if (reason === undefined) handoff = kind.agent;
     results[index] = finish(context, call.name, resultOf(call, reason ?? `Transferred the conversation to the agent "${kind.agent}".`, reason !== undefined));
   });
+  const round = (): ToolRound => ({ results, ...(handoff !== undefined && { handoff }) });
+  if (work.length === 0) return Promise.resolve(round());
+  // One call, the usual round, goes without lanes and without async layers: each promise a workflow makes costs a
+  // stack trace in the SDK's promise hook, on every iteration and at every replay.
+  if (work.length === 1) {
+    const [index] = work;
+    return runOne(calls[index], context).then((result) => {
+      results[index] = result;
+      return round();
+    });
+  }
   let next = 0;
   const lane = async () => {
     while (next < work.length) {
@@ -65,38 +76,47 @@ export async function runToolCalls(calls: ToolCall[], context: ToolRunContext): 
       results[index] = await runOne(calls[index], context);
     }
   };
-  // One call, the usual round, needs no lanes: every promise costs a stack trace in the SDK's promise hook, at
-  // every replay of every round.
-  if (work.length === 1) results[work[0]] = await runOne(calls[work[0]], context);
-  else await Promise.all(Array.from({ length: Math.min(context.maxConcurrent, work.length) }, lane));
-  return { results, ...(handoff !== undefined && { handoff }) };
+  return Promise.all(Array.from({ length: Math.min(context.maxConcurrent, work.length) }, lane)).then(round);
 }
 
-async function runOne(call: ToolCall, context: ToolRunContext): Promise<ToolResultMessage> {
+/** One call's result; a call that is answered without running anything is answered at once. */
+function runOne(call: ToolCall, context: ToolRunContext): Promise<ToolResultMessage> {
   const done = (summary: string, content: string, isError: boolean, usage = zeroUsage) => finish(context, summary, resultOf(call, content, isError), usage);
   const kind = toolKind(context.agent, call.name);
   if (!kind || (kind.kind === 'subagent' && !context.runSubagent)) {
     const available = [...context.agent.tools, ...(context.runSubagent ? context.agent.subagents : [])].join(', ') || 'none';
-    return done(call.name, `Error: unknown tool "${call.name}". Available tools: ${available}.`, true);
+    return Promise.resolve(done(call.name, `Error: unknown tool "${call.name}". Available tools: ${available}.`, true));
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(call.arguments || '{}');
   } catch (error) {
-    return done(call.name, `Error: arguments for ${call.name} are not valid JSON (${(error as Error).message}).`, true);
+    return Promise.resolve(done(call.name, `Error: arguments for ${call.name} are not valid JSON (${(error as Error).message}).`, true));
   }
   const summary = toolCallSummary(call, parsed);
+  if (context.needsApproval(call) || kind.kind === 'subagent') return runGated(call, parsed, summary, context, done);
+  return runTool(call, parsed, summary, context, done);
+}
+
+type Done = (summary: string, content: string, isError: boolean, usage?: Usage) => ToolResultMessage;
+
+/** A call that waits for a person's approval first, or a subagent's child workflow. */
+async function runGated(call: ToolCall, parsed: unknown, summary: string, context: ToolRunContext, done: Done): Promise<ToolResultMessage> {
   if (context.needsApproval(call)) {
     const decision = await context.approve(call, summary);
     if (!decision.approved) return done(summary, `Error: not run: ${decision.reason}`, true);
   }
-  if (kind.kind === 'subagent') {
-    const task = (parsed as { task?: unknown } | null)?.task;
-    if (typeof task !== 'string' || !task.trim()) return done(summary, `Error: ${call.name} takes {"task": "<what to do>"}.`, true);
-    context.onStart(summary, call);
-    const outcome = await context.runSubagent!({ callId: call.id, agent: kind.agent, task });
-    return done(summary, outcome.content, outcome.isError, outcome.usage);
-  }
+  const kind = toolKind(context.agent, call.name);
+  if (kind?.kind !== 'subagent') return runTool(call, parsed, summary, context, done);
+  const task = (parsed as { task?: unknown } | null)?.task;
+  if (typeof task !== 'string' || !task.trim()) return done(summary, `Error: ${call.name} takes {"task": "<what to do>"}.`, true);
+  context.onStart(summary, call);
+  const outcome = await context.runSubagent!({ callId: call.id, agent: kind.agent, task });
+  return done(summary, outcome.content, outcome.isError, outcome.usage);
+}
+
+/** A tool as an activity of its own name; anything but cancellation becomes an error result for the model. */
+function runTool(call: ToolCall, parsed: unknown, summary: string, context: ToolRunContext, done: Done): Promise<ToolResultMessage> {
   const settings = context.tools[call.name];
   context.onStart(summary, call);
   const activity = proxyActivities<Record<string, (input: ToolActivityInput) => Promise<string>>>({
@@ -106,13 +126,19 @@ async function runOne(call: ToolCall, context: ToolRunContext): Promise<ToolResu
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: { maximumAttempts: settings.maximumAttempts, initialInterval: settings.initialRetryInterval, backoffCoefficient: 2 },
   })[call.name];
+  let running: Promise<string>;
   try {
-    const output = await activity({ arguments: parsed, workspace: context.workspace, callId: call.id, ...(settings.mcp && { mcp: settings.mcp }) });
-    return done(summary, output, false);
+    running = activity({ arguments: parsed, workspace: context.workspace, callId: call.id, ...(settings.mcp && { mcp: settings.mcp }) });
   } catch (error) {
-    if (isCancellation(error)) throw error;
-    return done(summary, `Error: ${describeToolFailure(call.name, error, settings)}`, true);
+    running = Promise.reject(error);
   }
+  return running.then(
+    (output) => done(summary, output, false),
+    (error: unknown) => {
+      if (isCancellation(error)) throw error;
+      return done(summary, `Error: ${describeToolFailure(call.name, error, settings)}`, true);
+    },
+  );
 }
 
 function resultOf(call: ToolCall, content: string, isError: boolean): ToolResultMessage {

@@ -3,7 +3,7 @@ import { addUsage, type ToolCall, type ToolResultMessage } from '../core/message
 import { preview } from '../core/stream-events';
 import type { PendingApproval } from '../core/result';
 import { notRunResults } from '../core/tool-pairing';
-import { runToolCalls } from './run-tool-calls';
+import { runToolCalls, type ToolRound } from './run-tool-calls';
 import type { OpenRound, TurnInProgress } from './state';
 import { runSubagent } from './subagent-call';
 import type { TurnContext } from './turn';
@@ -32,7 +32,7 @@ export interface RoundRequest {
  * finished keep their results and the others get "not run" results before the
  * cancellation goes on, so the conversation can always be continued or forked.
  */
-export async function runToolRound(
+export function runToolRound(
   context: TurnContext,
   round: RoundRequest,
   turn: TurnInProgress,
@@ -50,74 +50,82 @@ export async function runToolRound(
   const needsApproval = (call: ToolCall) => !rules?.skip && (round.needsApproval.includes(call.id) || Boolean(rules?.tools.includes(call.name)));
   const open = round.calls.filter((call) => !finished.has(call.id));
 
-  // Only a round with a call that may wait for a person can be handed over; the others need no watch. (Each promise
-  // the watch makes costs a stack trace in the SDK's promise hook, at every replay of every round.)
-  const handOver = open.some(needsApproval) ? new CancellationScope() : undefined;
-  try {
-    const ran = runToolCalls(
-      open,
-      {
-        agent: setup.agents[state.agent],
-        workspace: input.workspace,
-        tools: setup.tools,
-        maxConcurrent: input.maxConcurrentTools,
-        handoffsLeft: input.maxHandoffs - turn.handoffs,
-        needsApproval,
-        approve: async (call, summary) => {
-          const askedAt = asked.get(call.id) ?? new Date().toISOString();
-          asked.set(call.id, askedAt);
-          waiting++;
-          try {
-            return await context.approvals.await({ id: call.id, tool: call.name, summary, agents: [state.agent], askedAt }, rules?.timeoutSeconds);
-          } finally {
-            waiting--;
-          }
-        },
-        ...(options.maySpawn && {
-          runSubagent: (request) => {
-            const { usage } = status;
-            const tokensLeft = input.maxSessionTokens !== undefined ? input.maxSessionTokens - usage.inputTokens - usage.outputTokens : undefined;
-            const dollarsLeft = options.budget !== undefined ? options.budget - (usage.costUsd ?? 0) : undefined;
-            return runSubagent(input, { ...request, tokensLeft, dollarsLeft });
-          },
-        }),
-        onStart: (summary, call) => {
-          context.stream.publish({ type: 'tool_start', id: call.id, summary });
-          status.toolCallsInFlight = [...status.toolCallsInFlight, summary];
-          context.showDetails();
-        },
-        onFinish: (summary, result, usage) => {
-          finished.set(result.toolCallId, result);
-          // A subagent's spend counts at once: the budget checks of calls still running see it.
-          status.usage = addUsage(status.usage, usage);
-          status.turnUsage = addUsage(status.turnUsage, usage);
-          const index = status.toolCallsInFlight.indexOf(summary);
-          if (index >= 0) status.toolCallsInFlight = status.toolCallsInFlight.filter((_, position) => position !== index);
-          state.progress.push({ kind: 'tool_done', iteration, summary, isError: result.isError });
-          context.stream.publish({ type: 'tool_result', id: result.toolCallId, summary, isError: result.isError, preview: preview(result.content) });
-          context.showDetails();
-        },
-      },
-    );
-    const outcome = handOver ? await Promise.race([ran, handOverDue(handOver)]) : await ran;
+  const settled = (outcome: ToolRound | 'hand over'): Promise<string | undefined> | string | undefined => {
     if (outcome === 'hand over') {
       const openRound: OpenRound = {
         finished: round.calls.flatMap((call) => finished.get(call.id) ?? []),
         needsApproval: round.needsApproval,
         waiting: context.approvals.pending().filter((request) => round.calls.some((call) => call.id === request.id)),
       };
-      return await context.continueAsNew({ ...turn, usage: status.turnUsage, openRound });
+      return context.continueAsNew({ ...turn, usage: status.turnUsage, openRound }).catch(failed);
     }
     state.messages.push(...round.calls.map((call) => finished.get(call.id)!));
     return outcome.handoff;
-  } catch (error) {
-    if (!isCancellation(error)) throw error;
-    for (const call of round.calls) state.messages.push(finished.get(call.id) ?? notRunResults([call], context.cancelledBecause())[0]);
-    status.toolCallsInFlight = [];
+  };
+  // The calls that finished keep their results; the others get "not run" results before the cancellation goes on.
+  const failed = (error: unknown): never => {
+    if (isCancellation(error)) {
+      for (const call of round.calls) state.messages.push(finished.get(call.id) ?? notRunResults([call], context.cancelledBecause())[0]);
+      status.toolCallsInFlight = [];
+    }
     throw error;
-  } finally {
-    handOver?.cancel();
+  };
+
+  let ran: Promise<ToolRound>;
+  try {
+    ran = runToolCalls(open, {
+      agent: setup.agents[state.agent],
+      workspace: input.workspace,
+      tools: setup.tools,
+      maxConcurrent: input.maxConcurrentTools,
+      handoffsLeft: input.maxHandoffs - turn.handoffs,
+      needsApproval,
+      approve: async (call, summary) => {
+        const askedAt = asked.get(call.id) ?? new Date().toISOString();
+        asked.set(call.id, askedAt);
+        waiting++;
+        try {
+          return await context.approvals.await({ id: call.id, tool: call.name, summary, agents: [state.agent], askedAt }, rules?.timeoutSeconds);
+        } finally {
+          waiting--;
+        }
+      },
+      ...(options.maySpawn && {
+        runSubagent: (request) => {
+          const { usage } = status;
+          const tokensLeft = input.maxSessionTokens !== undefined ? input.maxSessionTokens - usage.inputTokens - usage.outputTokens : undefined;
+          const dollarsLeft = options.budget !== undefined ? options.budget - (usage.costUsd ?? 0) : undefined;
+          return runSubagent(input, { ...request, tokensLeft, dollarsLeft });
+        },
+      }),
+      onStart: (summary, call) => {
+        context.stream.publish({ type: 'tool_start', id: call.id, summary });
+        status.toolCallsInFlight = [...status.toolCallsInFlight, summary];
+        context.showDetails();
+      },
+      onFinish: (summary, result, usage) => {
+        finished.set(result.toolCallId, result);
+        // A subagent's spend counts at once: the budget checks of calls still running see it.
+        status.usage = addUsage(status.usage, usage);
+        status.turnUsage = addUsage(status.turnUsage, usage);
+        const index = status.toolCallsInFlight.indexOf(summary);
+        if (index >= 0) status.toolCallsInFlight = status.toolCallsInFlight.filter((_, position) => position !== index);
+        state.progress.push({ kind: 'tool_done', iteration, summary, isError: result.isError });
+        context.stream.publish({ type: 'tool_result', id: result.toolCallId, summary, isError: result.isError, preview: preview(result.content) });
+        context.showDetails();
+      },
+    });
+  } catch (error) {
+    return Promise.reject(error).then(undefined, failed);
   }
+
+  // Only a round with a call that may wait for a person can be handed over; the others need no watch, and no
+  // promises beyond the calls' own (each costs a stack trace in the SDK's promise hook, at every replay too).
+  if (!open.some(needsApproval)) return ran.then(settled, failed);
+  const handOver = new CancellationScope();
+  return Promise.race([ran, handOverDue(handOver)])
+    .then(settled, failed)
+    .finally(() => handOver.cancel());
 
   /** Settles when the round should be handed to the next run: due only while nothing runs and no decision is on its way to a waiter, so nothing done is lost. */
   function handOverDue(scope: CancellationScope): Promise<'hand over'> {

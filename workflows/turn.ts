@@ -44,6 +44,13 @@ export interface TurnContext {
   continueAsNew(turn: TurnInProgress): Promise<never>;
 }
 
+/** A model call on its way: the stream's id for it, the model asked, and the reply to come. */
+interface AskedModel {
+  call: string;
+  model: string;
+  reply: Promise<ModelCallResult>;
+}
+
 /** What the loop does after a model reply: the reply's own next step, or the end of the token budget. */
 type TurnStep = NextStep | { kind: 'token_budget' };
 
@@ -76,12 +83,14 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
   let previousWasEmpty = false;
 
   const budget = costBudgetOf(input, setup);
-  const modelTurn = async (toolChoice: ToolChoice): Promise<ModelCallResult> => {
+  // Asking the model and taking its reply are two steps, so the loop awaits the activity itself: each promise a
+  // workflow makes costs a stack trace in the SDK's promise hook, on every iteration and at every replay.
+  const askModel = (toolChoice: ToolChoice): AskedModel => {
     status.phase = 'calling_model';
     context.showDetails();
     const current = agent();
     const call = context.stream.nextCallId();
-    const response = await callModel(input, state, {
+    const reply = callModel(input, state, {
       label: modelCallSummary(current, status.iteration),
       agent: budget === undefined ? current : withBoundedOutput(current),
       tools: offeredToolNames(current, { subagents: maySpawn }),
@@ -90,8 +99,11 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
       // Only runs that asked for it get the text as it is written; every run gets each reply whole.
       ...(input.stream && { streamAs: call }),
     });
-    record(state, response, current.model);
-    context.stream.publish({ type: 'reply', call, text: response.message.content, toolCalls: response.message.toolCalls.map((toolCall) => toolCall.name) });
+    return { call, model: current.model, reply };
+  };
+  const takeReply = (asked: AskedModel, response: ModelCallResult): ModelCallResult => {
+    record(state, response, asked.model);
+    context.stream.publish({ type: 'reply', call: asked.call, text: response.message.content, toolCalls: response.message.toolCalls.map((toolCall) => toolCall.name) });
     return response;
   };
   // Before each model call: would its worst case take the spend past the budget? Then the turn stops here.
@@ -140,7 +152,8 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
     turn.iteration++;
     turn.agentIterations++;
     status.iteration++;
-    const response = await modelTurn('auto');
+    const asked = askModel('auto');
+    const response = takeReply(asked, await asked.reply);
     const step: TurnStep = overBudget(input, state) ? { kind: 'token_budget' } : nextStep(response);
     if (step.kind !== 'run_tools') state.messages.push(...notRunResults(response.message.toolCalls, notRunBecause[step.kind]));
     const emptyTwice = previousWasEmpty && step.kind === 'empty';
@@ -183,7 +196,8 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
   // The limit was reached while the model still wanted tools: one last call that may not use them summarises the turn.
   if (budgetSpent()) return finish(lastAnswerOfTurn(), 'cost_budget');
   state.messages.push({ role: 'user', content: reflectionPrompt });
-  const reflection = await modelTurn('none');
+  const askedForReflection = askModel('none');
+  const reflection = takeReply(askedForReflection, await askedForReflection.reply);
   state.messages.push(...notRunResults(reflection.message.toolCalls, 'the iteration limit was reached'));
   return finish(reflection.message.content, 'max_iterations');
 }

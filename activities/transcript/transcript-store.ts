@@ -120,9 +120,14 @@ export class FileTranscriptStore extends ChunkStore {
   }
   protected async writeChunk(id: string, bytes: Uint8Array): Promise<void> {
     const file = this.file(id);
-    await mkdir(path.dirname(file), { recursive: true });
     const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(temporary, bytes);
+    // The directory usually exists: make it only when the write says it does not (one trip through libuv's thread
+    // pool less per chunk).
+    await writeFile(temporary, bytes).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(temporary, bytes);
+    });
     await rename(temporary, file);
   }
 }
