@@ -12,7 +12,8 @@ const heartbeatIntervalMs = 1_000;
  */
 export async function heartbeating<T>(work: (context: Context) => Promise<T>, details: () => unknown = () => undefined): Promise<T> {
   const context = Context.current();
-  const timer = setInterval(() => context.heartbeat(details()), heartbeatIntervalMs);
+  // A local activity has no heartbeats: the workflow task that runs it stands for it.
+  const timer = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(details()), heartbeatIntervalMs);
   try {
     return await work(context);
   } catch (error) {

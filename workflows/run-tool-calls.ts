@@ -1,4 +1,4 @@
-import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { toolKind, type AgentSpec } from '../core/agent-spec';
 import { failureTypes } from '../core/errors';
 import type { ApprovalDecision } from '../core/result';
@@ -119,13 +119,14 @@ async function runGated(call: ToolCall, parsed: unknown, summary: string, contex
 function runTool(call: ToolCall, parsed: unknown, summary: string, context: ToolRunContext, done: Done): Promise<ToolResultMessage> {
   const settings = context.tools[call.name];
   context.onStart(summary, call);
-  const activity = proxyActivities<Record<string, (input: ToolActivityInput) => Promise<string>>>({
-    summary,
-    startToCloseTimeout: settings.timeout,
-    heartbeatTimeout: '30s',
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    retry: { maximumAttempts: settings.maximumAttempts, initialInterval: settings.initialRetryInterval, backoffCoefficient: 2 },
-  })[call.name];
+  const retry = { maximumAttempts: settings.maximumAttempts, initialInterval: settings.initialRetryInterval, backoffCoefficient: 2 };
+  const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
+  // A tool that opted in (`activity: { local: true }`) runs inside the workflow task: no activity events of its own.
+  const activity = (
+    settings.local
+      ? proxyLocalActivities<ToolActivities>({ summary, startToCloseTimeout: settings.timeout, cancellationType, retry })
+      : proxyActivities<ToolActivities>({ summary, startToCloseTimeout: settings.timeout, heartbeatTimeout: '30s', cancellationType, retry })
+  )[call.name];
   let running: Promise<string>;
   try {
     running = activity({ arguments: parsed, workspace: context.workspace, callId: call.id, ...(settings.mcp && { mcp: settings.mcp }) });
@@ -140,6 +141,8 @@ function runTool(call: ToolCall, parsed: unknown, summary: string, context: Tool
     },
   );
 }
+
+type ToolActivities = Record<string, (input: ToolActivityInput) => Promise<string>>;
 
 function resultOf(call: ToolCall, content: string, isError: boolean): ToolResultMessage {
   return { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError };
