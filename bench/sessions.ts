@@ -123,6 +123,8 @@ async function measure(
     AGENT_WORKFLOW_BUNDLE: bundlePath,
     AGENT_TRANSCRIPT_DIR: process.env.AGENT_TRANSCRIPT_DIR,
     AGENT_PAYLOAD_DIR: process.env.AGENT_PAYLOAD_DIR,
+    // The sessions' workspace is the benchmark's temporary directory, which the worker must accept.
+    AGENT_WORKSPACE_ROOT: environment.workspace,
     OPENAI_BASE_URL: `${modelUrl}/v1`,
     OPENAI_API_KEY: 'sk-bench',
     BENCH_WORKER_OPTIONS: process.env.BENCH_WORKER_OPTIONS,

@@ -6,7 +6,7 @@
 //
 // Environment: TEMPORAL_ADDRESS, AGENT_TASK_QUEUE, AGENT_WORKFLOW_BUNDLE,
 // OPENAI_BASE_URL/OPENAI_API_KEY (the scripted model), AGENT_TRANSCRIPT_DIR,
-// AGENT_PAYLOAD_DIR, BENCH_METRICS_PORT, and BENCH_WORKER_OPTIONS (JSON worker
+// AGENT_PAYLOAD_DIR, AGENT_WORKSPACE_ROOT, BENCH_METRICS_PORT, and BENCH_WORKER_OPTIONS (JSON worker
 // options laid over the defaults, to try other settings).
 import { DefaultLogger, NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
 import { createAgentWorker } from '../../worker/create-worker';

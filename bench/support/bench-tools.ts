@@ -67,4 +67,15 @@ export const benchSleep = defineTool({
   },
 });
 
-export const benchTools: Tool[] = [benchText, benchEcho, benchSleep];
+/** bench_echo opted in to local activities: it runs inside the workflow task that follows the model's reply. */
+export const benchEchoLocal = defineTool({
+  name: 'bench_echo_local',
+  description: 'Benchmark tool: answers "ok" at once, as a local activity.',
+  input: z.object({}),
+  activity: { local: true },
+  async handler() {
+    return 'ok';
+  },
+});
+
+export const benchTools: Tool[] = [benchText, benchEcho, benchEchoLocal, benchSleep];

@@ -69,9 +69,20 @@ export async function startSessions(
   return { handles, startingMs: performance.now() - started };
 }
 
-/** A session waits for messages once its idle timer is started and no workflow task is pending (the server's view, no worker involved). */
+/**
+ * A session waits for messages once its idle timer is started and no workflow task is pending (the server's view, no
+ * worker involved). A session that ended instead (refused by the worker, say) fails the benchmark with its reason,
+ * rather than being waited for forever.
+ */
 async function isWaitingForMessages(handle: WorkflowHandleWithFirstExecutionRunId): Promise<boolean> {
   const description = await handle.describe();
+  if (description.status.name !== 'RUNNING') {
+    const reason = await handle.result().then(
+      () => 'it completed',
+      (error: Error) => (error.cause as Error | undefined)?.message ?? error.message,
+    );
+    throw new Error(`session ${handle.workflowId} ended (${description.status.name}) before its first message: ${reason}`);
+  }
   if (description.raw.pendingWorkflowTask) return false;
   const history = await handle.fetchHistory();
   return (history.events ?? []).some((event) => event.timerStartedEventAttributes);

@@ -2,6 +2,7 @@ import { modelActivityType, iterationTimes, type RunHistory } from './history';
 import { serverLabels, type ServerSetting } from './bench-server';
 import type { BenchEnvironment } from './environment';
 import { floorModelActivityType, floorOn, runFloor } from './floor';
+import { benchEcho, benchEchoLocal } from './bench-tools';
 import { runLoopSession } from './loop-session';
 
 /**
@@ -9,7 +10,7 @@ import { runLoopSession } from './loop-session';
  * our agent runs it and as Temporal's bare floor runs it, on a server with or
  * without eager activity execution.
  */
-export type LoopKind = 'ours' | 'floor' | 'floor-local-tool';
+export type LoopKind = 'ours' | 'ours-local-tool' | 'floor' | 'floor-local-tool';
 
 export interface LoopVariant {
   kind: LoopKind;
@@ -19,6 +20,7 @@ export interface LoopVariant {
 export function variantLabel(variant: LoopVariant): string {
   const what: Record<LoopKind, string> = {
     ours: 'our agent loop',
+    'ours-local-tool': 'our agent loop, tool opted in to a local activity',
     floor: 'bare floor workflow',
     'floor-local-tool': 'bare floor, tool as a local activity',
   };
@@ -36,8 +38,9 @@ export interface LoopRun {
 
 export async function runLoopVariant(environment: BenchEnvironment, variant: LoopVariant, iterations: number): Promise<LoopRun> {
   const deadlineMs = 60_000 + 500 * iterations;
-  if (variant.kind === 'ours') {
-    const session = await runLoopSession(environment, iterations, await environment.agentOn(variant.setting));
+  if (variant.kind === 'ours' || variant.kind === 'ours-local-tool') {
+    const tool = variant.kind === 'ours' ? benchEcho.name : benchEchoLocal.name;
+    const session = await runLoopSession(environment, iterations, await environment.agentOn(variant.setting), tool);
     return { variant, ...session, times: iterationTimes(session.runs, modelActivityType) };
   }
   const target = await floorOn(environment, variant.setting);
