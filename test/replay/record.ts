@@ -93,7 +93,32 @@ const flakyTool = defineTool({
   },
 });
 
+// Opted in to local activities, so the recorded history holds local-activity markers instead of activity events.
+const stampTool = defineTool({
+  name: 'stamp',
+  description: 'Stamps a label.',
+  input: z.object({ label: z.string() }),
+  activity: { local: true },
+  async handler({ label }) {
+    return `stamped ${label}`;
+  },
+});
+
 const scenarios: Scenario[] = [
+  {
+    name: 'local-activity-tool',
+    input: { prompt: 'Stamp a and b, then read alpha.txt', model: 'openai:gpt-4o-mini', tools: ['stamp', 'read_file'] },
+    replies: [
+      openaiReply({
+        toolCalls: [
+          { id: 'call_1', name: 'stamp', arguments: { label: 'a' } },
+          { id: 'call_2', name: 'stamp', arguments: { label: 'b' } },
+        ],
+      }),
+      openaiReply({ toolCalls: [{ id: 'call_3', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+      openaiReply({ content: 'Stamped a and b; alpha.txt read.' }),
+    ],
+  },
   {
     name: 'openai-parallel-tools',
     input: { prompt: 'Compare alpha.txt and beta.txt', model: 'openai:gpt-4o-mini', tools: ['read_file', 'list_directory'] },
@@ -347,7 +372,7 @@ async function main(): Promise<void> {
         connection: environment.nativeConnection,
         namespace: 'default',
         taskQueue,
-        tools: [...builtInTools, flakyTool, holdTool],
+        tools: [...builtInTools, flakyTool, holdTool, stampTool],
         agents: [coordinator, triage],
         mcpServers: scenario.mcpServers,
         env: server.providerEnv,
