@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { DataConverter } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { Benchmark } from './support/benchmark';
 import { floorBundleCode, floorOn, runFloor } from './support/floor';
@@ -58,8 +59,10 @@ export const replay: Benchmark = {
     const floor = emptyTimes();
     for (let repetition = 1; repetition <= repetitions; repetition++) {
       log(`replay: replaying ours and the floor's ${iterations}-iteration histories (${repetition} of ${repetitions})...`);
-      await timeReplay(context.environment.bundleCode, warmUp, session, ours);
-      await timeReplay(context.environment.bundleCode, localWarmUp, localSession, oursLocal);
+      // Ours with the project's data converter: a long run carries its conversation to the next run in external storage.
+      const converter = context.environment.dataConverter;
+      await timeReplay(context.environment.bundleCode, warmUp, session, ours, converter);
+      await timeReplay(context.environment.bundleCode, localWarmUp, localSession, oursLocal, converter);
       await timeReplay(floorCode, floorWarmUp, floorLong, floor);
     }
 
@@ -134,6 +137,7 @@ async function timeReplay(
   warmUp: FinishedRun<unknown>,
   long: FinishedRun<unknown>,
   times: ReplayTimes,
+  dataConverter?: DataConverter,
 ): Promise<void> {
   const histories = [warmUp, long].flatMap((recorded) =>
     recorded.runs.map((run) => ({ workflowId: recorded.workflowId, history: run.history })),
@@ -142,7 +146,7 @@ async function timeReplay(
   let warmedUp = Number.NaN;
   let cpuAtWarmUp = process.cpuUsage();
   let replayed = 0;
-  for await (const result of Worker.runReplayHistories({ workflowBundle: { code: bundleCode } }, histories)) {
+  for await (const result of Worker.runReplayHistories({ workflowBundle: { code: bundleCode }, dataConverter }, histories)) {
     if (result.error) times.errors.add(`${result.runId}: ${result.error.message}`);
     if (++replayed === warmUp.runs.length) {
       warmedUp = performance.now();

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { DataConverter } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { RunHistory } from './history';
 
@@ -13,12 +14,17 @@ export interface ReplayOutcome {
  * given bundle, as a worker does when it picks up a run it has not cached.
  * A run that fails to replay is reported, not thrown.
  */
-export async function replayRuns(bundleCode: string, workflowId: string, runs: RunHistory[]): Promise<ReplayOutcome> {
+export async function replayRuns(
+  bundleCode: string,
+  workflowId: string,
+  runs: RunHistory[],
+  dataConverter?: DataConverter,
+): Promise<ReplayOutcome> {
   const errors: string[] = [];
   const started = performance.now();
   try {
     for await (const result of Worker.runReplayHistories(
-      { workflowBundle: { code: bundleCode } },
+      { workflowBundle: { code: bundleCode }, dataConverter },
       runs.map((run) => ({ workflowId, history: run.history })),
     )) {
       if (result.error) errors.push(`${result.error.name}: ${firstLine(result.error.message)}`);
