@@ -24,6 +24,8 @@ export async function startOurWorker(environment: BenchEnvironment, modelBaseUrl
       taskQueue,
       tools: [...builtInTools, ...benchTools],
       env: { OPENAI_BASE_URL: modelBaseUrl, OPENAI_API_KEY: 'sk-bench' },
+      // The runs' workspace is the benchmark's temporary directory, which the worker must accept.
+      workspaceRoot: environment.workspace,
       workflowBundle: { code: environment.bundleCode },
     }),
   );
