@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
-import net from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../local-servers/free-port';
+import { ServerProcess } from '../local-servers/server-process';
 
 export interface MinioServer {
   /** http://127.0.0.1:PORT, the value for AWS_ENDPOINT_URL. */
@@ -43,31 +43,10 @@ export async function startMinio(options: MinioOptions): Promise<MinioServer> {
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let hasExited = false;
-  void exited.then(() => (hasExited = true));
-
-  const stop = async () => {
-    if (hasExited) return;
-    child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(killer);
-  };
-
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
-  while (!(await isReady(endpoint))) {
-    if (hasExited) throw new Error(`MinIO exited before it was ready: ${stderr.trim()}`);
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`MinIO did not become ready on ${endpoint}: ${stderr.trim()}`);
-    }
-    await sleep(100);
-  }
+  const server = new ServerProcess(child, 'MinIO');
+  await server.waitUntilReady(() => isReady(endpoint), `its readiness probe on ${endpoint}`, options.readyTimeoutMs);
   const { accessKeyId, secretAccessKey, dataDirectory } = options;
-  return { endpoint, accessKeyId, secretAccessKey, dataDirectory, pid: child.pid!, stop };
+  return { endpoint, accessKeyId, secretAccessKey, dataDirectory, pid: server.pid, stop: () => server.stop() };
 }
 
 async function isReady(endpoint: string): Promise<boolean> {
@@ -77,15 +56,4 @@ async function isReady(endpoint: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, portAccepts } from '../local-servers/free-port';
+import { ServerProcess } from '../local-servers/server-process';
 
 export interface CollectorProcess {
   /** http://127.0.0.1:PORT: the value for OTEL_EXPORTER_OTLP_ENDPOINT (OTLP over HTTP). */
@@ -35,32 +35,16 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     env: { PATH: process.env.PATH, HOME: process.env.HOME },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let hasExited = false;
-  void exited.then(() => (hasExited = true));
-
+  const server = new ServerProcess(child, 'the OpenTelemetry Collector');
   const stop = async () => {
-    if (!hasExited) {
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(killer);
-    }
+    await server.stop();
     await rm(configDirectory, { recursive: true, force: true });
   };
-
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
-  while (!(await accepts(port))) {
-    if (hasExited) throw new Error(`the OpenTelemetry Collector exited before it was ready: ${stderr.trim()}`);
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`the OpenTelemetry Collector did not listen on 127.0.0.1:${port}: ${stderr.trim()}`);
-    }
-    await sleep(100);
-  }
-  return { endpoint: `http://127.0.0.1:${port}`, spansFile: options.spansFile, pid: child.pid!, stop };
+  await server.waitUntilReady(() => portAccepts(port), `listening on 127.0.0.1:${port}`, options.readyTimeoutMs).catch(async (error: unknown) => {
+    await rm(configDirectory, { recursive: true, force: true });
+    throw error;
+  });
+  return { endpoint: `http://127.0.0.1:${port}`, spansFile: options.spansFile, pid: server.pid, stop };
 }
 
 function collectorConfig(port: number, spansFile: string): string {
@@ -84,26 +68,4 @@ service:
       receivers: [otlp]
       exporters: [file]
 `;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '../../local-servers/free-port';
 import type { WorkerStats } from '../sessions/session-worker';
 
 const script = path.join(__dirname, '..', 'sessions', 'session-worker.ts');
@@ -64,16 +64,5 @@ function stop(child: ChildProcess): Promise<void> {
       resolve();
     });
     child.send('stop');
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }

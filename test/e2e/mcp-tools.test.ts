@@ -6,7 +6,7 @@ import { defineAgent } from '../../agents/define-agent';
 import type { McpListing } from '../../core/mcp';
 import { McpConnections } from '../../mcp/connections';
 import { activityCalls } from '../support/activity-calls';
-import { freePort } from '../support/dev-server-process';
+import { freePort } from '../../local-servers/free-port';
 import { anthropicReply, openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
 import { startHttpMcpServer, stdioServerEntry } from '../support/mcp-test-server';

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { Connection } from '@temporalio/client';
 import { forkSearchAttributeArgs } from '../../temporal-cli/dev-server-options';
 import { waitFor } from './wait-for';
@@ -122,16 +121,4 @@ async function answersNamespaceLookup(address: string): Promise<boolean> {
   } finally {
     await connection.close();
   }
-}
-
-/** A TCP port nobody is listening on right now, for a server the test starts and restarts on it. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
