@@ -14,12 +14,12 @@ export function toolPairingProblems(messages: Message[]): string[] {
   const problems: string[] = [];
   let open = new Map<string, string>();
   let openedAt = -1;
+  // Runs before every model request over the whole conversation: no allocation unless a round is left open.
   const closeRound = (index: number) => {
-    if (open.size > 0) {
-      problems.push(
-        `tool call(s) ${[...open.keys()].join(', ')} of message ${openedAt} have no result before ${index < messages.length ? `message ${index}` : 'the end'}`,
-      );
-    }
+    if (open.size === 0) return;
+    problems.push(
+      `tool call(s) ${[...open.keys()].join(', ')} of message ${openedAt} have no result before ${index < messages.length ? `message ${index}` : 'the end'}`,
+    );
     open = new Map();
   };
   messages.forEach((message, index) => {

@@ -1,5 +1,7 @@
+import type Anthropic from '@anthropic-ai/sdk';
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelResponse } from '../../core/messages';
+import { ClientCache } from '../client-cache';
 import type { ProviderCall } from '../provider-call';
 import { fromAnthropicMessage } from './convert-response';
 import { anthropicBetaHeaders, anthropicProviderName, prepareAnthropicRequest } from './prepare-request';
@@ -8,18 +10,23 @@ import { anthropicBetaHeaders, anthropicProviderName, prepareAnthropicRequest } 
  * Calls the Anthropic Messages API (ANTHROPIC_BASE_URL honoured). The SDK's own retries are off. When the text is
  * wanted as it is written, the call streams (`messages.stream`), and the SDK puts the message back together.
  */
+const clients = new ClientCache<Anthropic>();
+
 export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> {
   // Loaded on the first Anthropic call: a CLI whose runs use another provider starts ~90 ms sooner without it.
   const { default: Anthropic } = await import('@anthropic-ai/sdk');
-  const client = new Anthropic({
-    apiKey: call.env.ANTHROPIC_API_KEY,
-    baseURL: call.env.ANTHROPIC_BASE_URL || undefined,
-    maxRetries: 0,
-    timeout: call.timeoutMs,
-    // The SDK makes a GenAI span of its own for each call when an OpenTelemetry SDK is registered. The model
-    // activity already makes one for every provider (telemetry/), so this one would count each call twice.
-    openTelemetry: false,
-  });
+  const settings = { apiKey: call.env.ANTHROPIC_API_KEY, baseURL: call.env.ANTHROPIC_BASE_URL || undefined, timeout: call.timeoutMs };
+  const client = clients.get(
+    settings,
+    () =>
+      new Anthropic({
+        ...settings,
+        maxRetries: 0,
+        // The SDK makes a GenAI span of its own for each call when an OpenTelemetry SDK is registered. The model
+        // activity already makes one for every provider (telemetry/), so this one would count each call twice.
+        openTelemetry: false,
+      }),
+  );
   const body = prepareAnthropicRequest(call);
   const options = { signal: call.signal, headers: anthropicBetaHeaders(body) };
   let response: Message;

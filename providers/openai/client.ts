@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { ClientCache } from '../client-cache';
 import type { ProviderCall } from '../provider-call';
 
 /**
@@ -7,13 +8,15 @@ import type { ProviderCall } from '../provider-call';
  * Temporal retries the activity.
  */
 export function openaiClient(call: ProviderCall): OpenAI {
-  return new OpenAI({
+  const settings = {
     apiKey: call.env.OPENAI_API_KEY ?? (call.env.OPENAI_BASE_URL ? 'not-needed' : undefined),
     baseURL: call.env.OPENAI_BASE_URL || undefined,
-    maxRetries: 0,
     timeout: call.timeoutMs,
-  });
+  };
+  return clients.get(settings, () => new OpenAI({ ...settings, maxRetries: 0 }));
 }
+
+const clients = new ClientCache<OpenAI>();
 
 /** What both OpenAI providers need of the worker's environment. */
 export function checkOpenAIEnvironment(env: NodeJS.ProcessEnv): string | undefined {
