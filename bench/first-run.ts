@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startEmbeddedServer } from '../client/embedded-server';
+import { portAnswers, startEmbeddedServer } from '../client/embedded-server';
+import { freePort } from '../local-servers/free-port';
 import { FakeModelServer, openaiReply } from '../test/support/fake-model-server';
 import { typescriptArgs } from '../test/support/typescript-process';
 import type { Benchmark } from './support/benchmark';
@@ -15,8 +15,9 @@ const targetMs = 2_000;
 
 /** The steps the CLI marks with AGENT_TIMING=1 (telemetry/startup-timing.ts), in order, and the phase each one ends. */
 const phases: Array<{ step: string; phase: string }> = [
-  { step: 'modules loaded', phase: 'process start, modules loaded (tsx)' },
-  { step: 'client connected', phase: 'settings, server found, client connected' },
+  { step: 'modules loaded', phase: 'process start, the CLI entry loaded (tsx)' },
+  { step: 'command loaded', phase: "the command's modules loaded (the embedded server, if needed, starts meanwhile)" },
+  { step: 'client connected', phase: 'settings, server found (or waited for), client connected' },
   { step: 'worker connected', phase: 'worker connection' },
   { step: 'worker created', phase: 'worker created (workflow bundle)' },
   { step: 'workflow started', phase: 'workflow started' },
@@ -35,12 +36,15 @@ interface Variant {
   label: string;
   /** A fresh cache directory for every run (the workflows are bundled at start, as before the cache), or one kept warm. */
   cache: 'cold' | 'warm';
+  /** No server address: the CLI starts its embedded server (on 7233 and 8233, its own ports) and stops it at the end. */
+  embedded?: boolean;
 }
 
 const variants: Variant[] = [
   { label: 'bundled at start (no cached bundle: before)', cache: 'cold' },
   { label: 'cached bundle (after)', cache: 'warm' },
 ];
+const embeddedVariant: Variant = { label: 'cached bundle, embedded server started by the CLI', cache: 'warm', embedded: true };
 
 /**
  * `agent run "hi" --json` as a user types it, in a process of its own, against a running dev server and a model
@@ -59,11 +63,17 @@ export const firstRun: Benchmark = {
     const root = await environment.temporaryDirectory('bench-first-run-');
     const warmCache = path.join(root, 'warm-cache');
     let coldCaches = 0;
+    // The embedded server's own ports must be free for the CLI to start it: on a machine that runs a server there,
+    // the run would use that one, so the embedded case is then only the sum of its parts.
+    const embeddedPortsFree = !(await portAnswers(7233)) && !(await portAnswers(8233));
+    const measured = embeddedPortsFree ? [...variants, embeddedVariant] : variants;
+    const stateFile = path.join(root, 'embedded-state', 'temporal-dev.db');
     const runOnce = async (variant: Variant) => {
       const cacheHome = variant.cache === 'warm' ? warmCache : path.join(root, `cold-cache-${coldCaches++}`);
       return timeFirstRun(model, {
-        TEMPORAL_ADDRESS: server.address,
-        TEMPORAL_NAMESPACE: server.namespace,
+        ...(variant.embedded
+          ? { AGENT_STATE_FILE: stateFile }
+          : { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace }),
         XDG_CACHE_HOME: cacheHome,
         AGENT_WORKSPACE_ROOT: root,
         AGENT_TRANSCRIPT_DIR: process.env.AGENT_TRANSCRIPT_DIR,
@@ -72,8 +82,8 @@ export const firstRun: Benchmark = {
     };
     try {
       log('first-run: a warm-up run of each variant (fills the bundle cache)...');
-      for (const variant of variants) await runOnce(variant);
-      const collected = variants.map((variant) => ({ variant, runs: [] as FirstRun[] }));
+      for (const variant of measured) await runOnce(variant);
+      const collected = measured.map((variant) => ({ variant, runs: [] as FirstRun[] }));
       for (let round = 0; round < rounds; round++) {
         log(`  round ${round + 1} of ${rounds}`);
         for (let offset = 0; offset < collected.length; offset++) {
@@ -147,17 +157,6 @@ async function timeEmbeddedServerStarts(root: string, count: number): Promise<nu
   return times;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function report(collected: Array<{ variant: Variant; runs: FirstRun[] }>, serverStarts: number[]) {
   const phaseNames = [...phases.map((entry) => entry.phase), requestPhase];
   const breakdown = markdownTable(
@@ -171,6 +170,8 @@ function report(collected: Array<{ variant: Variant; runs: FirstRun[] }>, server
   const before = median(collected[0].runs.map((run) => run.totalMs));
   const after = median(collected[1].runs.map((run) => run.totalMs));
   const serverStart = median(serverStarts);
+  const embeddedRuns = collected.find((entry) => entry.variant.embedded)?.runs;
+  const embedded = embeddedRuns ? median(embeddedRuns.map((run) => run.totalMs)) : undefined;
   const servers = markdownTable(
     ['embedded dev server start (state file present)', 'median', 'runs'],
     [['spawn → serving (describeNamespace answers)', formatMs(serverStart), serverStarts.map(formatMs).join(', ')]],
@@ -182,12 +183,19 @@ function report(collected: Array<{ variant: Variant; runs: FirstRun[] }>, server
       target: `< ${formatMs(targetMs)}`,
       pass: after < targetMs,
     },
-    {
-      measure: 'agent run → first model request, embedded server started by the CLI (sum of the two)',
-      result: `${formatMs(after + serverStart)} (${formatMs(after)} + server start ${formatMs(serverStart)})`,
-      target: `< ${formatMs(targetMs)}`,
-      pass: after + serverStart < targetMs,
-    },
+    embedded
+      ? {
+          measure: 'agent run → first model request, embedded server started by the CLI',
+          result: `${formatMs(embedded)} (the server started while the CLI loaded; ${formatMs(after)} with a running server, server start alone ${formatMs(serverStart)})`,
+          target: `< ${formatMs(targetMs)}`,
+          pass: embedded < targetMs,
+        }
+      : {
+          measure: 'agent run → first model request, embedded server started by the CLI (sum of the two: ports 7233/8233 in use here)',
+          result: `${formatMs(after + serverStart)} (${formatMs(after)} + server start ${formatMs(serverStart)})`,
+          target: `< ${formatMs(targetMs)}`,
+          pass: after + serverStart < targetMs,
+        },
   ];
   return { details: [breakdown, servers], targets };
 }

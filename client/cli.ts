@@ -1,60 +1,75 @@
 // `npm run agent -- <command>`: start agents and inspect their runs. See client/usage.ts.
-import { agentsCommand } from './commands/agents';
-import { cancelCommand } from './commands/cancel';
-import { approveCommand, denyCommand, interruptCommand } from './commands/decide';
-import { forkCommand } from './commands/fork';
-import { codecServerCommand } from './commands/codec-server';
-import { historyCommand } from './commands/history';
-import { consoleOutput, failureMessage, type Output } from './commands/output';
-import { runCommand } from './commands/run';
-import { chatCommand } from './commands/chat';
-import { endCommand, sendCommand } from './commands/session';
-import { showCommand } from './commands/show';
-import { toolsCommand } from './commands/tools';
-import { watchCommand } from './commands/watch';
-import { InvalidInputError } from './start-agent';
+// This module loads little on purpose: a command's modules load when it runs, and for a command that starts runs,
+// only after the embedded server (when one is needed) has been spawned, so the two overlap (BENCHMARKS.md, first run).
+import type { Output } from './commands/output';
+import { prestartEmbeddedServer, releasePrestartedServer } from './embedded-server';
 import { usage, UsageError } from './usage';
 import { timingMark } from '../telemetry/startup-timing';
+import { loadConnectionSettings } from '../worker/settings';
 
-const commands: Record<string, (argv: string[], output: Output) => Promise<number>> = {
-  run: runCommand,
-  agents: agentsCommand,
-  tools: toolsCommand,
-  fork: forkCommand,
-  approve: approveCommand,
-  deny: denyCommand,
-  interrupt: interruptCommand,
-  show: showCommand,
-  history: historyCommand,
-  cancel: cancelCommand,
-  chat: (argv, output) => chatCommand(argv, output),
-  send: sendCommand,
-  end: endCommand,
-  watch: watchCommand,
-  'codec-server': codecServerCommand,
+type Command = (argv: string[], output: Output) => Promise<number>;
+
+const commands: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./commands/run')).runCommand,
+  agents: async () => (await import('./commands/agents')).agentsCommand,
+  tools: async () => (await import('./commands/tools')).toolsCommand,
+  fork: async () => (await import('./commands/fork')).forkCommand,
+  approve: async () => (await import('./commands/decide')).approveCommand,
+  deny: async () => (await import('./commands/decide')).denyCommand,
+  interrupt: async () => (await import('./commands/decide')).interruptCommand,
+  show: async () => (await import('./commands/show')).showCommand,
+  history: async () => (await import('./commands/history')).historyCommand,
+  cancel: async () => (await import('./commands/cancel')).cancelCommand,
+  chat: async () => (await import('./commands/chat')).chatCommand,
+  send: async () => (await import('./commands/session')).sendCommand,
+  end: async () => (await import('./commands/session')).endCommand,
+  watch: async () => (await import('./commands/watch')).watchCommand,
+  'codec-server': async () => (await import('./commands/codec-server')).codecServerCommand,
 };
 
-export async function main(argv: string[], output: Output = consoleOutput): Promise<number> {
+/** The commands that start runs, which a first-time user types first. */
+const startsRuns = new Set(['run', 'chat']);
+
+export async function main(argv: string[], given?: Output): Promise<number> {
   const [name, ...rest] = argv;
+  if (startsRuns.has(name) && !rest.some((arg) => arg === '--help' || arg === '-h')) await prestart(given);
+  const output = given ?? (await import('./commands/output')).consoleOutput;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     output.info(usage);
     return name ? 0 : 2;
   }
-  const command = commands[name];
+  const load = commands[name];
   try {
-    if (!command) throw new UsageError(`unknown command "${name}"`);
+    if (!load) throw new UsageError(`unknown command "${name}"`);
+    const command = await load();
+    timingMark('command loaded');
     return await command(rest, output);
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
       output.error(`error: ${(error as Error).message}\n\n${usage}`);
       return 2;
     }
+    const { InvalidInputError } = await import('./start-agent');
     if (error instanceof InvalidInputError) {
       output.error(`error: ${error.message}`);
       return 2;
     }
+    const { failureMessage } = await import('./commands/output');
     output.error(`error: ${failureMessage(error)}`);
     return 1;
+  } finally {
+    // A command that ended before it connected (bad arguments, say) leaves no server behind.
+    await releasePrestartedServer();
+  }
+}
+
+/** Spawns the embedded server now if the command will need one; trouble with the settings is the command's to report. */
+async function prestart(given: Output | undefined): Promise<void> {
+  try {
+    const log = given?.info ?? ((line: string) => process.stderr.write(`${line}\n`));
+    await prestartEmbeddedServer(loadConnectionSettings().addressConfigured, log);
+  } catch {
+    // connect() loads the settings again and reports what is wrong with them.
   }
 }
 

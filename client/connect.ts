@@ -9,7 +9,7 @@ import { createAgentWorker } from '../worker/create-worker';
 import { defaultWorkspaceRoot, loadConnectionSettings, taskQueue as configuredTaskQueue } from '../worker/settings';
 import { statusQuery } from '../workflows/definitions';
 import { invocationDirectory } from './commands/output';
-import { portAnswers, startEmbeddedServer } from './embedded-server';
+import { portAnswers, startEmbeddedServer, takePrestartedServer } from './embedded-server';
 import { cliRegistry } from './cli-registry';
 import { cliRetryInterceptors } from './grpc-retry';
 import { webUiBase } from './web-ui';
@@ -60,12 +60,15 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
 
   try {
     timingMark('settings loaded');
-    const embedded = !settings.addressConfigured && !(await portAnswers(7233));
+    // The CLI may have started the embedded server already, while it loaded its modules.
+    const prestarted = takePrestartedServer();
+    if (prestarted) closers.push(async () => (await prestarted.catch(() => undefined))?.stop());
+    const embedded = prestarted !== undefined || (!settings.addressConfigured && !(await portAnswers(7233)));
     if (embedded && options.ensureWorker) await options.beforeOwnWorker?.();
     timingMark(embedded ? 'no server on 7233: starting the embedded one' : 'server found');
-    const server = embedded ? await startEmbeddedServer(options.log) : undefined;
+    const server = embedded ? await (prestarted ?? startEmbeddedServer(options.log)) : undefined;
     if (server) timingMark('embedded server serving');
-    if (server) closers.push(server.stop);
+    if (server && !prestarted) closers.push(server.stop);
     const connectionOptions = server ? { address: server.address } : settings.connectionOptions;
     const connection = await Connection.connect({ ...connectionOptions, interceptors: cliRetryInterceptors() });
     closers.push(() => connection.close());
