@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { portAnswers, startEmbeddedServer } from '../client/embedded-server';
-import { freePort } from '../local-servers/free-port';
+import { freePorts } from '../local-servers/free-port';
 import { FakeModelServer, openaiReply } from '../test/support/fake-model-server';
 import { typescriptArgs } from '../test/support/typescript-process';
 import type { Benchmark } from './support/benchmark';
@@ -136,7 +136,7 @@ async function timeFirstRun(model: FakeModelServer, env: NodeJS.ProcessEnv): Pro
 
 /** The embedded dev server's start with its state file already written (a warm machine), on free ports. */
 async function timeEmbeddedServerStarts(root: string, count: number): Promise<number[]> {
-  const stateDirectory = path.join(root, 'embedded-state');
+  const stateDirectory = path.join(root, 'embedded-state-timed');
   await mkdir(stateDirectory, { recursive: true });
   const previousStateFile = process.env.AGENT_STATE_FILE;
   process.env.AGENT_STATE_FILE = path.join(stateDirectory, 'temporal-dev.db');
@@ -144,7 +144,8 @@ async function timeEmbeddedServerStarts(root: string, count: number): Promise<nu
   try {
     log('first-run: the embedded server, once to write its state file, then timed...');
     for (let run = 0; run <= count; run++) {
-      const ports = { port: await freePort(), uiPort: await freePort() };
+      const [port, uiPort] = await freePorts(2);
+      const ports = { port, uiPort };
       const started = performance.now();
       const server = await startEmbeddedServer(() => {}, ports);
       if (run > 0) times.push(performance.now() - started);

@@ -13,7 +13,7 @@ import { createAgentWorker } from '../../worker/create-worker';
 import { launchBrowser, type Browser } from '../support/browser';
 import { startCodecServer, type CodecServerProcess } from '../support/codec-server-process';
 import { startDevServer, type DevServer } from '../support/dev-server-process';
-import { freePort } from '../../local-servers/free-port';
+import { freePorts } from '../../local-servers/free-port';
 import { newKeyEntry } from '../support/encryption';
 import { FakeModelServer, openaiReply, type FakeStep } from '../support/fake-model-server';
 import { encodingOf, fetchRawHistory } from '../support/raw-history';
@@ -86,7 +86,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   scratch = await mkdtemp(path.join(os.tmpdir(), 'web-ui-test-'));
   const keys = newKeyEntry('ui-key');
-  const [grpcPort, uiPort] = [await freePort(), await freePort()];
+  const [grpcPort, uiPort] = await freePorts(2);
   const uiBase = `http://127.0.0.1:${uiPort}`;
   codec = await startCodecServer(['--cors-origin', uiBase], { AGENT_ENCRYPTION_KEYS: keys });
   server = await startDevServer({
