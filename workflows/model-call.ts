@@ -40,7 +40,7 @@ export interface ModelCallRequest {
  *
  * Written with `then`, not async/await: each promise a workflow makes costs a
  * stack trace in the SDK's promise hook, on every iteration and at every replay
- * (BENCHMARKS.md, "Fewer promises per iteration").
+ * (BENCHMARKS.md, "Loop overhead": 16.4 → 10.4 promises per iteration).
  */
 export function callModel(input: ResolvedAgentInput, state: AgentState, request: ModelCallRequest): Promise<ModelCallResult> {
   const activity = withMcpListing(
