@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { access, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineAgent } from '../../agents/define-agent';
@@ -16,7 +16,7 @@ import { createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal
 import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
 import { toolResultsSent } from '../support/wire-results';
-import { makeWorkspace } from '../support/workspace';
+import { fileExists, makeWorkspace } from '../support/workspace';
 
 // Human approval of tool calls, end to end: the real provider SDKs against the strict fake server, a worker,
 // and the CLI a person types into (`agent run`, `agent approve`, `agent deny`), from "another terminal".
@@ -78,12 +78,6 @@ async function waitForApprovals(workflowId: string, count: number): Promise<Agen
   });
 }
 
-const exists = (file: string) =>
-  access(file).then(
-    () => true,
-    () => false,
-  );
-
 it('a run waits for approval (awaiting_approval in the status query and the Web UI); approve and deny from another terminal, validated', async () => {
   const workspace = await makeWorkspace();
   const id = `approvals-${randomUUID()}`;
@@ -108,7 +102,7 @@ it('a run waits for approval (awaiting_approval in the status query and the Web 
     const metadata = await bed.environment.client.workflow.getHandle(id).query<{ currentDetails?: string }>('__temporal_workflow_metadata');
     expect(metadata.currentDetails).toContain('**awaiting approval**');
     expect(metadata.currentDetails).toContain('awaiting approval: write_file notes.txt · call `w1`');
-    expect(await exists(path.join(workspace, 'notes.txt'))).toBe(false);
+    expect(await fileExists(path.join(workspace, 'notes.txt'))).toBe(false);
 
     const unknown = await cli(['approve', id, '--call', 'nope']);
     expect(unknown.code).toBe(1);
@@ -117,7 +111,7 @@ it('a run waits for approval (awaiting_approval in the status query and the Web 
     const approved = await cli(['approve', id, '--call', 'w1', '--json']);
     expect(approved.code).toBe(0);
     expect(lastJsonLine(approved.stdout)).toEqual({ workflowId: id, approved: ['w1'] });
-    await waitFor('notes.txt written', () => exists(path.join(workspace, 'notes.txt')));
+    await waitFor('notes.txt written', () => fileExists(path.join(workspace, 'notes.txt')));
     const again = await cli(['approve', id, '--call', 'w1']);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('approve refused: no tool call "w1" is waiting for approval; waiting: w2');
@@ -133,7 +127,7 @@ it('a run waits for approval (awaiting_approval in the status query and the Web 
     expect(finished.stderr).toContain(`waiting for approval: write_file notes.txt; decide with: agent approve ${id} --call w1`);
   });
   expect(await readFile(path.join(workspace, 'notes.txt'), 'utf8')).toBe('first');
-  expect(await exists(path.join(workspace, 'other.txt'))).toBe(false);
+  expect(await fileExists(path.join(workspace, 'other.txt'))).toBe(false);
   expect(toolResultsSent(bed.server.requests[1])).toEqual([
     { id: 'w1', content: 'wrote 5 bytes to notes.txt' },
     { id: 'w2', content: 'Error: not run: denied: one file is enough' },
@@ -157,7 +151,7 @@ it('a call no one approves within --approval-timeout is not run, and the model i
   expect(run.code).toBe(0);
   expect(lastJsonLine(run.stdout)).toMatchObject({ status: 'completed', answer: 'nobody approved the write' });
   expect(toolResultsSent(bed.server.requests[1])).toEqual([{ id: 'toolu_w', content: 'Error: not run: no one approved it within 1 s' }]);
-  expect(await exists(path.join(workspace, 'late.txt'))).toBe(false);
+  expect(await fileExists(path.join(workspace, 'late.txt'))).toBe(false);
 });
 
 it("a tool's own needsApproval picks the calls by their arguments; the others run meanwhile; --yes approves everything", async () => {

@@ -1,4 +1,4 @@
-import { access, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { collect, lastJsonLine, runCli, spawnCli } from '../support/cli';
 import { openaiReply } from '../support/fake-model-server';
@@ -6,7 +6,7 @@ import { uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
 import { toolResultsSent } from '../support/wire-results';
-import { makeWorkspace } from '../support/workspace';
+import { fileExists, makeWorkspace } from '../support/workspace';
 
 // `agent chat` as a person types into it (stdin piped, Ctrl-C as SIGINT), with the CLI's own worker:
 // the approval question on the next line, and Ctrl-C interrupting a turn, then leaving.
@@ -28,12 +28,6 @@ function startChat(workspace: string, extraArgs: string[] = []) {
   return { child, env, seen, finished, type, printed };
 }
 
-const exists = (file: string) =>
-  access(file).then(
-    () => true,
-    () => false,
-  );
-
 it('asks before each file write on the next line: y approves and the file is written, n denies and the model is told why', async () => {
   const workspace = await makeWorkspace();
   bed.server.enqueue(
@@ -49,7 +43,7 @@ it('asks before each file write on the next line: y approves and the file is wri
   chat.type('write two files');
   await chat.printed('stderr', 'approve write_file a.txt? [y/N]');
   // Nothing runs before the person answers.
-  expect(await exists(path.join(workspace, 'a.txt'))).toBe(false);
+  expect(await fileExists(path.join(workspace, 'a.txt'))).toBe(false);
   chat.type('y');
   await chat.printed('stderr', 'approve write_file b.txt? [y/N]');
   chat.type('n');
@@ -61,7 +55,7 @@ it('asks before each file write on the next line: y approves and the file is wri
   expect(result.stderr).toContain('approved write_file a.txt');
   expect(result.stderr).toContain('denied write_file b.txt');
   expect(await readFile(path.join(workspace, 'a.txt'), 'utf8')).toBe('alpha');
-  expect(await exists(path.join(workspace, 'b.txt'))).toBe(false);
+  expect(await fileExists(path.join(workspace, 'b.txt'))).toBe(false);
   expect(toolResultsSent(bed.server.requests[1])).toEqual([
     { id: 'call_a', content: expect.stringContaining('a.txt') },
     { id: 'call_b', content: expect.stringContaining('denied: the person at the terminal said no') },

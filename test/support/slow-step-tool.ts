@@ -1,7 +1,8 @@
-import { access, appendFile, readFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../tools/define-tool';
+import { fileExists } from './workspace';
 
 /** One line of the step log: a handler of `slow_step` started or finished, on which worker, when. */
 export interface StepLogEntry {
@@ -40,12 +41,7 @@ export function slowStepTool(logFile: string, worker: string): Tool {
 }
 
 async function waitForPath(file: string, signal: AbortSignal): Promise<void> {
-  while (
-    !(await access(file).then(
-      () => true,
-      () => false,
-    ))
-  ) {
+  while (!(await fileExists(file))) {
     await sleep(100, undefined, { signal });
   }
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -9,4 +9,12 @@ export async function makeWorkspace(files: Record<string, string> = {}): Promise
     await writeFile(path.join(directory, name), content);
   }
   return directory;
+}
+
+/** Whether a file (or directory) exists now. */
+export function fileExists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
 }
