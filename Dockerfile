@@ -36,6 +36,7 @@ COPY workflows ./workflows
 COPY worker ./worker
 COPY telemetry ./telemetry
 COPY temporal-cli ./temporal-cli
+COPY local-servers ./local-servers
 COPY client ./client
 
 # The file tools' workspace; docker-compose.yml mounts a host directory over it.

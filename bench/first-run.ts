@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { portAnswers, startEmbeddedServer } from '../client/embedded-server';
-import { freePorts } from '../local-servers/free-port';
+import { startEmbeddedServer } from '../client/embedded-server';
+import { freePorts, portAccepts } from '../local-servers/free-port';
 import { FakeModelServer, openaiReply } from '../test/support/fake-model-server';
 import { typescriptArgs } from '../test/support/typescript-process';
 import type { Benchmark } from './support/benchmark';
@@ -65,7 +65,7 @@ export const firstRun: Benchmark = {
     let coldCaches = 0;
     // The embedded server's own ports must be free for the CLI to start it: on a machine that runs a server there,
     // the run would use that one, so the embedded case is then only the sum of its parts.
-    const embeddedPortsFree = !(await portAnswers(7233)) && !(await portAnswers(8233));
+    const embeddedPortsFree = !(await portAccepts(7233)) && !(await portAccepts(8233));
     const measured = embeddedPortsFree ? [...variants, embeddedVariant] : variants;
     const stateFile = path.join(root, 'embedded-state', 'temporal-dev.db');
     const runOnce = async (variant: Variant) => {

@@ -9,7 +9,8 @@ import { createAgentWorker } from '../worker/create-worker';
 import { defaultWorkspaceRoot, loadConnectionSettings, taskQueue as configuredTaskQueue } from '../worker/settings';
 import { statusQuery } from '../workflows/definitions';
 import { invocationDirectory } from './commands/output';
-import { portAnswers, startEmbeddedServer, takePrestartedServer } from './embedded-server';
+import { portAccepts } from '../local-servers/free-port';
+import { startEmbeddedServer, takePrestartedServer } from './embedded-server';
 import { cliRegistry } from './cli-registry';
 import { cliRetryInterceptors } from './grpc-retry';
 import { webUiBase } from './web-ui';
@@ -63,7 +64,7 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
     // The CLI may have started the embedded server already, while it loaded its modules.
     const prestarted = takePrestartedServer();
     if (prestarted) closers.push(async () => (await prestarted.catch(() => undefined))?.stop());
-    const embedded = prestarted !== undefined || (!settings.addressConfigured && !(await portAnswers(7233)));
+    const embedded = prestarted !== undefined || (!settings.addressConfigured && !(await portAccepts(7233)));
     if (embedded && options.ensureWorker) await options.beforeOwnWorker?.();
     timingMark(embedded ? 'no server on 7233: starting the embedded one' : 'server found');
     const server = embedded ? await (prestarted ?? startEmbeddedServer(options.log)) : undefined;

@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { portAccepts } from '../local-servers/free-port';
+import { ServerProcess } from '../local-servers/server-process';
 import { devServerArgs } from '../temporal-cli/dev-server-options';
 import { ensureTemporalCli } from '../temporal-cli/find-cli';
 
@@ -77,61 +78,27 @@ export async function startEmbeddedServer(log: (line: string) => void, ports: Em
     // the server; the CLI stops it when it is done.
     { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const server = new ServerProcess(child, 'the Temporal dev server');
+  // A connection attempt costs well under a millisecond; the server is up about 200 ms after its spawn.
+  await server.waitUntilReady(() => answersNamespaceLookup(address), { what: `serving on ${address}`, timeoutMs: startupTimeoutMs, intervalMs: 50 });
+  return { address, stop: () => server.stop() };
+}
+
+/** Whether a Temporal server on `address` answers a lookup of the default namespace: it is serving, not just listening. */
+export async function answersNamespaceLookup(address: string): Promise<boolean> {
+  if (!(await portAccepts(Number(address.split(':')[1])))) return false;
+  // Loaded here, not at the top: the CLI spawns the server before it loads its heavier modules (cli.ts).
+  const { Connection } = await import('@temporalio/client');
+  const connection = await Connection.connect({ address, connectTimeout: 2_000 }).catch(() => undefined);
+  if (!connection) return false;
   try {
-    await waitUntilServing(child, address, () => stderr);
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
+    await connection.workflowService.describeNamespace({ namespace: 'default' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection.close();
   }
-  return { address, stop: () => stopChild(child) };
-}
-
-async function waitUntilServing(child: ChildProcess, address: string, stderr: () => string): Promise<void> {
-  const deadline = Date.now() + startupTimeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the Temporal dev server exited with ${child.exitCode}: ${stderr().trim()}`);
-    if (await portAnswers(Number(address.split(':')[1]))) {
-      // Loaded here, not at the top: the CLI spawns the server before it loads its heavier modules (cli.ts).
-      const { Connection } = await import('@temporalio/client');
-      const connection = await Connection.connect({ address, connectTimeout: 2_000 }).catch(() => undefined);
-      const ready = await connection?.workflowService
-        .describeNamespace({ namespace: 'default' })
-        .then(() => true)
-        .catch(() => false);
-      await connection?.close();
-      if (ready) return;
-    }
-    // A connection attempt costs well under a millisecond; the server is up about 200 ms after its spawn.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`the Temporal dev server did not start within ${startupTimeoutMs / 1000}s: ${stderr().trim()}`);
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-export function portAnswers(port: number, host = '127.0.0.1'): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port, timeout: 500 });
-    const done = (result: boolean) => {
-      socket.destroy();
-      resolve(result);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('timeout', () => done(false));
-    socket.once('error', () => done(false));
-  });
 }
 
 let prestarted: Promise<EmbeddedServer> | undefined;
@@ -143,7 +110,7 @@ let prestartTaken = false;
  * a command that ends without connecting stops it through `releasePrestartedServer`.
  */
 export async function prestartEmbeddedServer(addressConfigured: boolean, log: (line: string) => void): Promise<void> {
-  if (prestarted || addressConfigured || (await portAnswers(embeddedPorts.port))) return;
+  if (prestarted || addressConfigured || (await portAccepts(embeddedPorts.port))) return;
   prestarted = startEmbeddedServer(log);
   // Its failure is reported where it is taken; until then it must not be an unhandled rejection.
   prestarted.catch(() => undefined);

@@ -24,14 +24,16 @@ function openProbe(): Promise<net.Server & { port: number }> {
   });
 }
 
-/** Whether something accepts TCP connections on a loopback port. */
-export function portAccepts(port: number): Promise<boolean> {
+/** Whether something accepts TCP connections on a loopback port (within half a second). */
+export function portAccepts(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
+    const socket = net.connect({ host, port, timeout: 500 });
+    const done = (result: boolean) => {
       socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
+      resolve(result);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
   });
 }

@@ -1,9 +1,18 @@
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+export interface ReadyOptions {
+  /** What readiness means, for the error: "its readiness probe on http://…". */
+  what: string;
+  timeoutMs?: number;
+  /** How often `ready` is asked. */
+  intervalMs?: number;
+}
+
 /**
- * A helper server the project runs as a child process (MinIO, the OpenTelemetry Collector): the tail of its
- * stderr for error messages, and one way to stop it (SIGTERM, SIGKILL after 5 s, then wait for the exit).
+ * A server the project runs as a child process (the embedded Temporal dev server, MinIO, the OpenTelemetry
+ * Collector, the tests' own dev servers): the tail of its stderr for error messages, waiting until it is ready,
+ * and one way to stop it (SIGTERM, SIGKILL after a grace period, then wait for the exit).
  */
 export class ServerProcess {
   private stderr = '';
@@ -14,8 +23,9 @@ export class ServerProcess {
     private readonly child: ChildProcess,
     /** How errors name it: "MinIO", "the OpenTelemetry Collector". */
     readonly name: string,
+    private readonly stopGraceMs = 5_000,
   ) {
-    child.stderr?.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-4000)));
+    child.stderr?.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-8000)));
     this.exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     void this.exit.then(() => (this.exited = true));
   }
@@ -24,27 +34,38 @@ export class ServerProcess {
     return this.child.pid!;
   }
 
+  get running(): boolean {
+    return !this.exited;
+  }
+
   async stop(): Promise<void> {
     if (this.exited) return;
     this.child.kill('SIGTERM');
-    const killer = setTimeout(() => this.child.kill('SIGKILL'), 5_000);
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), this.stopGraceMs);
     await this.exit;
     clearTimeout(killer);
   }
 
+  /** SIGKILL, as a crash would end it, and wait for the exit. */
+  async kill(): Promise<void> {
+    if (this.exited) return;
+    this.child.kill('SIGKILL');
+    await this.exit;
+  }
+
   /**
-   * Polls `ready` every 100 ms. A server that exits first, or is not ready within the timeout (then stopped),
-   * fails with what it wrote to stderr.
+   * Polls `ready` until it holds. A server that exits first, or is not ready within the timeout (it is then
+   * killed), fails with what it wrote to stderr.
    */
-  async waitUntilReady(ready: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  async waitUntilReady(ready: () => Promise<boolean>, { what, timeoutMs = 30_000, intervalMs = 100 }: ReadyOptions): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!(await ready())) {
-      if (this.exited) throw new Error(`${this.name} exited before it was ready: ${this.stderr.trim()}`);
+      if (this.exited) throw new Error(`${this.name} exited before it was ready (${what}): ${this.stderr.trim()}`);
       if (Date.now() > deadline) {
-        await this.stop();
-        throw new Error(`${this.name} did not become ready (${what}): ${this.stderr.trim()}`);
+        await this.kill();
+        throw new Error(`${this.name} did not become ready within ${timeoutMs / 1000} s (${what}): ${this.stderr.trim()}`);
       }
-      await sleep(100);
+      await sleep(intervalMs);
     }
   }
 }

@@ -40,7 +40,7 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     await server.stop();
     await rm(configDirectory, { recursive: true, force: true });
   };
-  await server.waitUntilReady(() => portAccepts(port), `listening on 127.0.0.1:${port}`, options.readyTimeoutMs).catch(async (error: unknown) => {
+  await server.waitUntilReady(() => portAccepts(port), { what: `listening on 127.0.0.1:${port}`, timeoutMs: options.readyTimeoutMs }).catch(async (error: unknown) => {
     await rm(configDirectory, { recursive: true, force: true });
     throw error;
   });

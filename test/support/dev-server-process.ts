@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { Connection } from '@temporalio/client';
+import { spawn } from 'node:child_process';
+import { answersNamespaceLookup } from '../../client/embedded-server';
+import { ServerProcess } from '../../local-servers/server-process';
 import { forkSearchAttributeArgs } from '../../temporal-cli/dev-server-options';
-import { waitFor } from './wait-for';
 
 const startupTimeoutMs = 60_000;
 const stopTimeoutMs = 15_000;
@@ -52,35 +52,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  liveServers.add(child);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  void exited.then(() => liveServers.delete(child));
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-8000)));
-  try {
-    await waitFor(
-      `the dev server on ${address} to serve`,
-      async () => {
-        if (child.exitCode !== null) throw new Error(`the dev server exited with ${child.exitCode}: ${stderr.trim()}`);
-        return answersNamespaceLookup(address);
-      },
-      { timeoutMs: startupTimeoutMs, intervalMs: 200 },
-    );
-  } catch (error) {
-    child.kill('SIGKILL');
-    await exited;
-    throw error;
-  }
-  return {
-    address,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const force = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
-      child.kill('SIGTERM');
-      await exited;
-      clearTimeout(force);
-    },
-  };
+  const server = new ServerProcess(child, `the dev server on ${address}`, stopTimeoutMs);
+  liveServers.add(server);
+  child.once('exit', () => liveServers.delete(server));
+  await server.waitUntilReady(() => answersNamespaceLookup(address), { what: 'answering a namespace lookup', timeoutMs: startupTimeoutMs, intervalMs: 200 });
+  return { address, stop: () => server.stop() };
 }
 
 function uiArgs(ui: DevServerOptions['ui']): string[] {
@@ -94,31 +70,9 @@ function uiArgs(ui: DevServerOptions['ui']): string[] {
   ];
 }
 
-const liveServers = new Set<ChildProcess>();
+const liveServers = new Set<ServerProcess>();
 
 /** SIGKILLs every dev server a test started that is still running. */
 export async function killDevServers(): Promise<void> {
-  await Promise.all(
-    [...liveServers].map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGKILL');
-        }),
-    ),
-  );
-}
-
-async function answersNamespaceLookup(address: string): Promise<boolean> {
-  const connection = await Connection.connect({ address, connectTimeout: 2_000 }).catch(() => undefined);
-  if (!connection) return false;
-  try {
-    await connection.workflowService.describeNamespace({ namespace: 'default' });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await connection.close();
-  }
+  await Promise.all([...liveServers].map((server) => server.kill()));
 }
