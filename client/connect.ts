@@ -149,7 +149,7 @@ export async function withWorkerFallback<T>(session: AgentSession, call: () => P
   try {
     return await session.client.connection.withDeadline(Date.now() + 5_000, call);
   } catch (error) {
-    if (!isDeadlineExceeded(error)) throw error;
+    if (!noWorkerAnswered(error)) throw error;
     await session.startWorker(`no worker answered within 5s: running one in this process`);
     return call();
   }
@@ -163,17 +163,20 @@ export async function withWorkerFallback<T>(session: AgentSession, call: () => P
  */
 export async function ensureWorkerServes(session: AgentSession, workflowId: string): Promise<void> {
   await withWorkerFallback(session, () => session.client.workflow.getHandle(workflowId).query(statusQuery)).catch((error: unknown) => {
-    if (isDeadlineExceeded(error)) throw error;
+    if (noWorkerAnswered(error)) throw error;
   });
 }
 
 // The client wraps gRPC errors (ServiceError "Failed to query Workflow"); the status code sits on a cause.
-// A query whose deadline passes while the server waits for a worker ends DEADLINE_EXCEEDED, or CANCELLED when
-// the server gives up on it first (seen when the run's last worker has just exited): both mean "no worker answered".
-export function isDeadlineExceeded(error: unknown): boolean {
+// Three answers mean "no worker answered": a query whose deadline passes while the server waits for a worker ends
+// DEADLINE_EXCEEDED, or CANCELLED when the server gives up on it first (seen when the run's last worker has just
+// exited); a server that has seen no poller on the task queue lately (one just restarted: the embedded server of an
+// earlier command) answers FAILED_PRECONDITION "no poller seen for task queue recently".
+export function noWorkerAnswered(error: unknown): boolean {
   for (let current = error; current; current = (current as { cause?: unknown }).cause) {
-    const code = (current as { code?: unknown }).code;
+    const { code, message } = current as { code?: unknown; message?: unknown };
     if (code === 4 /* grpc DEADLINE_EXCEEDED */ || code === 1 /* grpc CANCELLED */) return true;
+    if (code === 9 /* grpc FAILED_PRECONDITION */ && typeof message === 'string' && message.includes('no poller seen')) return true;
   }
   return false;
 }

@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { portAccepts } from '../../local-servers/free-port';
+import { lastJsonLine, runCli } from '../support/cli';
+import { FakeModelServer, openaiReply } from '../support/fake-model-server';
+import { makeWorkspace } from '../support/workspace';
+
+// The README's first command: `agent run` with no Temporal address and nothing on localhost:7233 starts an embedded
+// dev server (on 7233, its Web UI on 8233), keeps its state in a file, and stops it when the command is done.
+
+let model: FakeModelServer;
+beforeAll(async () => {
+  model = await FakeModelServer.start();
+});
+afterAll(() => model?.close());
+
+jest.setTimeout(120_000);
+
+it('starts the embedded server when no address is set, stops it at the end, and the next command finds the run in its state file', async () => {
+  for (const port of [7233, 8233]) {
+    if (await portAccepts(port)) throw new Error(`port ${port} is in use: this test needs the embedded server's own ports free`);
+  }
+  const stateFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'embedded-state-')), 'temporal-dev.db');
+  // No TEMPORAL_ADDRESS: the CLI decides for itself, as on a laptop.
+  const env = { ...model.providerEnv, TEMPORAL_ADDRESS: undefined, AGENT_STATE_FILE: stateFile, AGENT_TASK_QUEUE: `embedded-${Date.now()}` };
+  model.enqueue(openaiReply({ content: 'answered on the embedded server' }));
+
+  const run = await runCli(['run', 'hello', '--workspace', await makeWorkspace(), '--json', '--id', `embedded-${Date.now()}`], env);
+
+  expect(run.code).toBe(0);
+  expect(run.stderr).toContain(`starting a local Temporal dev server (state in ${stateFile}`);
+  const result = lastJsonLine(run.stdout);
+  expect(result).toMatchObject({ status: 'completed', answer: 'answered on the embedded server' });
+  expect(existsSync(stateFile)).toBe(true);
+  // The CLI stopped the server it started.
+  expect(await portAccepts(7233)).toBe(false);
+
+  // A later command starts it again on the same state file, and the run is there.
+  const show = await runCli(['show', String(result.workflowId)], env);
+  expect(show.code).toBe(0);
+  expect(show.stdout).toContain('answered on the embedded server');
+  expect(await portAccepts(7233)).toBe(false);
+});
