@@ -63,9 +63,11 @@ it('agent watch prints the text as it is written and the tool calls, in order, a
   // The run may end before the watcher's next poll: its last events are then told by run_end, which always comes.
   const lastCall = [...events].reverse().find((event) => event.type === 'text')?.call;
   const lastText = events.filter((event) => event.type === 'text' && event.call === lastCall);
-  // Written over about 1.5 s: more than one batch of text, joined into the answer.
+  // Written over about 1.5 s: more than one batch of text, each continuing the answer. The batch the run ended on
+  // may reach the watcher only as part of run_end's answer (seen on a loaded CI machine).
   expect(lastText.length).toBeGreaterThan(1);
-  expect(lastText.map((event) => event.text).join('')).toBe(sentence);
+  const streamed = lastText.map((event) => event.text).join('');
+  expect(sentence.startsWith(streamed)).toBe(true);
   expect(events[events.length - 1]).toEqual({ type: 'run_end', workflowId, status: 'completed', answer: sentence });
 }, 60_000);
 
