@@ -4,7 +4,7 @@ import { ConfigurationError } from '../../core/errors';
 import { createCodecServer } from '../../storage/codec-server';
 import { EncryptionCodec } from '../../storage/encryption-codec';
 import { loadEncryptionKeys } from '../../storage/encryption-keys';
-import { untilInterrupted } from '../interrupt';
+import { InterruptListener } from '../interrupt';
 import { UsageError } from '../usage';
 import type { Output } from './output';
 
@@ -49,16 +49,21 @@ export async function codecServerCommand(argv: string[], output: Output): Promis
     );
 
   const server = createCodecServer({ codec: new EncryptionCodec(keys), allowedOrigins, authToken, log: output.error });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, values.host, () => resolve());
-  });
-  const { port: listening } = server.address() as AddressInfo;
-  output.info(
-    `codec server listening on http://${values.host}:${listening} (keys: ${[...keys.byId.keys()].join(', ')}; encrypting with "${keys.current.id}"; ` +
-      `CORS origins: ${allowedOrigins.join(', ')}; ${authToken ? 'bearer token required' : 'no token required'}); Ctrl-C stops it`,
-  );
-  await untilInterrupted(new Promise<never>(() => {}));
+  const interrupt = new InterruptListener();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, values.host, () => resolve());
+    });
+    const { port: listening } = server.address() as AddressInfo;
+    output.info(
+      `codec server listening on http://${values.host}:${listening} (keys: ${[...keys.byId.keys()].join(', ')}; encrypting with "${keys.current.id}"; ` +
+        `CORS origins: ${allowedOrigins.join(', ')}; ${authToken ? 'bearer token required' : 'no token required'}); Ctrl-C stops it`,
+    );
+    await interrupt.signalled;
+  } finally {
+    interrupt.close();
+  }
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return 0;

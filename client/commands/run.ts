@@ -6,7 +6,7 @@ import { ApprovalPrompter } from '../approval-prompts';
 import { awaitResult } from '../await-result';
 import { cliRegistry } from '../cli-registry';
 import { connect } from '../connect';
-import { interrupted, untilInterrupted } from '../interrupt';
+import { interrupted, InterruptListener, untilInterrupted } from '../interrupt';
 import { LineQueue } from '../line-queue';
 import { ProgressFollower } from '../progress';
 import { assertRegistered, assertRunnable, startAgent } from '../start-agent';
@@ -33,6 +33,8 @@ export async function runCommand(argv: string[], output: Output): Promise<number
   const session = await connect({ ensureWorker: !values.detach, log: output.info, beforeOwnWorker: () => assertRegistered(input, cliRegistry()) });
   try {
     const handle = await startAgent(session.client, input, { taskQueue: session.taskQueue, workflowId: values.id });
+    // Before the line that says the run started: a script that reads it may press Ctrl-C at once.
+    const interrupt = new InterruptListener();
     const runId = handle.firstExecutionRunId;
     timingMark('workflow started');
     output.info(`started ${handle.workflowId} (run ${runId})`);
@@ -41,6 +43,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     const ids = { workflowId: handle.workflowId, runId };
 
     if (values.detach) {
+      interrupt.close();
       if (session.embedded) output.info('note: the embedded server stops with this command; the run resumes the next time it starts');
       output.result(values.json ? JSON.stringify({ ...ids, status: 'running' }) : handle.workflowId);
       return 0;
@@ -59,6 +62,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
         () => handle.result(),
         (error) => output.info(`lost the Temporal server (${error.message}); the run is durable, still waiting for it`),
       ),
+      interrupt,
     );
     // A person at a terminal is asked about each call that needs approval; anyone else is told how to decide it.
     const lines = process.stdin.isTTY ? new LineQueue(process.stdin) : undefined;
