@@ -6,6 +6,7 @@ import {
   ContinueAsNew,
   continueAsNew,
   isCancellation,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -34,6 +35,7 @@ import {
   settingsQuery,
   statusQuery,
 } from './definitions';
+import { IdleClock } from './idle-clock';
 import { Inbox } from './inbox';
 import { withMcpTools } from './list-mcp-tools';
 import { runFailure } from './model-call';
@@ -53,6 +55,9 @@ const { prepareRun } = proxyActivities<CoreActivities>({
  * number changes when runs continue as new: guard such a change with patched().
  */
 export const updatesBeforeContinueAsNew = 1_000;
+
+/** The patch that replaced a timer per awaited message with the session's IdleClock. */
+export const idleClockPatch = 'session-idle-clock';
 
 /**
  * The durable agent. A one-shot run answers its prompt and ends. A session
@@ -249,13 +254,21 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
       if (reply && spendsTheBudget(reply)) return finish(reply.status);
     }
 
+    // Runs recorded before the idle clock waited for each message with a timer of its own.
+    const idle = patched(idleClockPatch) ? new IdleClock(input.session!.idleTimeoutSeconds * 1000) : undefined;
     for (;;) {
       status.phase = 'waiting_for_message';
       showDetails();
-      const woke = await condition(
-        () => inbox.waiting.length > 0 || endRequested || continueAsNewDue(),
-        `${input.session!.idleTimeoutSeconds}s`,
-      );
+      const wake = () => inbox.waiting.length > 0 || endRequested || continueAsNewDue();
+      let woke: boolean;
+      if (idle) {
+        idle.startWaiting();
+        await condition(() => wake() || idle.expired);
+        idle.stopWaiting();
+        woke = wake();
+      } else {
+        woke = await condition(wake, `${input.session!.idleTimeoutSeconds}s`);
+      }
       if (!endRequested && continueAsNewDue()) await continueAsNewNow();
       const start = freshTurn();
       const next = inbox.takeNext();

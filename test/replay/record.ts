@@ -353,6 +353,17 @@ const scenarios: Scenario[] = [
       await handle.executeUpdate(interruptUpdate);
     },
   },
+  {
+    // A session that idles out on its IdleClock: one timer runs through a message, the next for the time left.
+    name: 'session-idle-clock',
+    input: { model: 'openai:gpt-4o-mini', session: { idleTimeoutSeconds: 2 } },
+    replies: [openaiReply({ content: 'one' }), openaiReply({ content: 'two' })],
+    during: async (handle) => {
+      await sendMessage(handle, 'first');
+      await sleep(1_200);
+      await sendMessage(handle, 'second');
+    },
+  },
 ];
 
 async function main(): Promise<void> {

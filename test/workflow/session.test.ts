@@ -1,11 +1,15 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { temporal } from '@temporalio/proto';
 import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult, TurnReply } from '../../core/result';
 import { agentWorkflowType, endSessionSignal, messagesQuery, sendMessageUpdate, statusQuery } from '../../workflows/definitions';
+import { fetchEvents } from '../support/history';
 import { answer, callTools, ScriptedModel } from '../support/scripted-model';
 import { connectToTestServer, createTestWorker, uniqueTaskQueue, resolved } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
+
+const EventType = temporal.api.enums.v1.EventType;
 
 let environment: TestWorkflowEnvironment;
 let workspace: string;
@@ -124,6 +128,30 @@ describe('sessions', () => {
       environment.client.workflow.getHandle(workflowId).result(),
     );
     expect(result).toMatchObject({ status: 'idle_timeout', turns: 0 });
+  });
+
+  it('keeps one idle timer across messages, and idles out a whole timeout after the last one', async () => {
+    const model = new ScriptedModel([answer('one'), answer('two')]);
+    const { result, events, lastReplyAt } = await withSession(model, { session: { idleTimeoutSeconds: 2 } }, async (workflowId) => {
+      await send(workflowId, 'a');
+      // Past the first timer's deadline (2 s after the session began waiting), which must not end the session.
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      await send(workflowId, 'b');
+      const lastReplyAt = Date.now();
+      const handle = environment.client.workflow.getHandle(workflowId);
+      return { result: (await handle.result()) as AgentResult, events: await fetchEvents(environment.client, workflowId), lastReplyAt };
+    });
+    expect(result).toMatchObject({ status: 'idle_timeout', answer: 'two' });
+    const closedAt = Number(events.at(-1)!.eventTime!.seconds) * 1000 + Math.floor(events.at(-1)!.eventTime!.nanos! / 1e6);
+    expect(closedAt - lastReplyAt).toBeGreaterThanOrEqual(1_900);
+    const count = (type: number) => events.filter((event) => event.eventType === type).length;
+    // No timer per awaited message (three waits here), none cancelled: each timer runs out, and the next one
+    // runs for the time left (two in all, or three if the first fired during the pause).
+    expect(count(EventType.EVENT_TYPE_TIMER_CANCELED)).toBe(0);
+    expect(count(EventType.EVENT_TYPE_TIMER_FIRED)).toBe(count(EventType.EVENT_TYPE_TIMER_STARTED));
+    expect(count(EventType.EVENT_TYPE_TIMER_STARTED)).toBeGreaterThanOrEqual(2);
+    expect(count(EventType.EVENT_TYPE_TIMER_STARTED)).toBeLessThanOrEqual(3);
+    expect(events.some((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(true);
   });
 
   it('refuses messages to a run that is not a session', async () => {
