@@ -22,7 +22,11 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code must be deterministic: do I/O in an activity.' })),
+          paths: [
+            ...nodeBuiltins.map((name) => ({ name, message: 'Workflow code must be deterministic: do I/O in an activity.' })),
+            // Over half the bundle, evaluated again for every workflow: the input is checked by core/input-check.ts.
+            { name: 'zod', message: 'Keep zod out of the workflow bundle: check shapes with core/input-check.ts, on the client or in an activity.' },
+          ],
           patterns: [
             {
               group: ['../activities/*', '../activities', '../tools/*', '../tools', '!../tools/define-tool'],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors';
-import { handoffToolName, modelSettingsProblem, modelSettingsSchema } from '../core/agent-spec';
+import { modelSettingsProblem, modelSettingsSchema } from '../core/agent-spec';
+import { handoffToolName } from '../core/tool-names';
 import { parseModelId } from '../core/model-id';
 import type { ModelSettings } from '../core/agent-spec';
 import type { Tool } from '../tools';

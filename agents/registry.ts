@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { handoffToolName, handoffToolPrefix, type AgentSpec } from '../core/agent-spec';
+import type { AgentSpec } from '../core/agent-spec';
+import { handoffToolName, handoffToolPrefix } from '../core/tool-names';
 import { ConfigurationError } from '../core/errors';
 import { parseModelId } from '../core/model-id';
 import { builtInProviders, type ModelProvider, type ToolDefinition } from '../providers';

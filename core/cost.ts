@@ -1,18 +1,16 @@
-import { z } from 'zod';
-import type { Usage } from './messages';
+import type { Usage } from './usage';
 
 /**
  * Prices in US dollars per million tokens. Reasoning (thinking) tokens are
  * billed as output unless `reasoning` says otherwise; cached input at `input`
  * unless `cachedInput` says otherwise.
  */
-export const modelPriceSchema = z.object({
-  input: z.number().min(0),
-  output: z.number().min(0),
-  cachedInput: z.number().min(0).optional(),
-  reasoning: z.number().min(0).optional(),
-});
-export type ModelPrice = z.infer<typeof modelPriceSchema>;
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cachedInput?: number;
+  reasoning?: number;
+}
 
 /** `provider:model` → price. A key may also be a bare model name, which any provider matches. */
 export type PriceTable = Record<string, ModelPrice>;

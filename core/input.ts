@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { reasoningEffortSchema, thinkingBudgetSchema } from './agent-spec';
 import { messageSchema, toolResultMessageSchema } from './messages';
 import { parseModelId } from './model-id';
+import { requiresSomethingToAnswer, somethingToAnswer } from './something-to-answer';
 import { maxPromptChars } from './limits';
 
 /**
@@ -185,27 +186,16 @@ export const resolvedInputObject = z.object({
   carried: carriedStateSchema.optional(),
 });
 
-export function requiresSomethingToAnswer(input: { prompt?: string; messages?: unknown[]; session?: unknown; carried?: unknown }): boolean {
-  return input.prompt !== undefined || (input.messages?.length ?? 0) > 0 || Boolean(input.session) || Boolean(input.carried);
-}
-
-const somethingToAnswer = { message: 'either a prompt or initial messages are required', path: ['prompt'] };
-
-export const resolvedAgentInputSchema = resolvedInputObject.refine(requiresSomethingToAnswer, somethingToAnswer);
+export const resolvedAgentInputSchema = resolvedInputObject.refine(requiresSomethingToAnswer, somethingToAnswer());
 
 /** What the workflow receives: every setting explicit. */
 export type ResolvedAgentInput = z.output<typeof resolvedAgentInputSchema>;
 
-export type ResolvedInputCheck = { ok: true; input: ResolvedAgentInput } | { ok: false; problems: string };
-
-/** The workflow's own check: shape only, no defaults. */
-export function checkResolvedInput(raw: unknown): ResolvedInputCheck {
-  const parsed = resolvedAgentInputSchema.safeParse(raw);
-  return parsed.success ? { ok: true, input: parsed.data } : { ok: false, problems: describeIssues(parsed.error) };
+/** The JSON Schema that core/resolved-input.schema.json holds (scripts/generate-input-schema.ts). */
+export function resolvedInputJsonSchemaFromZod(): Record<string, unknown> {
+  return z.toJSONSchema(resolvedInputObject, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
 }
 
 export function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
 }
-
-export { somethingToAnswer };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { contextSettingsSchema, describeIssues, requiresSomethingToAnswer, resolvedInputObject, somethingToAnswer, type ResolvedAgentInput } from './input';
+import { contextSettingsSchema, describeIssues, resolvedInputObject, type ResolvedAgentInput } from './input';
+import { requiresSomethingToAnswer, somethingToAnswer } from './something-to-answer';
 import {
   defaultAgentName,
   defaultApprovalTimeoutSeconds,
@@ -42,7 +43,7 @@ export const agentInputSchema = resolvedInputObject
       .extend({ keepRecentTurns: contextSettingsSchema.shape.keepRecentTurns.default(defaultKeepRecentTurns) })
       .default({ keepRecentTurns: defaultKeepRecentTurns }),
   })
-  .refine(requiresSomethingToAnswer, somethingToAnswer)
+  .refine(requiresSomethingToAnswer, somethingToAnswer())
   .refine((input) => input.agent !== undefined || input.model !== undefined, {
     message: 'a model (provider:model) is required when no agent is named',
     path: ['model'],

@@ -1,11 +1,18 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { modelPriceSchema, type PriceTable } from '../core/cost';
+import type { ModelPrice, PriceTable } from '../core/cost';
 import { ConfigurationError } from '../core/errors';
 // Imported (not read from disk) so that the library's build carries it.
 import defaultPrices from './default-prices.json';
 
+// Prices in US dollars per million tokens (core/cost.ts).
+const modelPriceSchema = z.object({
+  input: z.number().min(0),
+  output: z.number().min(0),
+  cachedInput: z.number().min(0).optional(),
+  reasoning: z.number().min(0).optional(),
+}) satisfies z.ZodType<ModelPrice>;
 const priceFileSchema = z.object({ models: z.record(z.string(), modelPriceSchema) });
 
 /**

@@ -13,9 +13,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { failureTypes } from '../core/errors';
-import { checkResolvedInput, type ResolvedAgentInput } from '../core/input';
+import type { ResolvedAgentInput } from '../core/input';
+import { checkResolvedInput } from '../core/input-check';
 import { maxPromptChars } from '../core/limits';
-import { zeroUsage, type Usage } from '../core/messages';
+import { zeroUsage, type Usage } from '../core/usage';
 import type { AgentResult, AgentStatus, AgentStatusSnapshot, ApprovalDecision, TurnReply } from '../core/result';
 import type { CoreActivities, RunSetup } from '../activities';
 import { AgentStream } from './agent-stream';

@@ -1,8 +1,10 @@
 import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import { toolKind, type AgentSpec } from '../core/agent-spec';
+import type { AgentSpec } from '../core/agent-spec';
+import { toolKind } from '../core/tool-names';
 import { failureTypes } from '../core/errors';
 import type { ApprovalDecision } from '../core/result';
-import { zeroUsage, type ToolCall, type ToolResultMessage, type Usage } from '../core/messages';
+import type { ToolCall, ToolResultMessage } from '../core/messages';
+import { zeroUsage, type Usage } from '../core/usage';
 import type { ToolActivityInput, ToolRunSettings } from '../activities';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import type { SubagentOutcome } from './subagent-call';

@@ -1,5 +1,6 @@
 import type { CarriedInbox, CarriedState, ResolvedAgentInput } from '../core/input';
-import { zeroUsage, type Message, type Usage } from '../core/messages';
+import type { Message } from '../core/messages';
+import { zeroUsage, type Usage } from '../core/usage';
 import { describeCost } from '../core/cost';
 import { defaultAgentName } from '../core/limits';
 import type { AgentStatusSnapshot, ProgressEvent } from '../core/result';

@@ -1,6 +1,6 @@
 import { ApplicationFailure, ChildWorkflowFailure, executeChild, isCancellation, ParentClosePolicy, workflowInfo } from '@temporalio/workflow';
 import type { ResolvedAgentInput } from '../core/input';
-import { zeroUsage, type Usage } from '../core/messages';
+import { zeroUsage, type Usage } from '../core/usage';
 import type { AgentResult } from '../core/result';
 import { agentWorkflowType } from './definitions';
 import { clip } from './summaries';

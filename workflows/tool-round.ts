@@ -1,5 +1,6 @@
 import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
-import { addUsage, type ToolCall, type ToolResultMessage } from '../core/messages';
+import type { ToolCall, ToolResultMessage } from '../core/messages';
+import { addUsage } from '../core/usage';
 import { preview } from '../core/stream-events';
 import type { PendingApproval } from '../core/result';
 import { notRunResults } from '../core/tool-pairing';

@@ -1,7 +1,8 @@
-import { offeredToolNames, type AgentSpec } from '../core/agent-spec';
+import type { AgentSpec } from '../core/agent-spec';
+import { offeredToolNames } from '../core/tool-names';
 import { summaryCutIndex } from '../core/context-view';
 import type { ResolvedAgentInput } from '../core/input';
-import { addUsage } from '../core/messages';
+import { addUsage } from '../core/usage';
 import { costBudgetOf, spendCheck, withBoundedOutput } from './cost-budget';
 import type { TurnReply, TurnStatus } from '../core/result';
 import { notRunResults } from '../core/tool-pairing';

@@ -1,6 +1,6 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { AgentRegistry } from '../../agents/registry';
-import { handoffToolPrefix } from '../../core/agent-spec';
+import { handoffToolPrefix } from '../../core/tool-names';
 import { ConfigurationError, failureTypes } from '../../core/errors';
 import type { McpListing, McpToolRequest } from '../../core/mcp';
 import type { McpConnections } from '../../mcp/connections';

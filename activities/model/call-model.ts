@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AgentRegistry } from '../../agents/registry';
 import { priceOf, priced, type PriceTable } from '../../core/cost';
 import { ConfigurationError } from '../../core/errors';
-import { addUsage, zeroUsage, type Usage } from '../../core/messages';
+import { addUsage, zeroUsage, type Usage } from '../../core/usage';
 import { parseModelId } from '../../core/model-id';
 import { untracedSpans, type AgentSpans } from '../../telemetry/agent-spans';
 import type { TranscriptStore } from '../transcript/transcript-store';

@@ -76,7 +76,7 @@ describe('a workflow started directly', () => {
   const valid = () => resolved(given());
 
   it.each<[string, () => unknown, RegExp]>([
-    ['maxIterations: -1', () => ({ ...valid(), maxIterations: -1 }), /maxIterations: maxIterations must be at least 1/],
+    ['maxIterations: -1', () => ({ ...valid(), maxIterations: -1 }), /maxIterations: must be at least 1/],
     ['no prompt', () => ({ ...valid(), prompt: undefined }), /prompt: either a prompt or initial messages are required/],
     ['no input at all', () => undefined, /invalid agent input/],
     // Defaults are applied once, by the client: a workflow that filled them in itself would change with the code it replays on.

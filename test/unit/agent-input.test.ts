@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../../core/errors';
-import { checkResolvedInput } from '../../core/input';
+import { checkResolvedInput } from '../../core/input-check';
 import { resolveAgentInput as checkAgentInput } from '../../core/resolve-input';
 import { parseModelId } from '../../core/model-id';
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { describeCost, priceOf, priced, worstCaseUsd, type PriceTable } from '../../core/cost';
 import { ConfigurationError } from '../../core/errors';
-import { addUsage } from '../../core/messages';
+import { addUsage } from '../../core/usage';
 import { loadPrices } from '../../pricing/load-prices';
 import { makeWorkspace } from '../support/workspace';
 

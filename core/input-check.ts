@@ -1,0 +1,50 @@
+import type { ResolvedAgentInput } from './input';
+import { checkJsonSchema, describeSchemaProblems, type JsonSchema, type SchemaProblem } from './json-schema-check';
+import { parseModelId } from './model-id';
+import { nothingToAnswer, requiresSomethingToAnswer } from './something-to-answer';
+import resolvedInputSchema from './resolved-input.schema.json';
+
+/**
+ * The workflow's own check of its input: shape only, no defaults (core/input.ts
+ * says why). It runs in the workflow sandbox without zod: against the JSON Schema
+ * that `npm run generate:input-schema` writes from the zod schema of core/input.ts
+ * (test/unit/input-check.test.ts fails when the two differ, and checks that both
+ * accept and refuse the same inputs), plus the rules JSON Schema cannot state,
+ * written here as the zod schema states them.
+ */
+
+export type ResolvedInputCheck = { ok: true; input: ResolvedAgentInput } | { ok: false; problems: string };
+
+// JSON imports are typed by their contents; the check needs the schema's own type.
+export const resolvedInputJsonSchema = resolvedInputSchema as unknown as JsonSchema;
+
+export function checkResolvedInput(raw: unknown): ResolvedInputCheck {
+  const checked = checkJsonSchema(resolvedInputJsonSchema, raw);
+  const problems = checked.problems;
+  if (problems.some((problem) => problem.path.length === 0)) return { ok: false, problems: describeSchemaProblems(problems) };
+  const input = checked.value as ResolvedAgentInput;
+  const flagged = new Set(problems.map((problem) => problem.path[0]));
+  const problem = (field: string, message: string) => problems.push({ path: [field], message });
+  // The zod schema trims the prompt (`z.string().trim().min(1)`) before it counts it.
+  if (typeof input.prompt === 'string' && !flagged.has('prompt')) {
+    input.prompt = input.prompt.trim();
+    if (!input.prompt) problem('prompt', 'prompt must not be empty');
+  }
+  if (typeof input.model === 'string' && !flagged.has('model')) {
+    try {
+      parseModelId(input.model);
+    } catch (error) {
+      problem('model', (error as Error).message);
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems: describeSchemaProblems(sorted(problems)) };
+  if (!requiresSomethingToAnswer(input)) return { ok: false, problems: `prompt: ${nothingToAnswer}` };
+  return { ok: true, input };
+}
+
+// In the order of the schema's properties, as zod reports them.
+function sorted(problems: SchemaProblem[]): SchemaProblem[] {
+  const order = Object.keys(resolvedInputJsonSchema.properties ?? {});
+  const rank = (problem: SchemaProblem) => (problem.path.length === 0 ? -1 : order.indexOf(String(problem.path[0])));
+  return problems.map((problem, index) => ({ problem, index })).sort((a, b) => rank(a.problem) - rank(b.problem) || a.index - b.index).map(({ problem }) => problem);
+}

@@ -1,0 +1,182 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { resolvedAgentInputSchema, resolvedInputJsonSchemaFromZod } from '../../core/input';
+import { checkResolvedInput, resolvedInputJsonSchema } from '../../core/input-check';
+import { assertUnderstood } from '../../core/json-schema-check';
+import { resolveAgentInput } from '../../core/resolve-input';
+
+// The workflow checks its input without zod (core/input-check.ts). These tests hold that check to the zod schema:
+// the same JSON Schema, and the same verdict and output on thousands of inputs.
+
+function resolved(raw: Record<string, unknown>): Record<string, unknown> {
+  const check = resolveAgentInput(raw);
+  if (!check.ok) throw new Error(check.problems);
+  return check.input as Record<string, unknown>;
+}
+
+const usage = { inputTokens: 10, outputTokens: 5, costUsd: 0.001, unpricedCalls: 1, reasoningTokens: 2 };
+const messages = [
+  { role: 'system', content: 'be brief' },
+  { role: 'user', content: 'read it' },
+  {
+    role: 'assistant',
+    content: '',
+    toolCalls: [{ id: 'call_1', name: 'read_file', arguments: '{"path":"a"}' }],
+    thinking: [
+      { type: 'thinking', provider: 'anthropic', model: 'claude', text: 'hm', signature: 'sig', at: { text: 0, toolCalls: 0 } },
+      { type: 'redacted_thinking', provider: 'anthropic', model: 'claude', data: 'opaque' },
+    ],
+  },
+  { role: 'tool', toolCallId: 'call_1', toolName: 'read_file', content: 'alpha', isError: false },
+];
+const carried = {
+  messages,
+  usage,
+  iteration: 3,
+  turns: 2,
+  transcript: { id: 't1', length: 4 },
+  summary: { content: 'so far', upTo: 2 },
+  progressOffset: 7,
+  turn: {
+    iteration: 1,
+    agentIterations: 1,
+    handoffs: 0,
+    outputRetries: 0,
+    usage,
+    checkpoint: { length: 2, transcript: { length: 2 } },
+    openRound: {
+      finished: [messages[3]],
+      needsApproval: ['call_2'],
+      waiting: [{ id: 'call_2', tool: 'write_file', summary: 'write b', agents: ['default'], askedAt: '2026-01-01T00:00:00.000Z' }],
+    },
+  },
+  lastAnswer: 'alpha',
+  lastOutput: { any: ['shape'] },
+  lastCall: { inputTokens: 9, outputTokens: 4, length: 4 },
+  agent: 'default',
+  inbox: {
+    nextTicket: 3,
+    waiting: [{ ticket: 2, content: 'next' }],
+    current: 1,
+    settled: [
+      { ticket: 0, reply: { answer: 'a', status: 'completed', iterations: 1, usage, agent: 'default' } },
+      { ticket: 1, refusal: { message: 'no', type: 'MessageRefused' } },
+    ],
+  },
+  endRequested: false,
+  stream: {
+    state: { log: [{ topic: 'turn', data: 'e30=', offset: 0 }], base_offset: 0, publisher_sequences: { p: 1 }, publisher_last_seen: { p: 2 } },
+    turnStart: 0,
+  },
+};
+
+const bases: Array<Record<string, unknown>> = [
+  resolved({ prompt: 'list the files', model: 'openai:gpt-4o-mini', workspace: '/tmp/project' }),
+  resolved({
+    messages,
+    agent: 'researcher',
+    model: 'anthropic:claude-haiku-4-5',
+    systemPrompt: 'you research',
+    tools: ['read_file'],
+    maxIterations: 5,
+    maxOutputTokens: 100,
+    thinkingBudget: 2048,
+    reasoningEffort: 'high',
+    workspace: '/tmp/project',
+    session: { idleTimeoutSeconds: 60 },
+    maxSessionTokens: 1000,
+    maxCostUsd: 0.5,
+    stream: true,
+    continueAsNewAfterModelCalls: 10,
+    context: { compactAfterTurns: 2, maxContextTokens: 5000, keepRecentTurns: 3 },
+    approval: { tools: ['write_file'], skip: false, timeoutSeconds: 60 },
+    forkedFrom: { workflowId: 'w', runId: 'r', messageIndex: 2 },
+    subagent: { depth: 1, parentWorkflowId: 'p' },
+  }),
+  { ...resolved({ model: 'openai:gpt-4o-mini', workspace: '/tmp/project', session: {} }), carried },
+];
+
+const replacements: unknown[] = [undefined, null, '', '   ', '  padded  ', 'x', 'Open AI:gpt', 'openai:gpt', -1, 0, 1, 1.5, 2048, 1e9, true, [], {}, ['x'], { extra: 1 }];
+
+/** Every path to a value inside `value` (object keys and array indices), the root excluded. */
+function paths(value: unknown, prefix: Array<string | number> = []): Array<Array<string | number>> {
+  if (Array.isArray(value)) return value.flatMap((item, index) => [[...prefix, index], ...paths(item, [...prefix, index])]);
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => [[...prefix, key], ...paths(item, [...prefix, key])]);
+  return [];
+}
+
+function withValueAt(value: unknown, at: Array<string | number>, replacement: unknown): unknown {
+  if (at.length === 0) return replacement;
+  const [head, ...rest] = at;
+  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<string | number, unknown>;
+  copy[head] = withValueAt(copy[head], rest, replacement);
+  return copy;
+}
+
+function variants(): unknown[] {
+  const all: unknown[] = [undefined, null, 'a prompt', [], {}];
+  for (const base of bases) {
+    all.push(base, { ...base, unknownSetting: true });
+    for (const at of paths(base)) {
+      for (const replacement of replacements) all.push(withValueAt(base, at, replacement));
+      // An unknown key inside every object: zod drops it, and so must the check.
+      const inner = at.reduce<unknown>((value, key) => (value as Record<string | number, unknown>)[key], base);
+      if (inner && typeof inner === 'object' && !Array.isArray(inner)) all.push(withValueAt(base, at, { ...inner, surplus: 'dropped' }));
+    }
+  }
+  return all;
+}
+
+describe('checkResolvedInput, the workflow side, without zod', () => {
+  it('checks against the JSON Schema that the zod schema of core/input.ts makes (npm run generate:input-schema)', async () => {
+    const file = JSON.parse(await readFile(path.join(__dirname, '..', '..', 'core', 'resolved-input.schema.json'), 'utf8'));
+    expect(file).toEqual(resolvedInputJsonSchemaFromZod());
+    expect(resolvedInputJsonSchema).toEqual(file);
+    expect(() => assertUnderstood(resolvedInputJsonSchema)).not.toThrow();
+  });
+
+  it('reaches the verdict zod reaches, and keeps what zod keeps, on thousands of inputs', () => {
+    const inputs = variants();
+    expect(inputs.length).toBeGreaterThan(3000);
+    let refused = 0;
+    for (const input of inputs) {
+      const zod = resolvedAgentInputSchema.safeParse(input);
+      const ours = checkResolvedInput(structuredClone(input));
+      const context = JSON.stringify(input);
+      expect({ input: context, ok: ours.ok }).toEqual({ input: context, ok: zod.success });
+      if (ours.ok && zod.success) expect(ours.input).toEqual(zod.data);
+      if (!ours.ok) refused++;
+    }
+    // Most variants break the schema somewhere: the comparison covers refusals, not only acceptances.
+    expect(refused).toBeGreaterThan(inputs.length / 2);
+  });
+
+  it('names each field that is wrong, in the order of the schema, and what is wrong with it', () => {
+    const [base] = bases;
+    const problems = (input: unknown) => {
+      const check = checkResolvedInput(input);
+      if (check.ok) throw new Error('expected problems');
+      return check.problems;
+    };
+    expect(problems(undefined)).toBe('expected object, got undefined');
+    expect(problems({ ...base, maxIterations: -1 })).toBe('maxIterations: must be at least 1');
+    expect(problems({ ...base, maxIterations: 1.5, model: 'gpt-4o' })).toBe(
+      'model: model must look like provider:model (for example openai:gpt-4o-mini), got "gpt-4o"; maxIterations: expected integer, got number 1.5',
+    );
+    expect(problems({ ...base, prompt: '   ' })).toBe('prompt: prompt must not be empty');
+    expect(problems({ ...base, prompt: undefined })).toBe('prompt: either a prompt or initial messages are required');
+    expect(problems({ ...base, reasoningEffort: 'max' })).toBe('reasoningEffort: must be one of "low", "medium", "high"');
+    expect(problems({ ...base, messages: [{ role: 'tool', toolCallId: '', toolName: 'x', content: 'y' }] })).toBe(
+      'messages.0.toolCallId: must not be empty; messages.0.isError: required',
+    );
+    expect(problems({ ...base, messages: [{ role: 'robot', content: 'beep' }] })).toBe('messages.0: matches none of the 4 allowed shapes');
+  });
+});
+
+it('keeps zod out of the workflow bundle, which every new workflow evaluates again', async () => {
+  const code = await readFile(process.env.TEST_WORKFLOW_BUNDLE!, 'utf8');
+  const modules = [...code.matchAll(/\n\/\*\*\*\/ "([^"]*)"/g)].map((match) => match[1]);
+  expect(modules).toContain('./core/input-check.ts');
+  expect(modules.filter((module) => module.includes('/zod/'))).toEqual([]);
+});
