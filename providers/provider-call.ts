@@ -66,5 +66,10 @@ export interface ModelProvider {
   readonly name: string;
   /** Throws a ConfigurationError when the worker's environment lacks what the provider needs (an API key). */
   checkEnvironment?(env: NodeJS.ProcessEnv): void;
+  /**
+   * Loads what the first call needs (its SDK) ahead of it: a worker calls it while it starts, so the
+   * first model call does not wait for module loading. Optional; a failure here is left to the call to report.
+   */
+  preload?(): Promise<void>;
   call(call: ProviderCall): Promise<ModelResponse>;
 }

@@ -5,6 +5,7 @@ import type { BundleOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '
 import { createActivities } from '../activities';
 import type { TranscriptStore } from '../activities/transcript/transcript-store';
 import { createAgentRegistry, type AgentRegistry, type Definitions } from '../agents/registry';
+import type { ModelProvider } from '../providers';
 import type { PriceTable } from '../core/cost';
 import { McpConnections } from '../mcp/connections';
 import { loadPrices } from '../pricing/load-prices';
@@ -15,6 +16,15 @@ import { assertBundleTraces } from './bundle-tracing';
 import { defaultWorkspaceRoot } from './settings';
 
 export const workflowsPath = require.resolve('../workflows');
+
+function canCall(provider: ModelProvider, env: NodeJS.ProcessEnv): boolean {
+  try {
+    provider.checkEnvironment?.(env);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface AgentPluginOptions extends Definitions {
   /** The agents, tools and providers, already checked together; by default made from `agents`, `tools` and `providers`. */
@@ -56,6 +66,7 @@ export class AgentPlugin extends SimplePlugin {
   readonly registry: AgentRegistry;
   /** This process's tracing, when it is on. */
   readonly tracing: Tracing | undefined;
+  private readonly env: NodeJS.ProcessEnv;
 
   constructor(options: AgentPluginOptions = {}) {
     const registry = options.registry ?? createAgentRegistry(options);
@@ -85,6 +96,7 @@ export class AgentPlugin extends SimplePlugin {
     });
     this.registry = registry;
     this.tracing = tracing;
+    this.env = env;
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
@@ -113,6 +125,13 @@ export class AgentPlugin extends SimplePlugin {
 
   /** Sends the worker's last spans (the run that finished as it drained) before run() resolves. */
   override async runWorker(worker: Worker, next: (worker: Worker) => Promise<void>): Promise<void> {
+    // While the worker polls for its first tasks (and a first run's workflow task and prepareRun go by), this
+    // thread has time to load the provider SDKs the first model call would otherwise wait for (~150 ms for
+    // OpenAI's): those this worker's environment can call. Not earlier: during Worker.create it competes with
+    // the workflow threads' start (measured: +220 ms there, BENCHMARKS.md).
+    for (const provider of this.registry.providers.values()) {
+      if (provider.preload && canCall(provider, this.env)) provider.preload().catch(() => {});
+    }
     try {
       await super.runWorker(worker, next);
     } finally {

@@ -10,7 +10,7 @@ import { openaiResponsesProviderName, prepareResponsesRequest } from './prepare-
  * when the text is wanted as it is written, the whole response then taken from the stream's last event.
  */
 export async function callOpenAIResponses(call: ProviderCall): Promise<ModelResponse> {
-  const client = openaiClient(call);
+  const client = await openaiClient(call);
   const body = prepareResponsesRequest(call);
   const response = call.onTextDelta
     ? await streamedResponse(await client.responses.create({ ...body, stream: true }, { signal: call.signal }), call.onTextDelta)

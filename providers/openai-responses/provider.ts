@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../../core/errors';
 import { defineProvider } from '../define-provider';
-import { checkOpenAIEnvironment } from '../openai/client';
+import { checkOpenAIEnvironment, loadOpenAI } from '../openai/client';
 import { callOpenAIResponses } from './call-openai-responses';
 import { openaiResponsesProviderName } from './prepare-request';
 
@@ -14,6 +14,9 @@ export const openaiResponsesProvider = defineProvider({
   checkEnvironment(env) {
     const problem = checkOpenAIEnvironment(env);
     if (problem) throw new ConfigurationError(problem);
+  },
+  async preload() {
+    await loadOpenAI();
   },
   call: callOpenAIResponses,
 });

@@ -11,7 +11,7 @@ import { openaiProviderName, prepareOpenAIRequest } from './prepare-request';
  * streamed (usage included) when the text is wanted as it is written.
  */
 export async function callOpenAI(call: ProviderCall): Promise<ModelResponse> {
-  const client = openaiClient(call);
+  const client = await openaiClient(call);
   const body = prepareOpenAIRequest(call);
   let completion: ChatCompletion;
   if (call.onTextDelta) {

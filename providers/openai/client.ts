@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { ClientCache } from '../client-cache';
 import type { ProviderCall } from '../provider-call';
 
@@ -7,7 +7,8 @@ import type { ProviderCall } from '../provider-call';
  * compatible server needs no key), and the SDK's own retries off, since
  * Temporal retries the activity.
  */
-export function openaiClient(call: ProviderCall): OpenAI {
+export async function openaiClient(call: ProviderCall): Promise<OpenAI> {
+  const { default: OpenAI } = await loadOpenAI();
   const settings = {
     apiKey: call.env.OPENAI_API_KEY ?? (call.env.OPENAI_BASE_URL ? 'not-needed' : undefined),
     baseURL: call.env.OPENAI_BASE_URL || undefined,
@@ -17,6 +18,14 @@ export function openaiClient(call: ProviderCall): OpenAI {
 }
 
 const clients = new ClientCache<OpenAI>();
+
+/**
+ * The SDK, loaded on first use (~150 ms): a CLI loads it while its worker starts (ModelProvider.preload),
+ * not before, and one whose runs use another provider never does.
+ */
+export function loadOpenAI(): Promise<typeof import('openai')> {
+  return import('openai');
+}
 
 /** What both OpenAI providers need of the worker's environment. */
 export function checkOpenAIEnvironment(env: NodeJS.ProcessEnv): string | undefined {
