@@ -12,9 +12,12 @@ import { anthropicBetaHeaders, anthropicProviderName, prepareAnthropicRequest } 
  */
 const clients = new ClientCache<Anthropic>();
 
+let sdk: Promise<typeof import('@anthropic-ai/sdk')> | undefined;
+
 /** The SDK, loaded on first use (or ModelProvider.preload): a CLI whose runs use another provider starts ~90 ms sooner without it. */
 export function loadAnthropic(): Promise<typeof import('@anthropic-ai/sdk')> {
-  return import('@anthropic-ai/sdk');
+  // Kept: each import() of a loaded module still goes through the module loader (and tsx's hooks thread), ~0.5 ms.
+  return (sdk ??= import('@anthropic-ai/sdk'));
 }
 
 export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> {

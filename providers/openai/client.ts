@@ -19,12 +19,15 @@ export async function openaiClient(call: ProviderCall): Promise<OpenAI> {
 
 const clients = new ClientCache<OpenAI>();
 
+let sdk: Promise<typeof import('openai')> | undefined;
+
 /**
  * The SDK, loaded on first use (~150 ms): a CLI loads it while its worker starts (ModelProvider.preload),
  * not before, and one whose runs use another provider never does.
  */
 export function loadOpenAI(): Promise<typeof import('openai')> {
-  return import('openai');
+  // Kept: each import() of a loaded module still goes through the module loader (and tsx's hooks thread), ~0.5 ms.
+  return (sdk ??= import('openai'));
 }
 
 /** What both OpenAI providers need of the worker's environment. */

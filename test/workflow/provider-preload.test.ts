@@ -29,6 +29,7 @@ it('preloads, as the worker starts running, the SDK of each provider its environ
   const workspace = await makeWorkspace();
   const worker = await createAgentWorker({
     connection: environment.nativeConnection,
+    namespace: environment.namespace ?? 'default',
     taskQueue: uniqueTaskQueue('preload'),
     providers: [provider('ready-gateway', true), provider('keyless-gateway', false)],
     env: {},
