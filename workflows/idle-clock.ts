@@ -19,8 +19,10 @@ export class IdleClock {
 
   constructor(private readonly timeoutMs: number) {}
 
-  /** The session waits for a message from now on. */
+  /** The session waits for a message from now on, for a whole timeout again. */
   startWaiting(): void {
+    // A timer that ran out as a message came (in the same workflow task) does not end the wait after it.
+    this.expired = false;
     this.waitingSince = Date.now();
     this.runTimer(this.timeoutMs);
   }
