@@ -17,6 +17,7 @@ import { defaultWorkspaceRoot } from './settings';
 
 export const workflowsPath = require.resolve('../workflows');
 
+/** Whether the environment has what the provider needs to be called (its API key, say). */
 function canCall(provider: ModelProvider, env: NodeJS.ProcessEnv): boolean {
   try {
     provider.checkEnvironment?.(env);
@@ -130,7 +131,8 @@ export class AgentPlugin extends SimplePlugin {
     // OpenAI's): those this worker's environment can call. Not earlier: during Worker.create it competes with
     // the workflow threads' start (measured: +220 ms there, BENCHMARKS.md).
     for (const provider of this.registry.providers.values()) {
-      if (provider.preload && canCall(provider, this.env)) provider.preload().catch(() => {});
+      // A preload that fails (or throws) is left to the first call to report.
+      if (provider.preload && canCall(provider, this.env)) Promise.resolve().then(() => provider.preload!()).catch(() => {});
     }
     try {
       await super.runWorker(worker, next);
