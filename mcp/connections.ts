@@ -3,6 +3,7 @@ import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdi
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { AgentError } from '../core/errors';
+import { loadOnce } from '../core/load-once';
 import type { McpServerConfig, McpServers } from './config';
 
 /** The server could not be started or reached, or went away mid-call: worth another attempt, on a fresh connection. */
@@ -27,8 +28,7 @@ interface Connection {
 const clientInfo = { name: 'durable-agent', version: '0.1.0' };
 
 // The MCP SDK loads with the first connection: a CLI or worker without MCP servers starts ~0.2 s sooner without it.
-let sdkModules: ReturnType<typeof loadSdk> | undefined;
-const mcpSdk = () => (sdkModules ??= loadSdk());
+const mcpSdk = loadOnce(loadSdk);
 async function loadSdk() {
   const [client, stdio, http, types] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),

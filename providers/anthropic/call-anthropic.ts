@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelResponse } from '../../core/messages';
+import { loadOnce } from '../../core/load-once';
 import { ClientCache } from '../client-cache';
 import type { ProviderCall } from '../provider-call';
 import { fromAnthropicMessage } from './convert-response';
@@ -12,13 +13,8 @@ import { anthropicBetaHeaders, anthropicProviderName, prepareAnthropicRequest } 
  */
 const clients = new ClientCache<Anthropic>();
 
-let sdk: Promise<typeof import('@anthropic-ai/sdk')> | undefined;
-
 /** The SDK, loaded on first use (or ModelProvider.preload): a CLI whose runs use another provider starts ~90 ms sooner without it. */
-export function loadAnthropic(): Promise<typeof import('@anthropic-ai/sdk')> {
-  // Kept: each import() of a loaded module still goes through the module loader (and tsx's hooks thread), ~0.5 ms.
-  return (sdk ??= import('@anthropic-ai/sdk'));
-}
+export const loadAnthropic = loadOnce(() => import('@anthropic-ai/sdk'));
 
 export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> {
   const { default: Anthropic } = await loadAnthropic();

@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import { loadOnce } from '../../core/load-once';
 import { ClientCache } from '../client-cache';
 import type { ProviderCall } from '../provider-call';
 
@@ -19,16 +20,11 @@ export async function openaiClient(call: ProviderCall): Promise<OpenAI> {
 
 const clients = new ClientCache<OpenAI>();
 
-let sdk: Promise<typeof import('openai')> | undefined;
-
 /**
  * The SDK, loaded on first use (~150 ms): a CLI loads it while its worker starts (ModelProvider.preload),
  * not before, and one whose runs use another provider never does.
  */
-export function loadOpenAI(): Promise<typeof import('openai')> {
-  // Kept: each import() of a loaded module still goes through the module loader (and tsx's hooks thread), ~0.5 ms.
-  return (sdk ??= import('openai'));
-}
+export const loadOpenAI = loadOnce(() => import('openai'));
 
 /** What both OpenAI providers need of the worker's environment. */
 export function checkOpenAIEnvironment(env: NodeJS.ProcessEnv): string | undefined {
