@@ -2,7 +2,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { AgentError } from '../core/errors';
 import type { EncryptionKey, EncryptionKeyRing } from './encryption-keys';
 
-const nonceBytes = 12;
+/** GCM's standard nonce length; a caller that derives its own nonce (synthetic-nonce.ts) makes it this long. */
+export const nonceBytes = 12;
 const tagBytes = 16;
 
 /** Something this process cannot decrypt: its key is unknown here, or is not the key it was encrypted with. */
@@ -16,18 +17,19 @@ export class DecryptionError extends AgentError {
 }
 
 /**
- * AES-256-GCM under `key`: a fresh 12-byte nonce, the ciphertext, the 16-byte
- * tag. The key id is the additional authenticated data, so bytes presented as
+ * AES-256-GCM under `key`: the 12-byte nonce (a fresh random one unless the
+ * caller derives it: payloads use a synthetic one, synthetic-nonce.ts), the
+ * ciphertext, the 16-byte tag. The key id is the additional authenticated data, so bytes presented as
  * another key's fail authentication instead of decrypting to garbage. The one
  * scheme of this project: payloads (encryption-codec.ts) and transcript chunks
  * (activities/transcript/chunk-codec.ts) are both sealed here.
  */
-export function seal(key: EncryptionKey, plaintext: Uint8Array): Buffer {
-  const nonce = randomBytes(nonceBytes);
+export function seal(key: EncryptionKey, plaintext: Uint8Array, nonce: Uint8Array = randomBytes(nonceBytes)): Buffer {
+  if (nonce.length !== nonceBytes) throw new Error(`an AES-GCM nonce is ${nonceBytes} bytes, not ${nonce.length}`);
   const cipher = createCipheriv('aes-256-gcm', key.material, nonce);
   cipher.setAAD(Buffer.from(key.id));
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return Buffer.concat([nonce, ciphertext, cipher.getAuthTag()]);
+  return Buffer.concat([Buffer.from(nonce), ciphertext, cipher.getAuthTag()]);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { seal, unseal } from './aes-gcm';
 import type { EncryptionKeyRing } from './encryption-keys';
+import { syntheticNonce } from './synthetic-nonce';
 
 const PayloadMessage = temporal.api.common.v1.Payload;
 
@@ -13,7 +14,11 @@ export const keyIdMetadataKey = 'encryption-key-id';
  * with AES-256-GCM under the key ring's current key (aes-gcm.ts: the key id is
  * authenticated with the ciphertext), and names the key in the new payload's
  * metadata, so a payload relabelled with another key id fails authentication
- * instead of decrypting to garbage.
+ * instead of decrypting to garbage. The nonce is derived from the plaintext
+ * (synthetic-nonce.ts: why that is sound), so one payload is one ciphertext and
+ * one object in external storage, however often a replay encodes it again.
+ * Payloads sealed earlier with a random nonce decrypt as before: the nonce
+ * travels with the ciphertext.
  *
  * Without a key ring it encodes nothing, and reports any encrypted payload it
  * meets as undecryptable by key id (a DecryptionError), rather than passing
@@ -26,10 +31,14 @@ export class EncryptionCodec implements PayloadCodec {
   async encode(payloads: Payload[]): Promise<Payload[]> {
     const keys = this.keys;
     if (!keys) return payloads;
-    return payloads.map((payload) => ({
-      metadata: { encoding: Buffer.from(encryptedEncoding), [keyIdMetadataKey]: Buffer.from(keys.current.id) },
-      data: seal(keys.current, PayloadMessage.encode(payload).finish()),
-    }));
+    const key = keys.current;
+    return payloads.map((payload) => {
+      const plaintext = PayloadMessage.encode(payload).finish();
+      return {
+        metadata: { encoding: Buffer.from(encryptedEncoding), [keyIdMetadataKey]: Buffer.from(key.id) },
+        data: seal(key, plaintext, syntheticNonce(key, plaintext)),
+      };
+    });
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {

@@ -1,4 +1,6 @@
-import { DecryptionError } from '../../storage/aes-gcm';
+import { createHash } from 'node:crypto';
+import { temporal } from '@temporalio/proto';
+import { DecryptionError, seal } from '../../storage/aes-gcm';
 import { EncryptionCodec } from '../../storage/encryption-codec';
 import { parseEncryptionKeys } from '../../storage/encryption-keys';
 import { jsonPayload, metadataText, newKeyEntry } from '../support/encryption';
@@ -41,10 +43,43 @@ describe('EncryptionCodec', () => {
     expect(JSON.parse(Buffer.from(decrypted.data!).toString())).toEqual(secret);
   });
 
-  it('uses a fresh nonce for every payload, so equal payloads encrypt differently', async () => {
+  it('encrypts an equal payload to the same bytes, so external storage keeps one object for it', async () => {
     const codec = codecWith(k1);
     const [first, second] = await codec.encode([jsonPayload(secret), jsonPayload(secret)]);
-    expect(Buffer.from(first.data!).equals(Buffer.from(second.data!))).toBe(false);
+    const [later] = await codecWith(k1).encode([jsonPayload(secret)]);
+    expect(Buffer.from(first.data!).equals(Buffer.from(second.data!))).toBe(true);
+    expect(Buffer.from(later.data!).equals(Buffer.from(first.data!))).toBe(true);
+  });
+
+  it('gives different payloads different nonces, and the same payload different nonces under different keys', async () => {
+    const nonce = (payload: { data?: Uint8Array | null }) => Buffer.from(payload.data!).subarray(0, 12).toString('hex');
+    const payloads = Array.from({ length: 200 }, (_, index) => jsonPayload({ ...secret, index }));
+    const encrypted = await codecWith(k1).encode(payloads);
+    expect(new Set(encrypted.map(nonce)).size).toBe(payloads.length);
+
+    // Same id, other material: the nonce is keyed by the material, so it says nothing across keys.
+    const [underK1] = await codecWith(k1).encode([jsonPayload(secret)]);
+    const [underOther] = await codecWith(newKeyEntry('k1')).encode([jsonPayload(secret)]);
+    expect(nonce(underOther)).not.toBe(nonce(underK1));
+  });
+
+  it('derives the nonce with a keyed hash, not a plain hash of the plaintext that anyone could recompute', async () => {
+    const original = jsonPayload(secret);
+    const [encrypted] = await codecWith(k1).encode([original]);
+    const plaintext = temporal.api.common.v1.Payload.encode(original).finish();
+    const plainHash = createHash('sha256').update(plaintext).digest().subarray(0, 12);
+    expect(Buffer.from(encrypted.data!).subarray(0, 12).equals(plainHash)).toBe(false);
+  });
+
+  it('still decrypts payloads sealed with a random nonce (written before nonces were derived)', async () => {
+    const keys = parseEncryptionKeys(k1, 'test keys');
+    const original = jsonPayload(secret);
+    const legacy = {
+      metadata: { encoding: Buffer.from('binary/encrypted'), 'encryption-key-id': Buffer.from('k1') },
+      data: seal(keys.current, temporal.api.common.v1.Payload.encode(original).finish()),
+    };
+    const [decrypted] = await new EncryptionCodec(keys).decode([legacy]);
+    expect(JSON.parse(Buffer.from(decrypted.data!).toString())).toEqual(secret);
   });
 
   it('encrypts with the first key and decrypts payloads of any key it knows (rotation)', async () => {
