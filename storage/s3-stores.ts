@@ -14,6 +14,7 @@ export function s3Stores(
   encryptionKeys: EncryptionKeyRing | undefined,
   chunkCodec: ChunkCodec,
 ): AgentStores {
+  quietNodeVersionWarning();
   const client = createS3Client(settings);
   return {
     settings,
@@ -27,4 +28,18 @@ export function s3Stores(
     ),
     transcripts: new S3TranscriptStore(client, settings.bucket, settings.prefix, chunkCodec),
   };
+}
+
+/**
+ * On Node 20, the AWS SDK's first client prints a NodeVersionSupportWarning on
+ * stderr: SDK versions published after the first week of January 2027 will need
+ * Node 22. It is about versions this project does not install (package-lock.json
+ * pins the SDK, and CI tests that pin on Node 20 and 24; README, Quick start),
+ * and it lands in the middle of every bucket command's output. The SDK's own
+ * switch turns it off; a value the user set is left alone. From Node 22 on the
+ * SDK prints nothing anyway. Support for Node 20 ends with the first SDK update
+ * that needs 22.
+ */
+function quietNodeVersionWarning(): void {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 }
