@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { connect, withWorkerFallback } from '../connect';
+import { statusExitCodes } from '../exit-codes';
 import { forkAgent } from '../fork-agent';
 import { UsageError } from '../usage';
 import { runLink } from '../web-ui';
@@ -57,7 +58,7 @@ export async function forkCommand(argv: string[], output: Output): Promise<numbe
       output.result(reply ? reply.answer : handle.workflowId);
     }
     if (!reply) output.info(`the fork waits for messages: agent send ${handle.workflowId} "…"`);
-    return !reply || reply.status === 'completed' ? 0 : 3;
+    return reply ? statusExitCodes[reply.status] : 0;
   } finally {
     await session.close();
   }

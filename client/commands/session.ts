@@ -3,6 +3,7 @@ import type { AgentResult, TurnReply } from '../../core/result';
 import { endSessionSignal } from '../../workflows/definitions';
 import { awaitResult } from '../await-result';
 import { connect, ensureWorkerServes, type AgentSession } from '../connect';
+import { statusExitCodes } from '../exit-codes';
 import { MessageNotAnsweredError, sendMessage } from '../send-message';
 import type { AgentWorkflow } from '../start-agent';
 import { UsageError } from '../usage';
@@ -28,7 +29,7 @@ export async function sendCommand(argv: string[], output: Output): Promise<numbe
     }
     if (values.json) output.result(JSON.stringify({ workflowId, ...reply }));
     else printReply(reply, output);
-    return reply.status === 'completed' ? 0 : 3;
+    return statusExitCodes[reply.status];
   } finally {
     await session.close();
   }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AgentResult } from '../../core/result';
 import { connect } from '../connect';
+import { statusExitCodes } from '../exit-codes';
 import { followStream } from '../follow-stream';
 import { StreamPrinter } from '../stream-printer';
 import { UsageError } from '../usage';
@@ -69,5 +70,5 @@ async function reportEnd(
     if (printer.lastTurnEnded < outcome.turns && outcome.turns > 0) printer.complete(outcome.answer);
     output.info(`run ${workflowId} ended: ${outcome.status}`);
   }
-  return outcome.status === 'completed' || outcome.status === 'ended' || outcome.status === 'idle_timeout' ? 0 : 3;
+  return statusExitCodes[outcome.status];
 }

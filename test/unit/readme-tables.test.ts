@@ -1,0 +1,104 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { exitCodes, statusExitCodes } from '../../client/exit-codes';
+
+// The README's tables are what users script against: every status a run can end with, every exit code, every
+// variable the code reads. They drifted once (no `interrupted` row). This test reads both sides, the source and
+// the README, so that neither can change without the other.
+
+const root = path.join(__dirname, '..', '..');
+const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+
+/** The lines of the README section under `heading` (up to the next heading of any level). */
+function section(heading: string): string {
+  const start = readme.indexOf(`${heading}\n`);
+  if (start < 0) throw new Error(`README.md has no "${heading}" section`);
+  const rest = readme.slice(start + heading.length + 1);
+  const end = rest.search(/^#{1,6} /m);
+  return end < 0 ? rest : rest.slice(0, end);
+}
+
+/** The rows of the first Markdown table in `text`, as cells, header and separator left out. */
+function tableRows(text: string): string[][] {
+  const lines = text.split('\n').filter((line) => line.startsWith('|'));
+  return lines.slice(2).map((line) =>
+    line
+      .slice(1, -1)
+      .split(' | ')
+      .map((cell) => cell.trim()),
+  );
+}
+
+/** The `backticked` words of a cell. */
+const codeSpans = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
+
+describe('README "How a run ends"', () => {
+  const rows = tableRows(section('### How a run ends'));
+
+  it('has one row per status a run can end with, with the exit code the CLI gives it', () => {
+    const documented = Object.fromEntries(rows.map(([status, , code]) => [codeSpans(status)[0], Number(code)]));
+    expect(documented).toEqual(statusExitCodes);
+  });
+
+  it('lists each exit code the CLI gives, and no other', () => {
+    const exitLine = readme.split('\n- ').find((item) => item.startsWith('Exit codes:'));
+    expect(exitLine).toBeDefined();
+    const documented = [...exitLine!.matchAll(/`(\d+)`/g)].map((match) => Number(match[1]));
+    expect(documented.sort((a, b) => a - b)).toEqual(Object.values(exitCodes).sort((a, b) => a - b));
+  });
+
+  it('matches every exit code a command returns as a number', () => {
+    const sources = execFileSync('git', ['ls-files', 'client/*.ts', 'client/**/*.ts'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
+    const returned = new Set<number>();
+    for (const file of sources) {
+      const text = readFileSync(path.join(root, file), 'utf8');
+      for (const match of text.matchAll(/\breturn (\d+);/g)) returned.add(Number(match[1]));
+    }
+    expect([...returned].filter((code) => !Object.values(exitCodes).includes(code as never))).toEqual([]);
+  });
+});
+
+describe('README "Configuration"', () => {
+  const rows = tableRows(section('## Configuration'));
+  const documented = rows.flatMap(([names]) => codeSpans(names).map((name) => name.replace(/=.*$/, '')));
+  const isDocumented = (name: string) =>
+    documented.some((entry) => (entry.endsWith('*') ? name.startsWith(entry.slice(0, -1)) : entry === name));
+
+  // Read by the code, but not ours to document: the shell's, npm's and the XDG directories' own.
+  const general = new Set(['HOME', 'PATH', 'INIT_CWD', 'NO_COLOR', 'XDG_CACHE_HOME', 'XDG_DATA_HOME']);
+
+  /** Every variable name the shipped code reads: `env.NAME`, `env['NAME']`, `const { NAME } = env`, `'NAME'` looked up in a list. */
+  function variablesRead(): Map<string, string> {
+    const files = execFileSync('git', ['ls-files', '*.ts'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter((file) => file && !/^(test|bench|examples)\//.test(file));
+    const found = new Map<string, string>();
+    for (const file of files) {
+      const text = readFileSync(path.join(root, file), 'utf8');
+      const names = [
+        ...[...text.matchAll(/\benv(?:\.|\?\.|\[')([A-Z][A-Z0-9_]+)/g)].map((match) => match[1]),
+        ...[...text.matchAll(/\{([^}]*)\}\s*=\s*(?:process\.)?env\b/g)].flatMap(
+          (match) => match[1].match(/\b[A-Z][A-Z0-9_]{2,}\b/g) ?? [],
+        ),
+        // Names the code checks in a loop (`for (const variable of ['OTEL_…', …]) env[variable]`) or names in its errors.
+        ...[...text.matchAll(/'((?:AGENT|OTEL|AWS|TEMPORAL|OPENAI|ANTHROPIC)_[A-Z0-9_]+)'/g)].map((match) => match[1]),
+      ];
+      for (const name of names) if (!found.has(name)) found.set(name, file);
+    }
+    return found;
+  }
+
+  it('documents every environment variable the code reads', () => {
+    const undocumented = [...variablesRead()].filter(([name]) => !general.has(name) && !isDocumented(name));
+    expect(undocumented.map(([name, file]) => `${name} (read in ${file})`)).toEqual([]);
+  });
+
+  it('documents no variable of ours that nothing reads any more', () => {
+    const read = variablesRead();
+    const stale = documented.filter((name) => /^AGENT_/.test(name) && !read.has(name));
+    expect(stale).toEqual([]);
+  });
+});
