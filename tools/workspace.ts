@@ -10,6 +10,11 @@ const maxSymlinkHops = 40;
  * (anywhere along the path, dangling ones included) that point outside. For a
  * path that does not exist yet (a file to write), the nearest existing ancestor
  * is checked instead.
+ *
+ * A check of a path before it is opened, so not free of races: a symlink swapped
+ * in between the check and the open, or a hard link, still leads outside, and a
+ * FIFO blocks the open. Tools open through openInWorkspace (./open-in-workspace.ts),
+ * which checks what it opened instead.
  */
 export async function resolveInWorkspace(workspace: string, requested: string): Promise<string> {
   if (requested.includes('\0')) {
@@ -32,12 +37,33 @@ export async function resolveInWorkspace(workspace: string, requested: string): 
   return target;
 }
 
+/**
+ * The components of a path the model gave, relative to the workspace's real path, with `.` and `..` applied
+ * lexically; refused if they leave it (or hold a NUL byte). An absolute path under the workspace as given (which
+ * may itself be a symlink) is rebased onto its real location. Symlinks are not looked at here: the opening walk
+ * meets them one component at a time.
+ */
+export function workspaceComponents(given: string, realRoot: string, requested: string): string[] {
+  if (requested.includes('\0')) {
+    throw new ToolInputError('path must not contain NUL bytes');
+  }
+  const target =
+    path.isAbsolute(requested) && isInside(given, path.resolve(requested))
+      ? path.join(realRoot, path.relative(given, path.resolve(requested)))
+      : path.resolve(realRoot, requested);
+  if (!isInside(realRoot, target)) {
+    throw new ToolInputError(`path "${requested}" is outside the workspace`);
+  }
+  return path.relative(realRoot, target).split(path.sep).filter(Boolean);
+}
+
 /** The path relative to the workspace, for messages the model reads. */
 export function relativeToWorkspace(workspace: string, absolute: string): string {
   return path.relative(workspace, absolute) || '.';
 }
 
-function isInside(root: string, candidate: string): boolean {
+/** Whether `candidate` is `root` or lies under it (both absolute, compared lexically). */
+export function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
   return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
@@ -49,7 +75,7 @@ function isInside(root: string, candidate: string): boolean {
 async function realLocation(target: string, requested: string): Promise<string> {
   let current = target;
   const missing: string[] = [];
-  for (let hops = 0; hops < maxSymlinkHops; ) {
+  for (let hops = 0; hops < maxSymlinkHops;) {
     try {
       return path.join(await realpath(current), ...missing.reverse());
     } catch (error) {

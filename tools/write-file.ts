@@ -1,14 +1,13 @@
-import { mkdir, writeFile as writeToDisk } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import { ToolInputError } from '../core/errors';
 import { maxWriteFileBytes } from '../core/limits';
 import { defineTool } from './define-tool';
-import { resolveInWorkspace } from './workspace';
+import { openInWorkspace } from './open-in-workspace';
 
 export const writeFile = defineTool({
   name: 'write_file',
-  description: 'Create or overwrite a text file in the workspace. Parent directories are created.',
+  description:
+    'Create or overwrite a text file in the workspace. Parent directories are created. Files with more than one hard link are not overwritten.',
   input: z.object({
     path: z.string().describe('File path relative to the workspace'),
     content: z.string().describe('The full new contents of the file'),
@@ -19,13 +18,16 @@ export const writeFile = defineTool({
     if (bytes > maxWriteFileBytes) {
       throw new ToolInputError(`content is ${bytes} bytes; write_file accepts at most ${maxWriteFileBytes}`);
     }
-    const file = await resolveInWorkspace(workspace, requested);
-    await mkdir(path.dirname(file), { recursive: true });
-    // Writing the same content twice leaves the same file, so a retried attempt is harmless.
-    await writeToDisk(file, content, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'EISDIR') throw new ToolInputError(`"${requested}" is a directory`);
-      throw error;
-    });
+    // Parents are created and the file opened (not truncated) one component at a time from the workspace's
+    // descriptor; only once the opened file has passed the checks is it truncated, through that descriptor.
+    const { handle } = await openInWorkspace(workspace, requested, 'write');
+    try {
+      await handle.truncate(0);
+      // Writing the same content twice leaves the same file, so a retried attempt is harmless.
+      await handle.writeFile(content, 'utf8');
+    } finally {
+      await handle.close();
+    }
     return `wrote ${bytes} bytes to ${requested}`;
   },
 });

@@ -56,7 +56,9 @@ describe('read_file', () => {
 describe('write_file', () => {
   it('creates parent directories and reports the bytes written', async () => {
     const workspace = await directoryWith();
-    expect(await call(writeFileTool, { path: 'deep/er/file.txt', content: 'héllo' }, workspace)).toBe('wrote 6 bytes to deep/er/file.txt');
+    expect(await call(writeFileTool, { path: 'deep/er/file.txt', content: 'héllo' }, workspace)).toBe(
+      'wrote 6 bytes to deep/er/file.txt',
+    );
     expect(await readFile(path.join(workspace, 'deep', 'er', 'file.txt'), 'utf8')).toBe('héllo');
   });
 
@@ -136,10 +138,10 @@ describe('search_files', () => {
     expect(await call(searchFiles, { pattern: 'needle' }, workspace)).toBe('no matches for /needle/');
   });
 
-  it('refuses an invalid regular expression', async () => {
+  it('refuses an invalid regular expression, naming the RE2 syntax it expects', async () => {
     const workspace = await directoryWith({ 'a.txt': 'hay' });
     expect(await refusal(call(searchFiles, { pattern: '(' }, workspace))).toBe(
-      'invalid regular expression: Invalid regular expression: /(/: Unterminated group',
+      'invalid regular expression (RE2 syntax): missing closing ): `(`',
     );
   });
 
@@ -157,6 +159,9 @@ describe('search_files', () => {
     const outside = await directoryWith({ 'secret.txt': 'needle secret' });
     const workspace = await directoryWith({ 'own.txt': 'needle own' });
     await symlink(path.join(outside, 'secret.txt'), path.join(workspace, 'leak.txt'));
-    expect(await call(searchFiles, { pattern: 'needle' }, workspace)).toBe('own.txt:1: needle own');
+    // The search says what it skipped, so the model knows the link exists but was not followed.
+    expect(await call(searchFiles, { pattern: 'needle' }, workspace)).toBe(
+      'own.txt:1: needle own\n[skipped: 1 symlinks pointing outside the workspace]',
+    );
   });
 });
