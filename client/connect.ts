@@ -25,6 +25,8 @@ export interface AgentSession {
   embedded: boolean;
   /** Runs a worker in this process from now until close(); does nothing if one already runs. */
   startWorker(reason: string): Promise<void>;
+  /** True once this process runs a worker of its own (startWorker was called). */
+  runsOwnWorker(): boolean;
   close(): Promise<void>;
 }
 
@@ -122,6 +124,7 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
       uiBase: webUiBase(connectionOptions.address ?? ''),
       embedded: server !== undefined,
       startWorker,
+      runsOwnWorker: () => workerStarted,
       close,
     };
   } catch (error) {
@@ -156,12 +159,16 @@ export async function withWorkerFallback<T>(session: AgentSession, call: () => P
 }
 
 /**
- * Makes sure a worker serves a run before an update or a wait that needs one. A worker that has just stopped (the
- * one of a chat that was left, say) is still listed as polling for a while, so connect() may have counted on a
- * worker that is gone: a status query answered within 5 s proves one is there, else one starts in this process.
- * Any other error is left for the command's own call to report (an unknown workflow id, say).
+ * Makes sure a worker serves a run before an update or a wait that needs one: `send`, `end` and `decide` before their
+ * update or signal, `run` and `chat` right after they start theirs. A worker that has just stopped (the one of an
+ * earlier `run`, or of a chat that was left) is still listed as polling for a while, so connect() may have counted
+ * on a worker that is gone, and the run would wait for it forever: a status query answered within 5 s proves one is
+ * there, else one starts in this process. (A run just started answers once a worker has taken its first workflow
+ * task.) When this process already runs its worker there is nothing to prove. Any other error is left for the
+ * command's own call to report (an unknown workflow id, say).
  */
 export async function ensureWorkerServes(session: AgentSession, workflowId: string): Promise<void> {
+  if (session.runsOwnWorker()) return;
   await withWorkerFallback(session, () => session.client.workflow.getHandle(workflowId).query(statusQuery)).catch((error: unknown) => {
     if (noWorkerAnswered(error)) throw error;
   });

@@ -3,7 +3,7 @@ import type { AgentInput } from '../../core/resolve-input';
 import { interruptUpdate } from '../../workflows/definitions';
 import { ApprovalPrompter } from '../approval-prompts';
 import { cliRegistry } from '../cli-registry';
-import { connect } from '../connect';
+import { connect, ensureWorkerServes } from '../connect';
 import { LineQueue } from '../line-queue';
 import { ProgressFollower } from '../progress';
 import { sendMessage } from '../send-message';
@@ -66,6 +66,8 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
     output.info(`session ${started.workflowId} started; type a message, or /end to finish`);
     const link = runLink(session.uiBase, session.namespace, started.workflowId);
     if (link) output.info(`Web UI: ${link}`);
+    // connect() may have counted on a worker that has just exited (an earlier chat's): prove one serves this session.
+    await ensureWorkerServes(session, started.workflowId);
     // By workflow id only, so messages reach whichever run of the session is current.
     handle = session.client.workflow.getHandle<AgentWorkflow>(started.workflowId);
     // Each answer as it is written, for the whole session (across its runs); the reply then completes it.

@@ -5,7 +5,8 @@ import type { AgentResult } from '../../core/result';
 import { ApprovalPrompter } from '../approval-prompts';
 import { awaitResult } from '../await-result';
 import { cliRegistry } from '../cli-registry';
-import { connect } from '../connect';
+import { connect, ensureWorkerServes } from '../connect';
+import { statusExitCodes } from '../exit-codes';
 import { interrupted, InterruptListener, untilInterrupted } from '../interrupt';
 import { LineQueue } from '../line-queue';
 import { ProgressFollower } from '../progress';
@@ -48,6 +49,9 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       output.result(values.json ? JSON.stringify({ ...ids, status: 'running' }) : handle.workflowId);
       return 0;
     }
+
+    // connect() may have counted on a worker that has just exited (an earlier run's): prove one serves this run.
+    await interrupt.race(ensureWorkerServes(session, handle.workflowId));
 
     // The answer as it is written, on stdout; never into --json output, which stays one line.
     const printer = stream && !values.json ? new StreamPrinter({ text: streamedText(output), line: output.info }, { lines: false }) : undefined;
@@ -101,7 +105,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     if (values.json) output.result(JSON.stringify({ ...ids, ...outcome }));
     else if (printer) printer.complete(outcome.answer);
     else output.result(outcome.answer);
-    return outcome.status === 'completed' ? 0 : 3;
+    return statusExitCodes[outcome.status];
   } finally {
     await session.close();
   }
