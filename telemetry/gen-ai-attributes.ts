@@ -60,11 +60,15 @@ export function toolCallAttributes(span: ToolCallSpan): Attributes {
 
 /**
  * `error.type`: low-cardinality, as the conventions ask. A provider's HTTP
- * status (`429`, `500`) when it answered with one, else the error's class name.
+ * status (`429`, `500`) when it answered with one, else a Temporal failure's
+ * type (`ToolRefused`), else the error's class name. Never its message: spans
+ * do not carry error text (telemetry/redacting-span-exporter.ts).
  */
 export function errorType(error: unknown): string {
   const status = (error as { status?: unknown } | null)?.status;
   if (typeof status === 'number') return String(status);
+  const failureType = (error as { type?: unknown } | null)?.type;
+  if (error instanceof Error && typeof failureType === 'string' && failureType) return failureType;
   if (error instanceof Error) return error.name || error.constructor.name;
   return '_OTHER';
 }

@@ -8,6 +8,7 @@ import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OpenTelemetryPlugin, OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { AgentSpans } from './agent-spans';
+import { errorTypeValue, RedactingSpanExporter } from './redacting-span-exporter';
 import {
   errorType,
   modelCallAttributes,
@@ -26,10 +27,11 @@ const instrumentationName = 'durable-agent';
  * in batches, W3C trace context as the propagator (it carries the trace through
  * Temporal's headers from the client to the workflow and its activities), and
  * the official Temporal plugin whose interceptors make the workflow, activity
- * and client spans.
+ * and client spans. Every span leaves through RedactingSpanExporter: no error
+ * text (a tool's, a provider's, a failed run's) is exported, only error types.
  */
 export function startOpenTelemetry(settings: TracingSettings): Tracing {
-  const exporter = new OTLPTraceExporter({ url: settings.tracesUrl, headers: settings.headers });
+  const exporter = new RedactingSpanExporter(new OTLPTraceExporter({ url: settings.tracesUrl, headers: settings.headers }));
   const spanProcessor = new BatchSpanProcessor(exporter);
   const provider = new BasicTracerProvider({
     resource: new Resource({ ...settings.resourceAttributes, 'service.name': settings.serviceName }),
@@ -80,9 +82,12 @@ async function inSpan<T>(
   try {
     return await context.with(trace.setSpan(context.active(), span), () => work(span));
   } catch (error) {
-    span.setAttribute('error.type', errorType(error));
-    span.recordException(error instanceof Error ? error : String(error));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    // The type only: the message of a tool's error may hold what it read or what the model wrote, a provider's
+    // may echo the request (the exporter drops any error text all the same, from Temporal's spans too).
+    const type = errorTypeValue(errorType(error));
+    span.setAttribute('error.type', type);
+    span.addEvent('exception', { 'exception.type': type });
+    span.setStatus({ code: SpanStatusCode.ERROR });
     throw error;
   } finally {
     span.end();

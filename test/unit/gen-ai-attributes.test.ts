@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import {
   errorType,
   modelCallAttributes,
@@ -47,9 +48,10 @@ describe('GenAI span names and attributes (OpenTelemetry semantic conventions)',
     });
   });
 
-  it('give error.type as the provider’s HTTP status, else the error class', () => {
+  it('give error.type as the provider’s HTTP status, else a Temporal failure’s type, else the error class', () => {
     expect(errorType(Object.assign(new Error('rate limited'), { status: 429 }))).toBe('429');
     expect(errorType(new TypeError('boom'))).toBe('TypeError');
+    expect(errorType(ApplicationFailure.create({ type: 'ToolRefused', message: 'the file said: secret' }))).toBe('ToolRefused');
     expect(errorType('a string')).toBe('_OTHER');
   });
 });
