@@ -7,7 +7,7 @@ import type { Message } from '../core/messages';
 import type { TurnReply } from '../core/result';
 import { pairedCutPoints } from '../core/tool-pairing';
 import { messagesQuery, settingsQuery } from '../workflows/definitions';
-import { sendMessage } from './send-message';
+import { assertMessageSize, sendMessage } from './send-message';
 import { InvalidInputError, startAgent, type AgentHandle } from './start-agent';
 
 /** The search attribute a fork records its source in, so the Web UI can list a run's forks (`AgentForkedFrom="<id>"`). */
@@ -47,6 +47,8 @@ export interface ForkResult {
  * has its result; anywhere else is refused, naming the nearest points that are.
  */
 export async function forkAgent(client: Client, options: ForkOptions): Promise<ForkResult> {
+  // Before anything starts: an oversized prompt would otherwise leave a fork behind that never got it.
+  if (options.prompt !== undefined) assertMessageSize(options.prompt);
   const read = options.read ?? (<T>(call: () => Promise<T>) => call());
   const source = client.workflow.getHandle(options.workflowId);
   const { runId } = await source.describe();

@@ -1,5 +1,6 @@
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { failureTypes } from '../core/errors';
+import { maxPromptChars } from '../core/limits';
 import { isPending, type MessageReply, type TurnReply } from '../core/result';
 import { awaitReplyUpdate, sendMessageUpdate } from '../workflows/definitions';
 import { failureMessage } from './commands/output';
@@ -34,6 +35,7 @@ const inFlightLimitType = 'InFlightUpdateLimit';
  * `handle` must name the workflow id only (no run id), so that it reaches the newest run.
  */
 export async function sendMessage(handle: WorkflowHandle, message: string): Promise<TurnReply> {
+  assertMessageSize(message);
   let reply: MessageReply = await update(() => handle.executeUpdate(sendMessageUpdate, { args: [message] }));
   while (isPending(reply)) {
     const { ticket } = reply;
@@ -41,6 +43,21 @@ export async function sendMessage(handle: WorkflowHandle, message: string): Prom
     reply = await update(() => handle.executeUpdate(awaitReplyUpdate, { args: [ticket] }));
   }
   return reply;
+}
+
+/**
+ * The session's validator refuses a message over maxPromptChars, but only once the update has reached
+ * the worker: by then the client's data converter has written the message to external storage
+ * (AGENT_PAYLOAD_DIR or the bucket; anything over 256 KiB goes there), and a refused 50 MB message
+ * left a 50 MB object behind. Refused here, it is never converted, sent or stored.
+ */
+export function assertMessageSize(message: string): void {
+  if (typeof message === 'string' && message.length > maxPromptChars) {
+    throw new MessageNotAnsweredError(
+      `message is ${message.length} characters; at most ${maxPromptChars} are accepted (nothing was sent)`,
+      failureTypes.messageRefused,
+    );
+  }
 }
 
 async function update(call: () => Promise<MessageReply>): Promise<MessageReply> {
