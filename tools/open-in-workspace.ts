@@ -261,7 +261,7 @@ export class OpenedWorkspace {
       // ENXIO: a FIFO opened for writing with no reader, or a socket; neither is a regular file.
       case 'ENXIO':
       case 'ENODEV':
-        return new WorkspaceRefusal(`"${requested}" is not a regular file`, 'special-file');
+        return new WorkspaceRefusal(notRegularFile(requested), 'special-file');
       case 'EACCES':
       case 'EPERM':
         return new WorkspaceRefusal(`cannot open "${requested}": permission denied`, 'other');
@@ -269,6 +269,10 @@ export class OpenedWorkspace {
         return error;
     }
   }
+}
+
+function notRegularFile(requested: string): string {
+  return `"${requested}" is not a regular file (a FIFO, socket or device)`;
 }
 
 function nounFor(purpose: OpenPurpose): string {
@@ -288,8 +292,7 @@ function assertKind(info: Stats, requested: string, purpose: OpenPurpose): void 
       'is-a-directory',
     );
   }
-  if (!info.isFile())
-    throw new WorkspaceRefusal(`"${requested}" is not a regular file (a FIFO, socket or device)`, 'special-file');
+  if (!info.isFile()) throw new WorkspaceRefusal(notRegularFile(requested), 'special-file');
   if (purpose === 'directory') throw new WorkspaceRefusal(`"${requested}" is a file; use read_file`, 'not-a-directory');
   if (info.nlink > 1) {
     throw new WorkspaceRefusal(
