@@ -1,0 +1,131 @@
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Message } from '../../core/messages';
+import { startAgent } from '../../client/start-agent';
+import { agentDataConverter } from '../../storage/data-converter';
+import { EncryptionCodec } from '../../storage/encryption-codec';
+import { loadEncryptionKeys } from '../../storage/encryption-keys';
+import { lastJsonLine, runCli } from '../support/cli';
+import { newKeyEntry } from '../support/encryption';
+import { FakeModelServer, openaiReply } from '../support/fake-model-server';
+import { createTestBucket, privateDirectories, type TestBucket } from '../support/object-store';
+import { killSpawnedWorkers, spawnWorker } from '../support/spawned-worker';
+import { connectToTestServer, uniqueTaskQueue } from '../support/temporal';
+import { makeWorkspace } from '../support/workspace';
+
+// Reading a run is free of side effects (shared/design.md): a worker answering a query on a closed run replays it,
+// encoding its payloads again, and with encryption on each replay used to seal them under fresh random nonces, so
+// every `agent show` left new copies of the run's large payloads in the bucket, named after ciphertext no one would
+// ever read again. Here a worker with a bucket (with a key, and without) serves a run with a 400 KB answer; the
+// first read stores the one new thing there is, the messages query's answer, and further reads (the CLI's show, a
+// client's query, the CLI's history, show again) leave the bucket exactly as they found it. The CLI's stderr holds
+// no warning either (the AWS SDK's Node 20 one).
+
+const model = 'openai:gpt-4o-mini';
+jest.setTimeout(180_000);
+
+let environment: TestWorkflowEnvironment;
+let fake: FakeModelServer;
+beforeAll(async () => {
+  environment = await connectToTestServer();
+  fake = await FakeModelServer.start();
+});
+afterAll(async () => {
+  await killSpawnedWorkers();
+  await fake?.close();
+  await environment?.teardown();
+});
+
+const keyNames = async (bucket: TestBucket) => (await bucket.objects()).map((object) => object.key);
+
+/** The value a payload object holds, decrypted with the keys of `env` when it is encrypted. */
+async function storedValue(bucket: TestBucket, key: string, env: NodeJS.ProcessEnv) {
+  const stored = temporal.api.common.v1.Payload.decode(await bucket.read(key));
+  const [payload] = await new EncryptionCodec(loadEncryptionKeys(env)).decode([stored]);
+  return JSON.parse(Buffer.from(payload.data!).toString());
+}
+
+describe.each([
+  ['with encryption', { AGENT_ENCRYPTION_KEYS: newKeyEntry('k1') }],
+  ['without encryption', {}],
+])('reading a finished run %s', (_, keys: NodeJS.ProcessEnv) => {
+  it('writes nothing to the bucket: after the first read stores the query answer, agent show, a messages query and agent history leave its objects as they were', async () => {
+    const bucket = await createTestBucket('reads-write-nothing');
+    const taskQueue = uniqueTaskQueue('reads-write-nothing');
+    const env = { ...bucket.env, ...keys };
+    await spawnWorker({
+      address: process.env.TEST_TEMPORAL_ADDRESS!,
+      taskQueue,
+      identity: 'worker-with-bucket',
+      env: { ...fake.providerEnv, ...env, ...(await privateDirectories()).env },
+    });
+    const client = new Client({
+      connection: environment.client.connection,
+      namespace: 'default',
+      dataConverter: agentDataConverter(env),
+    });
+    const answer = `ANSWER ${'a'.repeat(400 * 1024)}`;
+    fake.enqueue(openaiReply({ content: answer }));
+    const handle = await startAgent(
+      client,
+      { prompt: 'write a long answer', model, workspace: await makeWorkspace() },
+      { taskQueue },
+    );
+    expect((await handle.result()).answer).toBe(answer);
+    const afterRun = await keyNames(bucket);
+    // The model's answer and the run's result at least: the answer is over the external-storage threshold.
+    expect(afterRun.length).toBeGreaterThanOrEqual(2);
+
+    const cliEnv = { ...env, AGENT_TASK_QUEUE: taskQueue, AGENT_TRANSCRIPT_DIR: undefined, AGENT_PAYLOAD_DIR: undefined };
+    const show = async () => {
+      const shown = await runCli(['show', handle.workflowId, '--json'], cliEnv);
+      expect(shown.code).toBe(0);
+      // The AWS SDK warns on Node 20 that its 2027 versions need Node 22; the CLI's stderr is for the agent's progress.
+      expect(shown.stderr).not.toMatch(/Warning|deprecat/i);
+      expect((lastJsonLine(shown.stdout) as { messages: Message[] }).messages.at(-1)?.content).toBe(answer);
+    };
+
+    // The first read stores one object: the messages query's answer, itself over 256 KiB (a conversation over
+    // 2 MB can only travel that way). It is named after its content like every other, so it is the only one.
+    await show();
+    const afterFirstRead = await keyNames(bucket);
+    const added = afterFirstRead.filter((key) => !afterRun.includes(key));
+    expect(added).toHaveLength(1);
+    expect((await storedValue(bucket, added[0], env)).at(-1).content).toBe(answer);
+    expect(afterFirstRead.filter((key) => !added.includes(key))).toEqual(afterRun);
+
+    // From then on, reading writes nothing: the replays that answer these queries store what is already there.
+    await show();
+    expect(await keyNames(bucket)).toEqual(afterFirstRead);
+
+    const messages = await client.workflow.getHandle(handle.workflowId).query<Message[]>('messages');
+    expect(messages.at(-1)?.content).toBe(answer);
+    expect(await keyNames(bucket)).toEqual(afterFirstRead);
+
+    const historyFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'agent-history-')), 'history.json');
+    const history = await runCli(['history', handle.workflowId, '--out', historyFile], cliEnv);
+    expect(history.code).toBe(0);
+    expect(history.stderr).not.toMatch(/Warning|deprecat/i);
+    expect(await keyNames(bucket)).toEqual(afterFirstRead);
+
+    await show();
+    expect(await keyNames(bucket)).toEqual(afterFirstRead);
+  });
+});
+
+it('prints no AWS SDK warning on stderr from a command that uses the bucket, whatever the Node version', async () => {
+  const bucket = await createTestBucket('no-sdk-warning');
+  const missing = await runCli(['show', 'no-such-run'], {
+    ...bucket.env,
+    AGENT_TRANSCRIPT_DIR: undefined,
+    AGENT_PAYLOAD_DIR: undefined,
+  });
+  // The command built its S3 client (the SDK warns when the first one is made) and got as far as asking Temporal.
+  expect(missing.stderr).toContain('no-such-run');
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).not.toMatch(/Warning|deprecat/i);
+});
