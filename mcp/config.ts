@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors';
+import { minRedactedLength, redactMcp, urlSecrets } from './redact';
 import { mcpServerPrefix } from './tool-names';
 
 /** A server the worker starts and talks to over stdin/stdout. */
@@ -13,6 +14,8 @@ export interface McpStdioServer {
   env: Record<string, string>;
   /** Where the command runs: the config file's directory unless the entry says otherwise. */
   cwd: string;
+  /** What `${VAR}` substitution put in: kept out of every message (mcp/redact.ts). */
+  secrets?: string[];
 }
 
 /** A server the worker reaches over streamable HTTP. */
@@ -20,6 +23,8 @@ export interface McpHttpServer {
   transport: 'http';
   url: string;
   headers: Record<string, string>;
+  /** What `${VAR}` substitution put in, and the URL's userinfo and query: kept out of every message (mcp/redact.ts). */
+  secrets?: string[];
 }
 
 export type McpServerConfig = McpStdioServer | McpHttpServer;
@@ -91,9 +96,20 @@ export function parseMcpServers(raw: Record<string, unknown>, options: ParseOpti
     const other = prefixes.get(prefix);
     if (other !== undefined) throw problem(`its tools would be named like those of "${other}" (${prefix}…); rename one of them`);
     prefixes.set(prefix, name);
-    const expand = (text: string, field: string) => (options.env ? interpolate(text, options.env, (variable) => problem(`${field} uses \${${variable}}, which is not set`)) : text);
+    // A config given in code may already be parsed (the registry parses what loadMcpConfig gave): its secrets stay secret.
+    const secrets = new Set(carriedSecrets(value));
+    const expand = (text: string, field: string) =>
+      options.env
+        ? interpolate(
+            text,
+            options.env,
+            (variable) => problem(`${field} uses \${${variable}}, which is not set`),
+            (substituted) => secrets.add(substituted),
+          )
+        : text;
     const expandAll = (record: Record<string, string> | undefined, field: string) =>
       Object.fromEntries(Object.entries(record ?? {}).map(([key, text]) => [key, expand(text, `${field}.${key}`)]));
+    const withSecrets = () => (secrets.size > 0 ? { secrets: [...secrets] } : {});
     if (entry.command !== undefined) {
       servers[name] = {
         transport: 'stdio',
@@ -101,11 +117,16 @@ export function parseMcpServers(raw: Record<string, unknown>, options: ParseOpti
         args: (entry.args ?? []).map((arg, index) => expand(arg, `args[${index}]`)),
         env: expandAll(entry.env, 'env'),
         cwd: path.resolve(options.baseDirectory, entry.cwd ?? '.'),
+        ...withSecrets(),
       };
     } else {
       const url = expand(entry.url!, 'url');
-      if (!/^https?:\/\//.test(url) || !URL.canParse(url)) throw problem(`url must be an http:// or https:// URL, got "${url}"`);
-      servers[name] = { transport: 'http', url, headers: expandAll(entry.headers, 'headers') };
+      const headers = expandAll(entry.headers, 'headers');
+      if (!/^https?:\/\//.test(url) || !URL.canParse(url)) {
+        throw problem(`url must be an http:// or https:// URL, got "${redactMcp(url, { transport: 'http', url, headers, ...withSecrets() })}"`);
+      }
+      for (const secret of urlSecrets(new URL(url))) secrets.add(secret);
+      servers[name] = { transport: 'http', url, headers, ...withSecrets() };
     }
   }
   return servers;
@@ -140,11 +161,20 @@ export function loadMcpConfig(env: NodeJS.ProcessEnv = process.env, from = env.I
 }
 
 /** `${NAME}` and `${NAME:-default}`, as Claude Code reads them in .mcp.json: secrets stay out of the file. */
-function interpolate(text: string, env: NodeJS.ProcessEnv, missing: (variable: string) => Error): string {
+function interpolate(text: string, env: NodeJS.ProcessEnv, missing: (variable: string) => Error, substituted: (value: string) => void): string {
   return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_match, variable: string, fallback: string | undefined) => {
     const value = env[variable];
-    if (value !== undefined && value !== '') return value;
+    if (value !== undefined && value !== '') {
+      // Only what came from the environment: a fallback is written in the file for anyone to read.
+      if (value.length >= minRedactedLength) substituted(value);
+      return value;
+    }
     if (fallback !== undefined) return fallback;
     throw missing(variable);
   });
+}
+
+function carriedSecrets(value: unknown): string[] {
+  const secrets = (value as { secrets?: unknown } | null)?.secrets;
+  return Array.isArray(secrets) ? secrets.filter((secret): secret is string => typeof secret === 'string') : [];
 }

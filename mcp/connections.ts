@@ -5,6 +5,7 @@ import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/
 import { AgentError } from '../core/errors';
 import { loadOnce } from '../core/load-once';
 import type { McpServerConfig, McpServers } from './config';
+import { mcpServerAddress, redactMcp } from './redact';
 
 /** The server could not be started or reached, or went away mid-call: worth another attempt, on a fresh connection. */
 export class McpServerUnavailable extends AgentError {}
@@ -21,8 +22,16 @@ interface Connection {
   client: Client;
   /** Set once the transport closed (a stdio server exited, say): the next request opens a new connection. */
   closed: boolean;
-  /** The end of a stdio server's stderr, for error messages. */
-  stderrTail: () => string;
+}
+
+export interface McpConnectionsOptions {
+  connectTimeoutMs?: number;
+  /**
+   * Where a stdio server's stderr goes, a line at a time, redacted: the worker's log (stderr by default), and
+   * nowhere else. A server may print anything there (its whole environment, say), so it never goes into an error
+   * message or a tool result, which would put it in the run's history.
+   */
+  log?: (line: string) => void;
 }
 
 const clientInfo = { name: 'durable-agent', version: '0.1.0' };
@@ -45,7 +54,8 @@ async function loadSdk() {
   };
 }
 type McpSdk = Awaited<ReturnType<typeof loadSdk>>;
-const maxStderrChars = 2_000;
+// A line longer than this is cut in the log: a server that prints without newlines must not grow a buffer forever.
+const maxStderrLineChars = 2_000;
 // A listing of more tools than this is a server bug (a cursor that never ends), not a toolbox.
 const maxListedTools = 5_000;
 
@@ -58,11 +68,21 @@ const maxListedTools = 5_000;
  */
 export class McpConnections {
   private readonly connections = new Map<string, Promise<Connection>>();
+  private readonly connectTimeoutMs: number;
+  private readonly log: (line: string) => void;
 
   constructor(
     readonly servers: McpServers,
-    private readonly connectTimeoutMs = 30_000,
-  ) {}
+    options: McpConnectionsOptions = {},
+  ) {
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
+    this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+  }
+
+  /** The text with every secret of the MCP config redacted (mcp/redact.ts): for any message that may name a server. */
+  redact(text: string): string {
+    return redactMcp(text, this.servers);
+  }
 
   get names(): string[] {
     return Object.keys(this.servers);
@@ -106,11 +126,11 @@ export class McpConnections {
       if (options.signal?.aborted) throw error;
       const { McpError, ErrorCode } = await mcpSdk();
       if (error instanceof McpError && isProtocolError(error, ErrorCode)) {
-        throw new McpRequestRefused(`MCP server "${server}" refused the request: ${error.message}`);
+        throw new McpRequestRefused(this.redact(`MCP server "${server}" refused the request: ${error.message}`));
       }
       // A timed-out request says nothing about the connection, and dropping it would fail the server's other calls.
       if (!(error instanceof McpError && error.code === ErrorCode.RequestTimeout)) await this.drop(server, connection);
-      throw new McpServerUnavailable(`MCP server "${server}" is unavailable: ${describe(error)}${stderrNote(connection.stderrTail())}`);
+      throw new McpServerUnavailable(this.redact(`MCP server "${server}" is unavailable: ${describe(error)}`));
     }
   }
 
@@ -136,16 +156,11 @@ export class McpConnections {
   private async open(server: string): Promise<Connection> {
     const config = this.servers[server];
     if (!config) throw new McpServerUnavailable(`MCP server "${server}" is not configured on this worker (it has: ${this.names.join(', ') || 'none'})`);
-    let stderr = '';
     const sdk = await mcpSdk();
     const transport = createTransport(sdk, config);
-    if (transport instanceof sdk.StdioClientTransport) {
-      transport.stderr?.on('data', (chunk: Buffer) => {
-        stderr = (stderr + chunk.toString()).slice(-maxStderrChars);
-      });
-    }
+    if (transport instanceof sdk.StdioClientTransport) this.logStderr(server, transport);
     const client = new sdk.Client(clientInfo);
-    const connection: Connection = { client, closed: false, stderrTail: () => stderr };
+    const connection: Connection = { client, closed: false };
     client.onclose = () => {
       connection.closed = true;
     };
@@ -153,10 +168,29 @@ export class McpConnections {
       await client.connect(transport, { timeout: this.connectTimeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
-      const what = config.transport === 'stdio' ? `could not be started (${config.command})` : `could not be reached at ${config.url}`;
-      throw new McpServerUnavailable(`MCP server "${server}" ${what}: ${describe(error)}${stderrNote(stderr)}`);
+      const what = config.transport === 'stdio' ? `could not be started (${mcpServerAddress(config)})` : `could not be reached at ${mcpServerAddress(config)}`;
+      const logNote = config.transport === 'stdio' ? '; its stderr is in the worker\'s log' : '';
+      throw new McpServerUnavailable(this.redact(`MCP server "${server}" ${what}: ${describe(error)}${logNote}`));
     }
     return connection;
+  }
+
+  /** A stdio server's stderr, line by line and redacted, to the worker's log only. */
+  private logStderr(server: string, transport: StdioClientTransport): void {
+    let partial = '';
+    const emit = (line: string) => {
+      if (line.trim()) this.log(`MCP server "${server}" stderr: ${this.redact(line.slice(0, maxStderrLineChars))}`);
+    };
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      if (partial.length > maxStderrLineChars) {
+        lines.push(partial);
+        partial = '';
+      }
+      lines.forEach(emit);
+    });
+    transport.stderr?.on('end', () => emit(partial));
   }
 
   private async drop(server: string, connection: Connection): Promise<void> {
@@ -202,9 +236,4 @@ function describe(error: unknown): string {
   const cause = shape.cause;
   const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : undefined;
   return detail && !shape.message.includes(detail) ? `${shape.message} (${detail})` : shape.message;
-}
-
-function stderrNote(stderr: string): string {
-  const tail = stderr.trim();
-  return tail ? `; its stderr ends: ${tail.slice(-500)}` : '';
 }

@@ -39,7 +39,8 @@ export function mcpToolActivity(connections: McpConnections, spans: AgentSpans =
           }),
         );
         const text = toolResultText(result);
-        if (result.isError) throw refusal(text || `${name} failed without saying why`);
+        // An error the server words may quote its own address: redacted like every MCP failure message.
+        if (result.isError) throw refusal(connections.redact(text) || `${name} failed without saying why`);
         return truncateOutput(text, maxToolOutputChars);
       } catch (error) {
         if (error instanceof ApplicationFailure || error instanceof CancelledFailure) throw error;
@@ -47,7 +48,9 @@ export function mcpToolActivity(connections: McpConnections, spans: AgentSpans =
         if (error instanceof McpServerUnavailable) {
           throw ApplicationFailure.create({ type: failureTypes.mcpServerUnavailable, message: truncateOutput(error.message, maxToolErrorChars), nonRetryable: false });
         }
-        throw error;
+        // Anything else the SDK threw: its message (and the stack, which repeats it) may name the server's URL.
+        const unexpected = error instanceof Error ? error : new Error(String(error));
+        throw ApplicationFailure.create({ type: unexpected.name, message: truncateOutput(connections.redact(unexpected.message), maxToolErrorChars), nonRetryable: false });
       }
     });
   };

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { McpConnections } from '../../mcp/connections';
+import { mcpServerAddress } from '../../mcp/redact';
 import { mcpToolName } from '../../mcp/tool-names';
 import { cliRegistry } from '../cli-registry';
 import { UsageError } from '../usage';
@@ -8,6 +9,8 @@ import type { Output } from './output';
 interface McpServerTools {
   name: string;
   transport: 'stdio' | 'http';
+  /** The URL (no userinfo, no query) or the command, with every `${VAR}` value of the config redacted. */
+  address: string;
   /** Each tool as the model sees it (`name`) and as the server calls it (`tool`). */
   tools?: Array<{ name: string; tool: string; description: string }>;
   error?: string;
@@ -29,12 +32,13 @@ export async function toolsCommand(argv: string[], output: Output): Promise<numb
   try {
     servers = await Promise.all(
       Object.entries(registry.mcpServers).map(async ([name, config]): Promise<McpServerTools> => {
+        const server = { name, transport: config.transport, address: mcpServerAddress(config) };
         try {
           const listed = await connections.listTools(name);
           const description = (tool: (typeof listed)[number]) => tool.description?.trim().split('\n')[0] ?? '';
-          return { name, transport: config.transport, tools: listed.map((tool) => ({ name: mcpToolName(name, tool.name), tool: tool.name, description: description(tool) })) };
+          return { ...server, tools: listed.map((tool) => ({ name: mcpToolName(name, tool.name), tool: tool.name, description: description(tool) })) };
         } catch (error) {
-          return { name, transport: config.transport, error: (error as Error).message };
+          return { ...server, error: connections.redact((error as Error).message) };
         }
       }),
     );
@@ -46,7 +50,7 @@ export async function toolsCommand(argv: string[], output: Output): Promise<numb
   } else {
     output.result(tools.map((tool) => `${tool.name}  ${tool.description}`).join('\n'));
     for (const server of servers) {
-      output.result(`\nMCP server ${server.name} (${server.transport}; all its tools: mcp:${server.name})`);
+      output.result(`\nMCP server ${server.name} (${server.transport} ${server.address}; all its tools: mcp:${server.name})`);
       if (server.error) output.result(`  unavailable: ${server.error}`);
       for (const tool of server.tools ?? []) output.result(`  ${tool.name}  ${tool.description}`);
     }

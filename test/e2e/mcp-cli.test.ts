@@ -59,13 +59,14 @@ it('lists the MCP tools under the names the model sees, and says which server co
     {
       name: 'calc',
       transport: 'stdio',
+      address: [stdioServerEntry().command, ...stdioServerEntry().args].join(' '),
       tools: [
         { name: 'calc_add', tool: 'add', description: 'Adds two numbers.' },
         { name: 'calc_fail', tool: 'fail', description: 'Always fails, saying why.' },
         { name: 'calc_pid', tool: 'pid', description: 'The id of the process that answers.' },
       ],
     },
-    { name: 'down', transport: 'http', error: expect.stringMatching(/^MCP server "down" could not be reached at http:\/\/127.0.0.1:1\/mcp: fetch failed/) },
+    { name: 'down', transport: 'http', address: 'http://127.0.0.1:1/mcp', error: expect.stringMatching(/^MCP server "down" could not be reached at http:\/\/127.0.0.1:1\/mcp: fetch failed/) },
   ]);
 });
 

@@ -38,8 +38,13 @@ export interface HttpMcpServer {
   close(): Promise<void>;
 }
 
+export interface HttpMcpServerOptions {
+  /** Answer every tools/call 401, with a body that echoes the URL asked for, as a careless server might: listing still works. */
+  refuseToolCalls?: boolean;
+}
+
 /** The test server over streamable HTTP (stateless: a server and transport per request), on a loopback port (a free one by default). */
-export async function startHttpMcpServer(port = 0): Promise<HttpMcpServer> {
+export async function startHttpMcpServer(port = 0, options: HttpMcpServerOptions = {}): Promise<HttpMcpServer> {
   const requests: HttpMcpServer['requests'] = [];
   const listener = http.createServer((request, response) => {
     if (request.method !== 'POST') {
@@ -51,8 +56,13 @@ export async function startHttpMcpServer(port = 0): Promise<HttpMcpServer> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      for (const message of Array.isArray(body) ? body : [body]) {
+      const messages = Array.isArray(body) ? body : [body];
+      for (const message of messages) {
         if (message.method) requests.push({ method: message.method, ...(message.method === 'tools/call' && { tool: message.params?.name }) });
+      }
+      if (options.refuseToolCalls && messages.some((message) => message.method === 'tools/call')) {
+        response.writeHead(401, { 'content-type': 'text/plain' }).end(`no access to ${request.url}`);
+        return;
       }
       const server = createTestMcpServer();
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });

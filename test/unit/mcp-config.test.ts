@@ -34,7 +34,8 @@ it('reads the common mcpServers format: stdio servers run in the file\'s directo
   );
   const servers = loadMcpConfig({ AGENT_MCP_CONFIG: 'mcp.json', HOME: '/home/me', GITHUB_TOKEN: 'ghp_secret' }, directory);
   expect(servers).toEqual({
-    files: { transport: 'stdio', command: 'npx', args: ['-y', 'some-server', '/home/me'], env: { TOKEN: 'ghp_secret' }, cwd: directory },
+    // What the environment put in is kept out of every message (mcp/redact.ts); the fallback "none" is in the file.
+    files: { transport: 'stdio', command: 'npx', args: ['-y', 'some-server', '/home/me'], env: { TOKEN: 'ghp_secret' }, cwd: directory, secrets: ['/home/me', 'ghp_secret'] },
     tools: { transport: 'stdio', command: './server', args: [], env: {}, cwd: path.join(directory, 'servers') },
     remote: { transport: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer none' } },
   });
