@@ -19,6 +19,12 @@ export interface PrepareRunInput {
   workspace: string;
   /** The run has a cost budget: every model it may use must have a price. */
   budgeted?: boolean;
+  /**
+   * The tools whose calls wait for a person's approval in this run (the CLI's --approve-tools), added to each
+   * agent's own approveTools: checked like tools (an unknown name fails the run) and expanded like them
+   * (`mcp:*`, `mcp:<server>`), here and by listMcpTools.
+   */
+  approveTools?: string[];
 }
 
 /** How the workflow schedules one tool: its activity settings, and for an MCP tool, the server and tool it calls. */
@@ -59,6 +65,11 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
       if (settingsProblem) throw new ConfigurationError(`agent "${entry.name}": ${settingsProblem}`);
       const unknown = entry.tools.filter((name) => !registry.knowsTool(name));
       if (unknown.length > 0) throw new ConfigurationError(`unknown tools: ${unknown.join(', ')}; this worker has: ${registry.describeTools()}`);
+      const unapprovable = registry.unknownApprovalNames(input.approveTools ?? []);
+      if (unapprovable.length > 0) {
+        throw new ConfigurationError(`unknown tools to approve: ${unapprovable.join(', ')}; this worker has: ${registry.describeTools()}`);
+      }
+      if (input.approveTools !== undefined) withRunApprovals(agents, input.approveTools);
       const provider = parseModelId(entry.model).provider;
       if (!registry.providers.has(provider)) {
         throw new ConfigurationError(`unknown provider "${provider}" in model "${entry.model}"; this worker has: ${[...registry.providers.keys()].join(', ')}`);
@@ -104,7 +115,14 @@ function setAsideMcpReferences(agents: Record<string, AgentSpec>, first: string,
   visit(first);
   const servers = new Set<string>();
   const references: Record<string, string[]> = {};
+  const approvals: Record<string, string[]> = {};
   for (const agent of Object.values(agents)) {
+    // An approval's MCP references become names with the listing too; until then they match no call.
+    const approving = (agent.approveTools ?? []).filter((name) => registry.mcpReference(name) !== undefined);
+    if (approving.length > 0) {
+      agent.approveTools = agent.approveTools!.filter((name) => !approving.includes(name));
+      if (holders.has(agent.name)) approvals[agent.name] = approving;
+    }
     const named = agent.tools.filter((name) => registry.mcpReference(name) !== undefined);
     if (named.length === 0) continue;
     agent.tools = agent.tools.filter((name) => !named.includes(name));
@@ -116,9 +134,25 @@ function setAsideMcpReferences(agents: Record<string, AgentSpec>, first: string,
       for (const server of wanted) servers.add(server);
     }
   }
+  // Servers are listed for the tools the agents are offered only: a tool that is not offered is never called, so
+  // its approval is moot, and listing a server for it alone would start it for nothing.
   if (servers.size === 0) return undefined;
   // In the config's order, so the model sees the tools in the order the config lists the servers.
-  return { servers: Object.keys(registry.mcpServers).filter((server) => servers.has(server)), references };
+  return {
+    servers: Object.keys(registry.mcpServers).filter((server) => servers.has(server)),
+    references,
+    ...(Object.keys(approvals).length > 0 && { approvals }),
+  };
+}
+
+/**
+ * The run's own list of tools that need approval applies to every agent of the run, beside each agent's own.
+ * Every agent gets a list (an empty one too): a run whose specs carry one follows them, not the raw names.
+ */
+function withRunApprovals(agents: Record<string, AgentSpec>, runApprovals: string[]): void {
+  for (const agent of Object.values(agents)) {
+    agent.approveTools = [...new Set([...(agent.approveTools ?? []), ...runApprovals])];
+  }
 }
 
 function withOverrides(agent: AgentSpec, overrides: PrepareRunInput['overrides']): AgentSpec {

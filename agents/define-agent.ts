@@ -22,6 +22,11 @@ export interface Agent {
   /** `provider:model` */
   model: string;
   tools: Array<Tool | string>;
+  /**
+   * Tools whose calls by this agent wait for a person's approval: names as in `tools` (`write_file`,
+   * `github_create_issue`, `mcp:github`, `mcp:*`), or a subagent's name. Matched exactly, case included.
+   */
+  approveTools: string[];
   subagents: Array<Agent | string>;
   handoffs: Array<Agent | string>;
   maxIterations: number;
@@ -38,6 +43,7 @@ export interface AgentDefinition {
   instructions?: string;
   model: string;
   tools?: Array<Tool | string>;
+  approveTools?: string[];
   subagents?: Array<Agent | string>;
   handoffs?: Array<Agent | string>;
   maxIterations?: number;
@@ -84,6 +90,10 @@ export function defineAgent(definition: AgentDefinition): Agent {
   const toolNames = [...tools.map(nameOf), ...subagents.map(nameOf), ...handoffs.map((target) => handoffToolName(nameOf(target)))];
   const twice = duplicate(toolNames);
   if (twice) throw problem(`offers the model two tools named "${twice}" (tools, subagents and transfer_to_<handoff> share one namespace)`);
+  const approveTools = definition.approveTools ?? [];
+  if (!Array.isArray(approveTools) || approveTools.some((tool) => typeof tool !== 'string' || !tool.trim())) {
+    throw problem('approveTools must be a list of tool names');
+  }
   if (definition.outputSchema !== undefined && !(definition.outputSchema instanceof z.ZodType)) {
     throw problem('outputSchema must be a zod schema');
   }
@@ -94,6 +104,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
     instructions: definition.instructions ?? '',
     model: definition.model,
     tools,
+    approveTools,
     subagents,
     handoffs,
     maxIterations,

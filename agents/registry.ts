@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { AgentSpec } from '../core/agent-spec';
 import { handoffToolName, handoffToolPrefix } from '../core/tool-names';
+import { didYouMean } from '../core/did-you-mean';
+import { mcpSelectorPrefix } from '../core/mcp';
 import { ConfigurationError } from '../core/errors';
 import { parseModelId } from '../core/model-id';
 import { builtInProviders, type ModelProvider, type ToolDefinition } from '../providers';
@@ -64,6 +66,7 @@ export class AgentRegistry {
       instructions: agent.instructions,
       model: agent.model,
       tools: agent.tools.map(nameOf),
+      ...(agent.approveTools.length > 0 && { approveTools: agent.approveTools }),
       subagents: agent.subagents.map(nameOf),
       handoffs: agent.handoffs.map(nameOf),
       maxIterations: agent.maxIterations,
@@ -94,6 +97,23 @@ export class AgentRegistry {
   /** Whether a tools list may name this: a registered tool, or a tool or selector of the MCP servers. */
   knowsTool(name: string): boolean {
     return this.tools.has(name) || this.mcpReference(name) !== undefined;
+  }
+
+  /**
+   * Whether a list of tools that need approval may name this: what a tools list may name (the same check,
+   * selectors included), or an agent, whose calls as a subagent can wait for approval too.
+   */
+  knowsApprovalName(name: string): boolean {
+    return this.knowsTool(name) || this.agents.has(name);
+  }
+
+  /**
+   * The names of a list of tools that need approval that this worker does not know, each with a hint when it
+   * differs from a known name only in case (`Write_File (did you mean write_file?)`); empty when all are known.
+   */
+  unknownApprovalNames(names: string[]): string[] {
+    const known = [...this.tools.keys(), ...this.agents.keys(), ...Object.keys(this.mcpServers).map((server) => `${mcpSelectorPrefix}${server}`)];
+    return names.filter((name) => !this.knowsApprovalName(name)).map((name) => `${name}${didYouMean(name, known)}`);
   }
 
   /** What the worker has, for an error message about a name it does not know. */
@@ -157,6 +177,8 @@ export class AgentRegistry {
     for (const tool of agent.tools.map(nameOf)) {
       if (!this.knowsTool(tool)) throw problem(`unknown tool "${tool}" (${this.describeTools()})`);
     }
+    const unapprovable = this.unknownApprovalNames(agent.approveTools);
+    if (unapprovable.length > 0) throw problem(`approveTools names unknown tools: ${unapprovable.join(', ')} (${this.describeTools()}; agents: ${[...this.agents.keys()].join(', ')})`);
     for (const [role, targets] of [['subagent', agent.subagents], ['handoff target', agent.handoffs]] as const) {
       for (const target of targets.map(nameOf)) if (!this.agents.has(target)) throw problem(`${role} "${target}" is not a registered agent`);
     }

@@ -48,6 +48,9 @@ export function assertRegistered(input: AgentInput, registry: AgentRegistry): vo
   }
   const unknownTools = (resolved.tools ?? []).filter((tool) => !registry.knowsTool(tool));
   if (unknownTools.length > 0) throw new InvalidInputError(`unknown tools: ${unknownTools.join(', ')}; ${registry.describeTools()}`);
+  // A name that matches no tool would approve nothing, silently: refused like an unknown tool.
+  const unapprovable = registry.unknownApprovalNames(resolved.approval?.tools ?? []);
+  if (unapprovable.length > 0) throw new InvalidInputError(`unknown tools to approve: ${unapprovable.join(', ')}; ${registry.describeTools()}`);
 }
 
 export function newWorkflowId(now = new Date()): string {

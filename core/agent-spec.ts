@@ -48,6 +48,12 @@ export const agentSpecSchema = z.object({
   model: z.string(),
   /** Registered tool names: each call is an activity. */
   tools: z.array(z.string()),
+  /**
+   * Tools whose calls wait for a person's approval while this agent has the conversation: the agent's own
+   * `approveTools` and the run's, checked and expanded (`mcp:*`, `mcp:<server>`) by prepareRun and listMcpTools
+   * like `tools`. Absent in runs recorded before it existed, which follow the run's approval settings alone.
+   */
+  approveTools: z.array(z.string()).optional(),
   /** Agent names: each is offered as a tool of the same name; a call starts a child workflow. */
   subagents: z.array(z.string()),
   /** Agent names: each is offered as a tool `transfer_to_<name>`; a call hands the conversation over. */

@@ -35,6 +35,8 @@ export interface McpToolRequest {
   servers: string[];
   /** Per agent: `mcp:*`, `mcp:<server>` or tool names (`github_create_issue`), as its definition or the run named them. */
   references: Record<string, string[]>;
+  /** Per agent, the same kinds of references for the tools whose calls wait for a person's approval (its own and the run's). */
+  approvals?: Record<string, string[]>;
 }
 
 /** How a model call names the run's MCP listing: by id, with the tools themselves only when the worker lacked them. */

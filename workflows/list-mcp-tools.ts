@@ -23,8 +23,17 @@ export async function withMcpTools(setup: RunSetup): Promise<RunSetup> {
   const listed = await listMcpTools(request).catch((error: unknown) => {
     throw runFailure(error);
   });
+  const approving = (name: string) => listed.approvalsByAgent?.[name] ?? [];
   const agents = Object.fromEntries(
-    Object.entries(setup.agents).map(([name, agent]) => [name, { ...agent, tools: [...agent.tools, ...(listed.toolsByAgent[name] ?? [])] }]),
+    Object.entries(setup.agents).map(([name, agent]) => [
+      name,
+      {
+        ...agent,
+        tools: [...agent.tools, ...(listed.toolsByAgent[name] ?? [])],
+        // The MCP tools that need approval, as names the model's calls carry (prepareRun set their selectors aside).
+        ...(approving(name).length > 0 && { approveTools: [...(agent.approveTools ?? []), ...approving(name)] }),
+      },
+    ]),
   );
   return { ...setup, agents, tools: { ...setup.tools, ...listed.tools }, mcpListing: listed.listing };
 }
