@@ -15,6 +15,8 @@ export { defineTool, builtInTools, type Tool, type ToolContext } from './tools';
 export { loadMcpConfig, parseMcpServers, type McpServers, type McpServerConfig, type McpServerEntry } from './mcp/config';
 export { everyMcpTool } from './core/mcp';
 export { resolveInWorkspace } from './tools/workspace';
+// For tools of your own: open a path the model gave, confined to the workspace without races (resolveInWorkspace only checks a path).
+export { openInWorkspace, WorkspaceRefusal, type OpenedInWorkspace, type OpenPurpose } from './tools/open-in-workspace';
 export { defineProvider, builtInProviders, type ModelProvider, type ProviderCall, type ProviderRequest, type ToolChoice, type ToolDefinition } from './providers';
 export { AgentPlugin, type AgentPluginOptions } from './worker/agent-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './worker/create-worker';
