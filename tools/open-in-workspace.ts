@@ -218,7 +218,11 @@ export class OpenedWorkspace {
     return normalized.split(path.sep).filter((part) => part !== '' && part !== '.');
   }
 
-  /** Before creating anything in `directory`: it must still be inside (a directory moved out meanwhile is not). */
+  /**
+   * Before creating anything in `directory`: it must still be inside (a directory moved out meanwhile is not). A
+   * directory moved out between this check and the mkdir or O_CREAT that follows would still get an empty directory
+   * or file; nothing is ever written into it, since what was opened fails its own check first.
+   */
   private async assertStillInside(directory: FileHandle, directoryPath: string, requested: string): Promise<void> {
     const real = await this.access.realPathOf(directory, directoryPath);
     if (!real || !isInside(this.realRoot, real)) {
