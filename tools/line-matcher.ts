@@ -92,8 +92,8 @@ export class LineMatcher {
   }
 
   /**
-   * Starts a thread (waiting for a free slot first, until `signal` aborts) and compiles `pattern` there. An RE2 syntax error is a ToolInputError; so is a pattern that is
-   * still compiling after `compileTimeoutMs`.
+   * Starts a thread (waiting for a free slot first, until `signal` aborts) and compiles `pattern` there. An RE2
+   * syntax error is a ToolInputError; so is a pattern that is still compiling after `compileTimeoutMs`.
    */
   static async start(pattern: string, compileTimeoutMs: number, signal: AbortSignal): Promise<LineMatcher> {
     await acquireThreadSlot(signal);
