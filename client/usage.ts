@@ -46,7 +46,12 @@ Commands:
       --host ADDR              address to listen on (default: 127.0.0.1)
       --cors-origin URL[,URL]  Web UI origins allowed to call it
                                (default: $AGENT_CODEC_CORS_ORIGINS or http://localhost:8233,http://127.0.0.1:8233)
-      --auth-token TOKEN       require Authorization: Bearer TOKEN (default: $AGENT_CODEC_AUTH_TOKEN)
+      --auth-token TOKEN       require the token: Authorization: Bearer TOKEN, or Basic with TOKEN as password
+                               (default: $AGENT_CODEC_AUTH_TOKEN; required unless --host is a loopback address)
+      --allow-no-token         listen on a non-loopback --host without a token (something in front checks callers)
+      --max-request-bytes N    refuse larger bodies with 413, answered at once, nothing kept (default: 8388608)
+      --max-concurrent-requests N  requests converted at once (default: 4)
+      --max-queued-requests N  requests waiting for those places; more get 503 + Retry-After (default: 64)
 
 Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended without a full answer
 (max_iterations, truncated, refused, empty, token_budget, cost_budget, invalid_output).`;

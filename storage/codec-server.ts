@@ -7,14 +7,31 @@ export interface CodecServerOptions {
   codec: PayloadCodec;
   /** Browser origins allowed to call the server (the Web UI's address); `*` allows any. */
   allowedOrigins: string[];
-  /** When set, every POST must carry `Authorization: Bearer <token>`. */
+  /**
+   * When set, every POST must carry it: `Authorization: Bearer <token>` (the `temporal` CLI's
+   * `--codec-auth`, scripts) or `Authorization: Basic` with the token as the password (what a
+   * browser sends once signed in at the server's address, for the Web UI: docs/production.md).
+   */
   authToken?: string;
+  /** A request body larger than this is refused with 413, before it is read (default 8 MiB). */
+  maxRequestBytes?: number;
+  /** Requests read and converted at once (default 4); each may hold a few times its body in memory. */
+  maxConcurrentRequests?: number;
+  /** Requests that wait, unread, for one of those places (default 64); more get 503 with Retry-After. */
+  maxQueuedRequests?: number;
   /** Called with each refused or failed request, for the operator's log. */
   log?: (line: string) => void;
 }
 
-/** Requests carry a page of history's payloads; a bound keeps a bad client from exhausting memory. */
-const maxBodyBytes = 64 * 1024 * 1024;
+/**
+ * History's payloads are at most 2 MB each, and this project's larger ones reach the codec server only as
+ * claims of a few hundred bytes (external storage runs after the codec): 8 MiB is a generous page.
+ */
+export const defaultMaxRequestBytes = 8 * 1024 * 1024;
+export const defaultMaxConcurrentRequests = 4;
+export const defaultMaxQueuedRequests = 64;
+/** A request whose body has not arrived by then is dropped: a slow sender must not hold a place forever. */
+const requestTimeoutMs = 30_000;
 
 /**
  * Temporal's codec-server protocol over plain HTTP: POST …/encode and
@@ -26,12 +43,21 @@ const maxBodyBytes = 64 * 1024 * 1024;
  */
 export function createCodecServer(options: CodecServerOptions): http.Server {
   const log = options.log ?? (() => {});
-  return http.createServer((request, response) => {
+  const maxRequestBytes = options.maxRequestBytes ?? defaultMaxRequestBytes;
+  // Eight 60 MB requests at once would hold gigabytes: a few are converted at a time, the rest wait unread
+  // (the socket stops reading once its small buffer is full), and past the queue they are turned away.
+  const places = new Semaphore(
+    options.maxConcurrentRequests ?? defaultMaxConcurrentRequests,
+    options.maxQueuedRequests ?? defaultMaxQueuedRequests,
+  );
+  const server = http.createServer((request, response) => {
     handle(request, response, options).catch((error: Error) => {
-      log(`${request.method} ${request.url}: ${error.message}`);
+      log(`${request.method} ${pathOf(request)}: ${error.message}`);
       if (!response.headersSent) send(response, 500, { error: 'internal error' });
     });
   });
+  server.requestTimeout = requestTimeoutMs;
+  return server;
 
   async function handle(
     request: http.IncomingMessage,
@@ -46,7 +72,12 @@ export function createCodecServer(options: CodecServerOptions): http.Server {
     }
     response.setHeader('Vary', 'Origin');
 
-    const endpoint = new URL(request.url ?? '/', 'http://codec').pathname.split('/').filter(Boolean).pop();
+    const path = pathOf(request);
+    // The browser's way to the token: opened once at this address, the server asks for a user name and
+    // password (Basic); the browser then sends them with the Web UI's codec requests when the UI includes
+    // cross-origin credentials (TEMPORAL_CODEC_INCLUDE_CREDENTIALS, or its Data Encoder settings).
+    if (path === '/' && request.method === 'GET') return signIn(request, response, authToken);
+    const endpoint = path.split('/').filter(Boolean).pop();
     if (endpoint !== 'encode' && endpoint !== 'decode')
       return send(response, 404, { error: 'not found: POST /encode or /decode' });
     if (!originAllowed) {
@@ -64,17 +95,66 @@ export function createCodecServer(options: CodecServerOptions): http.Server {
       response.setHeader('Allow', 'POST, OPTIONS');
       return send(response, 405, { error: `${request.method} is not allowed: use POST` });
     }
-    if (authToken !== undefined && !bearerMatches(request.headers.authorization, authToken)) {
-      log(`refused POST /${endpoint}: missing or wrong bearer token`);
-      response.setHeader('WWW-Authenticate', 'Bearer');
-      return send(response, 401, { error: 'a valid Authorization: Bearer token is required' });
+    if (authToken !== undefined && !tokenPresented(request.headers.authorization, authToken)) {
+      log(`refused POST /${endpoint}: missing or wrong token`);
+      response.setHeader('WWW-Authenticate', `Bearer, ${basicChallenge}`);
+      return send(response, 401, {
+        error: 'a valid token is required: Authorization: Bearer <token>, or Basic with the token as password',
+      });
     }
+    const declaredLength = Number(request.headers['content-length'] ?? 0);
+    if (declaredLength > maxRequestBytes) return refuseTooLarge(request, response, endpoint);
+    const place = places.enter();
+    if (!place) {
+      log(`refused POST /${endpoint}: ${places.describe()}`);
+      response.setHeader('Retry-After', '1');
+      return refuse(request, response, 503, { error: `busy: ${places.describe()}; retry in a second` });
+    }
+    await place;
+    try {
+      const body = await readBody(request, maxRequestBytes);
+      if (body === undefined) return refuseTooLarge(request, response, endpoint);
+      await convert(response, endpoint, body, codec);
+    } finally {
+      places.leave();
+    }
+  }
 
-    const body = await readBody(request);
-    if (body === undefined) {
-      response.setHeader('Connection', 'close');
-      return send(response, 413, { error: `the body is larger than ${maxBodyBytes} bytes` });
+  function signIn(request: http.IncomingMessage, response: http.ServerResponse, authToken: string | undefined): void {
+    if (authToken !== undefined && !tokenPresented(request.headers.authorization, authToken)) {
+      response.setHeader('WWW-Authenticate', basicChallenge);
+      return sendText(response, 401, 'Sign in with any user name and the codec server token as the password.\n');
     }
+    sendText(
+      response,
+      200,
+      authToken === undefined
+        ? 'This codec server takes no token.\n'
+        : 'Signed in: this browser now sends the token to this codec server with requests that include credentials.\n',
+    );
+  }
+
+  function refuseTooLarge(request: http.IncomingMessage, response: http.ServerResponse, endpoint: string): void {
+    log(`refused POST /${endpoint}: the body is larger than ${maxRequestBytes} bytes`);
+    refuse(request, response, 413, { error: `the body is larger than ${maxRequestBytes} bytes` });
+  }
+
+  /**
+   * Answers at once, before the body has arrived, then reads what is left of it and drops it, keeping nothing:
+   * a client still sending sees the answer instead of a broken connection, and a sender that never stops is
+   * cut off by the request timeout.
+   */
+  function refuse(request: http.IncomingMessage, response: http.ServerResponse, status: number, body: unknown): void {
+    send(response, status, body);
+    request.resume();
+  }
+
+  async function convert(
+    response: http.ServerResponse,
+    endpoint: 'encode' | 'decode',
+    body: Buffer,
+    codec: PayloadCodec,
+  ): Promise<void> {
     let payloads;
     try {
       payloads = payloadsFromJson(JSON.parse(body.toString('utf8')));
@@ -92,26 +172,86 @@ export function createCodecServer(options: CodecServerOptions): http.Server {
   }
 }
 
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const presented = Buffer.from(header ?? '');
-  const expected = Buffer.from(`Bearer ${token}`);
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
+/** What makes a browser ask for a user name and password (any name; the token as password), and remember them. */
+const basicChallenge = 'Basic realm="durable-agent codec server", charset="UTF-8"';
+
+/** `Bearer <token>`, or `Basic` credentials whose password is the token (the user name is not checked). */
+export function tokenPresented(header: string | undefined, token: string): boolean {
+  if (!header) return false;
+  if (/^Basic /i.test(header)) {
+    const credentials = Buffer.from(header.slice('Basic '.length).trim(), 'base64').toString('utf8');
+    const colon = credentials.indexOf(':');
+    return colon >= 0 && sameSecret(credentials.slice(colon + 1), token);
+  }
+  return sameSecret(header, `Bearer ${token}`);
 }
 
-function readBody(request: http.IncomingMessage): Promise<Buffer | undefined> {
+function sameSecret(presented: string, expected: string): boolean {
+  const [a, b] = [Buffer.from(presented), Buffer.from(expected)];
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The path without its query: a token or a payload must never reach the operator's log through a URL. */
+function pathOf(request: http.IncomingMessage): string {
+  return new URL(request.url ?? '/', 'http://codec').pathname;
+}
+
+/** The body, or undefined as soon as it passes `maxBytes` (what came so far is dropped, and reading stops). */
+function readBody(request: http.IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    request.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBodyBytes) {
-        request.pause();
-        resolve(undefined);
-      } else chunks.push(chunk);
-    });
+      if (size <= maxBytes) return void chunks.push(chunk);
+      request.off('data', onData);
+      request.pause();
+      chunks.length = 0;
+      resolve(undefined);
+    };
+    request.on('data', onData);
     request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
+}
+
+/**
+ * At most `limit` holders at once, and at most `queueLimit` waiting for a place. `enter` resolves once
+ * the place is held, or is undefined when the queue is full; `leave` frees the place.
+ */
+class Semaphore {
+  private held = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(
+    private readonly limit: number,
+    private readonly queueLimit: number,
+  ) {}
+
+  enter(): Promise<void> | undefined {
+    if (this.held < this.limit) {
+      this.held++;
+      return Promise.resolve();
+    }
+    if (this.waiting.length >= this.queueLimit) return undefined;
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  leave(): void {
+    const next = this.waiting.shift();
+    // The place passes to the next in line as it is.
+    if (next) next();
+    else this.held--;
+  }
+
+  describe(): string {
+    return `${this.held} request(s) being converted (at most ${this.limit}) and ${this.waiting.length} waiting (at most ${this.queueLimit})`;
+  }
+}
+
+function sendText(response: http.ServerResponse, status: number, text: string): void {
+  response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
+  response.end(text);
 }
 
 function send(response: http.ServerResponse, status: number, body: unknown): void {

@@ -91,7 +91,7 @@ it('refuses requests without the bearer token or with a wrong one', async () => 
     body: JSON.stringify(encrypted),
   });
   expect(missing.status).toBe(401);
-  expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+  expect(missing.headers.get('www-authenticate')).toBe('Bearer, Basic realm="durable-agent codec server", charset="UTF-8"');
   expect(await missing.text()).not.toContain('vault');
 
   const wrong = await post('/decode', encrypted, { Authorization: 'Bearer not-the-token' });
@@ -99,6 +99,47 @@ it('refuses requests without the bearer token or with a wrong one', async () => 
 
   const right = await post('/decode', encrypted);
   expect(right.status).toBe(200);
+});
+
+it('takes the token as a Basic password too, which is how a browser signed in at its address sends it', async () => {
+  const encrypted = payloadsToJson(await libraryCodec.encode([jsonPayload(secret)]));
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  const signedIn = await post('/decode', encrypted, { Authorization: basic('anyone', token) });
+  expect(signedIn.status).toBe(200);
+  expect((await signedIn.json()).payloads).toEqual(payloadsToJson([jsonPayload(secret)]).payloads);
+  expect((await post('/decode', encrypted, { Authorization: basic(token, 'wrong') })).status).toBe(401);
+
+  // Opening the server's address asks the browser for the credentials it will then remember.
+  const challenge = await fetch(`${server.url}/`);
+  expect(challenge.status).toBe(401);
+  expect(challenge.headers.get('www-authenticate')).toBe('Basic realm="durable-agent codec server", charset="UTF-8"');
+  const page = await fetch(`${server.url}/`, { headers: { Authorization: basic('me', token) } });
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain('Signed in');
+});
+
+it('will not listen beyond loopback without a token, unless told that something in front checks callers', async () => {
+  for (const args of [
+    ['--host', '0.0.0.0'],
+    ['--host', '0.0.0.0', '--auth-token', ''],
+  ]) {
+    const refused = await runCli(['codec-server', '--port', '0', ...args], { AGENT_ENCRYPTION_KEYS: keyEntry });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'error: codec-server would listen on 0.0.0.0 with no token: anyone who reaches that address could decrypt every payload. ' +
+        'Set --auth-token (or AGENT_CODEC_AUTH_TOKEN), listen on a loopback address (--host 127.0.0.1), ' +
+        'or pass --allow-no-token if something in front of it checks who calls',
+    );
+  }
+  const withToken = await startCodecServer(['--host', '0.0.0.0'], {
+    AGENT_ENCRYPTION_KEYS: keyEntry,
+    AGENT_CODEC_AUTH_TOKEN: token,
+  });
+  expect(withToken.stderr()).toContain('token required');
+  expect(await withToken.stop()).toBe(0);
+  const allowed = await startCodecServer(['--host', '0.0.0.0', '--allow-no-token'], { AGENT_ENCRYPTION_KEYS: keyEntry });
+  expect(allowed.stderr()).toContain('no token required');
+  expect(await allowed.stop()).toBe(0);
 });
 
 it('answers 400 with the key id for a payload of an unknown key, and for a malformed body', async () => {

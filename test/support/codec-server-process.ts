@@ -4,6 +4,8 @@ import { waitFor } from './wait-for';
 export interface CodecServerProcess {
   /** e.g. http://127.0.0.1:40123 */
   url: string;
+  /** The server's own process (node running the CLI): its memory is in /proc/<pid>/status. */
+  pid: number;
   /** What the command printed on stderr so far (refused requests, failures). */
   stderr(): string;
   /** SIGTERM (as an operator or a container runtime stops it) or SIGINT (Ctrl-C); resolves with the exit code. */
@@ -29,6 +31,7 @@ export async function startCodecServer(args: string[], env: NodeJS.ProcessEnv): 
   });
   return {
     url,
+    pid: child.pid!,
     stderr: () => stderr,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null) child.kill(signal);
