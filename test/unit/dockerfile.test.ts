@@ -33,3 +33,25 @@ it('the worker image copies every folder the worker and the CLI (its codec serve
   }
   expect([...needed].filter((folder) => !copied.has(folder)).sort()).toEqual([]);
 });
+
+/** One service's block of docker-compose.yml, from its name to the next service. */
+function composeService(name: string): string {
+  const compose = readFileSync(path.join(projectRoot, 'docker-compose.yml'), 'utf8');
+  const block = new RegExp(`^  ${name}:\\n((?:(?:    .*|\\s*)\\n)+)`, 'm').exec(compose);
+  if (!block) throw new Error(`no service "${name}" in docker-compose.yml`);
+  return block[1];
+}
+
+it('the Compose codec server listens on the Compose network only with a token from the environment', () => {
+  const codecServer = composeService('codec-server');
+  // Beyond loopback, `agent codec-server` refuses to start without a token (test/e2e/codec-server.test.ts).
+  const commandLine = /^ +exec node .*$/m.exec(codecServer)?.[0];
+  expect(commandLine).toMatch(/codec-server --host 0\.0\.0\.0 --port 8888$/);
+  expect(codecServer).not.toContain('--allow-no-token');
+  // Passed through from the host or .env, never written into the file, never on the command line (ps shows it).
+  expect(codecServer).toMatch(/^ {6}- AGENT_CODEC_AUTH_TOKEN$/m);
+  expect(codecServer).not.toMatch(/AGENT_CODEC_AUTH_TOKEN[=:]/);
+  expect(commandLine).not.toContain('--auth-token');
+  // The Web UI's requests carry what the browser signed in with at the codec server.
+  expect(composeService('temporal-ui')).toContain('TEMPORAL_CODEC_INCLUDE_CREDENTIALS: ${AGENT_ENCRYPTION_KEYS:+true}');
+});
