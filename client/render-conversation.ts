@@ -1,4 +1,6 @@
-import type { Message, ReasoningPart } from '../core/messages';
+import type { Message, ReasoningPart, ToolCall } from '../core/messages';
+import type { PendingApproval } from '../core/result';
+import { visible } from '../core/visible-text';
 import { replyParts } from '../core/reply-parts';
 
 export interface RenderOptions {
@@ -19,13 +21,13 @@ function renderMessage(message: Message, thinking: NonNullable<RenderOptions['th
       return `[user]\n${message.content}`;
     case 'assistant': {
       if (thinking === 'hidden') {
-        const calls = message.toolCalls.map((call) => `→ ${call.name} ${call.arguments} (${call.id})`);
+        const calls = message.toolCalls.map(renderCall);
         const note = message.thinking?.length ? '(thought; agent show --thinking prints it)' : '';
         return ['[assistant]', note, message.content, ...calls].filter(Boolean).join('\n');
       }
       const lines = replyParts(message, () => true).map((part) => {
         if (part.type === 'text') return part.text;
-        if (part.type === 'tool_call') return `→ ${part.call.name} ${part.call.arguments} (${part.call.id})`;
+        if (part.type === 'tool_call') return renderCall(part.call);
         return thinking === 'dimmed' ? `\x1b[2m${thinkingText(part)}\x1b[22m` : thinkingText(part);
       });
       return ['[assistant]', ...lines].filter(Boolean).join('\n');
@@ -42,4 +44,15 @@ function renderMessage(message: Message, thinking: NonNullable<RenderOptions['th
 function thinkingText(part: ReasoningPart): string {
   if (part.type === 'redacted_thinking') return `[thinking, redacted by ${part.provider}]`;
   return part.text.trim() ? `[thinking] ${part.text}` : `[thinking, not shown by ${part.provider}]`;
+}
+
+// The model chose every character of a call: shown with the hidden ones escaped, as an approval shows them.
+function renderCall(call: ToolCall): string {
+  return `→ ${visible(call.name)} ${visible(call.arguments)} (${visible(call.id)})`;
+}
+
+/** A call waiting for a person, as the approval prompt shows it: the description built from the real arguments. */
+export function renderPendingApproval(request: PendingApproval): string {
+  const by = request.agents.length > 1 ? `, asked by ${request.agents.join(' → ')}` : '';
+  return `[waiting for approval: call ${request.id}${by}]\n${request.description ?? request.summary}`;
 }

@@ -54,6 +54,14 @@ export class StreamPrinter {
       case 'tool_result':
         this.line(`  ${event.isError ? '✗' : '✓'} ${event.summary}${event.isError ? `: ${event.preview}` : ''}`);
         break;
+      case 'approval_requested': {
+        const by = event.agents.length > 1 ? `, asked by ${event.agents.join(' → ')}` : '';
+        this.line(`  ? waiting for approval (call ${event.id}${by}):\n${indent(event.description ?? event.summary)}`);
+        break;
+      }
+      case 'approval_decided':
+        this.line(`  ${event.approved ? '✓ approved' : `✗ not approved (${event.reason ?? 'denied'})`}: call ${event.id}`);
+        break;
       case 'turn_end':
         this.lastTurnEnded = Math.max(this.lastTurnEnded, event.turn);
         this.endLine();
@@ -132,4 +140,11 @@ export class StreamPrinter {
     this.sink.text('\n');
     this.lineOpen = false;
   }
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
 }

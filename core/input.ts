@@ -48,9 +48,13 @@ const pendingApprovalSchema = z.object({
   id: z.string(),
   tool: z.string(),
   summary: z.string(),
+  /** What the person approves, built from the real arguments (older runs carried none). */
+  description: z.string().optional(),
   agents: z.array(z.string()),
   askedAt: z.string(),
 });
+
+const approvalDescriptionSchema = z.object({ summary: z.string(), description: z.string() });
 
 /**
  * A tool round that was waiting only for people when the run continued as new: the calls' results so far, and the
@@ -60,6 +64,8 @@ const openRoundSchema = z.object({
   finished: z.array(toolResultMessageSchema),
   needsApproval: z.array(z.string()),
   waiting: z.array(pendingApprovalSchema),
+  /** How each call that may still ask for approval is described (older runs carried none). */
+  descriptions: z.record(z.string(), approvalDescriptionSchema).optional(),
 });
 
 /** What continue-as-new carries from one run of a session to the next; not for callers to set. */
@@ -150,6 +156,11 @@ export const resolvedInputObject = z.object({
   /** OpenAI reasoning effort for the entry agent (the CLI's --reasoning-effort). */
   reasoningEffort: reasoningEffortSchema.optional(),
   maxConcurrentTools: z.number().int().min(1).max(100),
+  /**
+   * Tool calls run from one model reply; the calls beyond get "not run" results. Bounds the history events a round
+   * can add, however many calls a (possibly injected) reply asks for. Absent (runs of older clients): no cap, as they ran.
+   */
+  maxToolCallsPerReply: z.number().int().min(1).max(1000).optional(),
   modelTimeoutSeconds: z.number().int().min(1).max(3600),
   workspace: z.string().min(1, 'workspace must be a directory path'),
   /** Keep the run open for more user messages (Temporal Updates) until ended or idle this long. */

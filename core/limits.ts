@@ -19,6 +19,12 @@ export const maxPromptChars = 256 * 1024;
  */
 export const defaultMaxIterations = 20;
 export const defaultMaxConcurrentTools = 8;
+/**
+ * Tool calls run from one reply. Each costs up to six history events (the activity's three, and a workflow task's
+ * three when its result arrives alone), so a round adds at most ~400: far below Temporal's 51,200-event limit,
+ * which the run never nears since it continues as new at Temporal's suggestion (~4,096 events) between iterations.
+ */
+export const defaultMaxToolCallsPerReply = 64;
 export const defaultModelTimeoutSeconds = 300;
 export const defaultIdleTimeoutSeconds = 3600;
 export const defaultKeepRecentTurns = 4;

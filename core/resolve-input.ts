@@ -7,6 +7,7 @@ import {
   defaultIdleTimeoutSeconds,
   defaultKeepRecentTurns,
   defaultMaxConcurrentTools,
+  defaultMaxToolCallsPerReply,
   defaultMaxHandoffs,
   defaultMaxIterations,
   defaultMaxSubagentDepth,
@@ -25,6 +26,7 @@ export const agentInputSchema = resolvedInputObject
   .extend({
     agent: shape.agent.optional(),
     maxConcurrentTools: shape.maxConcurrentTools.default(defaultMaxConcurrentTools),
+    maxToolCallsPerReply: shape.maxToolCallsPerReply.unwrap().default(defaultMaxToolCallsPerReply),
     modelTimeoutSeconds: shape.modelTimeoutSeconds.default(defaultModelTimeoutSeconds),
     maxSubagentDepth: shape.maxSubagentDepth.default(defaultMaxSubagentDepth),
     maxHandoffs: shape.maxHandoffs.default(defaultMaxHandoffs),

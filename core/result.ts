@@ -86,8 +86,13 @@ export interface PendingApproval {
   /** The call id, prefixed with the subagent calls on the way when a subagent asked (`call_r/call_w`). */
   id: string;
   tool: string;
-  /** `write_file notes.txt`: the tool and its first argument. */
+  /** One short line: the headline of `description` (`write_file "notes.txt" (12 bytes, 1 line)`), cut to 80 characters. */
   summary: string;
+  /**
+   * What the person approves, built from the arguments that will run (core/approval-description.ts): the headline,
+   * then a preview; hidden characters escaped; anything clipped says so. Requests of older runs have only `summary`.
+   */
+  description?: string;
   /** The agents from the top-level run down to the one that asked. */
   agents: string[];
   /** When it was first asked (ISO 8601): the approval timeout runs from here, across continue-as-new. */

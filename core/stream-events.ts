@@ -1,4 +1,4 @@
-import type { TurnStatus } from './result';
+import type { PendingApproval, TurnStatus } from './result';
 
 /**
  * What a run publishes to its stream (@temporalio/workflow-streams, hosted by the
@@ -23,6 +23,10 @@ export type StreamEvent =
   | { type: 'tool_start'; id: string; summary: string }
   /** A tool call's result, cut to `toolPreviewChars`. */
   | { type: 'tool_result'; id: string; summary: string; isError: boolean; preview: string }
+  /** A tool call waits for a person: the request, with the description the person approves (this run's or a subagent's). */
+  | ({ type: 'approval_requested' } & PendingApproval)
+  /** A person (or the approval timeout) decided on call `id`. */
+  | { type: 'approval_decided'; id: string; approved: boolean; reason?: string }
   /** The turn ended: its status and answer (`failed`: a session's turn that failed and was rolled back, `error` says why). */
   | { type: 'turn_end'; turn: number; status: TurnStatus | 'failed'; answer: string; error?: string };
 

@@ -1,5 +1,6 @@
 import type { Duration } from '@temporalio/common';
 import { z } from 'zod';
+import type { ApprovalText } from '../core/approval-description';
 import { ConfigurationError } from '../core/errors';
 
 export interface ToolContext {
@@ -44,10 +45,17 @@ export interface Tool<Input = unknown> {
    * asks for the call (and recorded there), so replay never re-evaluates it.
    */
   needsApproval?: boolean | Bivariant<Input>;
+  /**
+   * How a call looks to the person asked to approve it, from its validated arguments: a one-line headline (put what
+   * the call acts on first) and an optional preview. Without it a call is shown as its arguments in canonical JSON.
+   * Either way, characters that hide or fake text are escaped and anything clipped says so (core/approval-description.ts).
+   */
+  describeForApproval?: DescribeBivariant<Input>;
 }
 
 // Method syntax on purpose (bivariant, as `handler`): a Tool<{path: string}> still stands in a Tool[] list.
 type Bivariant<Input> = { rule(input: Input): boolean }['rule'];
+type DescribeBivariant<Input> = { describe(input: Input): ApprovalText }['describe'];
 
 export interface ToolSpec<Schema extends z.ZodType> {
   name: string;
@@ -57,6 +65,8 @@ export interface ToolSpec<Schema extends z.ZodType> {
   activity?: Partial<ToolActivitySettings>;
   /** A person approves each call first (`true`), or the calls whose arguments this function picks. */
   needsApproval?: boolean | ((input: z.output<Schema>) => boolean);
+  /** What a person sees when asked to approve a call: `{ headline, preview? }` built from the validated arguments. */
+  describeForApproval?: (input: z.output<Schema>) => ApprovalText;
 }
 
 const defaultActivitySettings: ToolActivitySettings = {
@@ -87,6 +97,7 @@ export function defineTool<Schema extends z.ZodType>(spec: ToolSpec<Schema>): To
     handler: spec.handler,
     activity,
     ...(spec.needsApproval !== undefined && { needsApproval: spec.needsApproval }),
+    ...(spec.describeForApproval && { describeForApproval: spec.describeForApproval }),
   };
 }
 

@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { z } from 'zod';
+import { describeList } from './approval-texts';
 import { defineTool } from './define-tool';
 import { openInWorkspace } from './open-in-workspace';
 
@@ -10,6 +11,7 @@ export const listDirectory = defineTool({
   description: 'List the entries of a directory in the workspace; directories end with "/", symlinks with "@".',
   input: z.object({ path: z.string().default('.').describe('Directory path relative to the workspace') }),
   activity: { timeout: '30s' },
+  describeForApproval: describeList,
   async handler({ path }, { workspace }) {
     const directory = await openInWorkspace(workspace, path, 'directory');
     try {

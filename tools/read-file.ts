@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { maxToolOutputChars } from '../core/limits';
+import { describeRead } from './approval-texts';
 import { defineTool } from './define-tool';
 import { openInWorkspace } from './open-in-workspace';
 
@@ -12,6 +13,7 @@ export const readFile = defineTool({
     'Read a text file in the workspace. Returns its contents (long files are truncated). Only regular files with a single hard link are read.',
   input: z.object({ path: z.string().describe('File path relative to the workspace') }),
   activity: { timeout: '30s' },
+  describeForApproval: describeRead,
   async handler({ path }, { workspace }) {
     // Opened without following a final symlink and never blocking; a FIFO, device or hard link is refused there.
     const { handle, info } = await openInWorkspace(workspace, path, 'file');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeSearch } from './approval-texts';
 import { defineTool } from './define-tool';
 import { searchWorkspace } from './search-workspace';
 
@@ -14,5 +15,6 @@ export const searchFiles = defineTool({
     path: z.string().optional().describe('Directory or file to search, relative to the workspace (default: the whole workspace)'),
   }),
   activity: { timeout: '60s' },
+  describeForApproval: describeSearch,
   handler: ({ pattern, path }, { workspace, signal }) => searchWorkspace(workspace, pattern, path, signal),
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ToolInputError } from '../core/errors';
 import { maxWriteFileBytes } from '../core/limits';
+import { describeWrite } from './approval-texts';
 import { defineTool } from './define-tool';
 import { openInWorkspace } from './open-in-workspace';
 
@@ -13,6 +14,7 @@ export const writeFile = defineTool({
     content: z.string().describe('The full new contents of the file'),
   }),
   activity: { timeout: '30s' },
+  describeForApproval: describeWrite,
   async handler({ path: requested, content }, { workspace }) {
     const bytes = Buffer.byteLength(content, 'utf8');
     if (bytes > maxWriteFileBytes) {

@@ -83,7 +83,11 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
   });
   // Declared before the handlers that use them; approvals report their changes through the details.
   let setup: RunSetup | undefined;
-  const approvals = new Approvals(input.subagent?.parentWorkflowId, () => showDetails());
+  const approvals = new Approvals(input.subagent?.parentWorkflowId, {
+    changed: () => showDetails(),
+    asked: (request) => stream.publish({ type: 'approval_requested', ...request }),
+    decided: (id, decision) => stream.publish({ type: 'approval_decided', id, ...decision }),
+  });
   approvals.restore(input.carried?.turn?.openRound?.waiting ?? []);
   const turnScope: { scope?: CancellationScope; interrupted: boolean } = { interrupted: false };
   const snapshot = (): AgentStatusSnapshot => {
@@ -117,7 +121,7 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
   );
   setHandler(approvalRequestedSignal, ({ from, request }) => approvals.childAsked(from, request, state.agent));
   setHandler(approvalSettledSignal, ({ from, id }) => approvals.childSettled(from, id));
-  setHandler(approvalDecidedSignal, ({ id, decision }) => void approvals.decide(id, decision));
+  setHandler(approvalDecidedSignal, (payload) => approvals.decideFromParent(payload));
   setHandler(
     interruptUpdate,
     () => {
@@ -182,6 +186,8 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
       overrides: { model, systemPrompt, tools, maxIterations, maxOutputTokens, thinkingBudget, reasoningEffort },
       workspace: input.workspace,
       budgeted: input.maxCostUsd !== undefined,
+      // Checked and expanded (mcp:*, mcp:<server>) by prepareRun and listMcpTools into each agent's approveTools.
+      ...(input.approval && { approveTools: input.approval.tools }),
     }).catch((error: unknown) => {
       throw runFailure(error);
     });
@@ -312,12 +318,10 @@ function decideApprovals(approvals: Approvals, call: string | undefined, decisio
   return ids.filter((id) => approvals.decide(id, decision));
 }
 
-function validateApprovalTarget(approvals: Approvals, call: string | undefined): void {
-  const waiting = approvals.pending().map((request) => request.id);
-  if (waiting.length === 0) throw refused('no tool call is waiting for approval');
-  if (call !== undefined && !approvals.knows(call)) {
-    throw refused(`no tool call "${call}" is waiting for approval; waiting: ${waiting.join(', ')}`);
-  }
+function validateApprovalTarget(approvals: Approvals, call: unknown): void {
+  if (call !== undefined && typeof call !== 'string') throw refused('the call to decide must be named by its id (a string)');
+  const problem = approvals.refusal(call);
+  if (problem !== undefined) throw refused(problem);
 }
 
 /** A budget spent ends the session: no later message could be answered within it. */

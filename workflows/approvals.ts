@@ -1,10 +1,17 @@
-import { CancellationScope, condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, condition, getExternalWorkflowHandle, log, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalDecision, PendingApproval } from '../core/result';
 import { approvalDecidedSignal, approvalRequestedSignal, approvalSettledSignal } from './definitions';
 
 interface Local {
   request: PendingApproval;
   decision?: ApprovalDecision;
+}
+
+/** What the run is told as requests come and go: its details refresh, and its stream tells watchers. */
+export interface ApprovalListener {
+  changed(): void;
+  asked(request: PendingApproval): void;
+  decided(id: string, decision: ApprovalDecision): void;
 }
 
 interface Forwarded {
@@ -28,7 +35,7 @@ export class Approvals {
 
   constructor(
     private readonly parent: string | undefined,
-    private readonly onChange: () => void,
+    private readonly listener: ApprovalListener,
   ) {}
 
   /**
@@ -58,6 +65,38 @@ export class Approvals {
   }
 
   /**
+   * Why a decision on `id` (none: on every call waiting) cannot be taken, or undefined when it can. The one check
+   * every decision passes, whether it comes by update (its validator) or by signal (see `decideFromParent`).
+   */
+  refusal(id: string | undefined): string | undefined {
+    const waiting = this.pending().map((request) => request.id);
+    if (waiting.length === 0) return 'no tool call is waiting for approval';
+    if (id !== undefined && !this.knows(id)) return `no tool call "${id}" is waiting for approval; waiting: ${waiting.join(', ')}`;
+    return undefined;
+  }
+
+  /**
+   * A decision that came by signal. Only a parent decides by signal, and only on a call this run forwarded to it:
+   * every request here is forwarded, so a run with no parent takes none. A signal cannot be refused, so one that
+   * fails the check is dropped, and logged: `temporal workflow signal` cannot go around the update's validator.
+   */
+  decideFromParent(payload: unknown): void {
+    const { id, decision } = (payload ?? {}) as { id?: unknown; decision?: unknown };
+    const problem = !this.parent
+      ? 'this run has no parent to decide for it; decide with the approve or deny update'
+      : typeof id !== 'string'
+        ? 'it names no call'
+        : !isDecision(decision)
+          ? 'it carries no valid decision'
+          : this.refusal(id);
+    if (problem !== undefined) {
+      log.warn(`an approval decision sent by signal was dropped: ${problem}`);
+      return;
+    }
+    this.decide(id as string, decision as ApprovalDecision);
+  }
+
+  /**
    * Waits for a decision on one of this run's calls, until `timeoutSeconds`
    * after it was first asked (none: as long as it takes). A cancelled turn
    * stops waiting; either way the request is withdrawn, here and at the parent.
@@ -66,25 +105,32 @@ export class Approvals {
     const entry = this.local.get(request.id) ?? { request };
     this.local.set(request.id, entry);
     this.tellParent(approvalRequestedSignal, { from: workflowInfo().workflowId, request });
-    this.onChange();
+    this.listener.asked(request);
+    this.listener.changed();
     try {
-      if (timeoutSeconds === undefined) {
-        await condition(() => entry.decision !== undefined);
-        return entry.decision!;
-      }
-      // At least a millisecond: a timer of zero is no timer at all.
-      const left = Math.max(1, Date.parse(request.askedAt) + timeoutSeconds * 1000 - Date.now());
-      const decided = await condition(() => entry.decision !== undefined, left);
-      return decided ? entry.decision! : { approved: false, reason: `no one approved it within ${timeoutSeconds} s` };
+      const decision = await this.decisionOn(entry, timeoutSeconds);
+      this.listener.decided(request.id, decision);
+      return decision;
     } finally {
       this.local.delete(request.id);
       // Withdrawn even when the turn is being cancelled: the parent must not keep a request no one waits on.
       CancellationScope.nonCancellable(async () => this.tellParent(approvalSettledSignal, { from: workflowInfo().workflowId, id: request.id }));
-      this.onChange();
+      this.listener.changed();
     }
   }
 
-  /** A decision from a person (an update) or from the parent (a signal); false when nothing waits under that id. */
+  private async decisionOn(entry: Local, timeoutSeconds: number | undefined): Promise<ApprovalDecision> {
+    if (timeoutSeconds === undefined) {
+      await condition(() => entry.decision !== undefined);
+      return entry.decision!;
+    }
+    // At least a millisecond: a timer of zero is no timer at all.
+    const left = Math.max(1, Date.parse(entry.request.askedAt) + timeoutSeconds * 1000 - Date.now());
+    const decided = await condition(() => entry.decision !== undefined, left);
+    return decided ? entry.decision! : { approved: false, reason: `no one approved it within ${timeoutSeconds} s` };
+  }
+
+  /** A decision that passed `refusal` (an update's validator, or `decideFromParent`); false when nothing waits under that id. */
   decide(id: string, decision: ApprovalDecision): boolean {
     const own = this.local.get(id);
     if (own && !own.decision) {
@@ -94,34 +140,55 @@ export class Approvals {
     const forwarded = this.forwarded.get(id);
     if (!forwarded) return false;
     this.forwarded.delete(id);
+    this.listener.decided(id, decision);
     // The child may have finished meanwhile (timed out, cancelled): then no one is left to tell.
     getExternalWorkflowHandle(forwarded.child)
       .signal(approvalDecidedSignal, { id: forwarded.childId, decision })
       .catch(() => {});
-    this.onChange();
+    this.listener.changed();
     return true;
   }
 
   /** A subagent (`from`, a child of this run) asks; the request waits here too, and goes on up to this run's parent. */
   childAsked(from: string, request: PendingApproval, agent: string): void {
-    const callId = from.slice(workflowInfo().workflowId.length + 1);
+    const callId = childCallId(from);
+    if (callId === undefined || typeof request?.id !== 'string' || typeof request.summary !== 'string' || !Array.isArray(request.agents)) {
+      log.warn(`an approval request sent by signal was dropped: it does not come from a subagent of this run`);
+      return;
+    }
     const qualified: PendingApproval = { ...request, id: `${callId}/${request.id}`, agents: [agent, ...request.agents] };
     this.forwarded.set(qualified.id, { request: qualified, child: from, childId: request.id });
     this.tellParent(approvalRequestedSignal, { from: workflowInfo().workflowId, request: qualified });
-    this.onChange();
+    this.listener.asked(qualified);
+    this.listener.changed();
   }
 
   /** A subagent's request was decided or withdrawn there. */
   childSettled(from: string, id: string): void {
-    const callId = from.slice(workflowInfo().workflowId.length + 1);
+    const callId = childCallId(from);
+    if (callId === undefined) return;
     const qualified = `${callId}/${id}`;
     if (!this.forwarded.delete(qualified)) return;
     this.tellParent(approvalSettledSignal, { from: workflowInfo().workflowId, id: qualified });
-    this.onChange();
+    this.listener.changed();
   }
 
   private tellParent<T>(signal: { name: string }, payload: T): void {
     // A parent that has finished meanwhile has no one to show the request to.
     if (this.parent) getExternalWorkflowHandle(this.parent).signal(signal.name, payload).catch(() => {});
   }
+}
+
+/** The subagent call id of a child of this run (`<this run>/<call id>`, see subagent-call.ts); undefined for any other workflow. */
+function childCallId(from: unknown): string | undefined {
+  const prefix = `${workflowInfo().workflowId}/`;
+  if (typeof from !== 'string' || !from.startsWith(prefix)) return undefined;
+  const callId = from.slice(prefix.length);
+  return /^[A-Za-z0-9_-]+$/.test(callId) ? callId : undefined;
+}
+
+function isDecision(value: unknown): value is ApprovalDecision {
+  if (typeof value !== 'object' || value === null) return false;
+  const decision = value as { approved?: unknown; reason?: unknown };
+  return decision.approved === true || (decision.approved === false && typeof decision.reason === 'string');
 }

@@ -7,6 +7,8 @@ import type { CoreActivities, ModelCallInput, ModelCallResult } from '../activit
 import type { ToolChoice } from '../providers/provider-call';
 import { withMcpListing } from './mcp-listing';
 import type { AgentState } from './state';
+import { approvalToolsOf } from './approval-tools';
+import { maxToolCallsPerReply } from './tool-call-cap';
 
 /**
  * Model calls: retried by Temporal only (the SDKs' retries are off); heartbeats
@@ -64,6 +66,8 @@ export function callModel(input: ResolvedAgentInput, state: AgentState, request:
     view: { compactAfterTurns: input.context.compactAfterTurns, summary: state.summary },
     summarizeUpTo: request.summarizeUpTo,
     ...(request.streamAs !== undefined && { streamAs: request.streamAs }),
+    ...(input.approval && { approval: { tools: approvalToolsOf(agent, input), skip: input.approval.skip } }),
+    maxToolCalls: maxToolCallsPerReply(input),
     transcript: { baseLength: 0, messages: state.messages },
   };
   const { id, length } = state.transcript;

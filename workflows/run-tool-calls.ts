@@ -8,6 +8,7 @@ import { zeroUsage, type Usage } from '../core/usage';
 import type { ToolActivityInput, ToolRunSettings } from '../activities';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import type { SubagentOutcome } from './subagent-call';
+import { parseToolArguments } from '../core/tool-arguments';
 import { toolCallSummary } from './summaries';
 
 export interface ToolRunContext {
@@ -24,7 +25,7 @@ export interface ToolRunContext {
   /** Whether a person must approve this call before it runs. */
   needsApproval(call: ToolCall): boolean;
   /** Waits for that decision. */
-  approve(call: ToolCall, summary: string): Promise<ApprovalDecision>;
+  approve(call: ToolCall): Promise<ApprovalDecision>;
   onStart(summary: string, call: ToolCall): void;
   /** Every call ends here, with its result and what it spent (a subagent's tokens and cost). */
   onFinish(summary: string, result: ToolResultMessage, usage: Usage): void;
@@ -89,12 +90,9 @@ function runOne(call: ToolCall, context: ToolRunContext): Promise<ToolResultMess
     const available = [...context.agent.tools, ...(context.runSubagent ? context.agent.subagents : [])].join(', ') || 'none';
     return Promise.resolve(done(call.name, `Error: unknown tool "${call.name}". Available tools: ${available}.`, true));
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(call.arguments || '{}');
-  } catch (error) {
-    return Promise.resolve(done(call.name, `Error: arguments for ${call.name} are not valid JSON (${(error as Error).message}).`, true));
-  }
+  const parsedArguments = parseToolArguments(call.arguments);
+  if (!parsedArguments.ok) return Promise.resolve(done(call.name, `Error: arguments for ${call.name} ${parsedArguments.problem}.`, true));
+  const parsed = parsedArguments.value;
   const summary = toolCallSummary(call, parsed);
   if (context.needsApproval(call) || kind.kind === 'subagent') return runGated(call, parsed, summary, context, done);
   return runTool(call, parsed, summary, context, done);
@@ -105,7 +103,7 @@ type Done = (summary: string, content: string, isError: boolean, usage?: Usage) 
 /** A call that waits for a person's approval first, or a subagent's child workflow. */
 async function runGated(call: ToolCall, parsed: unknown, summary: string, context: ToolRunContext, done: Done): Promise<ToolResultMessage> {
   if (context.needsApproval(call)) {
-    const decision = await context.approve(call, summary);
+    const decision = await context.approve(call);
     if (!decision.approved) return done(summary, `Error: not run: ${decision.reason}`, true);
   }
   const kind = toolKind(context.agent, call.name);

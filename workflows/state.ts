@@ -123,7 +123,15 @@ export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSna
   if (status.toolCallsInFlight.length > 0) lines.push(`tools running: ${status.toolCallsInFlight.join(', ')}`);
   for (const request of status.pendingApprovals) {
     const by = request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '';
-    lines.push(`awaiting approval: ${request.summary}${by} · call \`${request.id}\``);
+    // The description is plain text with hidden characters escaped; a code block keeps Markdown from reading it.
+    lines.push(`awaiting approval${by} · call \`${request.id}\`\n\n${fenced(request.description ?? request.summary)}`);
   }
   return lines.join('\n\n');
+}
+
+/** Text in a Markdown code block whose fence is longer than any run of backticks inside it. */
+function fenced(text: string): string {
+  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (match) => match[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}\n${text}\n${fence}`;
 }

@@ -29,6 +29,7 @@ export async function runSubagent(
     prompt: request.task,
     workspace: input.workspace,
     maxConcurrentTools: input.maxConcurrentTools,
+    ...(input.maxToolCallsPerReply !== undefined && { maxToolCallsPerReply: input.maxToolCallsPerReply }),
     modelTimeoutSeconds: input.modelTimeoutSeconds,
     context: input.context,
     maxSubagentDepth: input.maxSubagentDepth,

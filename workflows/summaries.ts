@@ -1,16 +1,25 @@
 import type { ModelSettings } from '../core/agent-spec';
 import { defaultAgentName } from '../core/limits';
 import type { ToolCall } from '../core/messages';
+import { visible } from '../core/visible-text';
 
 const maxSummaryChars = 80;
 
-/** `read_file alpha.txt`: the tool name and its first string argument, as shown on the activity in the Web UI. */
+/**
+ * `read_file alpha.txt`: the tool name and what it acts on, as shown on the activity in the Web UI. That is its
+ * `path` argument when it has one, else its first string argument in key order sorted (never the model's order, which
+ * would let it put a harmless value first); characters that hide text are escaped.
+ */
 export function toolCallSummary(call: ToolCall, parsedArguments?: unknown): string {
-  const firstString =
-    parsedArguments && typeof parsedArguments === 'object'
-      ? Object.values(parsedArguments as Record<string, unknown>).find((value) => typeof value === 'string')
-      : undefined;
-  return clip(firstString ? `${call.name} ${String(firstString)}` : call.name);
+  const args = parsedArguments && typeof parsedArguments === 'object' ? (parsedArguments as Record<string, unknown>) : {};
+  const target =
+    typeof args.path === 'string'
+      ? args.path
+      : Object.keys(args)
+          .sort()
+          .map((key) => args[key])
+          .find((value): value is string => typeof value === 'string');
+  return clip(visible(target !== undefined ? `${call.name} ${target}` : call.name));
 }
 
 /**

@@ -1,4 +1,5 @@
-import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { describeCall, type ApprovalDescription } from '../core/approval-description';
 import type { ToolCall, ToolResultMessage } from '../core/messages';
 import { addUsage } from '../core/usage';
 import { preview } from '../core/stream-events';
@@ -7,6 +8,8 @@ import { notRunResults } from '../core/tool-pairing';
 import { runToolCalls, type ToolRound } from './run-tool-calls';
 import type { OpenRound, TurnInProgress } from './state';
 import { runSubagent } from './subagent-call';
+import { approvalToolsOf } from './approval-tools';
+import { callsWithinCap, maxToolCallsPerReply } from './tool-call-cap';
 import type { TurnContext } from './turn';
 
 /** The tool calls of one model reply, and what is already known of them. */
@@ -14,6 +17,8 @@ export interface RoundRequest {
   calls: ToolCall[];
   /** The calls the tools' own rules want approved (decided by the model activity). */
   needsApproval: string[];
+  /** What a person is shown for each call that asks, built by the model activity from the real arguments. */
+  descriptions?: Record<string, ApprovalDescription>;
   /** Results from before a continue-as-new. */
   finished?: ToolResultMessage[];
   /** Approvals a previous run was waiting on. */
@@ -48,8 +53,15 @@ export function runToolRound(
   let waiting = 0;
   status.phase = 'running_tools';
   context.showDetails();
-  const needsApproval = (call: ToolCall) => !rules?.skip && (round.needsApproval.includes(call.id) || Boolean(rules?.tools.includes(call.name)));
+  // The agent's approveTools hold the run's names too, selectors expanded; runs recorded before them have the run's names only.
+  const approving = approvalToolsOf(setup.agents[state.agent], input);
+  const needsApproval = (call: ToolCall) => !rules?.skip && (round.needsApproval.includes(call.id) || approving.includes(call.name));
+  // The calls beyond the cap are answered at once, without events of their own: no reply can flood the history.
+  const { beyond, reason } = callsWithinCap(round.calls, maxToolCallsPerReply(input));
+  for (const result of notRunResults(beyond, reason)) if (!finished.has(result.toolCallId)) finished.set(result.toolCallId, result);
   const open = round.calls.filter((call) => !finished.has(call.id));
+  // Replies recorded before descriptions existed have none: their calls are described here, from the same arguments.
+  const describe = (call: ToolCall): ApprovalDescription => round.descriptions?.[call.id] ?? describeCall(call, undefined, workflowInfo().workflowId);
 
   const settled = (outcome: ToolRound | 'hand over'): Promise<string | undefined> | string | undefined => {
     if (outcome === 'hand over') {
@@ -57,6 +69,7 @@ export function runToolRound(
         finished: round.calls.flatMap((call) => finished.get(call.id) ?? []),
         needsApproval: round.needsApproval,
         waiting: context.approvals.pending().filter((request) => round.calls.some((call) => call.id === request.id)),
+        ...(round.descriptions && { descriptions: round.descriptions }),
       };
       return context.continueAsNew({ ...turn, usage: status.turnUsage, openRound }).catch(failed);
     }
@@ -81,12 +94,13 @@ export function runToolRound(
       maxConcurrent: input.maxConcurrentTools,
       handoffsLeft: input.maxHandoffs - turn.handoffs,
       needsApproval,
-      approve: async (call, summary) => {
+      approve: async (call) => {
         const askedAt = asked.get(call.id) ?? new Date().toISOString();
         asked.set(call.id, askedAt);
         waiting++;
         try {
-          return await context.approvals.await({ id: call.id, tool: call.name, summary, agents: [state.agent], askedAt }, rules?.timeoutSeconds);
+          const { summary, description } = describe(call);
+          return await context.approvals.await({ id: call.id, tool: call.name, summary, description, agents: [state.agent], askedAt }, rules?.timeoutSeconds);
         } finally {
           waiting--;
         }

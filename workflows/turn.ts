@@ -138,7 +138,13 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
     const { openRound, ...rest } = start;
     const reply = state.messages[state.messages.length - 1];
     if (reply?.role !== 'assistant') throw new Error('a carried tool round must follow its reply');
-    const round = { calls: reply.toolCalls, needsApproval: openRound.needsApproval, finished: openRound.finished, waiting: openRound.waiting };
+    const round = {
+      calls: reply.toolCalls,
+      needsApproval: openRound.needsApproval,
+      descriptions: openRound.descriptions,
+      finished: openRound.finished,
+      waiting: openRound.waiting,
+    };
     Object.assign(turn, rest);
     delete turn.openRound;
     const ended = afterToolRound(await runToolRound(context, round, turn, { maySpawn, budget }), reply.content);
@@ -178,7 +184,7 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
         state.messages.push({ role: 'user', content: emptyReplyPrompt });
         break;
       case 'run_tools': {
-        const round = { calls: response.message.toolCalls, needsApproval: response.needsApproval ?? [] };
+        const round = { calls: response.message.toolCalls, needsApproval: response.needsApproval ?? [], descriptions: response.approvalDescriptions };
         const ended = afterToolRound(await runToolRound(context, round, turn, { maySpawn, budget }), response.message.content);
         if (ended) return ended;
         // Then a context grown past its budget is summarised. Checked before calling, not inside an async

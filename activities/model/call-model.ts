@@ -11,7 +11,7 @@ import { heartbeating } from '../heartbeating';
 import { McpCatalog } from '../mcp/mcp-catalog';
 import { classifyProviderError } from './classify-error';
 import type { ModelCallInput, ModelCallResult } from './model-input';
-import { callsNeedingApproval } from './approval-check';
+import { assessApprovals } from './approval-check';
 import { checkOutput } from './structured-output';
 import { TextPublisher } from './text-publisher';
 import { withTranscript } from './with-transcript';
@@ -69,7 +69,7 @@ export function createModelActivities({ registry, env, transcripts, prices, span
           // A run watched as it is written: the text goes to the run's stream while it arrives (core/stream-events.ts).
           const publisher = input.streamAs !== undefined ? new TextPublisher(input.streamAs, context) : undefined;
           try {
-            return await withTranscript(transcripts, input, async (request) => {
+            const answered = await withTranscript(transcripts, input, async (request) => {
               const wantsOutput = outputSchema !== undefined && request.toolChoice === 'auto';
               const callProvider = () => provider.call({
                 model: id.model,
@@ -102,11 +102,20 @@ export function createModelActivities({ registry, env, transcripts, prices, span
                 },
                 callProvider,
               );
-              const usage = addUsage(earlier, priced(response.usage, price));
-              const needsApproval = callsNeedingApproval(response.message.toolCalls, registry.tools);
-              const paid = { ...response, usage, ...(needsApproval.length > 0 && { needsApproval }) };
+              const paid = { ...response, usage: addUsage(earlier, priced(response.usage, price)) };
               return wantsOutput ? { ...paid, ...checkOutput(outputSchema, response) } : paid;
             });
+            // After withTranscript has made the reply's call ids unique: approvals are keyed by them.
+            const { needsApproval, descriptions } = assessApprovals(answered.message.toolCalls, registry.tools, {
+              approval: input.approval,
+              maxToolCalls: input.maxToolCalls,
+              run: context.info.workflowExecution?.workflowId ?? 'the run',
+            });
+            return {
+              ...answered,
+              ...(needsApproval.length > 0 && { needsApproval }),
+              ...(Object.keys(descriptions).length > 0 && { approvalDescriptions: descriptions }),
+            };
           } finally {
             await publisher?.close();
           }

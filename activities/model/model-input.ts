@@ -1,3 +1,4 @@
+import type { ApprovalDescription } from '../../core/approval-description';
 import type { ContextView } from '../../core/context-view';
 import type { McpListingReference } from '../../core/mcp';
 import type { Message, ModelResponse } from '../../core/messages';
@@ -40,6 +41,12 @@ export interface ModelCallInput {
    * runs started with `stream: true`. The whole response is returned either way.
    */
   streamAs?: string;
+  /**
+   * The run's approval rules (absent: only the tools' own `needsApproval`; `skip`: nothing is asked), and how many of
+   * a reply's calls may run: the activity describes, from the real arguments, each call that will ask a person.
+   */
+  approval?: { tools: string[]; skip: boolean };
+  maxToolCalls?: number;
 }
 
 export interface ModelCallResult extends ModelResponse {
@@ -51,4 +58,6 @@ export interface ModelCallResult extends ModelResponse {
   outputProblem?: string;
   /** The ids of the reply's tool calls that a person must approve first (the tools' own needsApproval). */
   needsApproval?: string[];
+  /** What a person is shown for each call that will ask for approval, by call id (replies of older runs have none). */
+  approvalDescriptions?: Record<string, ApprovalDescription>;
 }

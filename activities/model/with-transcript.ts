@@ -3,6 +3,7 @@ import { applyContextView } from '../../core/context-view';
 import { failureTypes } from '../../core/errors';
 import type { Message, ModelResponse } from '../../core/messages';
 import { toolPairingProblems } from '../../core/tool-pairing';
+import { withUniqueCallIds } from '../../core/call-ids';
 import type { TranscriptStore } from '../transcript/transcript-store';
 import type { ModelCallInput, ModelCallResult } from './model-input';
 import type { ToolChoice } from '../../providers/provider-call';
@@ -24,6 +25,8 @@ export interface ConversationRequest {
  * the next transcript. A missing transcript is reported with a non-retryable
  * failure, on which the workflow sends the conversation inline instead. Every
  * request passes the tool-call pairing check first: the one place it is checked.
+ * The reply's tool-call ids are made unique against the whole conversation here,
+ * where both meet, before the reply is stored or seen by anything else.
  */
 export async function withTranscript<Response extends ModelResponse>(
   store: TranscriptStore,
@@ -40,11 +43,12 @@ export async function withTranscript<Response extends ModelResponse>(
     const messages: Message[] = [...instructions, ...older, { role: 'user', content: summaryPrompt }];
     return checked(callProvider, { messages, tools: input.tools, toolChoice: 'none' });
   }
-  const response = await checked(callProvider, {
+  const reply = await checked(callProvider, {
     messages: [...instructions, ...applyContextView(conversation, input.view ?? {})],
     tools: input.tools,
     toolChoice: input.toolChoice ?? 'auto',
   });
+  const response = { ...reply, message: withUniqueCallIds(reply.message, conversation) };
   const transcript = await store
     .append(input.transcript.base, [...input.transcript.messages, response.message])
     .then((id) => ({ id, length: conversation.length + 1 }))

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { messagesQuery, statusQuery } from '../../workflows/definitions';
 import { connect, withWorkerFallback } from '../connect';
-import { renderConversation } from '../render-conversation';
+import { renderConversation, renderPendingApproval } from '../render-conversation';
 import { UsageError } from '../usage';
 import { usageSuffix } from '../usage-text';
 import type { Output } from './output';
@@ -29,8 +29,11 @@ export async function showCommand(argv: string[], output: Output): Promise<numbe
     );
     // --json gives the conversation as stored, thinking included; text hides thinking unless asked, dimmed on a terminal.
     const thinking = !values.thinking ? 'hidden' : process.stdout.isTTY && !process.env.NO_COLOR ? 'dimmed' : 'shown';
+    const pendingApprovals = status.pendingApprovals ?? [];
     output.result(
-      values.json ? JSON.stringify({ workflowId: positionals[0], status: description.status.name, messages }) : renderConversation(messages, { thinking }),
+      values.json
+        ? JSON.stringify({ workflowId: positionals[0], status: description.status.name, messages, pendingApprovals })
+        : [renderConversation(messages, { thinking }), ...pendingApprovals.map(renderPendingApproval)].join('\n\n'),
     );
     return 0;
   } finally {

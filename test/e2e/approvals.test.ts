@@ -94,14 +94,14 @@ it('a run waits for approval (awaiting_approval in the status query and the Web 
     const run = start(['run', 'write two notes', '--approve-tools', 'write_file', '--workspace', workspace, '--id', id, '--json']);
     const waiting = await waitForApprovals(id, 2);
     expect(waiting.phase).toBe('awaiting_approval');
-    await waitFor('the run to print the approval request', () => run.stderrSoFar().includes(`waiting for approval: write_file notes.txt; decide with: agent approve ${id} --call w1`));
+    await waitFor('the run to print the approval request', () => run.stderrSoFar().includes(`waiting for approval: write_file "notes.txt" (5 bytes, 1 line); decide with: agent approve ${id} --call w1`));
     expect(waiting.pendingApprovals.map(({ askedAt: _askedAt, ...request }) => request)).toEqual([
-      { id: 'w1', tool: 'write_file', summary: 'write_file notes.txt', agents: ['default'] },
-      { id: 'w2', tool: 'write_file', summary: 'write_file other.txt', agents: ['default'] },
+      { id: 'w1', tool: 'write_file', summary: 'write_file "notes.txt" (5 bytes, 1 line)', description: 'write_file "notes.txt" (5 bytes, 1 line)\n  │ first', agents: ['default'] },
+      { id: 'w2', tool: 'write_file', summary: 'write_file "other.txt" (6 bytes, 1 line)', description: 'write_file "other.txt" (6 bytes, 1 line)\n  │ second', agents: ['default'] },
     ]);
     const metadata = await bed.environment.client.workflow.getHandle(id).query<{ currentDetails?: string }>('__temporal_workflow_metadata');
     expect(metadata.currentDetails).toContain('**awaiting approval**');
-    expect(metadata.currentDetails).toContain('awaiting approval: write_file notes.txt · call `w1`');
+    expect(metadata.currentDetails).toContain('awaiting approval · call `w1`\n\n```\nwrite_file "notes.txt" (5 bytes, 1 line)\n  │ first\n```');
     expect(await fileExists(path.join(workspace, 'notes.txt'))).toBe(false);
 
     const unknown = await cli(['approve', id, '--call', 'nope']);
@@ -124,7 +124,7 @@ it('a run waits for approval (awaiting_approval in the status query and the Web 
     expect(finished.code).toBe(0);
     expect(lastJsonLine(finished.stdout)).toMatchObject({ status: 'completed', answer: 'one note written' });
     // Without a terminal to ask on, the run says how to decide from elsewhere.
-    expect(finished.stderr).toContain(`waiting for approval: write_file notes.txt; decide with: agent approve ${id} --call w1`);
+    expect(finished.stderr).toContain(`waiting for approval: write_file "notes.txt" (5 bytes, 1 line); decide with: agent approve ${id} --call w1`);
   });
   expect(await readFile(path.join(workspace, 'notes.txt'), 'utf8')).toBe('first');
   expect(await fileExists(path.join(workspace, 'other.txt'))).toBe(false);
@@ -169,7 +169,7 @@ it("a tool's own needsApproval picks the calls by their arguments; the others ru
   await withWorker(async (_cli, start) => {
     const run = start(['run', 'deploy', '--tools', 'deploy', '--workspace', workspace, '--id', id, '--json']);
     const waiting = await waitForApprovals(id, 1);
-    expect(waiting.pendingApprovals[0]).toMatchObject({ id: 'd2', summary: 'deploy production' });
+    expect(waiting.pendingApprovals[0]).toMatchObject({ id: 'd2', summary: 'deploy {"target":"production"}' });
     await waitFor('the staging deploy, which needs no approval', () => deployed.includes('staging'));
     expect(deployed).toEqual(['staging']);
     // From anywhere with a Temporal client: the update the CLI sends, approving every call waiting.
@@ -206,13 +206,19 @@ it("a subagent's approval request surfaces at the top-level run with the agents 
     const top = await waitForApprovals(id, 1);
     expect(top.phase).toBe('awaiting_approval');
     expect(top.pendingApprovals.map(({ askedAt: _askedAt, ...request }) => request)).toEqual([
-      { id: 'toolu_sub/call_w', tool: 'write_file', summary: 'write_file report.txt', agents: ['editor', 'writer'] },
+      {
+        id: 'toolu_sub/call_w',
+        tool: 'write_file',
+        summary: 'write_file "report.txt" (8 bytes, 1 line)',
+        description: 'write_file "report.txt" (8 bytes, 1 line)\n  │ all good',
+        agents: ['editor', 'writer'],
+      },
     ]);
     // The child run, whose call it is, waits on it under its own id.
     expect((await status(`${id}/toolu_sub`)).pendingApprovals).toMatchObject([{ id: 'call_w', agents: ['writer'] }]);
 
     // The run's CLI (no terminal) says how to decide it; it polls, so the decision waits until it has said so.
-    const asked = 'waiting for approval: write_file report.txt (asked by editor → writer)';
+    const asked = 'waiting for approval: write_file "report.txt" (8 bytes, 1 line) (asked by editor → writer)';
     await waitFor('the run to print the approval request', () => run.stderrSoFar().includes(asked));
     const approved = await cli(['approve', id, '--call', 'toolu_sub/call_w']);
     expect(approved.code).toBe(0);
@@ -256,7 +262,7 @@ it('a run due to continue as new while a round waits for approval does, and the 
     // The listing finishes, the write waits: the run continues as new, and the new run waits on.
     await waitFor('the first run to continue as new', async () => (await bed.environment.client.workflow.getHandle(id, handle.firstExecutionRunId).describe()).status.name === 'CONTINUED_AS_NEW');
     const waiting = await waitForApprovals(id, 1);
-    expect(waiting.pendingApprovals[0]).toMatchObject({ id: 'w1', summary: 'write_file saved.txt' });
+    expect(waiting.pendingApprovals[0]).toMatchObject({ id: 'w1', summary: 'write_file "saved.txt" (4 bytes, 1 line)' });
     const approved = await runCli(['approve', id, '--call', 'w1'], { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue });
     expect(approved.code).toBe(0);
     return bed.environment.client.workflow.getHandle(id).result();

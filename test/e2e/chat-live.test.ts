@@ -41,19 +41,21 @@ it('asks before each file write on the next line: y approves and the file is wri
   );
   const chat = startChat(workspace);
   chat.type('write two files');
-  await chat.printed('stderr', 'approve write_file a.txt? [y/N]');
+  // The preview of what it would write comes first, then the question.
+  await chat.printed('stderr', 'write_file "a.txt" (5 bytes, 1 line)\n  │ alpha');
+  await chat.printed('stderr', 'approve write_file "a.txt" (5 bytes, 1 line)? [y/N]');
   // Nothing runs before the person answers.
   expect(await fileExists(path.join(workspace, 'a.txt'))).toBe(false);
   chat.type('y');
-  await chat.printed('stderr', 'approve write_file b.txt? [y/N]');
+  await chat.printed('stderr', 'approve write_file "b.txt" (4 bytes, 1 line)? [y/N]');
   chat.type('n');
   await chat.printed('stdout', 'Wrote a.txt; b.txt was not approved.');
   chat.child.stdin!.end('/end\n');
   const result = await chat.finished;
 
   expect(result.code).toBe(0);
-  expect(result.stderr).toContain('approved write_file a.txt');
-  expect(result.stderr).toContain('denied write_file b.txt');
+  expect(result.stderr).toContain('approved write_file "a.txt" (5 bytes, 1 line) (call call_a)');
+  expect(result.stderr).toContain('denied write_file "b.txt" (4 bytes, 1 line) (call call_b)');
   expect(await readFile(path.join(workspace, 'a.txt'), 'utf8')).toBe('alpha');
   expect(await fileExists(path.join(workspace, 'b.txt'))).toBe(false);
   expect(toolResultsSent(bed.server.requests[1])).toEqual([

@@ -11,3 +11,4 @@ export const defaultMaxSubagentDepth = 1;
 export const defaultMaxHandoffs = 1;
 export const defaultApprovalTimeoutSeconds = 60;
 export const defaultAgentName = 'changed-default';
+export const defaultMaxToolCallsPerReply = 1;

@@ -23,6 +23,7 @@ export function anthropicMessagesProblem(body: any, betas: string[] = []): strin
   if (messages[0].role !== 'user') return 'messages: first message must use the "user" role';
 
   let usesToolBlocks = false;
+  const toolUseIds = new Set<string>();
   for (const [index, message] of messages.entries()) {
     if (message.role !== 'user' && message.role !== 'assistant') {
       return `messages.${index}.role: Input should be 'user' or 'assistant'`;
@@ -42,6 +43,13 @@ export function anthropicMessagesProblem(body: any, betas: string[] = []): strin
       }
       if (block.type === 'tool_use' || block.type === 'tool_result') usesToolBlocks = true;
       if (block.type === 'tool_use' && message.role !== 'assistant') return `messages.${index}.content.${position}: tool_use blocks are only allowed in assistant messages`;
+      if (block.type === 'tool_use') {
+        if (typeof block.id !== 'string' || !/^[a-zA-Z0-9_-]+$/.test(block.id)) {
+          return `messages.${index}.content.${position}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`;
+        }
+        if (toolUseIds.has(block.id)) return `messages.${index}.content.${position}: \`tool_use\` ids must be unique`;
+        toolUseIds.add(block.id);
+      }
       if (block.type === 'tool_result') {
         if (message.role !== 'user') return `messages.${index}.content.${position}: tool_result blocks are only allowed in user messages`;
         if (block.is_error && isEmptyContent(block.content)) {

@@ -1,0 +1,28 @@
+import type { ApprovalText } from '../core/approval-description';
+
+/**
+ * How the built-in file tools show a call to a person asked to approve it: what
+ * the call acts on first (the path, quoted so that spaces and look-alikes show),
+ * then what it would do to it.
+ */
+
+export function describeWrite({ path, content }: { path: string; content: string }): ApprovalText {
+  const bytes = Buffer.byteLength(content, 'utf8');
+  const lines = content === '' ? 0 : content.split('\n').length;
+  return {
+    headline: `write_file ${JSON.stringify(path)} (${bytes} bytes, ${lines} line${lines === 1 ? '' : 's'})`,
+    preview: content,
+  };
+}
+
+export function describeRead({ path }: { path: string }): ApprovalText {
+  return { headline: `read_file ${JSON.stringify(path)}` };
+}
+
+export function describeList({ path }: { path: string }): ApprovalText {
+  return { headline: `list_directory ${JSON.stringify(path)}` };
+}
+
+export function describeSearch({ pattern, path }: { pattern: string; path?: string }): ApprovalText {
+  return { headline: `search_files ${JSON.stringify(path ?? '.')} for ${JSON.stringify(pattern)}` };
+}
