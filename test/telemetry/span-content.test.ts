@@ -5,9 +5,11 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import type { CollectorProcess } from '../../otel-collector/collector-process';
+import { sendMessage } from '../../client/send-message';
 import { startAgent } from '../../client/start-agent';
 import { defineTool } from '../../tools/define-tool';
 import { AgentPlugin, workflowsPath } from '../../worker/agent-plugin';
+import { endSessionSignal } from '../../workflows/definitions';
 import { named, only, readExportedSpans, runTrace, startTestCollector, type ExportedSpan } from '../support/exported-spans';
 import { FakeModelServer, openaiError, openaiReply } from '../support/fake-model-server';
 import { uniqueTaskQueue } from '../support/temporal';
@@ -162,6 +164,41 @@ it('exports no provider error text: a 400 that echoes the request fails the run,
   expect(modelCall).toMatchObject({ status: 'error', events: ['exception'] });
   expect(modelCall.attributes['error.type']).toBe('400');
   expect(only(trace, 'RunWorkflow:agentWorkflow').status).toBe('error');
+});
+
+it('exports no provider error text from a session: the failed turn’s update spans carry none, and the session goes on', async () => {
+  const workspace = await makeWorkspace();
+  server.enqueue(openaiError(400, providerCanary), openaiReply({ content: 'Answered after all.' }));
+  const workflowId = await withTracedWorker('span-content-session', async (client, taskQueue) => {
+    const started = await startAgent(
+      client,
+      { model: 'openai:gpt-4o-mini', workspace, session: { idleTimeoutSeconds: 60 } },
+      { taskQueue },
+    );
+    const handle = client.workflow.getHandle(started.workflowId);
+    await expect(sendMessage(handle, 'My secret plan')).rejects.toThrow(providerCanary);
+    expect((await sendMessage(handle, 'Try again')).answer).toBe('Answered after all.');
+    await handle.signal(endSessionSignal);
+    await handle.result();
+    return started.workflowId;
+  });
+
+  const all = await waitFor('the session’s spans', async () => {
+    const spans = await readExportedSpans(collector.spansFile);
+    const ended = runTrace(spans, workflowId).some((span) => span.name === 'RunWorkflow:agentWorkflow');
+    const updateTraces = new Set(
+      spans
+        .filter((span) => span.name === 'StartWorkflowUpdate:sendMessage' && span.attributes.temporalWorkflowId === workflowId)
+        .map((span) => span.traceId),
+    );
+    const handled = spans.filter((span) => span.name === 'HandleUpdate:sendMessage' && updateTraces.has(span.traceId));
+    return ended && handled.length >= 2 && { spans, handled };
+  });
+  expect(await readFile(collector.spansFile, 'utf8')).not.toContain('CANARY');
+  // The failed turn's update says that it failed, not what the provider said.
+  expect(all.handled.map((span) => span.status).sort()).toEqual(['error', 'ok']);
+  const failedCall = runTrace(all.spans, workflowId).find((span) => span.name === 'chat gpt-4o-mini' && span.status === 'error');
+  expect(failedCall?.attributes['error.type']).toBe('400');
 });
 
 const quietLogger = {
