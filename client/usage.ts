@@ -6,6 +6,7 @@ Commands:
       --model provider:model   openai:…, openai-responses:… or anthropic:… (default: the agent's, or $AGENT_MODEL or openai:gpt-4o-mini)
       --workspace DIR          directory the file tools may use (default: the current directory)
       --max-iterations N       model calls per message before it ends with a summary (default: 20)
+      --max-tool-calls-per-reply N   tool calls of one model reply that run; the rest are answered "not run" (default: 64)
       --max-session-tokens N   end the run cleanly once input + output tokens exceed N
       --max-context-tokens N   summarise older turns once a model call's input exceeds N tokens
       --keep-recent-turns N    turns kept verbatim when summarising (default: 4)

@@ -14,6 +14,7 @@ export const agentOptions = {
   model: { type: 'string' },
   workspace: { type: 'string' },
   'max-iterations': { type: 'string' },
+  'max-tool-calls-per-reply': { type: 'string' },
   'max-session-tokens': { type: 'string' },
   'max-context-tokens': { type: 'string' },
   'keep-recent-turns': { type: 'string' },
@@ -32,6 +33,7 @@ export const agentOptions = {
 
 const numericFlags = [
   '--max-iterations',
+  '--max-tool-calls-per-reply',
   '--max-session-tokens',
   '--max-context-tokens',
   '--keep-recent-turns',
@@ -46,6 +48,7 @@ export interface AgentFlagValues {
   model?: string;
   workspace?: string;
   'max-iterations'?: string;
+  'max-tool-calls-per-reply'?: string;
   'max-session-tokens'?: string;
   'max-context-tokens'?: string;
   'keep-recent-turns'?: string;
@@ -69,7 +72,7 @@ export function streamWanted(values: { stream?: boolean; 'no-stream'?: boolean }
   return values.stream ?? (Boolean(process.stdout.isTTY) && !options.json);
 }
 
-type NumericFlag = 'max-iterations' | 'max-session-tokens' | 'max-context-tokens' | 'keep-recent-turns' | 'thinking-budget';
+type NumericFlag = 'max-iterations' | 'max-tool-calls-per-reply' | 'max-session-tokens' | 'max-context-tokens' | 'keep-recent-turns' | 'thinking-budget';
 
 /**
  * The run's input from the flags. `approveTools` is what needs a person's
@@ -88,6 +91,7 @@ export function agentInputFromFlags(values: AgentFlagValues, approveTools: strin
     workspace: path.resolve(invocationDirectory(), values.workspace ?? '.'),
     ...(values.system !== undefined && { systemPrompt: values.system }),
     ...(values['max-iterations'] !== undefined && { maxIterations: integer('max-iterations') }),
+    ...(values['max-tool-calls-per-reply'] !== undefined && { maxToolCallsPerReply: integer('max-tool-calls-per-reply') }),
     ...(values['max-session-tokens'] !== undefined && { maxSessionTokens: integer('max-session-tokens') }),
     ...(values['max-cost-usd'] !== undefined && { maxCostUsd: parseAmount('--max-cost-usd', values['max-cost-usd']) }),
     approval: {
