@@ -118,7 +118,7 @@ describe('describeCall', () => {
   it('describes arguments it cannot parse by their raw text, escaped', () => {
     const described = describeCall({ id: 'x', name: 'deploy', arguments: '{"target":"prod\u200b' }, undefined, 'r');
     expect(described.description).toMatch(
-      /^deploy \(arguments that are not valid JSON \(.+\)\)\n  │ \{"target":"prod\\u\{200B\}$/,
+      /^deploy \(arguments that are not valid JSON \(.+\)\)\n {2}│ \{"target":"prod\\u\{200B\}$/,
     );
   });
 
