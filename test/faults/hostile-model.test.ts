@@ -6,11 +6,13 @@ import { startAgent } from '../../client/start-agent';
 import { defaultMaxToolCallsPerReply } from '../../core/limits';
 import type { AgentStatusSnapshot } from '../../core/result';
 import { agentStreamTopic, type StreamEvent } from '../../core/stream-events';
+import { defineAgent } from '../../agents/define-agent';
 import { defineTool } from '../../tools/define-tool';
 import { approvalDecidedSignal, approveUpdate, denyUpdate, statusQuery } from '../../workflows/definitions';
 import { lastJsonLine, runCli } from '../support/cli';
 import { anthropicReply, openaiReply } from '../support/fake-model-server';
 import { fetchEvents, scheduledActivities } from '../support/history';
+import { scriptByAgent } from '../support/script-by-agent';
 import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
@@ -37,9 +39,29 @@ const deployTool = defineTool({
   },
 });
 
+const operator = defineAgent({
+  name: 'operator',
+  description: 'Deploys.',
+  instructions: 'You are the operator.',
+  model: 'openai:gpt-4o-mini',
+  tools: ['deploy'],
+});
+const lead = defineAgent({
+  name: 'lead',
+  description: 'Delegates.',
+  instructions: 'You are the lead.',
+  model: 'openai:gpt-4o-mini',
+  subagents: [operator],
+});
+
 async function withWorker<T>(body: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = uniqueTaskQueue('hostile');
-  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, tools: [deployTool] });
+  const worker = await createTestWorker(bed.environment, {
+    taskQueue,
+    env: bed.server.providerEnv,
+    tools: [deployTool],
+    agents: [lead],
+  });
   return worker.runUntil(() => body(taskQueue));
 }
 
@@ -111,6 +133,45 @@ it('gives each call of a reply its own id: with two write_file calls under one i
   expect(results[1].content).toMatch(/^Error: not run: denied/);
 });
 
+it("gives a subagent's calls their own ids too: approving staging at the top-level run never runs production", async () => {
+  const workspace = await makeWorkspace();
+  deployed.length = 0;
+  scriptByAgent(bed.server, {
+    lead: [
+      openaiReply({ toolCalls: [{ id: 'sub', name: 'operator', arguments: { task: 'deploy' } }] }),
+      openaiReply({ content: 'the operator is done' }),
+    ],
+    operator: [
+      openaiReply({
+        toolCalls: [
+          { id: 'd', name: 'deploy', arguments: { target: 'staging' } },
+          { id: 'd', name: 'deploy', arguments: { target: 'production' } },
+        ],
+      }),
+      openaiReply({ content: 'staging only' }),
+    ],
+  });
+  await withWorker(async (taskQueue) => {
+    const handle = await startAgent(bed.environment.client, { agent: 'lead', prompt: 'deploy', workspace }, { taskQueue });
+    const waiting = await waitForApprovals(handle.workflowId, 2);
+    // The two requests reach the top-level run as two signals, in either order.
+    const byTarget = (target: string) => waiting.pendingApprovals.find((request) => request.summary.includes(target))!;
+    const [staging, production] = [byTarget('staging'), byTarget('production')];
+    expect(staging).toMatchObject({ summary: 'deploy {"target":"staging"}', agents: ['lead', 'operator'] });
+    expect(production).toMatchObject({ summary: 'deploy {"target":"production"}', agents: ['lead', 'operator'] });
+    expect(staging.id).not.toBe(production.id);
+    expect(await handleOf(handle.workflowId).executeUpdate(approveUpdate, { args: [{ call: staging.id }] })).toEqual([
+      staging.id,
+    ]);
+    await waitFor('the staging deploy', () => deployed.includes('staging'));
+    expect((await waitForApprovals(handle.workflowId, 1)).pendingApprovals[0].id).toBe(production.id);
+    expect(deployed).toEqual(['staging']);
+    await handleOf(handle.workflowId).executeUpdate(denyUpdate, { args: [{ call: production.id }] });
+    expect(await handle.result()).toMatchObject({ status: 'completed', answer: 'the operator is done' });
+  });
+  expect(deployed).toEqual(['staging']);
+});
+
 it('renames ids Anthropic would refuse (repeated, or with a slash), so the next request is accepted', async () => {
   const workspace = await makeWorkspace({ 'a.txt': 'A', 'b.txt': 'B' });
   bed.server.enqueue(
@@ -174,7 +235,10 @@ it("shows a person the call that runs: the path first, the content's size and pr
 
     await runCli(['deny', id, '--call', 'w1'], env);
     const finished = await run;
-    expect(finished.stderr).toContain(expected);
+    // Without a terminal to ask on, the run prints the same description: its headline, how to decide, the preview.
+    const [headline, ...preview] = expected.split('\n');
+    expect(finished.stderr).toContain(`waiting for approval: ${headline}; decide with: agent approve ${id} --call w1`);
+    expect(finished.stderr).toContain(preview.join('\n'));
     expect(finished.stderr).not.toMatch(/[\u200b\u202e]/);
   });
   expect(await readdir(workspace)).toEqual([]);
