@@ -8,10 +8,12 @@ import type { ApprovalText } from '../core/approval-description';
 
 export function describeWrite({ path, content }: { path: string; content: string }): ApprovalText {
   const bytes = Buffer.byteLength(content, 'utf8');
-  const lines = content === '' ? 0 : content.split('\n').length;
+  // A last line without its newline still counts; the newline that ends a file adds no line of its own.
+  const body = content.endsWith('\n') ? content.slice(0, -1) : content;
+  const lines = content === '' ? 0 : body.split('\n').length;
   return {
     headline: `write_file ${JSON.stringify(path)} (${bytes} bytes, ${lines} line${lines === 1 ? '' : 's'})`,
-    preview: content,
+    preview: body,
   };
 }
 
