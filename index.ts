@@ -25,7 +25,11 @@ export { sendMessage, MessageNotAnsweredError } from './client/send-message';
 export { agentDataConverter } from './storage/data-converter';
 export { resolveAgentInput, type AgentInput } from './core/resolve-input';
 export type { ResolvedAgentInput } from './core/input';
-export type { AgentResult, AgentStatus, TurnReply, TurnStatus, ProgressEvent, AgentStatusSnapshot } from './core/result';
+export type { AgentResult, AgentStatus, TurnReply, TurnStatus, ProgressEvent, AgentStatusSnapshot, PendingApproval } from './core/result';
+export type { ApprovalText } from './core/approval-description';
+export type { StreamEvent } from './core/stream-events';
+// Reads a run's conversation without making its worker store a large query answer (agent show uses it).
+export { readConversation } from './client/read-conversation';
 export type { Message, ModelResponse, Usage, FinishReason, ReasoningPart, ThinkingPart, RedactedThinkingPart } from './core/messages';
 // For providers of your own: a reply's parts in the provider's order, and which thinking a provider may be sent back.
 export { assistantMessageFromParts, replyParts, producedBy, type ReplyPart } from './core/reply-parts';
@@ -35,6 +39,8 @@ export {
   agentWorkflowType,
   awaitReplyUpdate,
   endSessionSignal,
+  conversationQuery,
+  type ConversationSnapshot,
   messagesQuery,
   progressQuery,
   sendMessageUpdate,

@@ -6,7 +6,8 @@ import { defaultIdleTimeoutSeconds } from '../core/limits';
 import type { Message } from '../core/messages';
 import type { TurnReply } from '../core/result';
 import { pairedCutPoints } from '../core/tool-pairing';
-import { messagesQuery, settingsQuery } from '../workflows/definitions';
+import { settingsQuery } from '../workflows/definitions';
+import { readConversation } from './read-conversation';
 import { assertMessageSize, sendMessage } from './send-message';
 import { InvalidInputError, startAgent, type AgentHandle } from './start-agent';
 
@@ -52,7 +53,7 @@ export async function forkAgent(client: Client, options: ForkOptions): Promise<F
   const read = options.read ?? (<T>(call: () => Promise<T>) => call());
   const source = client.workflow.getHandle(options.workflowId);
   const { runId } = await source.describe();
-  const [messages, settings] = await read(() => Promise.all([source.query(messagesQuery), source.query(settingsQuery)]));
+  const [messages, settings] = await read(() => Promise.all([readConversation(source), source.query(settingsQuery)]));
   const messageIndex = options.at ?? messages.length;
   checkCutPoint(messages, messageIndex);
   const forkedFrom = { workflowId: options.workflowId, runId, messageIndex };

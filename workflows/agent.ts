@@ -30,6 +30,7 @@ import {
   denyUpdate,
   endSessionSignal,
   interruptUpdate,
+  conversationQuery,
   messagesQuery,
   progressQuery,
   sendMessageUpdate,
@@ -77,6 +78,12 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
   const stream = new AgentStream(input.carried?.stream);
 
   setHandler(messagesQuery, (options) => state.messages.slice(options?.from ?? 0));
+  setHandler(conversationQuery, () => {
+    const { id, length } = state.transcript;
+    return id && length <= state.messages.length
+      ? { transcript: { id, length }, messages: state.messages.slice(length) }
+      : { messages: state.messages };
+  });
   setHandler(settingsQuery, () => {
     const { prompt: _prompt, messages: _messages, carried: _carried, ...settings } = input;
     return { input: settings, agent: state.agent };

@@ -6,6 +6,21 @@ import type { AgentStatusSnapshot, ApprovalDecision, MessageReply, PendingApprov
 /** The whole neutral conversation so far; `from` skips the first messages. */
 export const messagesQuery = defineQuery<Message[], [{ from?: number }?]>('messages');
 
+/**
+ * The conversation as a reader can rebuild it without the worker storing anything: the transcript that stands for
+ * its first messages (the model activity stored it already), and the messages after it. A client that reads the
+ * transcript store has the whole conversation; one that cannot asks `messagesQuery` instead. A large `messages`
+ * answer goes to external storage like any payload, so reading a run that way would write to the bucket.
+ */
+export const conversationQuery = defineQuery<ConversationSnapshot>('conversation');
+
+export interface ConversationSnapshot {
+  /** The stored transcript of messages [0, length), when there is one. */
+  transcript?: { id: string; length: number };
+  /** The messages after it (all of them when there is no transcript). */
+  messages: Message[];
+}
+
 /** Where the run is: iteration, tool calls in flight, usage so far. */
 export const statusQuery = defineQuery<AgentStatusSnapshot>('status');
 

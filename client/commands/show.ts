@@ -1,14 +1,16 @@
 import { parseArgs } from 'node:util';
-import { messagesQuery, statusQuery } from '../../workflows/definitions';
+import { statusQuery } from '../../workflows/definitions';
 import { connect, withWorkerFallback } from '../connect';
+import { readConversation } from '../read-conversation';
 import { renderConversation, renderPendingApproval } from '../render-conversation';
 import { UsageError } from '../usage';
 import { usageSuffix } from '../usage-text';
 import type { Output } from './output';
 
 /**
- * `agent show <id>`: the run's conversation, read through the messages query (a
- * worker answers it, even for closed runs). The model's thinking is left out
+ * `agent show <id>`: the run's conversation, read from its stored transcript and
+ * the messages after it (a worker answers the query, even for closed runs), so
+ * that showing a run writes nothing (client/read-conversation.ts). The model's thinking is left out
  * unless `--thinking` asks for it.
  */
 export async function showCommand(argv: string[], output: Output): Promise<number> {
@@ -22,7 +24,7 @@ export async function showCommand(argv: string[], output: Output): Promise<numbe
   try {
     const handle = session.client.workflow.getHandle(positionals[0]);
     const description = await handle.describe();
-    const [messages, status] = await withWorkerFallback(session, () => Promise.all([handle.query(messagesQuery), handle.query(statusQuery)]));
+    const [messages, status] = await withWorkerFallback(session, () => Promise.all([readConversation(handle), handle.query(statusQuery)]));
     output.info(
       `${positionals[0]}: ${description.status.name} · iteration ${status.iteration} · ` +
         `${status.usage.inputTokens} input / ${status.usage.outputTokens} output tokens${usageSuffix(status.usage)}`,

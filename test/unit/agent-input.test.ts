@@ -10,6 +10,7 @@ const resolvedDefaults = {
   tools: [],
   maxIterations: 20,
   maxConcurrentTools: 8,
+  maxToolCallsPerReply: 64,
   modelTimeoutSeconds: 300,
   maxSubagentDepth: 3,
   maxHandoffs: 10,
@@ -74,7 +75,7 @@ describe('resolveAgentInput', () => {
   it('names no agent: the default agent, with tools defaulting to none; names one: nothing of the agent is filled in', () => {
     expect(checkAgentInput({ ...minimal, agent: 'researcher', model: undefined })).toEqual({
       ok: true,
-      input: { prompt: minimal.prompt, workspace: minimal.workspace, agent: 'researcher', maxConcurrentTools: 8, modelTimeoutSeconds: 300, maxSubagentDepth: 3, maxHandoffs: 10, stream: false, approval: resolvedDefaults.approval, context: { keepRecentTurns: 4 } },
+      input: { prompt: minimal.prompt, workspace: minimal.workspace, agent: 'researcher', maxConcurrentTools: 8, maxToolCallsPerReply: 64, modelTimeoutSeconds: 300, maxSubagentDepth: 3, maxHandoffs: 10, stream: false, approval: resolvedDefaults.approval, context: { keepRecentTurns: 4 } },
     });
     expect(problemsOf({ prompt: minimal.prompt, workspace: minimal.workspace })).toBe('model: a model (provider:model) is required when no agent is named');
   });
