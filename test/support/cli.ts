@@ -21,21 +21,28 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { c
 
 /** Starts the CLI without waiting; `stdin: 'pipe'` lets a test type into it (agent chat). */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { cwd?: string; stdin?: 'pipe' | 'ignore' } = {}) {
-  return spawn(process.execPath, [...typescriptArgs('client/cli.ts'), ...args], {
-    cwd: options.cwd ?? projectRoot,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      // Test workspaces are temporary directories: the worker must serve workspaces there.
-      AGENT_WORKSPACE_ROOT: os.tmpdir(),
-      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
-      AGENT_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE,
-      AGENT_TRANSCRIPT_DIR: process.env.AGENT_TRANSCRIPT_DIR,
-      AGENT_PAYLOAD_DIR: process.env.AGENT_PAYLOAD_DIR,
-      ...env,
-    },
-    stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'],
-  });
+  const [program, ...programArgs] = cliCommandLine(args);
+  return spawn(program, programArgs, { cwd: options.cwd ?? projectRoot, env: cliEnvironment(env), stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'] });
+}
+
+/** The command line that runs the CLI with `args` (for a terminal of its own: test/support/terminal.ts). */
+export function cliCommandLine(args: string[]): string[] {
+  return [process.execPath, ...typescriptArgs('client/cli.ts'), ...args];
+}
+
+/** The CLI's environment against the test server, with `env` on top. */
+export function cliEnvironment(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    // Test workspaces are temporary directories: the worker must serve workspaces there.
+    AGENT_WORKSPACE_ROOT: os.tmpdir(),
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+    AGENT_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE,
+    AGENT_TRANSCRIPT_DIR: process.env.AGENT_TRANSCRIPT_DIR,
+    AGENT_PAYLOAD_DIR: process.env.AGENT_PAYLOAD_DIR,
+    ...env,
+  };
 }
 
 export function collect(child: ReturnType<typeof spawn>): Promise<CliResult> {
