@@ -17,19 +17,10 @@ const maxSymlinkHops = 40;
  * which checks what it opened instead.
  */
 export async function resolveInWorkspace(workspace: string, requested: string): Promise<string> {
-  if (requested.includes('\0')) {
-    throw new ToolInputError('path must not contain NUL bytes');
-  }
   const given = path.resolve(workspace);
   const root = await realpath(given);
-  // An absolute path under the workspace as given (which may itself be a symlink) is rebased onto its real location.
-  const target =
-    path.isAbsolute(requested) && isInside(given, path.resolve(requested))
-      ? path.join(root, path.relative(given, path.resolve(requested)))
-      : path.resolve(root, requested);
-  if (!isInside(root, target)) {
-    throw new ToolInputError(`path "${requested}" is outside the workspace`);
-  }
+  // The same lexical check as the opening walk's: NUL bytes, `..` out, absolute paths elsewhere.
+  const target = path.join(root, ...workspaceComponents(given, root, requested));
   const real = await realLocation(target, requested);
   if (!isInside(root, real)) {
     throw new ToolInputError(`path "${requested}" resolves through a symlink to outside the workspace`);

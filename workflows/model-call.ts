@@ -66,7 +66,7 @@ export function callModel(input: ResolvedAgentInput, state: AgentState, request:
     view: { compactAfterTurns: input.context.compactAfterTurns, summary: state.summary },
     summarizeUpTo: request.summarizeUpTo,
     ...(request.streamAs !== undefined && { streamAs: request.streamAs }),
-    ...(input.approval && { approval: { tools: approvalToolsOf(agent, input), skip: input.approval.skip } }),
+    approval: { tools: approvalToolsOf(agent, input), skip: input.approval?.skip ?? false },
     maxToolCalls: maxToolCallsPerReply(input),
     transcript: { baseLength: 0, messages: state.messages },
   };

@@ -13,10 +13,9 @@ export function maxToolCallsPerReply(input: ResolvedAgentInput): number {
   return input.maxToolCallsPerReply ?? Number.MAX_SAFE_INTEGER;
 }
 
-/** The calls of a reply that may run, and the reason the others do not. */
-export function callsWithinCap(calls: ToolCall[], cap: number): { run: ToolCall[]; beyond: ToolCall[]; reason: string } {
+/** The calls of a reply beyond the cap, which do not run, and the reason their results give. */
+export function callsBeyondCap(calls: ToolCall[], cap: number): { beyond: ToolCall[]; reason: string } {
   return {
-    run: calls.length > cap ? calls.slice(0, cap) : calls,
     beyond: calls.length > cap ? calls.slice(cap) : [],
     reason: `the reply asked for ${calls.length} tool calls and at most ${cap} run per reply; ask again for what is still needed`,
   };

@@ -9,7 +9,7 @@ import { runToolCalls, type ToolRound } from './run-tool-calls';
 import type { OpenRound, TurnInProgress } from './state';
 import { runSubagent } from './subagent-call';
 import { approvalToolsOf } from './approval-tools';
-import { callsWithinCap, maxToolCallsPerReply } from './tool-call-cap';
+import { callsBeyondCap, maxToolCallsPerReply } from './tool-call-cap';
 import type { TurnContext } from './turn';
 
 /** The tool calls of one model reply, and what is already known of them. */
@@ -57,7 +57,7 @@ export function runToolRound(
   const approving = approvalToolsOf(setup.agents[state.agent], input);
   const needsApproval = (call: ToolCall) => !rules?.skip && (round.needsApproval.includes(call.id) || approving.includes(call.name));
   // The calls beyond the cap are answered at once, without events of their own: no reply can flood the history.
-  const { beyond, reason } = callsWithinCap(round.calls, maxToolCallsPerReply(input));
+  const { beyond, reason } = callsBeyondCap(round.calls, maxToolCallsPerReply(input));
   for (const result of notRunResults(beyond, reason)) if (!finished.has(result.toolCallId)) finished.set(result.toolCallId, result);
   const open = round.calls.filter((call) => !finished.has(call.id));
   // Replies recorded before descriptions existed have none: their calls are described here, from the same arguments.

@@ -42,8 +42,9 @@ export interface ModelCallInput {
    */
   streamAs?: string;
   /**
-   * The run's approval rules (absent: only the tools' own `needsApproval`; `skip`: nothing is asked), and how many of
-   * a reply's calls may run: the activity describes, from the real arguments, each call that will ask a person.
+   * The tools the run's rules have a person approve (absent, in calls of older workflows: only the tools' own
+   * `needsApproval`; `skip`: nothing is asked), and how many of a reply's calls may run: the activity describes, from
+   * the real arguments, each call that will ask a person.
    */
   approval?: { tools: string[]; skip: boolean };
   maxToolCalls?: number;

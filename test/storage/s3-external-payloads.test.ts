@@ -178,9 +178,8 @@ it('lets `agent show` in a process configured only with the bucket read a conver
   const shown = lastJsonLine(show.stdout) as { messages: Message[] };
   expect(shown.messages.map((message) => message.content)).toEqual(conversation);
   expect(Buffer.byteLength(JSON.stringify(shown.messages))).toBeGreaterThan(2 * 1024 * 1024);
-  // The worker answered the messages query through the bucket: the answer is a new object there.
-  const added = (await bucket.objects()).filter((object) => !before.has(object.key));
-  const answers = await Promise.all(added.map(async ({ key }) => storedValue(await bucket.read(key))));
-  expect(answers.filter((value) => Array.isArray(value) && value.length === conversation.length)).toHaveLength(1);
+  // The CLI read the conversation from the transcript the workers stored in the bucket (client/read-conversation.ts):
+  // the worker answered only the small conversation query, so showing the run added nothing to the bucket.
+  expect((await bucket.objects()).filter((object) => !before.has(object.key))).toEqual([]);
   expect(await filesUnder(emptyHome)).toEqual([]);
 });
