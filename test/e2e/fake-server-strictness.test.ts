@@ -63,6 +63,22 @@ describe('Anthropic Messages', () => {
     expect(orphan).toMatchObject({ status: 400, message: expect.stringContaining('unexpected `tool_use_id` found in `tool_result` blocks: toolu_1') });
     expect(server.refusals).toHaveLength(2);
   });
+
+  it('refuses repeated tool_use ids, and ids outside its pattern', async () => {
+    const twice = { role: 'assistant' as const, content: [toolUse.content[0], { ...toolUse.content[0], input: { path: 'b.txt' } }] };
+    const bothAnswered = { role: 'user' as const, content: [toolResult.content[0], toolResult.content[0]] };
+    const repeated = await refusal(() =>
+      anthropic().messages.create({ model: 'claude-haiku-4-5', max_tokens: 100, tools: [readFile], messages: [{ role: 'user', content: 'read' }, twice, bothAnswered] }),
+    );
+    expect(repeated).toMatchObject({ status: 400, message: expect.stringContaining('`tool_use` ids must be unique') });
+    const slashed = { role: 'assistant' as const, content: [{ ...toolUse.content[0], id: 'x/../y' }] };
+    const answered = { role: 'user' as const, content: [{ ...toolResult.content[0], tool_use_id: 'x/../y' }] };
+    const malformed = await refusal(() =>
+      anthropic().messages.create({ model: 'claude-haiku-4-5', max_tokens: 100, tools: [readFile], messages: [{ role: 'user', content: 'read' }, slashed, answered] }),
+    );
+    expect(malformed).toMatchObject({ status: 400, message: expect.stringContaining("tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'") });
+    expect(server.refusals).toHaveLength(2);
+  });
 });
 
 describe('OpenAI Chat Completions', () => {
