@@ -138,22 +138,22 @@ it('converts a bounded number of requests at once: the others wait their turn, u
   for (const answer of answers) expect(JSON.parse(answer.text).payloads[0].data).toBe(expected);
 });
 
-it('turns away what it cannot take at once: sixteen concurrent 6 MB requests cost about what one does', async () => {
+it('turns away what it cannot take at once: of sixteen concurrent 6 MB requests, the refused ones are answered before their bodies arrive', async () => {
   const server = await codecServer(['--max-concurrent-requests', '1', '--max-queued-requests', '0']);
   const body = await decodeBody(6);
-  const before = memory(server.pid, 'VmRSS');
-  expect((await post(server.url, body)).status).toBe(200);
-  const oneRequest = memory(server.pid, 'VmHWM') - before;
 
   const answers = await Promise.all(Array.from({ length: 16 }, () => post(server.url, body)));
   const statuses = new Set(answers.map((answer) => answer.status));
   expect([...statuses].sort()).toEqual([200, 503]);
-  for (const answer of answers.filter((candidate) => candidate.status === 503)) {
+  const refused = answers.filter((candidate) => candidate.status === 503);
+  for (const answer of refused) {
     expect(answer.headers['retry-after']).toBe('1');
+    // Answered from the headers: the sender was still sending (what it had sent sat in the socket's buffers).
+    expect(answer.bytesSent).toBeLessThan(body.length);
   }
-  // Converting all sixteen at once cost about 4.6 times one request here (measured with 16 places); the refused
-  // ones are dropped as they arrive, and the peak stays near one request's (plus garbage not yet collected).
-  expect(memory(server.pid, 'VmHWM') - before).toBeLessThan(2.5 * oneRequest);
+  expect(server.stderr().match(/refused POST \/decode: 1 request\(s\) being converted/g)).toHaveLength(refused.length);
+  // Memory is not asserted here (the collector makes it vary run to run): the peak measured 1.5-2.3 times one
+  // request's, where converting all sixteen at once cost about 4.6 times (measured with 16 places).
 });
 
 it('answers 503 with Retry-After when every place is taken and the queue is full', async () => {
