@@ -21,7 +21,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund \
     && npm cache clean --force
 
-# What the worker loads, plus the CLI (client/, temporal-cli/) for the codec
+# What the worker loads, plus the CLI (cli/, client/) for the codec
 # server docker-compose.yml runs from the same image; test/ and bench/ stay out.
 COPY tsconfig.json .swcrc ./
 COPY core ./core
@@ -35,9 +35,8 @@ COPY tools ./tools
 COPY workflows ./workflows
 COPY worker ./worker
 COPY telemetry ./telemetry
-COPY temporal-cli ./temporal-cli
-COPY local-servers ./local-servers
 COPY client ./client
+COPY cli ./cli
 
 # The file tools' workspace; docker-compose.yml mounts a host directory over it.
 RUN mkdir -p /workspace && chown node:node /workspace

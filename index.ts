@@ -13,7 +13,7 @@ export { loadDefinitions } from './agents/load-definitions';
 export { defaultAgent } from './agents/default-agent';
 export { defineTool, builtInTools, type Tool, type ToolContext } from './tools';
 export { loadMcpConfig, parseMcpServers, type McpServers, type McpServerConfig, type McpServerEntry } from './mcp/config';
-export { everyMcpTool } from './core/mcp';
+export { everyMcpTool } from './mcp/types';
 export { resolveInWorkspace } from './tools/workspace';
 // For tools of your own: open a path the model gave, confined to the workspace without races (resolveInWorkspace only checks a path).
 export { openInWorkspace, WorkspaceRefusal, type OpenedInWorkspace, type OpenPurpose } from './tools/open-in-workspace';

@@ -3,7 +3,7 @@ import type { AgentRegistry } from '../agents/registry';
 import { modelSettingsProblem, type AgentSpec, type ModelSettings } from '../core/agent-spec';
 import { ConfigurationError, failureTypes } from '../core/errors';
 import { priceOf, type ModelPrice, type PriceTable } from '../core/cost';
-import type { McpListing, McpToolOrigin, McpToolRequest } from '../core/mcp';
+import type { McpListing, McpToolOrigin, McpToolRequest } from '../mcp/types';
 import { parseModelId } from '../core/model-id';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import { assertInsideRoot, assertWorkspaceDirectory } from '../tools/workspace';

@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { failureTypes, ToolInputError } from '../core/errors';
-import type { McpToolOrigin } from '../core/mcp';
+import type { McpToolOrigin } from '../mcp/types';
 import { maxToolErrorChars, maxToolOutputChars } from '../core/limits';
 import { untracedSpans, type AgentSpans } from '../telemetry/agent-spans';
 import type { Tool } from '../tools';

@@ -1,5 +1,5 @@
 import { defaultMaxIterations } from '../core/limits';
-import { everyMcpTool } from '../core/mcp';
+import { everyMcpTool } from '../mcp/types';
 import { builtInTools } from '../tools';
 import { defineAgent } from './define-agent';
 

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import type { AgentSpec } from '../core/agent-spec';
 import { handoffToolName, handoffToolPrefix } from '../core/tool-names';
 import { didYouMean } from '../core/did-you-mean';
-import { mcpSelectorPrefix } from '../core/mcp';
+import { mcpSelectorPrefix } from '../mcp/types';
 import { ConfigurationError } from '../core/errors';
 import { parseModelId } from '../core/model-id';
 import { builtInProviders, type ModelProvider, type ToolDefinition } from '../providers';
 import { finalOutputToolName } from '../providers/anthropic/prepare-request';
 import { builtInTools, toolJsonSchema, type Tool } from '../tools';
 import { parseMcpServers, type McpServerConfig, type McpServerEntry, type McpServers } from '../mcp/config';
-import { mcpReference, type McpReference } from '../mcp/tool-names';
+import { mcpReference, type McpReference } from '../mcp/names';
 import { defaultAgent } from './default-agent';
 import { isAgent, nameOf, type Agent } from './define-agent';
 

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startEmbeddedServer } from '../client/embedded-server';
-import { freePorts, portAccepts } from '../local-servers/free-port';
+import { startEmbeddedServer } from '../cli/dev-server/embedded-server';
+import { freePorts, portAccepts } from '../cli/dev-server/free-port';
 import { FakeModelServer, openaiReply } from '../test/support/fake-model-server';
 import { typescriptArgs } from '../test/support/typescript-process';
 import type { Benchmark } from './support/benchmark';
@@ -102,7 +102,7 @@ export const firstRun: Benchmark = {
 async function timeFirstRun(model: FakeModelServer, env: NodeJS.ProcessEnv): Promise<FirstRun> {
   const before = model.requests.length;
   const spawnedAt = Date.now();
-  const child = spawn(process.execPath, [...typescriptArgs('client/cli.ts'), 'run', 'hi', '--json', '--model', 'openai:bench-first-run', '--workspace', env.AGENT_WORKSPACE_ROOT!], {
+  const child = spawn(process.execPath, [...typescriptArgs('cli/main.ts'), 'run', 'hi', '--json', '--model', 'openai:bench-first-run', '--workspace', env.AGENT_WORKSPACE_ROOT!], {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

@@ -7,8 +7,8 @@ import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/cl
 import { Client } from '@temporalio/client';
 import type { AgentInput } from '../core/resolve-input';
 import { resolveOrThrow } from '../client/start-agent';
-import { ensureMinio } from '../minio/find-minio';
-import { startMinio, type MinioServer } from '../minio/minio-server';
+import { ensureMinio } from '../test/support/minio/find-minio';
+import { startMinio, type MinioServer } from '../test/support/minio/minio-server';
 import { agentDataConverter } from '../storage/data-converter';
 import { agentStores } from '../storage/stores';
 import { builtInTools } from '../tools';

@@ -1,6 +1,6 @@
 import { QueryNotRegisteredError, type WorkflowHandle } from '@temporalio/client';
 import type { Message } from '../core/messages';
-import type { TranscriptStore } from '../activities/transcript/transcript-store';
+import type { TranscriptStore } from '../storage/transcript/transcript-store';
 import { agentStores } from '../storage/stores';
 import { conversationQuery, messagesQuery } from '../workflows/definitions';
 

@@ -3,7 +3,7 @@ import { failureTypes } from '../core/errors';
 import { maxPromptChars } from '../core/limits';
 import { isPending, type MessageReply, type TurnReply } from '../core/result';
 import { awaitReplyUpdate, sendMessageUpdate } from '../workflows/definitions';
-import { failureMessage } from './commands/output';
+import { failureMessage } from './failure-message';
 
 // A run hands its messages over within a workflow task or two; asking again sooner would only spend updates.
 const pendingRetryDelayMs = 200;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors';
 import { minRedactedLength, redactMcp, urlSecrets } from './redact';
-import { mcpServerPrefix } from './tool-names';
+import { mcpServerPrefix } from './names';
 
 /** A server the worker starts and talks to over stdin/stdout. */
 export interface McpStdioServer {

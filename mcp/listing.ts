@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigurationError } from '../core/errors';
-import type { McpListing, McpToolEntry } from '../core/mcp';
-import { mcpToolName } from './tool-names';
+import type { McpListing, McpToolEntry } from './types';
+import { mcpToolName } from './names';
 
 /** What a server listed, or why it could not be listed. */
 export type ServerListing = { tools: McpTool[] } | { unavailable: string };

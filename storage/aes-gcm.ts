@@ -22,7 +22,7 @@ export class DecryptionError extends AgentError {
  * ciphertext, the 16-byte tag. The key id is the additional authenticated data, so bytes presented as
  * another key's fail authentication instead of decrypting to garbage. The one
  * scheme of this project: payloads (encryption-codec.ts) and transcript chunks
- * (activities/transcript/chunk-codec.ts) are both sealed here.
+ * (storage/transcript/chunk-codec.ts) are both sealed here.
  */
 export function seal(key: EncryptionKey, plaintext: Uint8Array, nonce: Uint8Array = randomBytes(nonceBytes)): Buffer {
   if (nonce.length !== nonceBytes) throw new Error(`an AES-GCM nonce is ${nonceBytes} bytes, not ${nonce.length}`);

@@ -1,5 +1,5 @@
-import type { ChunkCodec } from '../activities/transcript/chunk-codec';
-import { S3TranscriptStore } from '../activities/transcript/s3-transcript-store';
+import type { ChunkCodec } from './transcript/chunk-codec';
+import { S3TranscriptStore } from './transcript/s3-transcript-store';
 import { localDirectoryDriverName } from './driver-names';
 import type { EncryptionKeyRing } from './encryption-keys';
 import { S3PayloadDriver } from './s3-payload-driver';

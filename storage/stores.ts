@@ -1,6 +1,6 @@
 import type { StorageDriver } from '@temporalio/common';
-import { ChunkCodec } from '../activities/transcript/chunk-codec';
-import { FileTranscriptStore, type TranscriptStore } from '../activities/transcript/transcript-store';
+import { ChunkCodec } from './transcript/chunk-codec';
+import { FileTranscriptStore, type TranscriptStore } from './transcript/transcript-store';
 import { ConfigurationError } from '../core/errors';
 import { s3PayloadDriverName } from './driver-names';
 import { loadEncryptionKeys, type EncryptionKeyRing } from './encryption-keys';

@@ -27,7 +27,7 @@ const nonceKeys = new WeakMap<EncryptionKey, Buffer>();
  * This is the synthetic-IV construction of deterministic authenticated
  * encryption (SIV; AES-GCM-SIV derives its nonce the same way), with GCM's own
  * tag still authenticating every byte. Transcript chunks are named the same way
- * (activities/transcript/chunk-codec.ts): one plaintext, one object.
+ * (storage/transcript/chunk-codec.ts): one plaintext, one object.
  */
 export function syntheticNonce(key: EncryptionKey, plaintext: Uint8Array): Buffer {
   let nonceKey = nonceKeys.get(key);

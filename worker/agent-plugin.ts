@@ -3,7 +3,7 @@ import type { ClientOptions } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { BundleOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import type { TranscriptStore } from '../activities/transcript/transcript-store';
+import type { TranscriptStore } from '../storage/transcript/transcript-store';
 import { createAgentRegistry, type AgentRegistry, type Definitions } from '../agents/registry';
 import type { ModelProvider } from '../providers';
 import type { PriceTable } from '../core/cost';

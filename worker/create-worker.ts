@@ -1,6 +1,6 @@
 import { SimplePlugin } from '@temporalio/plugin';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
-import type { TranscriptStore } from '../activities/transcript/transcript-store';
+import type { TranscriptStore } from '../storage/transcript/transcript-store';
 import type { AgentRegistry, Definitions } from '../agents/registry';
 import { ConfigurationError } from '../core/errors';
 import { agentDataConverter } from '../storage/data-converter';

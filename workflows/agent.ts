@@ -39,7 +39,7 @@ import {
 } from './definitions';
 import { IdleClock } from './idle-clock';
 import { Inbox } from './inbox';
-import { withMcpTools } from './list-mcp-tools';
+import { withMcpTools } from '../mcp/workflow/list-tools';
 import { runFailure } from './model-call';
 import { carry, checkpoint, describeStatus, initialState, rollBack, type AgentState, type TurnInProgress } from './state';
 import { runTurn, type TurnContext } from './turn';

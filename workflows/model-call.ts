@@ -2,10 +2,10 @@ import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancel
 import { failureTypes } from '../core/errors';
 import type { AgentSpec } from '../core/agent-spec';
 import type { ResolvedAgentInput } from '../core/input';
-import type { McpListing } from '../core/mcp';
+import type { McpListing } from '../mcp/types';
 import type { CoreActivities, ModelCallInput, ModelCallResult } from '../activities';
 import type { ToolChoice } from '../providers/provider-call';
-import { withMcpListing } from './mcp-listing';
+import { withMcpListing } from '../mcp/workflow/listing-reference';
 import type { AgentState } from './state';
 import { approvalToolsOf } from './approval-tools';
 import { maxToolCallsPerReply } from './tool-call-cap';

@@ -1,6 +1,6 @@
 import type { ApprovalDescription } from '../../core/approval-description';
 import type { ContextView } from '../../core/context-view';
-import type { McpListingReference } from '../../core/mcp';
+import type { McpListingReference } from '../../mcp/types';
 import type { Message, ModelResponse } from '../../core/messages';
 import type { ModelSettings } from '../../core/agent-spec';
 import type { ToolChoice } from '../../providers/provider-call';

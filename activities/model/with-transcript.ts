@@ -4,7 +4,7 @@ import { failureTypes } from '../../core/errors';
 import type { Message, ModelResponse } from '../../core/messages';
 import { toolPairingProblems } from '../../core/tool-pairing';
 import { withUniqueCallIds } from '../../core/call-ids';
-import type { TranscriptStore } from '../transcript/transcript-store';
+import type { TranscriptStore } from '../../storage/transcript/transcript-store';
 import type { ModelCallInput, ModelCallResult } from './model-input';
 import type { ToolChoice } from '../../providers/provider-call';
 

@@ -1,8 +1,8 @@
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { NativeConnection } from '@temporalio/worker';
-import { eagerActivityArgs, liftedDispatchArgs } from '../../temporal-cli/dev-server-options';
-import { ensureTemporalCli } from '../../temporal-cli/find-cli';
+import { eagerActivityArgs, liftedDispatchArgs } from '../../cli/dev-server/dev-server-options';
+import { ensureTemporalCli } from '../../cli/dev-server/find-temporal-cli';
 import { log } from './log';
 
 /**

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
-import { FileTranscriptStore } from '../../activities/transcript/transcript-store';
+import { FileTranscriptStore } from '../../storage/transcript/transcript-store';
 import { agentDataConverter } from '../../storage/data-converter';
 import { builtInTools } from '../../tools';
 import { createAgentWorker, workflowsPath } from '../../worker/create-worker';

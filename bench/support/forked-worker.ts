@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { freePort } from '../../local-servers/free-port';
+import { freePort } from '../../cli/dev-server/free-port';
 import type { WorkerStats } from '../sessions/session-worker';
 
 const script = path.join(__dirname, '..', 'sessions', 'session-worker.ts');

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ModelCallInput, ModelCallResult } from '../../activities';
 import { withTranscript } from '../../activities/model/with-transcript';
-import type { TranscriptStore } from '../../activities/transcript/transcript-store';
+import type { TranscriptStore } from '../../storage/transcript/transcript-store';
 import type { ModelResponse, ToolCall } from '../../core/messages';
 
 /** What the model says at a given turn (1-based) of a session. */

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { portAccepts } from '../../local-servers/free-port';
+import { portAccepts } from '../../cli/dev-server/free-port';
 import { lastJsonLine, runCli } from '../support/cli';
 import { FakeModelServer, openaiReply } from '../support/fake-model-server';
 import { makeWorkspace } from '../support/workspace';

@@ -1,12 +1,12 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { createListMcpTools } from '../../activities/mcp/list-mcp-tools';
-import { McpCatalog } from '../../activities/mcp/mcp-catalog';
+import { createListMcpTools } from '../../mcp/list-tools-activity';
+import { McpCatalog } from '../../mcp/catalog';
 import { createAgentRegistry } from '../../agents/registry';
 import { defineAgent } from '../../agents/define-agent';
-import type { McpListing } from '../../core/mcp';
+import type { McpListing } from '../../mcp/types';
 import { McpConnections } from '../../mcp/connections';
 import { activityCalls } from '../support/activity-calls';
-import { freePort } from '../../local-servers/free-port';
+import { freePort } from '../../cli/dev-server/free-port';
 import { anthropicReply, openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
 import { startHttpMcpServer, stdioServerEntry } from '../support/mcp-test-server';

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import type { CollectorProcess } from '../../otel-collector/collector-process';
+import type { CollectorProcess } from '../support/otel-collector/collector-process';
 import { collect, lastJsonLine, runCli } from '../support/cli';
 import { newKeyEntry } from '../support/encryption';
 import { only, readExportedSpans, runTrace, startTestCollector } from '../support/exported-spans';

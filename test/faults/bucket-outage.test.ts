@@ -5,7 +5,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startAgent } from '../../client/start-agent';
-import { startMinio, type MinioServer } from '../../minio/minio-server';
+import { startMinio, type MinioServer } from '../support/minio/minio-server';
 import { agentDataConverter } from '../../storage/data-converter';
 import { activityAttempts, fetchEvents, scheduledActivities } from '../support/history';
 import { FakeModelServer, openaiReply } from '../support/fake-model-server';

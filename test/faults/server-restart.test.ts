@@ -8,7 +8,7 @@ import { startAgent, type AgentHandle } from '../../client/start-agent';
 import type { AgentResult } from '../../core/result';
 import { activityStarts, startOf } from '../support/activity-starts';
 import { killDevServers, startDevServer, type DevServer } from '../support/dev-server-process';
-import { freePort } from '../../local-servers/free-port';
+import { freePort } from '../../cli/dev-server/free-port';
 import { FakeModelServer, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
 import { readStepLog, stepHistory } from '../support/slow-step-tool';

@@ -9,7 +9,7 @@ import { resolveOrThrow } from '../../client/start-agent';
 import { agentDataConverter } from '../../storage/data-converter';
 import { agentWorkflowType } from '../../workflows/definitions';
 import { killDevServers, startDevServer } from '../support/dev-server-process';
-import { freePort } from '../../local-servers/free-port';
+import { freePort } from '../../cli/dev-server/free-port';
 import { answer, ScriptedModel } from '../support/scripted-model';
 import { createAgentWorker } from '../../worker/create-worker';
 import { makeWorkspace } from '../support/workspace';

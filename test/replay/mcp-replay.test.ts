@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
-import type { McpListing } from '../../core/mcp';
+import type { McpListing } from '../../mcp/types';
 import { activityCalls } from '../support/activity-calls';
 
 /**

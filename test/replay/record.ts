@@ -17,7 +17,7 @@ import { z } from 'zod';
 import type { AgentInput } from '../../core/resolve-input';
 import { defineAgent } from '../../agents/define-agent';
 import { builtInTools, defineTool } from '../../tools';
-import { ensureTemporalCli } from '../../temporal-cli/find-cli';
+import { ensureTemporalCli } from '../../cli/dev-server/find-temporal-cli';
 import { createAgentWorker } from '../../worker/create-worker';
 import { followStream } from '../../client/follow-stream';
 import { sendMessage } from '../../client/send-message';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Message } from '../../core/messages';
-import { S3TranscriptStore } from '../../activities/transcript/s3-transcript-store';
+import { S3TranscriptStore } from '../../storage/transcript/s3-transcript-store';
 import { agentStores } from '../../storage/stores';
 import { newKeyEntry } from '../support/encryption';
 import { createTestBucket, type TestBucket } from '../support/object-store';

@@ -12,7 +12,7 @@ export interface CliResult {
 }
 
 /**
- * Runs the real CLI (`client/cli.ts`) in a child process against the test
+ * Runs the real CLI (`cli/main.ts`) in a child process against the test
  * server, with the prebuilt workflow bundle so its in-process worker starts fast.
  */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { cwd?: string } = {}): Promise<CliResult> {
@@ -27,7 +27,7 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, options: {
 
 /** The command line that runs the CLI with `args` (for a terminal of its own: test/support/terminal.ts). */
 export function cliCommandLine(args: string[]): string[] {
-  return [process.execPath, ...typescriptArgs('client/cli.ts'), ...args];
+  return [process.execPath, ...typescriptArgs('cli/main.ts'), ...args];
 }
 
 /** The CLI's environment against the test server, with `env` on top. */

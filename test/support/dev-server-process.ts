@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { answersNamespaceLookup } from '../../client/embedded-server';
-import { ServerProcess } from '../../local-servers/server-process';
-import { forkSearchAttributeArgs } from '../../temporal-cli/dev-server-options';
+import { answersNamespaceLookup } from '../../cli/dev-server/embedded-server';
+import { ServerProcess } from '../../cli/dev-server/server-process';
+import { forkSearchAttributeArgs } from '../../cli/dev-server/dev-server-options';
 
 const startupTimeoutMs = 60_000;
 const stopTimeoutMs = 15_000;

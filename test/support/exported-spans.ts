@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { startCollector, type CollectorProcess } from '../../otel-collector/collector-process';
+import { startCollector, type CollectorProcess } from './otel-collector/collector-process';
 
 /** A span as the OpenTelemetry Collector received it, flattened from the OTLP JSON its file exporter wrote. */
 export interface ExportedSpan {

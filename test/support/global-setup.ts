@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { ensureMinio } from '../../minio/find-minio';
-import { startMinio, type MinioServer } from '../../minio/minio-server';
-import { ensureCollector } from '../../otel-collector/find-collector';
-import { devServerArgs } from '../../temporal-cli/dev-server-options';
-import { ensureTemporalCli } from '../../temporal-cli/find-cli';
+import { ensureMinio } from './minio/find-minio';
+import { startMinio, type MinioServer } from './minio/minio-server';
+import { ensureCollector } from './otel-collector/find-collector';
+import { devServerArgs } from '../../cli/dev-server/dev-server-options';
+import { ensureTemporalCli } from '../../cli/dev-server/find-temporal-cli';
 import { workflowsPath } from '../../worker/create-worker';
 
 /** A namespace besides `default` on the tests' dev server. */

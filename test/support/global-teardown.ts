@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { MinioServer } from '../../minio/minio-server';
+import type { MinioServer } from './minio/minio-server';
 
 export default async function globalTeardown(): Promise<void> {
   const globals = globalThis as Record<string, unknown>;

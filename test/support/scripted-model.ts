@@ -1,5 +1,5 @@
 import type { ModelCallInput, ModelCallResult } from '../../activities';
-import { MemoryTranscriptStore } from '../../activities/transcript/transcript-store';
+import { MemoryTranscriptStore } from '../../storage/transcript/transcript-store';
 import { withTranscript } from '../../activities/model/with-transcript';
 import type { FinishReason, Message, ModelResponse, ToolCall } from '../../core/messages';
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { builderVersion } from '../../otel-collector/find-collector';
+import { builderVersion } from '../support/otel-collector/find-collector';
 import { collect } from '../support/cli';
 
 const projectRoot = path.join(__dirname, '..', '..');

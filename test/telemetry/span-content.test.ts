@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { z } from 'zod';
-import type { CollectorProcess } from '../../otel-collector/collector-process';
+import type { CollectorProcess } from '../support/otel-collector/collector-process';
 import { sendMessage } from '../../client/send-message';
 import { startAgent } from '../../client/start-agent';
 import { defineTool } from '../../tools/define-tool';

@@ -13,7 +13,7 @@ import { createAgentWorker } from '../../worker/create-worker';
 import { launchBrowser, type Browser } from '../support/browser';
 import { startCodecServer, type CodecServerProcess } from '../support/codec-server-process';
 import { startDevServer, type DevServer } from '../support/dev-server-process';
-import { freePorts } from '../../local-servers/free-port';
+import { freePorts } from '../../cli/dev-server/free-port';
 import { newKeyEntry } from '../support/encryption';
 import { FakeModelServer, openaiReply, type FakeStep } from '../support/fake-model-server';
 import { encodingOf, fetchRawHistory } from '../support/raw-history';

@@ -27,7 +27,7 @@ it('the worker image copies every folder the worker and the CLI (its codec serve
   const dockerfile = readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8');
   const copied = new Set([...dockerfile.matchAll(/^COPY (\S+) \.\/\1$/gm)].map((match) => match[1]));
   const needed = new Set<string>();
-  for (const entry of ['worker/main.ts', 'client/cli.ts']) {
+  for (const entry of ['worker/main.ts', 'cli/main.ts']) {
     for (const file of importClosure(path.join(projectRoot, entry)))
       needed.add(path.relative(projectRoot, file).split(path.sep)[0]);
   }

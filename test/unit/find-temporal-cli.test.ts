@@ -1,7 +1,7 @@
 import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { cachedCliPath, findTemporalCli, temporalCliVersion } from '../../temporal-cli/find-cli';
+import { cachedCliPath, findTemporalCli, temporalCliVersion } from '../../cli/dev-server/find-temporal-cli';
 
 async function fakeBinary(directory: string): Promise<string> {
   await mkdir(directory, { recursive: true });

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { McpCatalog } from '../../activities/mcp/mcp-catalog';
+import { McpCatalog } from '../../mcp/catalog';
 import { listingId } from '../../mcp/listing';
 
 const tools = { calc_add: { server: 'calc', tool: 'add', description: 'Adds.', parameters: { type: 'object' } } };

@@ -1,7 +1,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigurationError } from '../../core/errors';
 import { buildListing, listingId } from '../../mcp/listing';
-import { mcpReference, mcpToolName } from '../../mcp/tool-names';
+import { mcpReference, mcpToolName } from '../../mcp/names';
 import { toolResultText } from '../../mcp/tool-result';
 
 const namePattern = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -1,4 +1,4 @@
-import { agentInputFromFlags } from '../../client/commands/agent-flags';
+import { agentInputFromFlags } from '../../cli/commands/agent-flags';
 import { canonicalJson, describeCall } from '../../core/approval-description';
 import { withUniqueCallIds } from '../../core/call-ids';
 import type { AssistantMessage, Message } from '../../core/messages';

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { exitCodes, statusExitCodes } from '../../client/exit-codes';
+import { exitCodes, statusExitCodes } from '../../cli/exit-codes';
 
 // The README's tables are what users script against: every status a run can end with, every exit code, every
 // variable the code reads. They drifted once (no `interrupted` row). This test reads both sides, the source and
@@ -100,5 +100,19 @@ describe('README "Configuration"', () => {
     const read = variablesRead();
     const stale = documented.filter((name) => /^AGENT_/.test(name) && !read.has(name));
     expect(stale).toEqual([]);
+  });
+});
+
+describe('README folder table', () => {
+  const start = readme.indexOf('| folder | what lives there |');
+  const rows = tableRows(readme.slice(start, readme.indexOf('\n\n', start)));
+  const named = rows.flatMap(([folders]) => codeSpans(folders)).filter((name) => name.endsWith('/'));
+
+  it('names every folder of the tree that holds code, and only folders that exist', () => {
+    const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+    const topLevel = new Set(tracked.filter((file) => file.includes('/') && !file.startsWith('.')).map((file) => `${file.split('/')[0]}/`));
+    expect([...topLevel].filter((folder) => !named.includes(folder)).sort()).toEqual([]);
+    const missing = named.filter((folder) => !tracked.some((file) => file.startsWith(folder)));
+    expect(missing).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { withTranscript } from '../../activities/model/with-transcript';
-import { MemoryTranscriptStore } from '../../activities/transcript/transcript-store';
+import { MemoryTranscriptStore } from '../../storage/transcript/transcript-store';
 import type { Message } from '../../core/messages';
 import { notRunResults, toolPairingProblems } from '../../core/tool-pairing';
 

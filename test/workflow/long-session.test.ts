@@ -4,7 +4,7 @@ import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
 import { summaryLead } from '../../core/context-view';
 import { summaryPrompt } from '../../activities/model/with-transcript';
-import { MemoryTranscriptStore } from '../../activities/transcript/transcript-store';
+import { MemoryTranscriptStore } from '../../storage/transcript/transcript-store';
 import { agentWorkflowType, messagesQuery, sendMessageUpdate } from '../../workflows/definitions';
 import { activityAttempts, fetchEvents } from '../support/history';
 import { answer, callTools, ScriptedModel } from '../support/scripted-model';

@@ -1,0 +1,137 @@
+import path from 'node:path';
+import type { ReasoningEffort } from '../../core/agent-spec';
+import { everyMcpTool } from '../../mcp/types';
+import type { AgentInput } from '../../core/resolve-input';
+import { builtInTools } from '../../tools';
+import { UsageError } from '../help';
+import { invocationDirectory } from '../output';
+
+export const defaultModel = 'openai:gpt-4o-mini';
+
+/** The flags `run` and `chat` share: what the agent is and what it may do. */
+export const agentOptions = {
+  agent: { type: 'string' },
+  model: { type: 'string' },
+  workspace: { type: 'string' },
+  'max-iterations': { type: 'string' },
+  'max-tool-calls-per-reply': { type: 'string' },
+  'max-session-tokens': { type: 'string' },
+  'max-context-tokens': { type: 'string' },
+  'keep-recent-turns': { type: 'string' },
+  'max-cost-usd': { type: 'string' },
+  'approve-tools': { type: 'string' },
+  'approval-timeout': { type: 'string' },
+  yes: { type: 'boolean', default: false },
+  tools: { type: 'string' },
+  system: { type: 'string' },
+  'thinking-budget': { type: 'string' },
+  'reasoning-effort': { type: 'string' },
+  id: { type: 'string' },
+  stream: { type: 'boolean' },
+  'no-stream': { type: 'boolean' },
+} as const;
+
+const numericFlags = [
+  '--max-iterations',
+  '--max-tool-calls-per-reply',
+  '--max-session-tokens',
+  '--max-context-tokens',
+  '--keep-recent-turns',
+  '--max-cost-usd',
+  '--approval-timeout',
+  '--idle-timeout',
+  '--thinking-budget',
+];
+
+export interface AgentFlagValues {
+  agent?: string;
+  model?: string;
+  workspace?: string;
+  'max-iterations'?: string;
+  'max-tool-calls-per-reply'?: string;
+  'max-session-tokens'?: string;
+  'max-context-tokens'?: string;
+  'keep-recent-turns'?: string;
+  'max-cost-usd'?: string;
+  'approve-tools'?: string;
+  'approval-timeout'?: string;
+  yes?: boolean;
+  tools?: string;
+  system?: string;
+  'thinking-budget'?: string;
+  'reasoning-effort'?: string;
+}
+
+/**
+ * Whether the answer is printed as it is written: --stream or --no-stream, else on a terminal only, and never into
+ * --json output (--json --stream still streams to watchers). The run's `stream` input setting follows it.
+ */
+export function streamWanted(values: { stream?: boolean; 'no-stream'?: boolean }, options: { json?: boolean } = {}): boolean {
+  if (values.stream && values['no-stream']) throw new UsageError('give --stream or --no-stream, not both');
+  if (values['no-stream']) return false;
+  return values.stream ?? (Boolean(process.stdout.isTTY) && !options.json);
+}
+
+type NumericFlag = 'max-iterations' | 'max-tool-calls-per-reply' | 'max-session-tokens' | 'max-context-tokens' | 'keep-recent-turns' | 'thinking-budget';
+
+/**
+ * The run's input from the flags. `approveTools` is what needs a person's
+ * approval when --approve-tools is not given (`agent chat`: write_file).
+ */
+export function agentInputFromFlags(values: AgentFlagValues, approveTools: string[] = []): AgentInput {
+  const integer = (flag: NumericFlag) => (values[flag] !== undefined ? parseInteger(`--${flag}`, values[flag]) : undefined);
+  const maxContextTokens = integer('max-context-tokens');
+  const keepRecentTurns = integer('keep-recent-turns');
+  const tools = values.tools?.split(',').map((tool) => tool.trim()).filter(Boolean);
+  // A named agent brings its own model and tools; the flags only override them. Without one, the default agent
+  // gets the model from --model or AGENT_MODEL, every built-in tool, as runs always have, and every MCP tool of the worker.
+  const agent = values.agent !== undefined ? { agent: values.agent, ...(values.model && { model: values.model }), ...(tools && { tools }) } : undefined;
+  return {
+    ...(agent ?? { model: values.model ?? process.env.AGENT_MODEL ?? defaultModel, tools: tools ?? [...builtInTools.map((tool) => tool.name), everyMcpTool] }),
+    workspace: path.resolve(invocationDirectory(), values.workspace ?? '.'),
+    ...(values.system !== undefined && { systemPrompt: values.system }),
+    ...(values['max-iterations'] !== undefined && { maxIterations: integer('max-iterations') }),
+    ...(values['max-tool-calls-per-reply'] !== undefined && { maxToolCallsPerReply: integer('max-tool-calls-per-reply') }),
+    ...(values['max-session-tokens'] !== undefined && { maxSessionTokens: integer('max-session-tokens') }),
+    ...(values['max-cost-usd'] !== undefined && { maxCostUsd: parseAmount('--max-cost-usd', values['max-cost-usd']) }),
+    approval: {
+      tools: values['approve-tools'] !== undefined ? values['approve-tools'].split(',').map((tool) => tool.trim()).filter(Boolean) : approveTools,
+      skip: values.yes === true,
+      ...(values['approval-timeout'] !== undefined && { timeoutSeconds: parseInteger('--approval-timeout', values['approval-timeout']) }),
+    },
+    ...(values['thinking-budget'] !== undefined && { thinkingBudget: integer('thinking-budget') }),
+    // Checked with the rest of the input (low, medium or high), so a wrong value is reported like any other.
+    ...(values['reasoning-effort'] !== undefined && { reasoningEffort: values['reasoning-effort'] as ReasoningEffort }),
+    ...((maxContextTokens !== undefined || keepRecentTurns !== undefined) && {
+      context: {
+        ...(maxContextTokens !== undefined && { maxContextTokens }),
+        ...(keepRecentTurns !== undefined && { keepRecentTurns }),
+      },
+    }),
+  };
+}
+
+export function parseAmount(flag: string, text: string): number {
+  const value = Number(text.replace(/^\$/, ''));
+  if (text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`${flag} must be an amount in US dollars, like 0.05, got "${text}"`);
+  return value;
+}
+
+export function parseInteger(flag: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value)) throw new UsageError(`${flag} must be a whole number, got "${text}"`);
+  return value;
+}
+
+/** parseArgs reads "--max-iterations -1" as two options; join them so validation can say what is wrong with -1. */
+export function attachNegativeNumbers(argv: string[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    if (numericFlags.includes(argv[index]) && /^-\d/.test(argv[index + 1] ?? '')) {
+      joined.push(`${argv[index]}=${argv[++index]}`);
+    } else {
+      joined.push(argv[index]);
+    }
+  }
+  return joined;
+}

@@ -1,0 +1,130 @@
+import { parseArgs } from 'node:util';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { AgentInput } from '../../core/resolve-input';
+import type { AgentResult } from '../../core/result';
+import { ApprovalPrompter } from '../approval-prompts';
+import { awaitResult } from '../../client/await-result';
+import { cliRegistry } from '../registry';
+import { connect, ensureWorkerServes } from '../connect';
+import { statusExitCodes } from '../exit-codes';
+import { interrupted, InterruptListener, untilInterrupted } from '../interrupt';
+import { LineQueue } from '../line-queue';
+import { ProgressFollower } from '../progress';
+import { assertRegistered, assertRunnable, startAgent } from '../../client/start-agent';
+import { UsageError } from '../help';
+import { runLink } from '../web-ui';
+import { followStream } from '../../client/follow-stream';
+import { StreamPrinter } from '../stream-printer';
+import { agentInputFromFlags, agentOptions, attachNegativeNumbers, streamWanted } from './agent-flags';
+import { usageSuffix } from '../usage-text';
+import { type Output } from '../output';
+import { failureMessage } from '../../client/failure-message';
+import { timingMark } from '../../telemetry/startup-timing';
+
+export async function runCommand(argv: string[], output: Output): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: attachNegativeNumbers(argv),
+    allowPositionals: true,
+    options: { ...agentOptions, json: { type: 'boolean', default: false }, detach: { type: 'boolean', default: false } },
+  });
+  if (positionals.length !== 1) throw new UsageError('run takes exactly one prompt, in quotes');
+  const stream = streamWanted(values, { json: values.json });
+  const input: AgentInput = { prompt: positionals[0], ...agentInputFromFlags(values), stream };
+  await assertRunnable(input);
+
+  const session = await connect({ ensureWorker: !values.detach, log: output.info, beforeOwnWorker: () => assertRegistered(input, cliRegistry()) });
+  try {
+    const handle = await startAgent(session.client, input, { taskQueue: session.taskQueue, workflowId: values.id });
+    // Before the line that says the run started: a script that reads it may press Ctrl-C at once.
+    const interrupt = new InterruptListener();
+    const runId = handle.firstExecutionRunId;
+    timingMark('workflow started');
+    output.info(`started ${handle.workflowId} (run ${runId})`);
+    const link = runLink(session.uiBase, session.namespace, handle.workflowId, runId);
+    if (link) output.info(`Web UI: ${link}`);
+    const ids = { workflowId: handle.workflowId, runId };
+
+    if (values.detach) {
+      interrupt.close();
+      if (session.embedded) output.info('note: the embedded server stops with this command; the run resumes the next time it starts');
+      output.result(values.json ? JSON.stringify({ ...ids, status: 'running' }) : handle.workflowId);
+      return 0;
+    }
+
+    // connect() may have counted on a worker that has just exited (an earlier run's): prove one serves this run.
+    await interrupt.race(ensureWorkerServes(session, handle.workflowId));
+
+    // The answer as it is written, on stdout; never into --json output, which stays one line.
+    const printer = stream && !values.json ? new StreamPrinter({ text: streamedText(output), line: output.info }, { lines: false }) : undefined;
+    const following = new AbortController();
+    if (printer) {
+      void followStream(session.client, handle.workflowId, { from: 0, onEvent: (item) => printer.handle(item.data), signal: following.signal }).catch(
+        (error: Error) => output.info(`stopped printing the answer as it is written: ${error.message}`),
+      );
+    }
+    const result = untilInterrupted(
+      awaitResult(
+        () => handle.result(),
+        (error) => output.info(`lost the Temporal server (${error.message}); the run is durable, still waiting for it`),
+      ),
+      interrupt,
+    );
+    // A person at a terminal is asked about each call that needs approval; anyone else is told how to decide it.
+    const lines = process.stdin.isTTY ? new LineQueue(process.stdin) : undefined;
+    const over = new AbortController();
+    void result.finally(() => over.abort()).catch(() => {});
+    const prompter = new ApprovalPrompter(
+      handle,
+      lines &&
+        ((question) => {
+          output.info(question);
+          return lines.next(over.signal);
+        }),
+      output.info,
+    );
+    await new ProgressFollower(handle, output.info, (pending) => prompter.consider(pending)).follow(result).finally(() => lines?.close());
+    let outcome: AgentResult | typeof interrupted;
+    try {
+      outcome = await result;
+    } catch (error) {
+      following.abort();
+      const message = failureMessage(error);
+      output.error(`run failed: ${message}`);
+      if (values.json) output.result(JSON.stringify({ ...ids, status: failedStatus(error), error: message }));
+      return 1;
+    }
+    following.abort();
+    if (outcome === interrupted) {
+      const where = session.embedded ? 'the next time the embedded server starts' : 'on the workers';
+      output.info(`stopped following ${handle.workflowId}; the run goes on ${where} (agent show ${handle.workflowId})`);
+      return 130;
+    }
+    if (outcome.status !== 'completed') output.info(`run ended with status ${outcome.status}`);
+    output.info(
+      `${outcome.iterations} iteration(s), ${outcome.usage.inputTokens} input / ${outcome.usage.outputTokens} output tokens${usageSuffix(outcome.usage)}`,
+    );
+    if (values.json) output.result(JSON.stringify({ ...ids, ...outcome }));
+    else if (printer) printer.complete(outcome.answer);
+    else output.result(outcome.answer);
+    return statusExitCodes[outcome.status];
+  } finally {
+    await session.close();
+  }
+}
+
+function failedStatus(error: unknown): string {
+  if (error instanceof WorkflowFailedError && error.cause?.name === 'CancelledFailure') return 'cancelled';
+  if (error instanceof WorkflowFailedError && error.cause?.name === 'TerminatedFailure') return 'terminated';
+  return 'failed';
+}
+
+/** Where streamed text goes: stdout as it comes, or (an Output without `write`) a line at a time. */
+export function streamedText(output: Output): (text: string) => void {
+  if (output.write) return output.write;
+  let line = '';
+  return (text) => {
+    const lines = (line + text).split('\n');
+    line = lines.pop() ?? '';
+    for (const whole of lines) output.result(whole);
+  };
+}

@@ -1,0 +1,75 @@
+import { parseArgs } from 'node:util';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { AgentResult } from '../../core/result';
+import { connect } from '../connect';
+import { statusExitCodes } from '../exit-codes';
+import { followStream } from '../../client/follow-stream';
+import { StreamPrinter } from '../stream-printer';
+import { UsageError } from '../help';
+import { parseInteger } from './agent-flags';
+import { type Output } from '../output';
+import { failureMessage } from '../../client/failure-message';
+
+/**
+ * `agent watch <id> [--from OFFSET] [--json]`: follows a run's stream from
+ * anywhere, printing the text as it is written and a line per tool call, until
+ * the run ends; then exits like `agent run` would for its status (0 answered or
+ * ended, 3 ended without a full answer, 1 failed, cancelled or terminated).
+ * With --json, one JSON object per line: each event with its `offset`, then
+ * `{"type":"run_end","status",…}`. A watcher that loses the server picks up
+ * where it stopped: `--from` the offset after the last one it printed.
+ */
+export async function watchCommand(argv: string[], output: Output): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { from: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+  if (positionals.length !== 1) throw new UsageError('watch takes one workflow id');
+  const from = values.from !== undefined ? parseInteger('--from', values.from) : 0;
+  if (from < 0) throw new UsageError(`--from must be an offset of 0 or more, got ${from}`);
+  const [workflowId] = positionals;
+  // Polls are updates: a worker must be there to answer them.
+  const session = await connect({ ensureWorker: true, log: output.info });
+  try {
+    const handle = session.client.workflow.getHandle(workflowId);
+    await handle.describe().catch((error: unknown) => {
+      throw error instanceof WorkflowNotFoundError ? new UsageError(`no run with workflow id "${workflowId}"`) : error;
+    });
+    const write = output.write ?? ((text: string) => output.result(text.replace(/\n$/, '')));
+    const printer = new StreamPrinter({ text: write, line: (line) => write(`${line}\n`) }, { lines: true });
+    output.info(`watching ${workflowId} from offset ${from}`);
+    await followStream(session.client, workflowId, {
+      from,
+      onEvent: (item) => (values.json ? output.result(JSON.stringify({ offset: item.offset, ...item.data })) : printer.handle(item.data)),
+      onPause: (reason) => output.info(reason),
+    });
+    return await reportEnd(handle.result() as Promise<AgentResult>, { json: values.json, workflowId, printer, output });
+  } finally {
+    await session.close();
+  }
+}
+
+/** The run ended: the answer if the stream ended before showing it, the status, and an exit code like `agent run`'s. */
+async function reportEnd(
+  result: Promise<AgentResult>,
+  context: { json: boolean; workflowId: string; printer: StreamPrinter; output: Output },
+): Promise<number> {
+  const { json, workflowId, printer, output } = context;
+  let outcome: AgentResult;
+  try {
+    outcome = await result;
+  } catch (error) {
+    const message = failureMessage(error);
+    output.error(`run failed: ${message}`);
+    if (json) output.result(JSON.stringify({ type: 'run_end', workflowId, status: 'failed', error: message }));
+    return 1;
+  }
+  if (json) {
+    output.result(JSON.stringify({ type: 'run_end', workflowId, status: outcome.status, answer: outcome.answer }));
+  } else {
+    if (printer.lastTurnEnded < outcome.turns && outcome.turns > 0) printer.complete(outcome.answer);
+    output.info(`run ${workflowId} ended: ${outcome.status}`);
+  }
+  return statusExitCodes[outcome.status];
+}

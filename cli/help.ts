@@ -1,0 +1,61 @@
+export const helpText = `Usage: npm run agent -- <command> [options]
+
+Commands:
+  run "<prompt>"         start an agent and follow it until it answers
+      --agent NAME             a registered agent (built-in or from AGENT_DEFINITIONS; see: agents)
+      --model provider:model   openai:…, openai-responses:… or anthropic:… (default: the agent's, or $AGENT_MODEL or openai:gpt-4o-mini)
+      --workspace DIR          directory the file tools may use (default: the current directory)
+      --max-iterations N       model calls per message before it ends with a summary (default: 20)
+      --max-tool-calls-per-reply N   tool calls of one model reply that run; the rest are answered "not run" (default: 64)
+      --max-session-tokens N   end the run cleanly once input + output tokens exceed N
+      --max-context-tokens N   summarise older turns once a model call's input exceeds N tokens
+      --keep-recent-turns N    turns kept verbatim when summarising (default: 4)
+      --max-cost-usd X         stop cleanly (status cost_budget) before a model call could take the spend past $X
+      --approve-tools a,b      tools whose calls a person approves first (chat: write_file unless given)
+      --yes                    approve every tool call without asking
+      --approval-timeout S     a call not approved within S seconds is not run (default: 3600)
+      --tools a,b              tools to enable: names, mcp:<server>, mcp:* (default: the agent's;
+                               without --agent, all built-in tools and every MCP tool: see tools)
+      --system TEXT            system prompt
+      --thinking-budget N      Anthropic extended thinking: tokens the model may think with (at least 1024)
+      --reasoning-effort E     OpenAI reasoning models: low, medium or high
+      --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)
+      --json                   print one JSON object as the last line of stdout
+      --stream, --no-stream    print the answer as it is written (default: on a terminal, and not with --json);
+                               a streamed run's text can be watched from elsewhere: see watch
+      --detach                 start the run and exit without waiting
+  chat                   start a session and talk to it line by line (/end or Ctrl-D ends it)
+      (the run options above, and) --idle-timeout SECONDS (default: 3600)
+  watch <workflow-id>    follow a run from anywhere: its text as it is written, its tool calls, until it ends
+      --from OFFSET            start at this event offset (after a disconnect: the one after the last seen)
+      --json                   one JSON event per line, each with its offset, then {"type":"run_end",…}
+  send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]
+  end <workflow-id>      end a session once the messages sent are answered           [--json]
+  show <workflow-id>     print the conversation, its messages numbered for fork --at   [--json]
+                         [--thinking: the model's thinking too, dimmed]
+  agents                 list the registered agents with their tools, subagents and handoffs   [--json]
+  tools                  list the registered tools and those of the MCP servers in AGENT_MCP_CONFIG   [--json]
+  fork <workflow-id>     a new run from a run's conversation, up to message N; the source is never changed
+      --at N  --id NEW_ID  --model provider:model  --agent NAME  --prompt "…"  --json
+  history <workflow-id>  save the event history as JSON   --out FILE
+  cancel <workflow-id>   cancel a run; its conversation stays queryable
+  approve <workflow-id> [--call CALL_ID]                 let a tool call waiting for approval run (all waiting, without --call)
+  deny <workflow-id> [--call CALL_ID] [--reason TEXT]    do not run it; the model is told why
+  interrupt <workflow-id>                                end the current turn at once; the session goes on
+  codec-server           decrypt payloads for the Web UI and the temporal CLI (needs AGENT_ENCRYPTION_KEYS)
+      --port N                 port to listen on (default: 8888; 0 picks a free one)
+      --host ADDR              address to listen on (default: 127.0.0.1)
+      --cors-origin URL[,URL]  Web UI origins allowed to call it
+                               (default: $AGENT_CODEC_CORS_ORIGINS or http://localhost:8233,http://127.0.0.1:8233)
+      --auth-token TOKEN       require the token: Authorization: Bearer TOKEN, or Basic with TOKEN as password
+                               (default: $AGENT_CODEC_AUTH_TOKEN; required unless --host is a loopback address)
+      --allow-no-token         listen on a non-loopback --host without a token (something in front checks callers)
+      --max-request-bytes N    refuse larger bodies with 413, answered at once, nothing kept (default: 8388608)
+      --max-concurrent-requests N  requests converted at once (default: 4)
+      --max-queued-requests N  requests waiting for those places; more get 503 + Retry-After (default: 64)
+
+Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended without a full answer
+(max_iterations, truncated, refused, empty, token_budget, cost_budget, invalid_output).`;
+
+/** A mistake in how the CLI was called: exit code 2 with the usage text. */
+export class UsageError extends Error {}

@@ -1,0 +1,85 @@
+// `npm run agent -- <command>`: start agents and inspect their runs. See cli/help.ts.
+// This module loads little on purpose: a command's modules load when it runs, and for a command that starts runs,
+// only after the embedded server (when one is needed) has been spawned, so the two overlap (BENCHMARKS.md, first run).
+import type { Output } from './output';
+import { prestartEmbeddedServer, releasePrestartedServer } from './dev-server/embedded-server';
+import { helpText, UsageError } from './help';
+import { timingMark } from '../telemetry/startup-timing';
+import { loadConnectionSettings } from '../worker/settings';
+
+type Command = (argv: string[], output: Output) => Promise<number>;
+
+const commands: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./commands/run')).runCommand,
+  agents: async () => (await import('./commands/agents')).agentsCommand,
+  tools: async () => (await import('./commands/tools')).toolsCommand,
+  fork: async () => (await import('./commands/fork')).forkCommand,
+  approve: async () => (await import('./commands/decide')).approveCommand,
+  deny: async () => (await import('./commands/decide')).denyCommand,
+  interrupt: async () => (await import('./commands/decide')).interruptCommand,
+  show: async () => (await import('./commands/show')).showCommand,
+  history: async () => (await import('./commands/history')).historyCommand,
+  cancel: async () => (await import('./commands/cancel')).cancelCommand,
+  chat: async () => (await import('./commands/chat')).chatCommand,
+  send: async () => (await import('./commands/session')).sendCommand,
+  end: async () => (await import('./commands/session')).endCommand,
+  watch: async () => (await import('./commands/watch')).watchCommand,
+  'codec-server': async () => (await import('./commands/codec-server')).codecServerCommand,
+};
+
+/** The commands that start runs, which a first-time user types first. */
+const startsRuns = new Set(['run', 'chat']);
+
+export async function main(argv: string[], given?: Output): Promise<number> {
+  const [name, ...rest] = argv;
+  if (startsRuns.has(name) && !rest.some((arg) => arg === '--help' || arg === '-h')) await prestart(given);
+  const output = given ?? (await import('./output')).consoleOutput;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    output.info(helpText);
+    return name ? 0 : 2;
+  }
+  const load = commands[name];
+  try {
+    if (!load) throw new UsageError(`unknown command "${name}"`);
+    const command = await load();
+    timingMark('command loaded');
+    return await command(rest, output);
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      output.error(`error: ${(error as Error).message}\n\n${helpText}`);
+      return 2;
+    }
+    const { InvalidInputError } = await import('../client/start-agent');
+    if (error instanceof InvalidInputError) {
+      output.error(`error: ${error.message}`);
+      return 2;
+    }
+    const { failureMessage } = await import('./output');
+    output.error(`error: ${failureMessage(error)}`);
+    return 1;
+  } finally {
+    // A command that ended before it connected (bad arguments, say) leaves no server behind.
+    await releasePrestartedServer();
+  }
+}
+
+/** Spawns the embedded server now if the command will need one; trouble with the settings is the command's to report. */
+async function prestart(given: Output | undefined): Promise<void> {
+  try {
+    const log = given?.info ?? ((line: string) => process.stderr.write(`${line}\n`));
+    await prestartEmbeddedServer(loadConnectionSettings().addressConfigured, log);
+  } catch {
+    // connect() loads the settings again and reports what is wrong with them.
+  }
+}
+
+function isParseArgsError(error: unknown): boolean {
+  return typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('ERR_PARSE_ARGS');
+}
+
+if (require.main === module) {
+  timingMark('modules loaded');
+  // Into a pipe, stdout is written asynchronously: exiting at once would cut a long answer
+  // (a 2 MB `show --json`) short. An empty write calls back once everything before it is out.
+  main(process.argv.slice(2)).then((code) => process.stdout.write('', () => process.stderr.write('', () => process.exit(code))));
+}
