@@ -1,25 +1,45 @@
 import type { PendingApproval, TurnStatus } from './result';
+import type { Usage } from './usage';
 
 /**
  * What a run publishes to its stream (@temporalio/workflow-streams, hosted by the
- * agent workflow itself, topic `agentStreamTopic`), in the order it happened.
+ * agent workflow itself, topic `agentStreamTopic`), in the order it happened: the
+ * one vocabulary of a run's story. The CLI (`agent run`, `chat`, `watch`) and every
+ * other client render these; the status query is a snapshot, not a story.
  *
- * The workflow publishes the turn boundaries, each model reply's whole text and
- * the tool calls; the model activity publishes the text as it is written
- * (`text`, coalesced), only for runs started with `stream: true`, and `reset`
- * before the first text of a retried attempt: a subscriber then drops what it
- * holds of that call, since the new attempt writes it again from the start.
- * A model call's `reply` always follows its `text`, with the whole text.
+ * The workflow publishes the turn boundaries, each model reply whole with its
+ * usage, the tool calls and results, approvals and handoffs; the model activity
+ * publishes the text as it is written (`text`, coalesced), only for runs started
+ * with `stream: true`, and `reset` before the first text of a retried attempt: a
+ * subscriber then drops what it holds of that call, since the new attempt writes
+ * it again from the start. A model call's `reply` always follows its `text`.
+ *
+ * Events a run carried over from an older version of this code may lack the
+ * fields marked "since 0.2"; renderers treat them as unknown.
  */
 export type StreamEvent =
-  /** A user message's turn begins (`turn` counts the run's messages from 1; a one-shot run has one). */
-  | { type: 'turn_start'; turn: number }
+  /** A user message's turn begins (`turn` counts the run's messages from 1; a one-shot run has one); `agent` has the conversation (since 0.2). */
+  | { type: 'turn_start'; turn: number; agent?: string }
   /** Text of model call `call` as it was written. */
   | { type: 'text'; call: string; text: string }
   /** Attempt `attempt` of model call `call` starts over: forget its text so far. */
   | { type: 'reset'; call: string; attempt: number }
-  /** Model call `call` answered: its whole text, and the tools it asked for. */
-  | { type: 'reply'; call: string; text: string; toolCalls: string[] }
+  /**
+   * Model call `call` answered: its whole text and the tools it asked for; since 0.2 also the iteration (model calls
+   * of this turn, from 1), the agent and model that answered, its usage (with `costUsd` when priced) and whether it
+   * carried thinking.
+   */
+  | {
+      type: 'reply';
+      call: string;
+      text: string;
+      toolCalls: string[];
+      iteration?: number;
+      agent?: string;
+      model?: string;
+      usage?: Usage;
+      thought?: true;
+    }
   | { type: 'tool_start'; id: string; summary: string }
   /** A tool call's result, cut to `toolPreviewChars`. */
   | { type: 'tool_result'; id: string; summary: string; isError: boolean; preview: string }
@@ -27,8 +47,13 @@ export type StreamEvent =
   | ({ type: 'approval_requested' } & PendingApproval)
   /** A person (or the approval timeout) decided on call `id`. */
   | { type: 'approval_decided'; id: string; approved: boolean; reason?: string }
-  /** The turn ended: its status and answer (`failed`: a session's turn that failed and was rolled back, `error` says why). */
-  | { type: 'turn_end'; turn: number; status: TurnStatus | 'failed'; answer: string; error?: string };
+  /** The model handed the conversation from one agent to another (since 0.2). */
+  | { type: 'handoff'; from: string; to: string }
+  /**
+   * The turn ended: its status and answer (`failed`: a session's turn that failed and was rolled back, `error` says
+   * why); since 0.2 also its model calls (`iterations`) and its usage, cost included.
+   */
+  | { type: 'turn_end'; turn: number; status: TurnStatus | 'failed'; answer: string; error?: string; iterations?: number; usage?: Usage };
 
 export type StreamEventType = StreamEvent['type'];
 
