@@ -220,19 +220,21 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
       // A turn resumed after continue-as-new was announced by the run before, whose stream this one carries on.
       if (!resumed) {
         stream.beginTurn();
-        stream.publish({ type: 'turn_start', turn });
+        stream.publish({ type: 'turn_start', turn, agent: state.agent });
       }
+      const iterationsBefore = status.iteration - start.iteration;
       try {
         const reply = await runInterruptible(start);
         status.turns++;
-        stream.publish({ type: 'turn_end', turn, status: reply.status, answer: reply.answer });
+        stream.publish({ type: 'turn_end', turn, status: reply.status, answer: reply.answer, iterations: reply.iterations, usage: reply.usage });
         if (ticket !== undefined) inbox.answer(ticket, reply);
         return reply;
       } catch (error) {
         if (!input.session || !(error instanceof ApplicationFailure)) throw error;
         rollBack(state, start.checkpoint);
         state.progress.push({ kind: 'turn_failed', iteration: status.iteration, error: error.message });
-        stream.publish({ type: 'turn_end', turn, status: 'failed', answer: '', error: error.message });
+        const iterations = status.iteration - iterationsBefore;
+        stream.publish({ type: 'turn_end', turn, status: 'failed', answer: '', error: error.message, iterations, usage: status.turnUsage });
         if (ticket !== undefined) inbox.refuse(ticket, error.message, error.type ?? failureTypes.providerRejected);
         return undefined;
       }

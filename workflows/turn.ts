@@ -45,10 +45,12 @@ export interface TurnContext {
   continueAsNew(turn: TurnInProgress): Promise<never>;
 }
 
-/** A model call on its way: the stream's id for it, the model asked, and the reply to come. */
+/** A model call on its way: the stream's id for it, the agent and model asked, the turn's iteration, and the reply to come. */
 interface AskedModel {
   call: string;
+  agent: string;
   model: string;
+  iteration: number;
   reply: Promise<ModelCallResult>;
 }
 
@@ -100,11 +102,22 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
       // Only runs that asked for it get the text as it is written; every run gets each reply whole.
       ...(input.stream && { streamAs: call }),
     });
-    return { call, model: current.model, reply };
+    // The reflection call after the limit is not an iteration of its own: it carries the last one's number.
+    return { call, agent: current.name, model: current.model, iteration: Math.max(1, turn.iteration), reply };
   };
   const takeReply = (asked: AskedModel, response: ModelCallResult): ModelCallResult => {
     record(state, response, asked.model);
-    context.stream.publish({ type: 'reply', call: asked.call, text: response.message.content, toolCalls: response.message.toolCalls.map((toolCall) => toolCall.name) });
+    context.stream.publish({
+      type: 'reply',
+      call: asked.call,
+      text: response.message.content,
+      toolCalls: response.message.toolCalls.map((toolCall) => toolCall.name),
+      iteration: asked.iteration,
+      agent: asked.agent,
+      model: asked.model,
+      usage: response.usage,
+      ...(response.message.thinking?.length && { thought: true as const }),
+    });
     return response;
   };
   // Before each model call: would its worst case take the spend past the budget? Then the turn stops here.
@@ -121,6 +134,7 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
   const afterToolRound = (handoff: string | undefined, lastReply: string): TurnReply | undefined => {
     if (handoff) {
       state.progress.push({ kind: 'handoff', iteration: status.iteration, from: state.agent, to: handoff });
+      context.stream.publish({ type: 'handoff', from: state.agent, to: handoff });
       state.agent = status.agent = handoff;
       status.maxIterations = agent().maxIterations;
       turn.handoffs++;

@@ -1,7 +1,9 @@
+import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import type { PollInput, PollResult, WorkflowStreamItem } from '@temporalio/workflow-streams/client';
+import { defineAgent, type Agent } from '../../agents/define-agent';
 import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult, TurnReply } from '../../core/result';
 import { agentStreamTopic, type StreamEvent } from '../../core/stream-events';
@@ -21,15 +23,20 @@ beforeAll(async () => {
 });
 afterAll(() => environment?.teardown());
 
-async function withRun<T>(model: ScriptedModel, input: Partial<AgentInput>, body: (workflowId: string) => Promise<T>): Promise<T> {
+async function withRun<T>(
+  model: ScriptedModel,
+  input: Partial<AgentInput>,
+  body: (workflowId: string) => Promise<T>,
+  agents?: Agent[],
+): Promise<T> {
   const taskQueue = uniqueTaskQueue('stream');
-  const worker = await createTestWorker(environment, { taskQueue, model });
+  const worker = await createTestWorker(environment, { taskQueue, model, agents });
   const workflowId = `stream-${Date.now()}-${Math.random().toString(16).slice(2)}`;
   return worker.runUntil(async () => {
     await environment.client.workflow.start<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
       taskQueue,
       workflowId,
-      args: [resolved({ model: 'openai:test', tools: ['read_file'], workspace, ...input })],
+      args: [resolved(agents ? { workspace, ...input } : { model: 'openai:test', tools: ['read_file'], workspace, ...input })],
     });
     return body(workflowId);
   });
@@ -66,17 +73,103 @@ describe('the run stream', () => {
       return items;
     });
     const events = items.map((item) => item.data);
+    const reply = { call: expect.any(String), agent: 'default', model: 'openai:test' };
     expect(events).toEqual([
-      { type: 'turn_start', turn: 1 },
-      { type: 'reply', call: expect.any(String), text: '', toolCalls: ['read_file'] },
+      { type: 'turn_start', turn: 1, agent: 'default' },
+      { type: 'reply', ...reply, text: '', toolCalls: ['read_file'], iteration: 1, usage: { inputTokens: 20, outputTokens: 8 } },
       { type: 'tool_start', id: 'call_read', summary: 'read_file notes.txt' },
       { type: 'tool_result', id: 'call_read', summary: 'read_file notes.txt', isError: false, preview: 'remember the milk' },
-      { type: 'reply', call: expect.any(String), text: 'milk', toolCalls: [] },
-      { type: 'turn_end', turn: 1, status: 'completed', answer: 'milk' },
+      { type: 'reply', ...reply, text: 'milk', toolCalls: [], iteration: 2, usage: { inputTokens: 10, outputTokens: 5 } },
+      { type: 'turn_end', turn: 1, status: 'completed', answer: 'milk', iterations: 2, usage: { inputTokens: 30, outputTokens: 13 } },
     ]);
     expect(items.map((item) => item.offset)).toEqual([0, 1, 2, 3, 4, 5]);
     // Text is streamed only when the run asks for it: nothing asked the model activity to publish.
     expect(model.requests.every((request) => request.streamAs === undefined)).toBe(true);
+  });
+
+  it("tells each turn whole: the agent, each reply numbered within its turn with its usage and thinking, the handoff, the turn's totals", async () => {
+    const billing = defineAgent({ name: 'billing', description: 'Answers billing questions.', model: 'anthropic:claude-haiku-4-5' });
+    const triage = defineAgent({ name: 'triage', description: 'Routes questions.', model: 'openai:gpt-4o-mini', tools: ['read_file'], handoffs: [billing] });
+    const priced = { inputTokens: 100, outputTokens: 40, costUsd: 0.0012, reasoningTokens: 16 };
+    const thinking = [{ type: 'thinking' as const, provider: 'anthropic', model: 'claude-haiku-4-5', text: 'paid on the 3rd', signature: 'sig' }];
+    const model = ScriptedModel.byAgent({
+      triage: [callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }), callTools({ name: 'transfer_to_billing', arguments: {}, id: 'call_hand' })],
+      billing: [
+        { ...answer('it is paid'), usage: priced, message: { role: 'assistant', content: 'it is paid', toolCalls: [], thinking } },
+        answer('nothing is due'),
+      ],
+    });
+    const items = await withRun(
+      model,
+      { agent: 'triage', prompt: 'is my invoice paid?', session: { idleTimeoutSeconds: 600 } },
+      async (workflowId) => {
+        await gather(workflowId, 0, turnEnded(1));
+        await send(workflowId, 'anything due?');
+        const items = await gather(workflowId, 0, turnEnded(2));
+        await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
+        return items;
+      },
+      [triage],
+    );
+    const call = expect.any(String);
+    const triageReply = { type: 'reply', call, text: '', agent: 'triage', model: 'openai:gpt-4o-mini', usage: { inputTokens: 20, outputTokens: 8 } };
+    const billingModel = 'anthropic:claude-haiku-4-5';
+    expect(items.map((item) => item.data)).toEqual([
+      { type: 'turn_start', turn: 1, agent: 'triage' },
+      { ...triageReply, toolCalls: ['read_file'], iteration: 1 },
+      { type: 'tool_start', id: 'call_read', summary: 'read_file notes.txt' },
+      { type: 'tool_result', id: 'call_read', summary: 'read_file notes.txt', isError: false, preview: 'remember the milk' },
+      { ...triageReply, toolCalls: ['transfer_to_billing'], iteration: 2 },
+      { type: 'tool_result', id: 'call_hand', summary: 'transfer_to_billing', isError: false, preview: 'Transferred the conversation to the agent "billing".' },
+      { type: 'handoff', from: 'triage', to: 'billing' },
+      { type: 'reply', call, text: 'it is paid', toolCalls: [], iteration: 3, agent: 'billing', model: billingModel, usage: priced, thought: true },
+      {
+        type: 'turn_end',
+        turn: 1,
+        status: 'completed',
+        answer: 'it is paid',
+        iterations: 3,
+        usage: { inputTokens: 140, outputTokens: 56, costUsd: 0.0012, reasoningTokens: 16 },
+      },
+      // The second turn starts with the agent the handoff chose, and counts its iterations from 1 again.
+      { type: 'turn_start', turn: 2, agent: 'billing' },
+      { type: 'reply', call, text: 'nothing is due', toolCalls: [], iteration: 1, agent: 'billing', model: billingModel, usage: { inputTokens: 10, outputTokens: 5 } },
+      { type: 'turn_end', turn: 2, status: 'completed', answer: 'nothing is due', iterations: 1, usage: { inputTokens: 10, outputTokens: 5 } },
+    ]);
+    // Every model call has a name of its own.
+    const calls = items.flatMap((item) => (item.data.type === 'reply' ? [item.data.call] : []));
+    expect(new Set(calls).size).toBe(calls.length);
+  });
+
+  it('ends a failed turn on the stream with what it spent', async () => {
+    const model = new ScriptedModel([
+      callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }),
+      () => {
+        throw ApplicationFailure.create({ type: 'ProviderRejected', message: 'the provider refused the request', nonRetryable: true });
+      },
+      answer('recovered'),
+    ]);
+    const items = await withRun(model, { session: { idleTimeoutSeconds: 600 } }, async (workflowId) => {
+      await expect(send(workflowId, 'first')).rejects.toThrow();
+      expect(await send(workflowId, 'second')).toMatchObject({ answer: 'recovered', iterations: 1 });
+      // A failed turn answers no message, so the turn after it has the same number (status.turns counts answers).
+      const items = await gather(workflowId, 0, (events) => events.filter((event) => event.type === 'turn_end').length === 2);
+      await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
+      return items;
+    });
+    const ends = items.flatMap((item) => (item.data.type === 'turn_end' ? [item.data] : []));
+    expect(ends).toEqual([
+      {
+        type: 'turn_end',
+        turn: 1,
+        status: 'failed',
+        answer: '',
+        error: expect.stringContaining('the provider refused the request'),
+        iterations: 2,
+        usage: { inputTokens: 20, outputTokens: 8 },
+      },
+      { type: 'turn_end', turn: 1, status: 'completed', answer: 'recovered', iterations: 1, usage: { inputTokens: 10, outputTokens: 5 } },
+    ]);
   });
 
   it('passes the model activity a name for each call when the run streams', async () => {
