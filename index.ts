@@ -20,7 +20,7 @@ export { openInWorkspace, WorkspaceRefusal, type OpenedInWorkspace, type OpenPur
 export { defineProvider, builtInProviders, type ModelProvider, type ProviderCall, type ProviderRequest, type ToolChoice, type ToolDefinition } from './providers';
 export { AgentPlugin, type AgentPluginOptions } from './worker/agent-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './worker/create-worker';
-export { startAgent, resolveOrThrow, newWorkflowId, type AgentHandle, type AgentWorkflow } from './client/start-agent';
+export { startAgent, resolveOrThrow, newWorkflowId, InvalidInputError, type AgentHandle, type AgentWorkflow } from './client/start-agent';
 export { sendMessage, MessageNotAnsweredError } from './client/send-message';
 export { agentDataConverter } from './storage/data-converter';
 export { resolveAgentInput, type AgentInput } from './core/resolve-input';

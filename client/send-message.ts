@@ -1,5 +1,5 @@
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { failureTypes } from '../core/errors';
+import { AgentError, failureTypes } from '../core/errors';
 import { maxPromptChars } from '../core/limits';
 import { isPending, type MessageReply, type TurnReply } from '../core/result';
 import { awaitReplyUpdate, sendMessageUpdate } from '../workflows/definitions';
@@ -9,14 +9,13 @@ import { failureMessage } from './failure-message';
 const pendingRetryDelayMs = 200;
 
 /** A message the session did not answer: refused by its validator, its turn failed, or the session ended first. */
-export class MessageNotAnsweredError extends Error {
+export class MessageNotAnsweredError extends AgentError {
   constructor(
     message: string,
     /** The failure type: `MessageRefused` (validator), `ProviderRejectedRequest` (the provider refused the turn), `MessageNotAnswered`, ... */
     readonly type: string | undefined,
   ) {
     super(message);
-    this.name = 'MessageNotAnsweredError';
   }
 
   /** True when the message never entered the conversation (refused by the validator or by Temporal's limits). */

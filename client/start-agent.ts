@@ -5,6 +5,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { AgentRegistry } from '../agents/registry';
 import type { ResolvedAgentInput } from '../core/input';
 import { parseModelId } from '../core/model-id';
+import { AgentError } from '../core/errors';
 import { defaultAgentName } from '../core/limits';
 import { resolveAgentInput, type AgentInput } from '../core/resolve-input';
 import type { AgentResult } from '../core/result';
@@ -14,7 +15,8 @@ import { clip } from '../workflows/summaries';
 export type AgentWorkflow = (input: ResolvedAgentInput) => Promise<AgentResult>;
 export type AgentHandle = WorkflowHandleWithFirstExecutionRunId<AgentWorkflow>;
 
-export class InvalidInputError extends Error {}
+/** The caller's input is wrong (its shape, the workspace, an unknown agent, tool or provider): nothing was started. */
+export class InvalidInputError extends AgentError {}
 
 /** Checks a caller's input and fills in every default; the workflow receives only explicit settings. */
 export function resolveOrThrow(input: AgentInput): ResolvedAgentInput {

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { ToolInputError } from '../core/errors';
+import { AgentError, ToolInputError } from '../core/errors';
 
 /**
  * Matches lines against a model-given pattern in a thread of its own, with RE2's linear-time engine (re2js).
@@ -70,7 +70,7 @@ function releaseThreadSlot(): void {
 }
 
 /** Thrown by a matcher that was stopped (budget spent or activity cancelled) while it was matching. */
-export class MatcherStopped extends Error {}
+export class MatcherStopped extends AgentError {}
 
 export class LineMatcher {
   private pending?: { resolve: (message: ThreadMessage) => void; reject: (error: Error) => void };
