@@ -1,0 +1,66 @@
+import { checkResolvedInput } from './input-check';
+import {
+  defaultAgentName,
+  defaultApprovalTimeoutSeconds,
+  defaultIdleTimeoutSeconds,
+  defaultKeepRecentTurns,
+  defaultMaxConcurrentTools,
+  defaultMaxToolCallsPerReply,
+  defaultMaxHandoffs,
+  defaultMaxIterations,
+  defaultMaxSubagentDepth,
+  defaultModelTimeoutSeconds,
+} from './limits';
+import type { InputCheck } from './resolve-input';
+
+/**
+ * resolveAgentInput (core/resolve-input.ts) for workflow code: the same defaults and the same
+ * verdict, without zod, so that `durable-agent/workflow`'s executeAgent keeps zod out of its
+ * users' workflow bundles (BENCHMARKS.md, "zod in a workflow bundle", has the numbers). The
+ * defaults are filled in as zod's `.default()` fills them (only where a value is undefined),
+ * then the result is checked as the workflow checks its input (core/input-check.ts).
+ * test/unit/resolve-input-without-zod.test.ts holds it to resolveAgentInput on over a thousand inputs.
+ */
+export function resolveAgentInputWithoutZod(raw: unknown): InputCheck {
+  if (!isPlainObject(raw)) return checkResolvedInput(raw);
+  const input: Record<string, unknown> = { ...raw };
+  fill(input, 'maxConcurrentTools', defaultMaxConcurrentTools);
+  fill(input, 'maxToolCallsPerReply', defaultMaxToolCallsPerReply);
+  fill(input, 'modelTimeoutSeconds', defaultModelTimeoutSeconds);
+  fill(input, 'maxSubagentDepth', defaultMaxSubagentDepth);
+  fill(input, 'maxHandoffs', defaultMaxHandoffs);
+  fill(input, 'stream', false);
+  fill(input, 'approval', { tools: [], skip: false, timeoutSeconds: defaultApprovalTimeoutSeconds });
+  input.approval = withDefaultsInside(input.approval, { tools: [], skip: false, timeoutSeconds: defaultApprovalTimeoutSeconds });
+  input.session = withDefaultsInside(input.session, { idleTimeoutSeconds: defaultIdleTimeoutSeconds });
+  fill(input, 'context', { keepRecentTurns: defaultKeepRecentTurns });
+  input.context = withDefaultsInside(input.context, { keepRecentTurns: defaultKeepRecentTurns });
+  // A run that names no agent gets the default agent with the caller's settings: a model, and no tools unless named.
+  const namedNoAgent = input.agent === undefined;
+  if (namedNoAgent) {
+    input.agent = defaultAgentName;
+    fill(input, 'tools', []);
+    fill(input, 'maxIterations', defaultMaxIterations);
+  }
+  const check = checkResolvedInput(input);
+  if (check.ok && namedNoAgent && check.input.model === undefined) {
+    return { ok: false, problems: 'model: a model (provider:model) is required when no agent is named' };
+  }
+  return check;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A copy of a settings object with its own defaults filled in; anything else as it is, for the check to refuse. */
+function withDefaultsInside(value: unknown, defaults: Record<string, unknown>): unknown {
+  if (!isPlainObject(value)) return value;
+  const copy = { ...value };
+  for (const [key, fallback] of Object.entries(defaults)) fill(copy, key, fallback);
+  return copy;
+}
+
+function fill(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (target[key] === undefined) target[key] = value;
+}
