@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -9,6 +9,7 @@ import { ensureCollector } from './otel-collector/find-collector';
 import { devServerArgs } from '../../cli/dev-server/dev-server-options';
 import { ensureTemporalCli } from '../../cli/dev-server/find-temporal-cli';
 import { workflowsPath } from '../../worker/create-worker';
+import { testTmpDirectory, useTestDirectories } from './test-directories';
 
 /** A namespace besides `default` on the tests' dev server. */
 export const walkthroughNamespace = 'production-walkthrough';
@@ -30,16 +31,11 @@ export default async function globalSetup(): Promise<void> {
   if (executable.type === 'existing-path') process.env.TEST_TEMPORAL_CLI = executable.path;
 
   const bundle = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
-  const directory = path.join(__dirname, '..', '..', '.test-tmp');
-  await mkdir(directory, { recursive: true });
-  const bundlePath = path.join(directory, 'workflow-bundle.js');
+  // Transcripts and large payloads of test runs stay out of the user's data directory; workspaces are temporary directories.
+  await useTestDirectories();
+  const bundlePath = path.join(testTmpDirectory, 'workflow-bundle.js');
   await writeFile(bundlePath, bundle.code);
   process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
-  // Transcripts and large payloads of test runs stay out of the user's data directory.
-  process.env.AGENT_TRANSCRIPT_DIR = path.join(directory, 'transcripts');
-  process.env.AGENT_PAYLOAD_DIR = path.join(directory, 'payloads');
-  // Test workspaces are temporary directories: every worker a test starts serves workspaces there.
-  process.env.AGENT_WORKSPACE_ROOT = os.tmpdir();
   await Promise.all([minio, collector]);
 }
 
