@@ -76,7 +76,8 @@ export const carriedStateSchema = z.object({
   turns: z.number().int().min(0),
   transcript: z.object({ id: z.string().optional(), length: z.number().int().min(0) }),
   summary: z.object({ content: z.string(), upTo: z.number().int().min(0) }).optional(),
-  progressOffset: z.number().int().min(0),
+  /** Runs before 0.2 carried where their progress events began (the progress query is gone): accepted and ignored. */
+  progressOffset: z.number().int().min(0).optional(),
   /** Set when a run continued as new in the middle of a turn: that turn's iterations, tokens and starting point. */
   turn: z
     .object({

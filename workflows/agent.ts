@@ -32,7 +32,6 @@ import {
   interruptUpdate,
   conversationQuery,
   messagesQuery,
-  progressQuery,
   sendMessageUpdate,
   settingsQuery,
   statusQuery,
@@ -103,7 +102,6 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
     return { ...status, phase, queuedMessages: inbox.waiting.length, pendingApprovals };
   };
   setHandler(statusQuery, snapshot);
-  setHandler(progressQuery, (from) => state.progress.slice(Math.max(0, (from ?? 0) - state.progressOffset)));
   setHandler(endSessionSignal, () => {
     endRequested = true;
   });
@@ -232,7 +230,6 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
       } catch (error) {
         if (!input.session || !(error instanceof ApplicationFailure)) throw error;
         rollBack(state, start.checkpoint);
-        state.progress.push({ kind: 'turn_failed', iteration: status.iteration, error: error.message });
         const iterations = status.iteration - iterationsBefore;
         stream.publish({ type: 'turn_end', turn, status: 'failed', answer: '', error: error.message, iterations, usage: status.turnUsage });
         if (ticket !== undefined) inbox.refuse(ticket, error.message, error.type ?? failureTypes.providerRejected);

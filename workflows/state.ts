@@ -3,7 +3,7 @@ import type { Message } from '../core/messages';
 import { zeroUsage, type Usage } from '../core/usage';
 import { describeCost } from '../core/cost';
 import { defaultAgentName } from '../core/limits';
-import type { AgentStatusSnapshot, ProgressEvent } from '../core/result';
+import type { AgentStatusSnapshot } from '../core/result';
 
 /** Where a turn began, so a turn that fails can be rolled back and the conversation stays as it was. */
 export interface TurnCheckpoint {
@@ -33,8 +33,6 @@ export interface AgentState {
   /** The transcript store id standing for messages[0..length), as the model activity last reported it. */
   transcript: { id?: string; length: number };
   summary?: { content: string; upTo: number };
-  progress: ProgressEvent[];
-  progressOffset: number;
   /** Everything the status query shows but the queue and the approvals, which their owners report. */
   status: Omit<AgentStatusSnapshot, 'queuedMessages' | 'pendingApprovals'>;
   lastAnswer: string;
@@ -53,8 +51,6 @@ export function initialState(input: ResolvedAgentInput): AgentState {
     messages: carried?.messages ?? initialMessages(input),
     transcript: carried?.transcript ?? { length: 0 },
     summary: carried?.summary,
-    progress: [],
-    progressOffset: carried?.progressOffset ?? 0,
     status: {
       phase: 'starting',
       agent: carried?.agent ?? input.agent,
@@ -96,7 +92,6 @@ export function carry(
     turns: state.status.turns,
     transcript: state.transcript,
     summary: state.summary,
-    progressOffset: state.progressOffset + state.progress.length,
     lastAnswer: state.lastAnswer,
     lastOutput: state.lastOutput,
     lastCall: state.lastCall,

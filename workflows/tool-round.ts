@@ -49,7 +49,6 @@ export function runToolRound(
   const rules = input.approval;
   const finished = new Map((round.finished ?? []).map((result) => [result.toolCallId, result]));
   const asked = new Map((round.waiting ?? []).map((request) => [request.id, request.askedAt]));
-  const iteration = status.iteration;
   let waiting = 0;
   status.phase = 'running_tools';
   context.showDetails();
@@ -125,7 +124,6 @@ export function runToolRound(
         status.turnUsage = addUsage(status.turnUsage, usage);
         const index = status.toolCallsInFlight.indexOf(summary);
         if (index >= 0) status.toolCallsInFlight = status.toolCallsInFlight.filter((_, position) => position !== index);
-        state.progress.push({ kind: 'tool_done', iteration, summary, isError: result.isError });
         context.stream.publish({ type: 'tool_result', id: result.toolCallId, summary, isError: result.isError, preview: preview(result.content) });
         context.showDetails();
       },

@@ -106,7 +106,7 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
     return { call, agent: current.name, model: current.model, iteration: Math.max(1, turn.iteration), reply };
   };
   const takeReply = (asked: AskedModel, response: ModelCallResult): ModelCallResult => {
-    record(state, response, asked.model);
+    record(state, response);
     context.stream.publish({
       type: 'reply',
       call: asked.call,
@@ -133,7 +133,6 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
   // After a tool round: a handoff passes the conversation on; a spent token budget ends the turn.
   const afterToolRound = (handoff: string | undefined, lastReply: string): TurnReply | undefined => {
     if (handoff) {
-      state.progress.push({ kind: 'handoff', iteration: status.iteration, from: state.agent, to: handoff });
       context.stream.publish({ type: 'handoff', from: state.agent, to: handoff });
       state.agent = status.agent = handoff;
       status.maxIterations = agent().maxIterations;
@@ -223,7 +222,7 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
   return finish(reflection.message.content, 'max_iterations');
 }
 
-function record(state: AgentState, response: ModelCallResult, model: string): void {
+function record(state: AgentState, response: ModelCallResult): void {
   const status = state.status;
   status.usage = addUsage(status.usage, response.usage);
   status.turnUsage = addUsage(status.turnUsage, response.usage);
@@ -231,14 +230,6 @@ function record(state: AgentState, response: ModelCallResult, model: string): vo
   state.lastCall = { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, length: state.messages.length };
   // The stored transcript now covers every message including this response; without one, the next call goes inline.
   state.transcript = response.transcript ?? { length: 0 };
-  state.progress.push({
-    kind: 'model_call',
-    iteration: status.iteration,
-    model,
-    toolCalls: response.message.toolCalls.map((call) => call.name),
-    usage: response.usage,
-    ...(response.message.thinking?.length && { thought: true as const }),
-  });
 }
 
 function overBudget(input: ResolvedAgentInput, state: AgentState): boolean {

@@ -21,7 +21,7 @@ import { ensureTemporalCli } from '../../cli/dev-server/find-temporal-cli';
 import { createAgentWorker } from '../../worker/create-worker';
 import { followStream } from '../../client/follow-stream';
 import { sendMessage } from '../../client/send-message';
-import { agentWorkflowType, approveUpdate, denyUpdate, endSessionSignal, interruptUpdate, progressQuery, statusQuery } from '../../workflows/definitions';
+import { agentWorkflowType, approveUpdate, denyUpdate, endSessionSignal, interruptUpdate, statusQuery } from '../../workflows/definitions';
 import {
   anthropicBlocksReply,
   anthropicError,
@@ -42,8 +42,8 @@ interface Scenario {
   name: string;
   input: Omit<AgentInput, 'workspace'>;
   replies: FakeStep[];
-  /** Cancel the run once this many progress events happened. */
-  cancelAfterEvents?: number;
+  /** Cancel the run once the model server has received this many requests (the last one hangs until then). */
+  cancelAtRequest?: number;
   /** For a session: the messages to send, one update each, before ending it. */
   messages?: string[];
   /** MCP servers of the recording worker (the replay needs none). */
@@ -173,7 +173,7 @@ const scenarios: Scenario[] = [
     name: 'cancelled-during-model-call',
     input: { prompt: 'Start and get cancelled', model: 'openai:gpt-4o-mini', tools: ['list_directory'] },
     replies: [openaiReply({ toolCalls: [{ id: 'call_1', name: 'list_directory', arguments: {} }] }), { hang: true }],
-    cancelAfterEvents: 2,
+    cancelAtRequest: 2,
   },
   {
     // A turn the provider rejects fails only its message and is rolled back; the next message is answered.
@@ -400,9 +400,8 @@ async function main(): Promise<void> {
           ? followStream(environment.client, workflowId, { from: 0, onEvent: () => {} }).catch((error: Error) => console.error(`watching failed: ${error.message}`))
           : undefined;
         const during = scenario.during?.(handle, server);
-        if (scenario.cancelAfterEvents !== undefined) {
-          while ((await handle.query(progressQuery)).length < scenario.cancelAfterEvents) await sleep(200);
-          while (server.requests.length < 2) await sleep(200);
+        if (scenario.cancelAtRequest !== undefined) {
+          while (server.requests.length < scenario.cancelAtRequest) await sleep(200);
           await handle.cancel();
         }
         // Through the client's sendMessage, which follows a message across continue-as-new; a failed turn is part of some scenarios.

@@ -156,6 +156,41 @@ describe('sessions', () => {
     expect(events.some((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(true);
   });
 
+  it('goes on from a run of older code whose carried state still holds progressOffset and progress', async () => {
+    const model = new ScriptedModel([answer('later')]);
+    const taskQueue = uniqueTaskQueue('session');
+    const worker = await createTestWorker(environment, { taskQueue, model });
+    const workflowId = `session-carried-${Date.now()}`;
+    const earlier = [
+      { role: 'user' as const, content: 'earlier' },
+      { role: 'assistant' as const, content: 'earlier answer', toolCalls: [] },
+    ];
+    // What continue-as-new carried before the progress query went: where its events began, and (older still) the events.
+    const carried = {
+      messages: earlier,
+      usage: { inputTokens: 10, outputTokens: 5 },
+      iteration: 1,
+      turns: 1,
+      transcript: { length: 0 },
+      progressOffset: 3,
+      progress: [{ kind: 'model_call', iteration: 1, model: 'openai:test', toolCalls: [], usage: { inputTokens: 10, outputTokens: 5 } }],
+      lastAnswer: 'earlier answer',
+      agent: 'default',
+    };
+    await worker.runUntil(async () => {
+      const handle = await environment.client.workflow.start(agentWorkflowType, {
+        taskQueue,
+        workflowId,
+        args: [{ ...resolved({ model: 'openai:test', workspace, session: { idleTimeoutSeconds: 600 } }), carried }],
+      });
+      expect(await send(workflowId, 'and now?')).toMatchObject({ answer: 'later', iterations: 1 });
+      expect(await handle.query(statusQuery)).toMatchObject({ turns: 2, iteration: 2 });
+      await handle.signal(endSessionSignal);
+      expect(await handle.result()).toMatchObject({ status: 'ended', turns: 2 });
+    });
+    expect(model.requests[0].messages.filter((message) => message.role !== 'system')).toEqual([...earlier, { role: 'user', content: 'and now?' }]);
+  });
+
   it('refuses messages to a run that is not a session', async () => {
     const taskQueue = uniqueTaskQueue('not-session');
     const model = new ScriptedModel([

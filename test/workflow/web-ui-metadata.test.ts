@@ -57,6 +57,8 @@ it('gives the Web UI a task summary, run details, activity summaries and live cu
   expect(detailsDuringTools).toContain('tokens: 20 in / 8 out');
   expect(finalMetadata.currentDetails).toMatch(/^\*\*finished\*\*/);
   expect(finalMetadata.definition?.queryDefinitions?.map((query) => query.name)).toEqual(
-    expect.arrayContaining(['messages', 'status', 'progress']),
+    expect.arrayContaining(['messages', 'status', 'conversation', 'settings']),
   );
+  // The run's story is told on its stream; the progress query that told it twice is gone.
+  expect(finalMetadata.definition?.queryDefinitions?.map((query) => query.name)).not.toContain('progress');
 });
