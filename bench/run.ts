@@ -15,6 +15,7 @@ import { peer } from './peer';
 import { replay } from './replay';
 import { sessions } from './sessions';
 import { streaming } from './streaming';
+import { workflowBundle } from './workflow-bundle';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { startBenchEnvironment } from './support/environment';
 import { formatMs, targetTable, type TargetRow } from './support/format';
@@ -22,7 +23,7 @@ import { log } from './support/log';
 import { runLoopSession } from './support/loop-session';
 import type { Session } from './support/session';
 
-const benchmarks: Benchmark[] = [peer, historyBytes, overhead, parallel, replay, sessions, objectStorage, encryption, streaming, firstRun];
+const benchmarks: Benchmark[] = [peer, historyBytes, overhead, parallel, replay, sessions, objectStorage, encryption, streaming, firstRun, workflowBundle];
 
 const usage = [
   `usage: npm run bench -- [${benchmarks.map((benchmark) => benchmark.name).join(' | ')} ...] [--quick]`,
