@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentRegistry } from '../agents/registry';
-import { modelSettingsProblem, type AgentSpec, type ModelSettings } from '../core/agent-spec';
+import type { AgentSpec, ModelSettings } from '../core/agent-spec';
+import { mergeModelSettings, withSettingsFolded, type OlderSettings } from '../core/model-settings';
 import { ConfigurationError, failureTypes } from '../core/errors';
 import { priceOf, type ModelPrice, type PriceTable } from '../core/cost';
 import type { McpListing, McpToolOrigin, McpToolRequest } from '../mcp/types';
@@ -11,11 +12,12 @@ import { timingMark } from '../telemetry/startup-timing';
 
 export interface PrepareRunInput {
   agent: string;
-  /** The run's own settings that override the agent's (the CLI's --model, --system, --tools, --max-iterations, --thinking-budget, --reasoning-effort). */
-  overrides: { model?: string; systemPrompt?: string; tools?: string[]; maxIterations?: number } & Pick<
-    ModelSettings,
-    'maxOutputTokens' | 'thinkingBudget' | 'reasoningEffort'
-  >;
+  /**
+   * The run's own settings that override the entry agent's (the CLI's --model, --system, --tools, --max-iterations,
+   * and its model settings flags). The older fields of OlderSettings are how workflows of earlier code asked, and a
+   * prepareRun they scheduled may still run on this worker: they are folded into modelSettings.
+   */
+  overrides: { model?: string; systemPrompt?: string; tools?: string[]; maxIterations?: number; modelSettings?: ModelSettings } & OlderSettings;
   workspace: string;
   /** The run has a cost budget: every model it may use must have a price. */
   budgeted?: boolean;
@@ -61,7 +63,8 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
       const agents = registry.reachable(input.agent);
       const entry = withOverrides(agents[input.agent], input.overrides);
       agents[input.agent] = entry;
-      const settingsProblem = modelSettingsProblem(entry.modelSettings);
+      // The run's settings may break a rule of the model's provider that the agent's own kept (or change the model).
+      const settingsProblem = registry.modelSettingsProblem(entry.model, entry.modelSettings);
       if (settingsProblem) throw new ConfigurationError(`agent "${entry.name}": ${settingsProblem}`);
       const unknown = entry.tools.filter((name) => !registry.knowsTool(name));
       if (unknown.length > 0) throw new ConfigurationError(`unknown tools: ${unknown.join(', ')}; this worker has: ${registry.describeTools()}`);
@@ -155,19 +158,15 @@ function withRunApprovals(agents: Record<string, AgentSpec>, runApprovals: strin
   }
 }
 
-function withOverrides(agent: AgentSpec, overrides: PrepareRunInput['overrides']): AgentSpec {
-  const { maxOutputTokens, thinkingBudget, reasoningEffort } = overrides;
+function withOverrides(agent: AgentSpec, given: PrepareRunInput['overrides']): AgentSpec {
+  const overrides = withSettingsFolded(given);
   return {
     ...agent,
     ...(overrides.model !== undefined && { model: overrides.model }),
     ...(overrides.systemPrompt !== undefined && { instructions: overrides.systemPrompt }),
     ...(overrides.tools !== undefined && { tools: overrides.tools }),
     ...(overrides.maxIterations !== undefined && { maxIterations: overrides.maxIterations }),
-    modelSettings: {
-      ...agent.modelSettings,
-      ...(maxOutputTokens !== undefined && { maxOutputTokens }),
-      ...(thinkingBudget !== undefined && { thinkingBudget }),
-      ...(reasoningEffort !== undefined && { reasoningEffort }),
-    },
+    // The one merge of the agent's settings with the run's.
+    modelSettings: mergeModelSettings(agent.modelSettings, overrides.modelSettings),
   };
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors';
-import { modelSettingsProblem, modelSettingsSchema } from '../core/agent-spec';
+import { modelSettingsSchema } from '../core/agent-spec';
 import { handoffToolName } from '../core/tool-names';
 import { parseModelId } from '../core/model-id';
 import type { ModelSettings } from '../core/agent-spec';
 import type { Tool } from '../tools';
+import { builtInProviders } from '../providers';
 
 /**
  * An agent: a value a worker registers, like a tool or a provider. Tools,
@@ -81,7 +82,9 @@ export function defineAgent(definition: AgentDefinition): Agent {
   if (!settings.success) {
     throw problem(settings.error.issues.map((issue) => `modelSettings.${issue.path.join('.')}: ${issue.message}`).join('; '));
   }
-  const settingsProblem = modelSettingsProblem(settings.data);
+  // A built-in provider's own rules are known now; a provider of your own is asked when the agents are registered.
+  const provider = builtInProviders.find((candidate) => candidate.name === parseModelId(definition.model).provider);
+  const settingsProblem = provider?.modelSettingsProblem?.(settings.data);
   if (settingsProblem) throw problem(settingsProblem);
   const tools = definition.tools ?? [];
   const subagents = definition.subagents ?? [];

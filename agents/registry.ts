@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import type { AgentSpec } from '../core/agent-spec';
+import type { AgentSpec, ModelSettings } from '../core/agent-spec';
 import { handoffToolName, handoffToolPrefix } from '../core/tool-names';
 import { didYouMean } from '../core/did-you-mean';
 import { mcpSelectorPrefix } from '../mcp/types';
 import { ConfigurationError } from '../core/errors';
 import { parseModelId } from '../core/model-id';
 import { builtInProviders, type ModelProvider, type ToolDefinition } from '../providers';
-import { finalOutputToolName } from '../providers/anthropic/prepare-request';
 import { builtInTools, toolJsonSchema, type Tool } from '../tools';
 import { parseMcpServers, type McpServerConfig, type McpServerEntry, type McpServers } from '../mcp/config';
 import { mcpReference, type McpReference } from '../mcp/names';
@@ -74,6 +73,24 @@ export class AgentRegistry {
       modelSettings: agent.modelSettings,
       ...(agent.outputSchema && { outputSchema: outputJsonSchema(agent) }),
     };
+  }
+
+  /**
+   * What a registered provider reserves a tool name for (Anthropic's `final_output`: `structured output`), if one does:
+   * the provider may offer the model a tool of that name, so nothing else may take it.
+   */
+  reservedToolPurpose(name: string): string | undefined {
+    for (const provider of this.providers.values()) {
+      const reserved = provider.reservedToolNames ?? {};
+      // Own keys only: a tool named `constructor` or `toString` is reserved by nobody.
+      if (Object.hasOwn(reserved, name)) return reserved[name];
+    }
+    return undefined;
+  }
+
+  /** What the provider of a model would refuse in these settings, in words; undefined when nothing (or no provider is registered for it). */
+  modelSettingsProblem(model: string, settings: ModelSettings): string | undefined {
+    return this.providers.get(parseModelId(model).provider)?.modelSettingsProblem?.(settings);
   }
 
   /** The agent and every agent it can reach through its handoffs and subagents, by name. */
@@ -153,7 +170,8 @@ export class AgentRegistry {
     if (tool.name.startsWith(handoffToolPrefix)) {
       throw new ConfigurationError(`tool "${tool.name}": names starting with ${handoffToolPrefix} are reserved for handoffs`);
     }
-    if (tool.name === finalOutputToolName) throw new ConfigurationError(`tool "${tool.name}": the name is reserved for structured output`);
+    const reserved = this.reservedToolPurpose(tool.name);
+    if (reserved !== undefined) throw new ConfigurationError(`tool "${tool.name}": the name is reserved for ${reserved}`);
     this.tools.set(tool.name, tool);
   }
 
@@ -170,10 +188,14 @@ export class AgentRegistry {
   private check(agent: Agent): void {
     const problem = (text: string) => new ConfigurationError(`agent "${agent.name}": ${text}`);
     if (this.tools.has(agent.name)) throw problem(`a tool has the same name; as a subagent, the agent is offered as a tool named "${agent.name}"`);
+    const reserved = this.reservedToolPurpose(agent.name);
+    if (reserved !== undefined) throw problem(`the name is reserved for ${reserved}; as a subagent, the agent is offered as a tool named "${agent.name}"`);
     const provider = parseModelId(agent.model).provider;
     if (!this.providers.has(provider)) {
       throw problem(`its model ${agent.model} needs the provider "${provider}", which is not registered (known: ${[...this.providers.keys()].join(', ')})`);
     }
+    const settingsProblem = this.modelSettingsProblem(agent.model, agent.modelSettings);
+    if (settingsProblem) throw problem(settingsProblem);
     for (const tool of agent.tools.map(nameOf)) {
       if (!this.knowsTool(tool)) throw problem(`unknown tool "${tool}" (${this.describeTools()})`);
     }

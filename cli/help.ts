@@ -17,6 +17,8 @@ Commands:
       --tools a,b              tools to enable: names, mcp:<server>, mcp:* (default: the agent's;
                                without --agent, all built-in tools and every MCP tool: see tools)
       --system TEXT            system prompt
+      --temperature T          sampling temperature, 0 to 2 (default: the agent's; the provider's)
+      --max-output-tokens N    tokens the model may write per call (default: the agent's; the provider's)
       --thinking-budget N      Anthropic extended thinking: tokens the model may think with (at least 1024)
       --reasoning-effort E     OpenAI reasoning models: low, medium or high
       --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { ResolvedAgentInput } from '../core/input';
+import type { ModelSettings } from '../core/agent-spec';
 import { defaultIdleTimeoutSeconds } from '../core/limits';
+import { withSettingsFolded, type OlderSettings } from '../core/model-settings';
 import type { Message } from '../core/messages';
 import type { TurnReply } from '../core/result';
 import { pairedCutPoints } from '../core/tool-pairing';
@@ -61,7 +63,7 @@ export async function forkAgent(client: Client, options: ForkOptions): Promise<F
   const input: ResolvedAgentInput = {
     // The source's run settings; its overrides of its agent's settings only when the fork keeps that agent.
     ...settings.input,
-    ...(!sameAgent && { model: undefined, tools: undefined, systemPrompt: undefined, maxIterations: undefined, maxOutputTokens: undefined }),
+    ...(!sameAgent && { model: undefined, tools: undefined, systemPrompt: undefined, maxIterations: undefined, modelSettings: forOtherAgent(settings.input) }),
     agent: options.agent ?? settings.input.agent,
     ...(options.model !== undefined && { model: options.model }),
     messages: messages.slice(0, messageIndex),
@@ -78,6 +80,16 @@ export async function forkAgent(client: Client, options: ForkOptions): Promise<F
   if (options.prompt === undefined) return { handle, forkedFrom };
   const reply = await sendMessage(client.workflow.getHandle(handle.workflowId), options.prompt);
   return { handle, forkedFrom, reply };
+}
+
+/**
+ * The source's model settings for a fork on another agent: its output limit and temperature were the source agent's
+ * overrides and stay behind; its thinking budget and reasoning effort go on, as they always have. The source's input
+ * may hold them in the older shape (a run started before modelSettings).
+ */
+function forOtherAgent(input: ResolvedAgentInput & OlderSettings): ModelSettings | undefined {
+  const { maxOutputTokens: _limit, temperature: _temperature, ...kept } = withSettingsFolded(input).modelSettings ?? {};
+  return Object.keys(kept).length > 0 ? kept : undefined;
 }
 
 /** Refuses a cut inside a tool round (and outside the conversation), naming the nearest points a fork may start from. */

@@ -5,6 +5,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { AgentRegistry } from '../agents/registry';
 import type { ResolvedAgentInput } from '../core/input';
 import { parseModelId } from '../core/model-id';
+import { mergeModelSettings } from '../core/model-settings';
 import { AgentError } from '../core/errors';
 import { defaultAgentName } from '../core/limits';
 import { resolveAgentInput, type AgentInput } from '../core/resolve-input';
@@ -48,6 +49,10 @@ export function assertRegistered(input: AgentInput, registry: AgentRegistry): vo
   if (!registry.providers.has(provider)) {
     throw new InvalidInputError(`unknown provider "${provider}" in model "${model}"; known providers: ${[...registry.providers.keys()].join(', ')}`);
   }
+  // The run's settings over the agent's, as prepareRun will merge them: a rule of the provider they break fails now.
+  const settings = mergeModelSettings(registry.agents.get(resolved.agent)!.modelSettings, resolved.modelSettings);
+  const settingsProblem = registry.modelSettingsProblem(model, settings);
+  if (settingsProblem) throw new InvalidInputError(`agent "${resolved.agent}": ${settingsProblem}`);
   const unknownTools = (resolved.tools ?? []).filter((tool) => !registry.knowsTool(tool));
   if (unknownTools.length > 0) throw new InvalidInputError(`unknown tools: ${unknownTools.join(', ')}; ${registry.describeTools()}`);
   // A name that matches no tool would approve nothing, silently: refused like an unknown tool.
@@ -91,8 +96,10 @@ function staticDetails(input: ResolvedAgentInput): string {
     input.maxIterations !== undefined && `**max iterations** ${input.maxIterations}`,
     input.forkedFrom &&
       `**forked from** \`${input.forkedFrom.workflowId}\` (run \`${input.forkedFrom.runId}\`) at message ${input.forkedFrom.messageIndex}`,
-    input.thinkingBudget !== undefined && `**thinking budget** ${input.thinkingBudget} tokens`,
-    input.reasoningEffort !== undefined && `**reasoning effort** ${input.reasoningEffort}`,
+    input.modelSettings?.temperature !== undefined && `**temperature** ${input.modelSettings.temperature}`,
+    input.modelSettings?.maxOutputTokens !== undefined && `**max output tokens** ${input.modelSettings.maxOutputTokens}`,
+    input.modelSettings?.thinkingBudget !== undefined && `**thinking budget** ${input.modelSettings.thinkingBudget} tokens`,
+    input.modelSettings?.reasoningEffort !== undefined && `**reasoning effort** ${input.modelSettings.reasoningEffort}`,
   ]
     .filter(Boolean)
     .join('\n\n');

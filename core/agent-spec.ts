@@ -12,7 +12,13 @@ export const thinkingBudgetSchema = z
   .max(1_000_000);
 export const reasoningEffortSchema = z.enum(reasoningEfforts, { message: `must be one of ${reasoningEfforts.join(', ')}` });
 
-/** Settings of an agent's model calls. */
+/**
+ * Settings of an agent's model calls: the agent's own (defineAgent's modelSettings), overridden setting by setting
+ * by a run's (the CLI's flags, startAgent's modelSettings) in prepareRun, and read by each provider from its request
+ * (core/model-settings.ts says how they travel). Adding a setting: add it here, give it a flag
+ * (cli/commands/agent-flags.ts), and have the providers that support it read it in their prepare step. A rule only
+ * one provider has belongs to that provider (its modelSettingsProblem), not here.
+ */
 export const modelSettingsSchema = z.object({
   maxOutputTokens: z.number().int().min(1).optional(),
   temperature: z.number().min(0).max(2).optional(),
@@ -22,18 +28,6 @@ export const modelSettingsSchema = z.object({
   reasoningEffort: reasoningEffortSchema.optional(),
 });
 export type ModelSettings = z.infer<typeof modelSettingsSchema>;
-
-/**
- * What no provider would accept in an agent's settings, in words: Anthropic
- * refuses any temperature but 1 while thinking is on. Checked where settings are
- * made (defineAgent) and where a run's flags override them (prepareRun).
- */
-export function modelSettingsProblem(settings: ModelSettings): string | undefined {
-  if (settings.thinkingBudget !== undefined && settings.temperature !== undefined && settings.temperature !== 1) {
-    return 'modelSettings.temperature cannot be set (other than 1) together with thinkingBudget: Anthropic allows no other temperature while thinking';
-  }
-  return undefined;
-}
 
 /**
  * An agent as the workflow runs it: plain data, recorded in history when a run

@@ -1,6 +1,7 @@
 import type { ResolvedAgentInput } from './input';
 import { checkJsonSchema, describeSchemaProblems, type JsonSchema, type SchemaProblem } from './json-schema-check';
 import { parseModelId } from './model-id';
+import { settingsGivenTwice, withSettingsFolded } from './model-settings';
 import { nothingToAnswer, requiresSomethingToAnswer } from './something-to-answer';
 import resolvedInputSchema from './resolved-input.schema.json';
 
@@ -38,8 +39,14 @@ export function checkResolvedInput(raw: unknown): ResolvedInputCheck {
     }
   }
   if (problems.length > 0) return { ok: false, problems: describeSchemaProblems(sorted(problems)) };
-  if (!requiresSomethingToAnswer(input)) return { ok: false, problems: `prompt: ${nothingToAnswer}` };
-  return { ok: true, input };
+  // zod's refinements, in the zod schema's order: each runs once the shape is right, and all of them report.
+  const refinements: SchemaProblem[] = [
+    ...(requiresSomethingToAnswer(input) ? [] : [{ path: ['prompt'], message: nothingToAnswer }]),
+    ...settingsGivenTwice(input).map(({ name, message }) => ({ path: [name], message })),
+  ];
+  if (refinements.length > 0) return { ok: false, problems: describeSchemaProblems(refinements) };
+  // Settings of the older shape (runs started before modelSettings) go into modelSettings, as zod's transform does.
+  return { ok: true, input: withSettingsFolded(input) };
 }
 
 // In the order of the schema's properties, as zod reports them.

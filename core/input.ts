@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { reasoningEffortSchema, thinkingBudgetSchema } from './agent-spec';
+import { modelSettingsSchema, reasoningEffortSchema, thinkingBudgetSchema } from './agent-spec';
+import { settingsGivenTwice, withSettingsFolded } from './model-settings';
 import { messageSchema, toolResultMessageSchema } from './messages';
 import { parseModelId } from './model-id';
 import { requiresSomethingToAnswer, somethingToAnswer } from './something-to-answer';
@@ -146,15 +147,23 @@ export const resolvedInputObject = z.object({
   messages: z.array(messageSchema).optional(),
   /** The registered agent that answers (`default` when a caller names none). */
   agent: agentNameSchema,
-  /** Overrides of that agent's own settings (the CLI's --model, --system, --tools, --max-iterations, --thinking-budget, --reasoning-effort). */
+  /** Overrides of that agent's own settings (the CLI's --model, --system, --tools, --max-iterations). */
   model: modelIdSchema.optional(),
   systemPrompt: z.string().max(maxPromptChars).optional(),
   tools: z.array(z.string().min(1)).optional(),
   maxIterations: z.number().int().min(1, 'maxIterations must be at least 1').max(10_000).optional(),
+  /**
+   * The entry agent's model settings for this run, each overriding the agent's own (the CLI's --temperature,
+   * --max-output-tokens, --thinking-budget, --reasoning-effort): merged with them once, in prepareRun.
+   */
+  modelSettings: modelSettingsSchema.optional(),
+  /**
+   * The older shape of three of those settings, one by one beside the others: still accepted from callers, and
+   * held by the input of runs started before modelSettings (replayed, continued as new). Checks fold them into
+   * modelSettings (core/model-settings.ts), so the workflow never reads them.
+   */
   maxOutputTokens: z.number().int().min(1).optional(),
-  /** Anthropic extended thinking for the entry agent (the CLI's --thinking-budget). */
   thinkingBudget: thinkingBudgetSchema.optional(),
-  /** OpenAI reasoning effort for the entry agent (the CLI's --reasoning-effort). */
   reasoningEffort: reasoningEffortSchema.optional(),
   maxConcurrentTools: z.number().int().min(1).max(100),
   /**
@@ -198,7 +207,15 @@ export const resolvedInputObject = z.object({
   carried: carriedStateSchema.optional(),
 });
 
-export const resolvedAgentInputSchema = resolvedInputObject.refine(requiresSomethingToAnswer, somethingToAnswer());
+export const resolvedAgentInputSchema = resolvedInputObject
+  .refine(requiresSomethingToAnswer, somethingToAnswer())
+  .superRefine(refuseSettingsGivenTwice)
+  .transform(withSettingsFolded);
+
+/** A setting given in the older shape and in modelSettings with two values: which one the caller meant is unknowable. */
+export function refuseSettingsGivenTwice(input: Parameters<typeof settingsGivenTwice>[0], context: z.RefinementCtx): void {
+  for (const { name, message } of settingsGivenTwice(input)) context.addIssue({ code: 'custom', message, path: [name] });
+}
 
 /** What the workflow receives: every setting explicit. */
 export type ResolvedAgentInput = z.output<typeof resolvedAgentInputSchema>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { contextSettingsSchema, describeIssues, resolvedInputObject, type ResolvedAgentInput } from './input';
+import { contextSettingsSchema, describeIssues, refuseSettingsGivenTwice, resolvedInputObject, type ResolvedAgentInput } from './input';
+import { withSettingsFolded } from './model-settings';
 import { requiresSomethingToAnswer, somethingToAnswer } from './something-to-answer';
 import {
   defaultAgentName,
@@ -20,6 +21,8 @@ import {
  * the explicit input the workflow receives; the workflow itself never applies a
  * default. A run that names no agent gets the `default` agent with the caller's
  * settings (a model is then required, and tools default to none), as runs always did.
+ * The run's model settings are `modelSettings`; the older shape (`maxOutputTokens`, `thinkingBudget`,
+ * `reasoningEffort` one by one) is still accepted, and resolved into modelSettings.
  */
 const shape = resolvedInputObject.shape;
 export const agentInputSchema = resolvedInputObject
@@ -50,7 +53,10 @@ export const agentInputSchema = resolvedInputObject
     message: 'a model (provider:model) is required when no agent is named',
     path: ['model'],
   })
-  .transform((input): ResolvedAgentInput => {
+  .superRefine(refuseSettingsGivenTwice)
+  .transform((given): ResolvedAgentInput => {
+    // The older shape (maxOutputTokens, thinkingBudget, reasoningEffort beside the rest) goes into modelSettings here, once.
+    const input = withSettingsFolded(given);
     if (input.agent !== undefined) return { ...input, agent: input.agent };
     return { ...input, agent: defaultAgentName, tools: input.tools ?? [], maxIterations: input.maxIterations ?? defaultMaxIterations };
   });

@@ -7,7 +7,6 @@ import type { McpListing, McpToolRequest } from './types';
 import type { McpConnections } from './connections';
 import { buildListing, type ServerListing } from './listing';
 import { mcpReference } from './names';
-import { finalOutputToolName } from '../providers/anthropic/prepare-request';
 import { heartbeating } from '../activities/heartbeating';
 import type { ToolRunSettings } from '../activities/prepare-run';
 import type { McpCatalog } from './catalog';
@@ -130,11 +129,12 @@ export function resolveMcpReferences(references: string[], listing: McpListing, 
   return [...names];
 }
 
-/** Whose a tool name already is on this worker, if anyone's: a registered tool, an agent (as a subagent), a handoff, structured output. */
+/** Whose a tool name already is on this worker, if anyone's: a registered tool, an agent (as a subagent), a handoff, a provider's own tool (structured output). */
 function reservedBy(registry: AgentRegistry, name: string): string | undefined {
   if (registry.tools.has(name)) return 'a registered tool';
   if (registry.agents.has(name)) return 'an agent (subagents are offered as tools named after them)';
   if (name.startsWith(handoffToolPrefix)) return `reserved for handoffs (${handoffToolPrefix}<agent>)`;
-  if (name === finalOutputToolName) return 'reserved for structured output';
+  const reserved = registry.reservedToolPurpose(name);
+  if (reserved !== undefined) return `reserved for ${reserved}`;
   return undefined;
 }

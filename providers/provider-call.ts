@@ -1,4 +1,4 @@
-import type { ReasoningEffort } from '../core/agent-spec';
+import type { ModelSettings, ReasoningEffort } from '../core/agent-spec';
 import type { Message, ModelResponse, Usage } from '../core/messages';
 
 /**
@@ -21,11 +21,18 @@ export interface ProviderRequest {
   messages: Message[];
   tools: ToolDefinition[];
   toolChoice: ToolChoice;
+  /**
+   * The agent's model settings for this call, the run's overrides merged in (prepareRun): a provider reads those it
+   * supports (`thinkingBudget` is Anthropic's, `reasoningEffort` OpenAI's) and ignores the rest.
+   */
+  modelSettings: ModelSettings;
+  /** @deprecated The older shape, kept for providers written against it: read `modelSettings.maxOutputTokens`. */
   maxOutputTokens?: number;
+  /** @deprecated The older shape, kept for providers written against it: read `modelSettings.temperature`. */
   temperature?: number;
-  /** Anthropic extended thinking: `thinking.budget_tokens` (providers without a budget ignore it). */
+  /** @deprecated The older shape, kept for providers written against it: read `modelSettings.thinkingBudget`. */
   thinkingBudget?: number;
-  /** OpenAI reasoning effort (providers without one ignore it). */
+  /** @deprecated The older shape, kept for providers written against it: read `modelSettings.reasoningEffort`. */
   reasoningEffort?: ReasoningEffort;
   /**
    * Set when the final answer must be JSON matching this schema (the agent's
@@ -33,6 +40,15 @@ export interface ProviderRequest {
    * still comes back as the message's text; the model activity checks it.
    */
   output?: { schema: Record<string, unknown> };
+}
+
+/**
+ * A request's settings, as `modelSettings` and one by one as providers of your own may read them from before
+ * modelSettings existed. Only the settings of that time are copied: a newer one is in modelSettings alone.
+ */
+export function requestSettings(modelSettings: ModelSettings): Pick<ProviderRequest, 'modelSettings' | 'maxOutputTokens' | 'temperature' | 'thinkingBudget' | 'reasoningEffort'> {
+  const { maxOutputTokens, temperature, thinkingBudget, reasoningEffort } = modelSettings;
+  return { modelSettings, maxOutputTokens, temperature, thinkingBudget, reasoningEffort };
 }
 
 /** A request plus what only the worker has: its environment (API keys never travel through history), cancellation, the deadline. */
@@ -64,6 +80,18 @@ export interface ProviderCall extends ProviderRequest {
 export interface ModelProvider {
   /** The prefix of the `provider:model` ids it answers: lowercase words joined by dashes. */
   readonly name: string;
+  /**
+   * Tool names the provider itself offers the model, each with what it is for (Anthropic's `final_output`, its
+   * structured output): no registered tool, agent or MCP tool may take one, on any worker that registers the provider.
+   */
+  readonly reservedToolNames?: Readonly<Record<string, string>>;
+  /**
+   * What this provider would refuse in an agent's model settings, in words (Anthropic: a temperature other than 1
+   * while thinking), or undefined. Asked when an agent on one of its models is defined (built-in providers) and
+   * registered, and when a run's settings override the agent's (prepareRun, and the CLI before it starts a run), so
+   * such settings fail at start, not at the first model call.
+   */
+  modelSettingsProblem?(settings: ModelSettings): string | undefined;
   /** Throws a ConfigurationError when the worker's environment lacks what the provider needs (an API key). */
   checkEnvironment?(env: NodeJS.ProcessEnv): void;
   /**

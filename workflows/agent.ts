@@ -185,10 +185,10 @@ export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<Agent
   };
 
   const live = async (): Promise<AgentResult> => {
-    const { model, systemPrompt, tools, maxIterations, maxOutputTokens, thinkingBudget, reasoningEffort } = input;
+    const { model, systemPrompt, tools, maxIterations, modelSettings } = input;
     setup = await prepareRun({
       agent: input.agent,
-      overrides: { model, systemPrompt, tools, maxIterations, maxOutputTokens, thinkingBudget, reasoningEffort },
+      overrides: { model, systemPrompt, tools, maxIterations, modelSettings },
       workspace: input.workspace,
       budgeted: input.maxCostUsd !== undefined,
       // Checked and expanded (mcp:*, mcp:<server>) by prepareRun and listMcpTools into each agent's approveTools.

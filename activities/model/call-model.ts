@@ -9,6 +9,7 @@ import { untracedSpans, type AgentSpans } from '../../telemetry/agent-spans';
 import type { TranscriptStore } from '../../storage/transcript/transcript-store';
 import { heartbeating } from '../heartbeating';
 import { McpCatalog } from '../../mcp/catalog';
+import { requestSettings } from '../../providers/provider-call';
 import { classifyProviderError } from './classify-error';
 import type { ModelCallInput, ModelCallResult } from './model-input';
 import { assessApprovals } from './approval-check';
@@ -76,10 +77,8 @@ export function createModelActivities({ registry, env, transcripts, prices, span
                 messages: request.messages,
                 tools: request.tools.map((name) => mcpTools.get(name) ?? registry.toolDefinition(name)),
                 toolChoice: request.toolChoice,
-                maxOutputTokens: input.modelSettings?.maxOutputTokens,
-                temperature: input.modelSettings?.temperature,
-                thinkingBudget: input.modelSettings?.thinkingBudget,
-                reasoningEffort: input.modelSettings?.reasoningEffort,
+                // The agent's settings, the run's merged in (prepareRun), as one object: the provider reads what it supports.
+                ...requestSettings(input.modelSettings ?? {}),
                 ...(wantsOutput && { output: { schema: outputJsonSchema(outputSchema) } }),
                 env,
                 signal: context.cancellationSignal,

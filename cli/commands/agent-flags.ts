@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ReasoningEffort } from '../../core/agent-spec';
+import type { ModelSettings, ReasoningEffort } from '../../core/agent-spec';
 import { everyMcpTool } from '../../mcp/types';
 import type { AgentInput } from '../../core/resolve-input';
 import { builtInTools } from '../../tools';
@@ -7,6 +7,34 @@ import { UsageError } from '../help';
 import { invocationDirectory } from '../output';
 
 export const defaultModel = 'openai:gpt-4o-mini';
+
+/**
+ * The flags of the run's model settings, each the setting it sets and how its text becomes the value: the run's
+ * `modelSettings`, checked with the rest of the input (so a temperature of 3 or an effort of "extreme" is reported
+ * like any other mistake) and merged over the agent's own in prepareRun. A new setting is one line here.
+ */
+const modelSettingFlags = {
+  temperature: { setting: 'temperature', parse: (flag, text) => parseDecimal(flag, text) },
+  'max-output-tokens': { setting: 'maxOutputTokens', parse: (flag, text) => parseInteger(flag, text) },
+  'thinking-budget': { setting: 'thinkingBudget', parse: (flag, text) => parseInteger(flag, text) },
+  'reasoning-effort': { setting: 'reasoningEffort', parse: (_flag, text) => text as ReasoningEffort },
+} as const satisfies Record<string, { setting: keyof ModelSettings; parse: (flag: string, text: string) => ModelSettings[keyof ModelSettings] }>;
+type ModelSettingFlag = keyof typeof modelSettingFlags;
+
+function modelSettingOptions(): Record<ModelSettingFlag, { type: 'string' }> {
+  const entries = Object.keys(modelSettingFlags).map((flag) => [flag, { type: 'string' as const }]);
+  return Object.fromEntries(entries) as Record<ModelSettingFlag, { type: 'string' }>;
+}
+
+/** The run's modelSettings from its flags; none when no flag sets one. */
+function modelSettingsFromFlags(values: Partial<Record<ModelSettingFlag, string>>): ModelSettings | undefined {
+  const settings: Record<string, unknown> = {};
+  for (const [flag, { setting, parse }] of Object.entries(modelSettingFlags)) {
+    const text = values[flag as ModelSettingFlag];
+    if (text !== undefined) settings[setting] = parse(`--${flag}`, text);
+  }
+  return Object.keys(settings).length > 0 ? (settings as ModelSettings) : undefined;
+}
 
 /** The flags `run` and `chat` share: what the agent is and what it may do. */
 export const agentOptions = {
@@ -24,8 +52,7 @@ export const agentOptions = {
   yes: { type: 'boolean', default: false },
   tools: { type: 'string' },
   system: { type: 'string' },
-  'thinking-budget': { type: 'string' },
-  'reasoning-effort': { type: 'string' },
+  ...modelSettingOptions(),
   id: { type: 'string' },
   stream: { type: 'boolean' },
   'no-stream': { type: 'boolean' },
@@ -40,7 +67,7 @@ const numericFlags = [
   '--max-cost-usd',
   '--approval-timeout',
   '--idle-timeout',
-  '--thinking-budget',
+  ...Object.keys(modelSettingFlags).map((flag) => `--${flag}`),
 ];
 
 export interface AgentFlagValues {
@@ -58,6 +85,8 @@ export interface AgentFlagValues {
   yes?: boolean;
   tools?: string;
   system?: string;
+  temperature?: string;
+  'max-output-tokens'?: string;
   'thinking-budget'?: string;
   'reasoning-effort'?: string;
 }
@@ -72,7 +101,7 @@ export function streamWanted(values: { stream?: boolean; 'no-stream'?: boolean }
   return values.stream ?? (Boolean(process.stdout.isTTY) && !options.json);
 }
 
-type NumericFlag = 'max-iterations' | 'max-tool-calls-per-reply' | 'max-session-tokens' | 'max-context-tokens' | 'keep-recent-turns' | 'thinking-budget';
+type NumericFlag = 'max-iterations' | 'max-tool-calls-per-reply' | 'max-session-tokens' | 'max-context-tokens' | 'keep-recent-turns';
 
 /**
  * The run's input from the flags. `approveTools` is what needs a person's
@@ -82,6 +111,7 @@ export function agentInputFromFlags(values: AgentFlagValues, approveTools: strin
   const integer = (flag: NumericFlag) => (values[flag] !== undefined ? parseInteger(`--${flag}`, values[flag]) : undefined);
   const maxContextTokens = integer('max-context-tokens');
   const keepRecentTurns = integer('keep-recent-turns');
+  const modelSettings = modelSettingsFromFlags(values);
   const tools = values.tools?.split(',').map((tool) => tool.trim()).filter(Boolean);
   // A named agent brings its own model and tools; the flags only override them. Without one, the default agent
   // gets the model from --model or AGENT_MODEL, every built-in tool, as runs always have, and every MCP tool of the worker.
@@ -99,9 +129,7 @@ export function agentInputFromFlags(values: AgentFlagValues, approveTools: strin
       skip: values.yes === true,
       ...(values['approval-timeout'] !== undefined && { timeoutSeconds: parseInteger('--approval-timeout', values['approval-timeout']) }),
     },
-    ...(values['thinking-budget'] !== undefined && { thinkingBudget: integer('thinking-budget') }),
-    // Checked with the rest of the input (low, medium or high), so a wrong value is reported like any other.
-    ...(values['reasoning-effort'] !== undefined && { reasoningEffort: values['reasoning-effort'] as ReasoningEffort }),
+    ...(modelSettings && { modelSettings }),
     ...((maxContextTokens !== undefined || keepRecentTurns !== undefined) && {
       context: {
         ...(maxContextTokens !== undefined && { maxContextTokens }),
@@ -114,6 +142,12 @@ export function agentInputFromFlags(values: AgentFlagValues, approveTools: strin
 export function parseAmount(flag: string, text: string): number {
   const value = Number(text.replace(/^\$/, ''));
   if (text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`${flag} must be an amount in US dollars, like 0.05, got "${text}"`);
+  return value;
+}
+
+export function parseDecimal(flag: string, text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`${flag} must be a number, like 0.7, got "${text}"`);
   return value;
 }
 

@@ -1,8 +1,11 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { ConfigurationError } from '../../core/errors';
 import { producedBy } from '../../core/reply-parts';
+import type { ModelSettings } from '../../core/agent-spec';
 import type { ProviderRequest } from '../provider-call';
 import { toAnthropicPrompt } from './convert-messages';
+import { anthropicSettingsProblem } from './settings-rules';
 
 // Anthropic requires max_tokens on every request.
 export const defaultMaxOutputTokens = 4096;
@@ -31,8 +34,13 @@ export const interleavedThinkingBeta = 'interleaved-thinking-2025-05-14';
  * finishes without it, as Anthropic refuses thinking mid-loop then.
  */
 export function prepareAnthropicRequest(request: ProviderRequest): MessageCreateParamsNonStreaming {
+  const settings = request.modelSettings;
+  // Refused at start for agents and runs (the provider's modelSettingsProblem); a request that breaks the rule anyway
+  // fails here in words rather than as Anthropic's 400.
+  const settingsProblem = anthropicSettingsProblem(settings);
+  if (settingsProblem) throw new ConfigurationError(settingsProblem);
   const ownThinking = producedBy({ provider: anthropicProviderName, model: request.model });
-  let thinking = request.thinkingBudget !== undefined;
+  let thinking = settings.thinkingBudget !== undefined;
   const prompt = toAnthropicPrompt(request.messages, thinking ? ownThinking : undefined);
   let messages = startWithUser(prompt.messages);
   if (thinking && !toolLoopStartsWithThinking(messages)) {
@@ -52,7 +60,7 @@ export function prepareAnthropicRequest(request: ProviderRequest): MessageCreate
       if (!offered.has(name)) tools.push({ name, description: `${name} (no longer available)`, input_schema: { type: 'object' } });
     }
   }
-  const body = { ...base(request, prompt.system, messages), ...(thinking && thinkingSettings(request, request.thinkingBudget!)) };
+  const body = { ...base(request, prompt.system, messages), ...(thinking && thinkingSettings(settings, settings.thinkingBudget!)) };
   if (request.output) {
     // Anthropic has no JSON mode: the final answer is the input of a tool the model must call to finish. While it
     // works it may call the agent's other tools (tool_choice any); the provider turns that call back into the answer.
@@ -81,9 +89,9 @@ const finalOutputDescription = 'Give your final answer, in the required format. 
 function base(request: ProviderRequest, system: string | undefined, messages: MessageParam[]): MessageCreateParamsNonStreaming {
   return {
     model: request.model,
-    max_tokens: request.maxOutputTokens ?? defaultMaxOutputTokens,
+    max_tokens: request.modelSettings.maxOutputTokens ?? defaultMaxOutputTokens,
     messages,
-    ...(request.temperature !== undefined && { temperature: request.temperature }),
+    ...(request.modelSettings.temperature !== undefined && { temperature: request.modelSettings.temperature }),
     ...(system !== undefined && { system }),
   };
 }
@@ -93,8 +101,8 @@ function base(request: ProviderRequest, system: string | undefined, messages: Me
  * maxOutputTokens that does not is taken as the room for the answer after it
  * (the default room when none is set).
  */
-function thinkingSettings(request: ProviderRequest, budget: number): Pick<MessageCreateParamsNonStreaming, 'thinking' | 'max_tokens'> {
-  const asked = request.maxOutputTokens;
+function thinkingSettings(settings: ModelSettings, budget: number): Pick<MessageCreateParamsNonStreaming, 'thinking' | 'max_tokens'> {
+  const asked = settings.maxOutputTokens;
   return {
     thinking: { type: 'enabled', budget_tokens: budget },
     max_tokens: asked !== undefined && asked > budget ? asked : budget + (asked ?? defaultMaxOutputTokens),

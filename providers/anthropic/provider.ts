@@ -1,11 +1,15 @@
 import { ConfigurationError } from '../../core/errors';
 import { defineProvider } from '../define-provider';
 import { callAnthropic, loadAnthropic } from './call-anthropic';
-import { anthropicProviderName } from './prepare-request';
+import { anthropicProviderName, finalOutputToolName } from './prepare-request';
+import { anthropicSettingsProblem } from './settings-rules';
 
 /** The Anthropic Messages API (ANTHROPIC_BASE_URL honoured). */
 export const anthropicProvider = defineProvider({
   name: anthropicProviderName,
+  // Structured output is a tool the model calls to finish (prepare-request.ts), so no other tool may have its name.
+  reservedToolNames: { [finalOutputToolName]: 'structured output' },
+  modelSettingsProblem: anthropicSettingsProblem,
   checkEnvironment(env) {
     if (!env.ANTHROPIC_API_KEY) throw new ConfigurationError('ANTHROPIC_API_KEY is not set in the worker environment');
   },

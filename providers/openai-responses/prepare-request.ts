@@ -16,6 +16,8 @@ export const openaiResponsesProviderName = 'openai-responses';
  * `reasoning.effort`, structured output is a json_schema text format.
  */
 export function prepareResponsesRequest(request: ProviderRequest): ResponseCreateParamsNonStreaming {
+  // thinkingBudget is Anthropic's: the Responses API reasons by effort.
+  const settings = request.modelSettings;
   const messages = request.messages.filter(
     (message) => !(message.role === 'assistant' && message.toolCalls.length === 0 && !message.content.trim()),
   );
@@ -33,9 +35,9 @@ export function prepareResponsesRequest(request: ProviderRequest): ResponseCreat
     include: ['reasoning.encrypted_content'],
     ...(tools.length > 0 && { tools }),
     ...(tools.length > 0 && request.toolChoice === 'none' && { tool_choice: 'none' as const }),
-    ...(request.maxOutputTokens !== undefined && { max_output_tokens: request.maxOutputTokens }),
-    ...(request.temperature !== undefined && { temperature: request.temperature }),
-    ...(request.reasoningEffort !== undefined && { reasoning: { effort: request.reasoningEffort } }),
+    ...(settings.maxOutputTokens !== undefined && { max_output_tokens: settings.maxOutputTokens }),
+    ...(settings.temperature !== undefined && { temperature: settings.temperature }),
+    ...(settings.reasoningEffort !== undefined && { reasoning: { effort: settings.reasoningEffort } }),
     // Not strict: any zod schema's JSON form is accepted; the model activity checks the answer.
     ...(request.output && { text: { format: { type: 'json_schema' as const, name: 'output', schema: request.output.schema, strict: false } } }),
   };

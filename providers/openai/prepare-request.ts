@@ -14,6 +14,8 @@ export const openaiProviderName = 'openai';
  * refuses its own `reasoning_content` sent back, OpenAI any unknown field).
  */
 export function prepareOpenAIRequest(request: ProviderRequest): ChatCompletionCreateParamsNonStreaming {
+  // thinkingBudget is Anthropic's: Chat Completions has no field for it.
+  const settings = request.modelSettings;
   const messages = request.messages.filter(
     (message) => !(message.role === 'assistant' && message.toolCalls.length === 0 && !message.content.trim()),
   );
@@ -26,9 +28,9 @@ export function prepareOpenAIRequest(request: ProviderRequest): ChatCompletionCr
     messages: toOpenAIMessages(messages),
     ...(tools.length > 0 && { tools }),
     ...(tools.length > 0 && request.toolChoice === 'none' && { tool_choice: 'none' as const }),
-    ...(request.maxOutputTokens !== undefined && { max_completion_tokens: request.maxOutputTokens }),
-    ...(request.temperature !== undefined && { temperature: request.temperature }),
-    ...(request.reasoningEffort !== undefined && { reasoning_effort: request.reasoningEffort }),
+    ...(settings.maxOutputTokens !== undefined && { max_completion_tokens: settings.maxOutputTokens }),
+    ...(settings.temperature !== undefined && { temperature: settings.temperature }),
+    ...(settings.reasoningEffort !== undefined && { reasoning_effort: settings.reasoningEffort }),
     // Structured output, natively: the final answer is JSON matching the schema (not strict: any zod schema's JSON form is accepted).
     ...(request.output && { response_format: { type: 'json_schema' as const, json_schema: { name: 'output', schema: request.output.schema, strict: false } } }),
   };

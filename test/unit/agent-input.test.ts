@@ -59,11 +59,17 @@ describe('resolveAgentInput', () => {
     expect(problemsOf({ ...minimal, prompt })).toBe('prompt: prompt must not be empty');
   });
 
-  it('passes a thinking budget and a reasoning effort through, with no default, and refuses ones no provider accepts', () => {
+  it('passes a thinking budget and a reasoning effort through as modelSettings, with no default, and refuses ones no provider accepts', () => {
+    expect(checkAgentInput({ ...minimal, modelSettings: { thinkingBudget: 2048, reasoningEffort: 'high' } })).toEqual({
+      ok: true,
+      input: { ...minimal, ...resolvedDefaults, modelSettings: { thinkingBudget: 2048, reasoningEffort: 'high' } },
+    });
+    // The older shape, one by one beside the rest, is resolved into the same input.
     expect(checkAgentInput({ ...minimal, thinkingBudget: 2048, reasoningEffort: 'high' })).toEqual({
       ok: true,
-      input: { ...minimal, ...resolvedDefaults, thinkingBudget: 2048, reasoningEffort: 'high' },
+      input: { ...minimal, ...resolvedDefaults, modelSettings: { thinkingBudget: 2048, reasoningEffort: 'high' } },
     });
+    expect(problemsOf({ ...minimal, modelSettings: { thinkingBudget: 1000 } })).toBe("modelSettings.thinkingBudget: must be at least 1024 tokens (Anthropic's minimum)");
     expect(problemsOf({ ...minimal, thinkingBudget: 1000 })).toBe("thinkingBudget: must be at least 1024 tokens (Anthropic's minimum)");
     expect(problemsOf({ ...minimal, reasoningEffort: 'extreme' })).toBe('reasoningEffort: must be one of low, medium, high');
   });

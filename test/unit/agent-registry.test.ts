@@ -71,7 +71,7 @@ describe('defineAgent', () => {
     ],
     [
       'a temperature with thinking',
-      { name: 'cool', ...base, modelSettings: { thinkingBudget: 2048, temperature: 0.2 } },
+      { name: 'cool', ...base, model: 'anthropic:claude-sonnet-4-6', modelSettings: { thinkingBudget: 2048, temperature: 0.2 } },
       'agent "cool": modelSettings.temperature cannot be set (other than 1) together with thinkingBudget',
     ],
   ])('refuses %s, naming the agent', (_case, definition, message) => {

@@ -48,20 +48,20 @@ describe('Anthropic thinking, both ways', () => {
 
   it('sends the reply back block for block, in its original order, on the next call of the tool loop', () => {
     const { message } = fromAnthropicMessage(interleaved, { source });
-    const body = prepareAnthropicRequest({ model: source.model, messages: toolLoop(message), tools: [readFile], toolChoice: 'auto', thinkingBudget: 2048 });
+    const body = prepareAnthropicRequest({ model: source.model, messages: toolLoop(message), tools: [readFile], toolChoice: 'auto', modelSettings: { thinkingBudget: 2048 } });
     expect(body.messages[1]).toEqual({ role: 'assistant', content: interleaved.content });
     expect(anthropicMessagesProblem(body, [anthropicBetaHeaders(body)['anthropic-beta']])).toBeUndefined();
   });
 
   it('enables thinking with max_tokens above the budget, and the interleaved-thinking beta when tools are defined', () => {
-    const request = { model: source.model, messages: [{ role: 'user' as const, content: 'hi' }], tools: [readFile], toolChoice: 'auto' as const };
-    const roomy = prepareAnthropicRequest({ ...request, thinkingBudget: 2048, maxOutputTokens: 8000 });
+    const request = { model: source.model, messages: [{ role: 'user' as const, content: 'hi' }], tools: [readFile], toolChoice: 'auto' as const, modelSettings: {} };
+    const roomy = prepareAnthropicRequest({ ...request, modelSettings: { thinkingBudget: 2048, maxOutputTokens: 8000 } });
     expect(roomy).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2048 }, max_tokens: 8000 });
-    const tight = prepareAnthropicRequest({ ...request, thinkingBudget: 2048, maxOutputTokens: 512 });
+    const tight = prepareAnthropicRequest({ ...request, modelSettings: { thinkingBudget: 2048, maxOutputTokens: 512 } });
     expect(tight.max_tokens).toBe(2048 + 512);
-    expect(prepareAnthropicRequest({ ...request, thinkingBudget: 2048 }).max_tokens).toBe(2048 + 4096);
+    expect(prepareAnthropicRequest({ ...request, modelSettings: { thinkingBudget: 2048 } }).max_tokens).toBe(2048 + 4096);
     expect(anthropicBetaHeaders(tight)).toEqual({ 'anthropic-beta': 'interleaved-thinking-2025-05-14' });
-    expect(anthropicBetaHeaders(prepareAnthropicRequest({ ...request, tools: [], thinkingBudget: 2048 }))).toEqual({});
+    expect(anthropicBetaHeaders(prepareAnthropicRequest({ ...request, tools: [], modelSettings: { thinkingBudget: 2048 } }))).toEqual({});
     expect(anthropicMessagesProblem(tight)).toBeUndefined();
     expect(prepareAnthropicRequest(request).thinking).toBeUndefined();
   });
@@ -73,7 +73,7 @@ describe('Anthropic thinking, both ways', () => {
       thinking: [{ type: 'thinking', provider: 'openai-responses', model: 'claude-sonnet-4-6', text: 'elsewhere', signature: 'gAAAA-opaque', id: 'rs_1' }],
     };
     for (const reply of [message, fromOpenAI]) {
-      const body = prepareAnthropicRequest({ model: source.model, messages: toolLoop(reply), tools: [readFile], toolChoice: 'auto', thinkingBudget: 2048 });
+      const body = prepareAnthropicRequest({ model: source.model, messages: toolLoop(reply), tools: [readFile], toolChoice: 'auto', modelSettings: { thinkingBudget: 2048 } });
       expect(JSON.stringify(body.messages)).not.toMatch(/thinking/);
       // Anthropic refuses thinking in a loop whose first assistant message has none, so this request thinks no more.
       expect(body.thinking).toBeUndefined();
@@ -85,7 +85,7 @@ describe('Anthropic thinking, both ways', () => {
       messages: [...toolLoop(message), { role: 'assistant', content: 'done', toolCalls: [] }, { role: 'user', content: 'and c.txt?' }],
       tools: [readFile],
       toolChoice: 'auto',
-      thinkingBudget: 2048,
+      modelSettings: { thinkingBudget: 2048 },
     });
     expect(next.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
     expect(anthropicMessagesProblem(next, ['interleaved-thinking-2025-05-14'])).toBeUndefined();
@@ -98,7 +98,7 @@ describe('Anthropic thinking, both ways', () => {
       messages: [{ role: 'user', content: 'hi' }, message, { role: 'user', content: 'Your last reply was empty.' }],
       tools: [],
       toolChoice: 'auto',
-      thinkingBudget: 2048,
+      modelSettings: { thinkingBudget: 2048 },
     });
     expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'text', text: 'Your last reply was empty.' }] }]);
     expect(anthropicMessagesProblem(body)).toBeUndefined();
@@ -110,19 +110,19 @@ describe('Anthropic thinking, both ways', () => {
       messages: [{ role: 'user', content: 'extract' }],
       tools: [],
       toolChoice: 'auto',
-      thinkingBudget: 2048,
+      modelSettings: { thinkingBudget: 2048 },
       output: { schema: { type: 'object' } },
     });
     expect(body.tools?.map((tool) => (tool as { name: string }).name)).toEqual(['final_output']);
     expect(body.tool_choice).toBeUndefined();
     expect(anthropicMessagesProblem(body)).toBeUndefined();
-    expect(prepareAnthropicRequest({ model: 'claude', messages: [{ role: 'user', content: 'x' }], tools: [], toolChoice: 'auto', output: { schema: {} } }).tool_choice).toEqual({ type: 'any' });
+    expect(prepareAnthropicRequest({ model: 'claude', messages: [{ role: 'user', content: 'x' }], tools: [], toolChoice: 'auto', modelSettings: {}, output: { schema: {} } }).tool_choice).toEqual({ type: 'any' });
   });
 });
 
 describe('the fake server refuses what Anthropic refuses while thinking', () => {
   const { message } = fromAnthropicMessage(interleaved, { source });
-  const good = prepareAnthropicRequest({ model: source.model, messages: toolLoop(message), tools: [readFile], toolChoice: 'auto', thinkingBudget: 2048 });
+  const good = prepareAnthropicRequest({ model: source.model, messages: toolLoop(message), tools: [readFile], toolChoice: 'auto', modelSettings: { thinkingBudget: 2048 } });
   const blocks = good.messages[1].content as unknown as Array<Record<string, unknown>>;
   const withBlocks = (content: unknown[]) => ({ ...good, messages: [good.messages[0], { role: 'assistant', content }, good.messages[2]] });
 

@@ -138,7 +138,7 @@ describe('reasoning_content from OpenAI-compatible servers', () => {
       model: 'deepseek-reasoner',
       messages: [{ role: 'user', content: 'go' }, message, { role: 'tool', toolCallId: 'c1', toolName: 'read_file', content: 'x', isError: false }],
       tools: [],
-      toolChoice: 'auto',
+      toolChoice: 'auto', modelSettings: {},
     });
     expect(JSON.stringify(body)).not.toContain('look first');
     expect(openaiChatProblem(body)).toBeUndefined();
@@ -148,7 +148,7 @@ describe('reasoning_content from OpenAI-compatible servers', () => {
   });
 
   it('passes the reasoning effort through as reasoning_effort', () => {
-    const body = prepareOpenAIRequest({ model: 'o4-mini', messages: [{ role: 'user', content: 'go' }], tools: [], toolChoice: 'auto', reasoningEffort: 'low' });
+    const body = prepareOpenAIRequest({ model: 'o4-mini', messages: [{ role: 'user', content: 'go' }], tools: [], toolChoice: 'auto', modelSettings: { reasoningEffort: 'low' } });
     expect(body.reasoning_effort).toBe('low');
   });
 });

@@ -56,7 +56,7 @@ describe('OpenAI Responses conversion, both ways', () => {
   });
 
   it('sends the reply back item for item, in order, with store false and encrypted reasoning included', () => {
-    const body = prepareResponsesRequest({ model: 'o4-mini', messages: toolLoop(fromResponsesResponse(reply, source).message), tools: [readFile], toolChoice: 'auto', reasoningEffort: 'high' });
+    const body = prepareResponsesRequest({ model: 'o4-mini', messages: toolLoop(fromResponsesResponse(reply, source).message), tools: [readFile], toolChoice: 'auto', modelSettings: { reasoningEffort: 'high' } });
     expect(body).toMatchObject({ model: 'o4-mini', store: false, include: ['reasoning.encrypted_content'], reasoning: { effort: 'high' } });
     expect(body.input).toEqual([
       { role: 'system', content: 'Be brief.' },
@@ -77,12 +77,12 @@ describe('OpenAI Responses conversion, both ways', () => {
     const { message } = fromResponsesResponse(reply, { provider: 'openai-responses', model: 'gpt-5' });
     const claude: Message = { ...message, thinking: [{ type: 'thinking', provider: 'anthropic', model: 'o4-mini', text: 'mine', signature: 'sig' }] };
     for (const foreign of [message, claude]) {
-      const body = prepareResponsesRequest({ model: 'o4-mini', messages: toolLoop(foreign), tools: [readFile], toolChoice: 'auto' });
+      const body = prepareResponsesRequest({ model: 'o4-mini', messages: toolLoop(foreign), tools: [readFile], toolChoice: 'auto', modelSettings: {} });
       expect(JSON.stringify(body.input)).not.toMatch(/reasoning|sig/);
       expect(openaiResponsesProblem(body)).toBeUndefined();
     }
     const thoughtOnly = fromResponsesResponse(served(openaiResponsesReply({ reasoning: ['nothing to say'] })), source).message;
-    const body = prepareResponsesRequest({ model: 'o4-mini', messages: [{ role: 'user', content: 'hi' }, thoughtOnly, { role: 'user', content: 'again' }], tools: [], toolChoice: 'auto' });
+    const body = prepareResponsesRequest({ model: 'o4-mini', messages: [{ role: 'user', content: 'hi' }, thoughtOnly, { role: 'user', content: 'again' }], tools: [], toolChoice: 'auto', modelSettings: {} });
     expect(body.input).toEqual([
       { role: 'user', content: 'hi' },
       { role: 'user', content: 'again' },
@@ -101,16 +101,16 @@ describe('OpenAI Responses conversion, both ways', () => {
 
   it('asks for structured output as a json_schema text format, and tool_choice none only with tools', () => {
     const messages: Message[] = [{ role: 'user', content: 'extract' }];
-    expect(prepareResponsesRequest({ model: 'o4-mini', messages, tools: [], toolChoice: 'auto', output: { schema: { type: 'object' } } }).text).toEqual({
+    expect(prepareResponsesRequest({ model: 'o4-mini', messages, tools: [], toolChoice: 'auto', modelSettings: {}, output: { schema: { type: 'object' } } }).text).toEqual({
       format: { type: 'json_schema', name: 'output', schema: { type: 'object' }, strict: false },
     });
-    expect(prepareResponsesRequest({ model: 'o4-mini', messages, tools: [], toolChoice: 'none' }).tool_choice).toBeUndefined();
-    expect(prepareResponsesRequest({ model: 'o4-mini', messages, tools: [readFile], toolChoice: 'none' }).tool_choice).toBe('none');
+    expect(prepareResponsesRequest({ model: 'o4-mini', messages, tools: [], toolChoice: 'none', modelSettings: {} }).tool_choice).toBeUndefined();
+    expect(prepareResponsesRequest({ model: 'o4-mini', messages, tools: [readFile], toolChoice: 'none', modelSettings: {} }).tool_choice).toBe('none');
   });
 });
 
 describe('the fake server refuses what the Responses API refuses', () => {
-  const good = prepareResponsesRequest({ model: 'o4-mini', messages: toolLoop(fromResponsesResponse(reply, source).message), tools: [readFile], toolChoice: 'auto' });
+  const good = prepareResponsesRequest({ model: 'o4-mini', messages: toolLoop(fromResponsesResponse(reply, source).message), tools: [readFile], toolChoice: 'auto', modelSettings: {} });
   const input = good.input as unknown as Array<Record<string, unknown>>;
   const withInput = (items: unknown[]) => ({ ...good, input: items });
 
