@@ -2,19 +2,27 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { PendingApproval } from '../core/result';
 import { approveUpdate, denyUpdate } from '../workflows/definitions';
 
-/** Asks a person a question; their answer, or undefined when no one answered (the input ended, the turn is over). */
-export type Ask = (question: string) => Promise<string | undefined>;
+/** Asks a person a question; their answer, or undefined when no one answered (the input ended, or `signal` withdrew the question). */
+export type Ask = (question: string, signal: AbortSignal) => Promise<string | undefined>;
+
+/** Why a question was withdrawn when the run's stream said the call was decided (not by this prompt). */
+const settledElsewhere = 'settled elsewhere';
 
 /**
  * Puts each tool call that waits for approval to the person at this terminal,
- * once: `approve write_file "notes.txt" (12 bytes, 1 line)? [y/N]`, after the
- * preview of what it would write. A `y` approves it, any other
- * answer denies it, and no answer (the turn ended meanwhile) decides nothing.
- * Without a person to ask (no terminal), it says how to decide from anywhere
- * else: `agent approve`, `agent deny`.
+ * once, as the run's stream tells of it (`approval_requested`):
+ * `approve write_file "notes.txt" (12 bytes, 1 line)? [y/N]`, after the
+ * preview of what it would write. A `y` approves it, any other answer denies
+ * it; a question the run settled meanwhile (decided from another terminal, timed
+ * out, the turn over) is withdrawn and decides nothing. Questions come one at a
+ * time, in the order the calls asked. Without a person to ask (no terminal), it
+ * says how to decide from anywhere else: `agent approve`, `agent deny`.
  */
 export class ApprovalPrompter {
-  private readonly asked = new Set<string>();
+  private readonly seen = new Set<string>();
+  /** The requests not decided yet, each with what withdraws its question. */
+  private readonly open = new Map<string, AbortController>();
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly handle: WorkflowHandle,
@@ -22,37 +30,74 @@ export class ApprovalPrompter {
     private readonly print: (line: string) => void,
   ) {}
 
-  async consider(pending: PendingApproval[]): Promise<void> {
-    for (const request of pending) {
-      if (this.asked.has(request.id)) continue;
-      this.asked.add(request.id);
-      const by = request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '';
-      // The whole description, built from the arguments that will run: the person decides on what they read here.
-      const [headline, ...preview] = (request.description ?? request.summary).split('\n');
-      if (!this.ask) {
-        const id = this.handle.workflowId;
-        this.print(
-          [
-            `waiting for approval: ${headline}${by}; decide with: agent approve ${id} --call ${request.id}` +
-              ` (or agent deny ${id} --call ${request.id} --reason "…")`,
-            ...preview,
-          ].join('\n'),
-        );
-        continue;
-      }
-      // The preview (a file's content) first, so that the question is the last line the person reads.
-      if (preview.length > 0) this.print([headline, ...preview].join('\n'));
-      const answer = await this.ask(`approve ${headline}?${by} [y/N]`);
-      if (answer === undefined) continue;
-      const approved = /^y(es)?$/i.test(answer.trim());
-      const decided = approved
-        ? this.handle.executeUpdate(approveUpdate, { args: [{ call: request.id }] })
-        : this.handle.executeUpdate(denyUpdate, { args: [{ call: request.id, reason: 'the person at the terminal said no' }] });
-      // Someone may have decided it meanwhile, from another terminal, or it timed out: said, and no error here.
-      await decided.then(
-        () => this.print(`${approved ? 'approved' : 'denied'} ${request.summary} (call ${request.id})`),
-        (error: Error) => this.print(`could not ${approved ? 'approve' : 'deny'} ${request.summary}: ${error.cause instanceof Error ? error.cause.message : error.message}`),
-      );
-    }
+  /** A tool call waits for approval. */
+  requested(request: PendingApproval): void {
+    if (this.seen.has(request.id)) return;
+    this.seen.add(request.id);
+    if (!this.ask) return this.print(howToDecide(this.handle.workflowId, request));
+    const withdrawn = new AbortController();
+    this.open.set(request.id, withdrawn);
+    this.queue = this.queue.then(() => this.put(request, withdrawn.signal));
   }
+
+  /** Call `id` was decided (here, elsewhere, or by the approval timeout): its question, if still open, is withdrawn. */
+  decided(id: string): void {
+    this.withdraw(id, settledElsewhere);
+  }
+
+  /** The turn is over (or the command): every question still open is withdrawn, quietly. */
+  withdrawAll(): void {
+    for (const id of [...this.open.keys()]) this.withdraw(id, 'over');
+  }
+
+  private withdraw(id: string, reason: string): void {
+    const question = this.open.get(id);
+    if (!question) return;
+    this.open.delete(id);
+    question.abort(reason);
+  }
+
+  private async put(request: PendingApproval, withdrawn: AbortSignal): Promise<void> {
+    if (withdrawn.aborted) return;
+    const { headline, preview, by } = parts(request);
+    // The preview (a file's content) first, so that the question is the last line the person reads.
+    if (preview.length > 0) this.print([headline, ...preview].join('\n'));
+    const answer = await this.ask!(`approve ${headline}?${by} [y/N]`, withdrawn);
+    if (answer === undefined || withdrawn.aborted) {
+      if (withdrawn.reason === settledElsewhere)
+        this.print(`no longer asking: ${request.summary} (call ${request.id}) was decided elsewhere`);
+      return;
+    }
+    // Ours to decide now: the decision the stream tells next is this one, not news.
+    this.open.delete(request.id);
+    const approved = /^y(es)?$/i.test(answer.trim());
+    const decided = approved
+      ? this.handle.executeUpdate(approveUpdate, { args: [{ call: request.id }] })
+      : this.handle.executeUpdate(denyUpdate, { args: [{ call: request.id, reason: 'the person at the terminal said no' }] });
+    // Someone may have decided it meanwhile, from another terminal, or it timed out: said, and no error here.
+    await decided.then(
+      () => this.print(`${approved ? 'approved' : 'denied'} ${request.summary} (call ${request.id})`),
+      (error: Error) =>
+        this.print(
+          `could not ${approved ? 'approve' : 'deny'} ${request.summary}: ${error.cause instanceof Error ? error.cause.message : error.message}`,
+        ),
+    );
+  }
+}
+
+/** For a run followed without a terminal: the request, and the commands that decide it from anywhere. */
+function howToDecide(workflowId: string, request: PendingApproval): string {
+  const { headline, preview, by } = parts(request);
+  return [
+    `waiting for approval: ${headline}${by}; decide with: agent approve ${workflowId} --call ${request.id}` +
+      ` (or agent deny ${workflowId} --call ${request.id} --reason "…")`,
+    ...preview,
+  ].join('\n');
+}
+
+/** The description's headline and preview, and which agents asked when a subagent did. */
+function parts(request: PendingApproval): { headline: string; preview: string[]; by: string } {
+  // The whole description, built from the arguments that will run: the person decides on what they read here.
+  const [headline, ...preview] = (request.description ?? request.summary).split('\n');
+  return { headline, preview, by: request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '' };
 }

@@ -54,7 +54,7 @@ export async function main(argv: string[], given?: Output): Promise<number> {
       output.error(`error: ${error.message}`);
       return 2;
     }
-    const { failureMessage } = await import('./output');
+    const { failureMessage } = await import('../client/failure-message');
     output.error(`error: ${failureMessage(error)}`);
     return 1;
   } finally {

@@ -18,3 +18,14 @@ export const consoleOutput: Output = {
 export function invocationDirectory(): string {
   return process.env.INIT_CWD ?? process.cwd();
 }
+
+/** Where streamed text goes: stdout as it comes, or (an Output without `write`) a line at a time. */
+export function streamedText(output: Output): (text: string) => void {
+  if (output.write) return output.write;
+  let line = '';
+  return (text) => {
+    const lines = (line + text).split('\n');
+    line = lines.pop() ?? '';
+    for (const whole of lines) output.result(whole);
+  };
+}

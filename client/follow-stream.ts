@@ -6,8 +6,10 @@ import { isServerUnavailable } from './await-result';
 
 const busyRetryMs = 2_000;
 const lostServerRetryMs = 2_000;
-// The subscriber polls again at most this often while the text is written (the model activity publishes every 200 ms).
-const pollCooldown = '200 milliseconds';
+// The pause between one poll's answer and the next poll. Short: a run's last events (the final reply, the turn's end)
+// reach only a poll that is waiting when the run ends, and a subscriber pausing then would miss them. Polls stay few
+// without a longer pause, since a poll waits for news and the model activity publishes text every 200 ms at most.
+const pollCooldown = '25 milliseconds';
 
 export interface FollowOptions {
   /** The first offset wanted (0: from the oldest event the run still keeps). */
@@ -47,9 +49,14 @@ export async function followStream(client: Client, workflowId: string, options: 
 }
 
 function pauseFor(error: unknown): { reason: string; ms: number } | undefined {
-  if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === streamBusyType) {
+  if (
+    error instanceof WorkflowUpdateFailedError &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === streamBusyType
+  ) {
     return { reason: error.cause.message, ms: busyRetryMs };
   }
-  if (isServerUnavailable(error)) return { reason: `lost the Temporal server (${(error as Error).message})`, ms: lostServerRetryMs };
+  if (isServerUnavailable(error))
+    return { reason: `lost the Temporal server (${(error as Error).message})`, ms: lostServerRetryMs };
   return undefined;
 }

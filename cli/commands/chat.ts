@@ -5,17 +5,19 @@ import { ApprovalPrompter } from '../approval-prompts';
 import { cliRegistry } from '../registry';
 import { connect, ensureWorkerServes } from '../connect';
 import { LineQueue } from '../line-queue';
-import { ProgressFollower } from '../progress';
-import { sendMessage } from '../../client/send-message';
+import { MessageNotAnsweredError, sendMessage } from '../../client/send-message';
 import { assertRegistered, assertRunnable, startAgent, type AgentWorkflow } from '../../client/start-agent';
 import { UsageError } from '../help';
 import { runLink } from '../web-ui';
-import { followStream } from '../../client/follow-stream';
-import { StreamPrinter } from '../stream-printer';
+import { RunFollower } from '../follow-run';
+import { StreamRenderer } from '../stream-renderer';
+import { printable } from '../terminal-text';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger, streamWanted } from './agent-flags';
-import { streamedText } from './run';
-import type { Output } from '../output';
+import { streamedText, type Output } from '../output';
 import { endAndReport, messageFailure, printReply } from './session';
+
+/** How long a reply may wait for the stream to tell its turn's end (usually a poll away) before it is shown from the reply. */
+const streamLagMs = 10_000;
 
 /** What needs approval in a chat unless --approve-tools says otherwise: a file write is someone's file. */
 const chatApprovesByDefault = ['write_file'];
@@ -43,7 +45,11 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
     session: { idleTimeoutSeconds: values['idle-timeout'] ? parseInteger('--idle-timeout', values['idle-timeout']) : 3600 },
   };
   await assertRunnable(agentInput);
-  const session = await connect({ ensureWorker: true, log: output.info, beforeOwnWorker: () => assertRegistered(agentInput, cliRegistry()) });
+  const session = await connect({
+    ensureWorker: true,
+    log: output.info,
+    beforeOwnWorker: () => assertRegistered(agentInput, cliRegistry()),
+  });
   const lines = new LineQueue(input);
   const leave = new AbortController();
   let turn: AbortController | undefined;
@@ -54,12 +60,15 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
       output.info('interrupting the turn… (Ctrl-C again to leave the chat; the session stays alive)');
       void handle
         ?.executeUpdate(interruptUpdate)
-        .catch((error: Error) => output.info(`could not interrupt: ${error.cause instanceof Error ? error.cause.message : error.message}`));
+        .catch((error: Error) =>
+          output.info(`could not interrupt: ${error.cause instanceof Error ? error.cause.message : error.message}`),
+        );
       return;
     }
     leave.abort();
   };
   let handle: ReturnType<typeof session.client.workflow.getHandle<AgentWorkflow>> | undefined;
+  let follower: RunFollower | undefined;
   process.on('SIGINT', onCtrlC);
   try {
     const started = await startAgent(session.client, agentInput, { taskQueue: session.taskQueue, workflowId: values.id });
@@ -70,13 +79,21 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
     await ensureWorkerServes(session, started.workflowId);
     // By workflow id only, so messages reach whichever run of the session is current.
     handle = session.client.workflow.getHandle<AgentWorkflow>(started.workflowId);
-    // Each answer as it is written, for the whole session (across its runs); the reply then completes it.
-    const printer = stream ? new StreamPrinter({ text: streamedText(output), line: output.info }, { lines: false }) : undefined;
-    if (printer) {
-      void followStream(session.client, started.workflowId, { from: 0, onEvent: (item) => printer.handle(item.data), signal: leave.signal }).catch(
-        (error: Error) => output.info(`stopped printing answers as they are written: ${error.message}`),
-      );
-    }
+    // Every question about a tool call is asked on the next line typed, until the call is settled or the person leaves.
+    const prompter = new ApprovalPrompter(
+      handle,
+      (question, withdrawn) => {
+        output.info(question);
+        return lines.next(AbortSignal.any([withdrawn, leave.signal]));
+      },
+      output.info,
+    );
+    // The session's story, followed once from its start: each event shown once, no earlier turn shown again.
+    const renderer = new StreamRenderer(
+      { text: streamedText(output), line: output.info, progress: output.info },
+      { text: stream, marks: false, approvals: prompter },
+    );
+    follower = new RunFollower(session.client, started.workflowId, renderer, output.info);
     let failedMessages = 0;
     for (;;) {
       const line = await lines.next(leave.signal);
@@ -85,32 +102,33 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
       const message = line.trim();
       if (!message) continue;
       turn = new AbortController();
-      const answered = new AbortController();
-      const stopAsking = AbortSignal.any([answered.signal, leave.signal]);
-      const prompter = new ApprovalPrompter(
-        handle,
-        (question) => {
-          output.info(question);
-          return lines.next(stopAsking);
-        },
-        output.info,
+      // This message's turn is the next one to end on the stream (messages are sent one at a time here).
+      const turnEnd = renderer.turnEnds + 1;
+      const sent = sendMessage(handle, message).then(
+        (reply) => ({ reply }),
+        (error: unknown) => ({ error }),
       );
-      const reply = sendMessage(handle, message).finally(() => answered.abort());
-      const progress = new ProgressFollower(handle, output.info, (pending) => prompter.consider(pending));
-      await progress.follow(Promise.race([reply, aborted(leave.signal)]));
+      const outcome = await Promise.race([sent, aborted(leave.signal)]);
+      if (!outcome) return left(started.workflowId, output);
+      // The reply can come back before the stream has told the turn's end; it is shown first, and only once.
+      if ('reply' in outcome || enteredATurn(outcome.error))
+        await Promise.race([follower.turnEnded(turnEnd, streamLagMs), aborted(leave.signal)]);
+      prompter.withdrawAll();
+      turn = undefined;
       if (leave.signal.aborted) return left(started.workflowId, output);
-      try {
-        printReply(await reply, output, printer && ((answer) => printer.complete(answer)));
-      } catch (error) {
+      if ('error' in outcome) {
         failedMessages++;
-        output.error(messageFailure(error));
-      } finally {
-        turn = undefined;
+        output.error(messageFailure(outcome.error));
+        continue;
       }
+      printReply(outcome.reply, output, (answer) =>
+        stream ? renderer.complete(answer, turnEnd) : output.result(printable(answer)),
+      );
     }
     const ended = await endAndReport(session, handle.workflowId, output);
     return failedMessages > 0 ? Math.max(ended, 1) : ended;
   } finally {
+    follower?.stop();
     process.off('SIGINT', onCtrlC);
     lines.close();
     await session.close();
@@ -122,6 +140,15 @@ function left(workflowId: string, output: Output): number {
   return 130;
 }
 
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+/** Resolves (with nothing) when `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<undefined> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(undefined);
+    else signal.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
+}
+
+/** A message refused before it entered the session has no turn; any other failure ended a turn (rolled back). */
+function enteredATurn(error: unknown): boolean {
+  return !(error instanceof MessageNotAnsweredError && error.refused);
 }

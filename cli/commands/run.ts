@@ -9,17 +9,20 @@ import { connect, ensureWorkerServes } from '../connect';
 import { statusExitCodes } from '../exit-codes';
 import { interrupted, InterruptListener, untilInterrupted } from '../interrupt';
 import { LineQueue } from '../line-queue';
-import { ProgressFollower } from '../progress';
 import { assertRegistered, assertRunnable, startAgent } from '../../client/start-agent';
 import { UsageError } from '../help';
 import { runLink } from '../web-ui';
-import { followStream } from '../../client/follow-stream';
-import { StreamPrinter } from '../stream-printer';
+import { RunFollower } from '../follow-run';
+import { StreamRenderer } from '../stream-renderer';
+import { printable } from '../terminal-text';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers, streamWanted } from './agent-flags';
 import { usageSuffix } from '../usage-text';
-import { type Output } from '../output';
+import { streamedText, type Output } from '../output';
 import { failureMessage } from '../../client/failure-message';
 import { timingMark } from '../../telemetry/startup-timing';
+
+/** How long the stream may take to tell the rest of a run that has ended (usually one poll, 200 ms or less). */
+const streamDrainMs = 5_000;
 
 export async function runCommand(argv: string[], output: Output): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -32,7 +35,11 @@ export async function runCommand(argv: string[], output: Output): Promise<number
   const input: AgentInput = { prompt: positionals[0], ...agentInputFromFlags(values), stream };
   await assertRunnable(input);
 
-  const session = await connect({ ensureWorker: !values.detach, log: output.info, beforeOwnWorker: () => assertRegistered(input, cliRegistry()) });
+  const session = await connect({
+    ensureWorker: !values.detach,
+    log: output.info,
+    beforeOwnWorker: () => assertRegistered(input, cliRegistry()),
+  });
   try {
     const handle = await startAgent(session.client, input, { taskQueue: session.taskQueue, workflowId: values.id });
     // Before the line that says the run started: a script that reads it may press Ctrl-C at once.
@@ -46,7 +53,8 @@ export async function runCommand(argv: string[], output: Output): Promise<number
 
     if (values.detach) {
       interrupt.close();
-      if (session.embedded) output.info('note: the embedded server stops with this command; the run resumes the next time it starts');
+      if (session.embedded)
+        output.info('note: the embedded server stops with this command; the run resumes the next time it starts');
       output.result(values.json ? JSON.stringify({ ...ids, status: 'running' }) : handle.workflowId);
       return 0;
     }
@@ -54,14 +62,25 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     // connect() may have counted on a worker that has just exited (an earlier run's): prove one serves this run.
     await interrupt.race(ensureWorkerServes(session, handle.workflowId));
 
-    // The answer as it is written, on stdout; never into --json output, which stays one line.
-    const printer = stream && !values.json ? new StreamPrinter({ text: streamedText(output), line: output.info }, { lines: false }) : undefined;
-    const following = new AbortController();
-    if (printer) {
-      void followStream(session.client, handle.workflowId, { from: 0, onEvent: (item) => printer.handle(item.data), signal: following.signal }).catch(
-        (error: Error) => output.info(`stopped printing the answer as it is written: ${error.message}`),
-      );
-    }
+    // A person at a terminal is asked about each call that needs approval; anyone else is told how to decide it.
+    const lines = process.stdin.isTTY ? new LineQueue(process.stdin) : undefined;
+    const prompter = new ApprovalPrompter(
+      handle,
+      lines &&
+        ((question, withdrawn) => {
+          output.info(question);
+          return lines.next(withdrawn);
+        }),
+      output.info,
+    );
+    // The run's story from its stream: progress on stderr, and (streaming, never into --json output, which stays one
+    // line) the answer as it is written on stdout.
+    const showText = stream && !values.json;
+    const renderer = new StreamRenderer(
+      { text: streamedText(output), line: output.info, progress: output.info },
+      { text: showText, marks: false, approvals: prompter },
+    );
+    const follower = new RunFollower(session.client, handle.workflowId, renderer, output.info);
     const result = untilInterrupted(
       awaitResult(
         () => handle.result(),
@@ -69,43 +88,36 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       ),
       interrupt,
     );
-    // A person at a terminal is asked about each call that needs approval; anyone else is told how to decide it.
-    const lines = process.stdin.isTTY ? new LineQueue(process.stdin) : undefined;
-    const over = new AbortController();
-    void result.finally(() => over.abort()).catch(() => {});
-    const prompter = new ApprovalPrompter(
-      handle,
-      lines &&
-        ((question) => {
-          output.info(question);
-          return lines.next(over.signal);
-        }),
-      output.info,
-    );
-    await new ProgressFollower(handle, output.info, (pending) => prompter.consider(pending)).follow(result).finally(() => lines?.close());
     let outcome: AgentResult | typeof interrupted;
     try {
       outcome = await result;
     } catch (error) {
-      following.abort();
+      await follower.finish(streamDrainMs);
+      lines?.close();
       const message = failureMessage(error);
       output.error(`run failed: ${message}`);
       if (values.json) output.result(JSON.stringify({ ...ids, status: failedStatus(error), error: message }));
       return 1;
     }
-    following.abort();
+    // The stream ends with the run: what it still holds (the last tool lines, the turn's end) is shown before the totals.
+    if (outcome === interrupted) follower.stop();
+    else await follower.finish(streamDrainMs);
+    prompter.withdrawAll();
+    lines?.close();
     if (outcome === interrupted) {
       const where = session.embedded ? 'the next time the embedded server starts' : 'on the workers';
       output.info(`stopped following ${handle.workflowId}; the run goes on ${where} (agent show ${handle.workflowId})`);
       return 130;
     }
+    if (renderer.turnEnds === 0)
+      output.info(`(the run ended before its last events reached this terminal: agent show ${handle.workflowId} has them all)`);
     if (outcome.status !== 'completed') output.info(`run ended with status ${outcome.status}`);
     output.info(
       `${outcome.iterations} iteration(s), ${outcome.usage.inputTokens} input / ${outcome.usage.outputTokens} output tokens${usageSuffix(outcome.usage)}`,
     );
     if (values.json) output.result(JSON.stringify({ ...ids, ...outcome }));
-    else if (printer) printer.complete(outcome.answer);
-    else output.result(outcome.answer);
+    else if (showText) renderer.complete(outcome.answer, 1);
+    else output.result(printable(outcome.answer));
     return statusExitCodes[outcome.status];
   } finally {
     await session.close();
@@ -116,15 +128,4 @@ function failedStatus(error: unknown): string {
   if (error instanceof WorkflowFailedError && error.cause?.name === 'CancelledFailure') return 'cancelled';
   if (error instanceof WorkflowFailedError && error.cause?.name === 'TerminatedFailure') return 'terminated';
   return 'failed';
-}
-
-/** Where streamed text goes: stdout as it comes, or (an Output without `write`) a line at a time. */
-export function streamedText(output: Output): (text: string) => void {
-  if (output.write) return output.write;
-  let line = '';
-  return (text) => {
-    const lines = (line + text).split('\n');
-    line = lines.pop() ?? '';
-    for (const whole of lines) output.result(whole);
-  };
 }

@@ -4,15 +4,16 @@ import type { AgentResult } from '../../core/result';
 import { connect } from '../connect';
 import { statusExitCodes } from '../exit-codes';
 import { followStream } from '../../client/follow-stream';
-import { StreamPrinter } from '../stream-printer';
+import { StreamRenderer } from '../stream-renderer';
 import { UsageError } from '../help';
 import { parseInteger } from './agent-flags';
-import { type Output } from '../output';
+import { streamedText, type Output } from '../output';
 import { failureMessage } from '../../client/failure-message';
 
 /**
  * `agent watch <id> [--from OFFSET] [--json]`: follows a run's stream from
- * anywhere, printing the text as it is written and a line per tool call, until
+ * anywhere, printing the text as it is written and a line per tool call (and,
+ * on stderr, a line per model call with its usage), until
  * the run ends; then exits like `agent run` would for its status (0 answered or
  * ended, 3 ended without a full answer, 1 failed, cancelled or terminated).
  * With --json, one JSON object per line: each event with its `offset`, then
@@ -36,12 +37,17 @@ export async function watchCommand(argv: string[], output: Output): Promise<numb
     await handle.describe().catch((error: unknown) => {
       throw error instanceof WorkflowNotFoundError ? new UsageError(`no run with workflow id "${workflowId}"`) : error;
     });
-    const write = output.write ?? ((text: string) => output.result(text.replace(/\n$/, '')));
-    const printer = new StreamPrinter({ text: write, line: (line) => write(`${line}\n`) }, { lines: true });
+    // The story on stdout as it happens (the text, turn marks, tool calls, approvals); each model call's usage on stderr.
+    const write = streamedText(output);
+    const printer = new StreamRenderer(
+      { text: write, line: (line) => write(`${line}\n`), progress: output.info },
+      { text: true, marks: true },
+    );
     output.info(`watching ${workflowId} from offset ${from}`);
     await followStream(session.client, workflowId, {
       from,
-      onEvent: (item) => (values.json ? output.result(JSON.stringify({ offset: item.offset, ...item.data })) : printer.handle(item.data)),
+      onEvent: (item) =>
+        values.json ? output.result(JSON.stringify({ offset: item.offset, ...item.data })) : printer.handle(item.data),
       onPause: (reason) => output.info(reason),
     });
     return await reportEnd(handle.result() as Promise<AgentResult>, { json: values.json, workflowId, printer, output });
@@ -53,7 +59,7 @@ export async function watchCommand(argv: string[], output: Output): Promise<numb
 /** The run ended: the answer if the stream ended before showing it, the status, and an exit code like `agent run`'s. */
 async function reportEnd(
   result: Promise<AgentResult>,
-  context: { json: boolean; workflowId: string; printer: StreamPrinter; output: Output },
+  context: { json: boolean; workflowId: string; printer: StreamRenderer; output: Output },
 ): Promise<number> {
   const { json, workflowId, printer, output } = context;
   let outcome: AgentResult;
@@ -68,7 +74,8 @@ async function reportEnd(
   if (json) {
     output.result(JSON.stringify({ type: 'run_end', workflowId, status: outcome.status, answer: outcome.answer }));
   } else {
-    if (printer.lastTurnEnded < outcome.turns && outcome.turns > 0) printer.complete(outcome.answer);
+    // The run may end before the watcher's last poll: its answer is then shown from the result, once.
+    if (printer.lastTurnEnded < outcome.turns && outcome.turns > 0) printer.complete(outcome.answer, printer.turnEnds + 1);
     output.info(`run ${workflowId} ended: ${outcome.status}`);
   }
   return statusExitCodes[outcome.status];

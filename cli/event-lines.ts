@@ -1,0 +1,61 @@
+import type { StreamEvent } from '../core/stream-events';
+import { printable } from './terminal-text';
+import { describeUsage } from './usage-text';
+
+type Event<Type extends StreamEvent['type']> = Extract<StreamEvent, { type: Type }>;
+
+/**
+ * The progress line of a model reply: `iteration 2 · openai:gpt-4o-mini asked for read_file (200 in / 40 out tokens,
+ * $0.000054)`. The iteration counts the turn's model calls. A reply carried over from an older run lacks the
+ * iteration, model and usage: what it has is said (`iteration` from the renderer's own count when it saw the turn start).
+ */
+export function replyLine(event: Event<'reply'>, options: { iteration?: number; attempt?: number } = {}): string {
+  const iteration = event.iteration ?? options.iteration;
+  const asked = event.toolCalls.length ? `asked for ${event.toolCalls.join(', ')}` : 'answered';
+  // That the model thought shows as tokens, never as its text; a provider that does not count them gets a word.
+  const thought = !event.usage?.reasoningTokens && event.thought ? 'thought; ' : '';
+  const usage = event.usage ? ` (${thought}${describeUsage(event.usage)})` : thought ? ' (thought)' : '';
+  const retried = options.attempt ? ` · on attempt ${options.attempt}` : '';
+  return printable(
+    `${iteration !== undefined ? `iteration ${iteration} · ` : ''}${event.model ?? 'the model'} ${asked}${usage}${retried}`,
+  );
+}
+
+export function toolStartLine(event: Event<'tool_start'>): string {
+  return printable(`  → ${event.summary}`);
+}
+
+/** `  ✓ read_file alpha.txt`, or `  ✗ read_file nope.txt: <the start of the error>`. */
+export function toolResultLine(event: Event<'tool_result'>): string {
+  return printable(`  ${event.isError ? '✗' : '✓'} ${event.summary}${event.isError ? `: ${event.preview}` : ''}`);
+}
+
+export function handoffLine(event: Event<'handoff'>): string {
+  return printable(`handed over from ${event.from} to ${event.to}`);
+}
+
+export function turnStartLine(event: Event<'turn_start'>): string {
+  return `── turn ${event.turn}`;
+}
+
+/** A turn that did not simply complete: failed (and rolled back), or ended with another status; undefined when it completed. */
+export function turnEndLine(event: Event<'turn_end'>): string | undefined {
+  if (event.status === 'failed')
+    return printable(`── turn ${event.turn} failed and was rolled back: ${event.error ?? 'no reason given'}`);
+  if (event.status !== 'completed') return `── turn ${event.turn} ended: ${event.status}`;
+  return undefined;
+}
+
+/** For a watcher, who cannot decide: the request whole (its description is escaped where it was built). */
+export function approvalRequestedLine(event: Event<'approval_requested'>): string {
+  const by = event.agents.length > 1 ? `, asked by ${event.agents.join(' → ')}` : '';
+  const description = (event.description ?? event.summary)
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+  return printable(`  ? waiting for approval (call ${event.id}${by}):\n${description}`);
+}
+
+export function approvalDecidedLine(event: Event<'approval_decided'>): string {
+  return printable(`  ${event.approved ? '✓ approved' : `✗ not approved (${event.reason ?? 'denied'})`}: call ${event.id}`);
+}

@@ -1,0 +1,82 @@
+import type { Client } from '@temporalio/client';
+import { followStream } from '../client/follow-stream';
+import type { StreamRenderer } from './stream-renderer';
+
+/**
+ * Follows a run's stream into a renderer for as long as the command wants it:
+ * the one source of what `agent run` and `agent chat` show while a run works
+ * (no polling of queries). From offset 0: these commands start the run (or the
+ * session) themselves, and the stream keeps the whole current turn, so every
+ * event, approval requests included, is seen once. A session is followed by one
+ * follower from its start, so nothing of an earlier turn is shown again.
+ */
+export class RunFollower {
+  /** Settles when following ends: the run ended, or a failure (said through `log`). Never rejects. */
+  readonly done: Promise<void>;
+  private readonly stopping = new AbortController();
+  private over = false;
+  private readonly waiting = new Set<() => void>();
+
+  constructor(
+    client: Client,
+    workflowId: string,
+    private readonly renderer: StreamRenderer,
+    log: (line: string) => void,
+  ) {
+    this.done = followStream(client, workflowId, {
+      from: 0,
+      onEvent: (item) => {
+        renderer.handle(item.data);
+        this.wake();
+      },
+      onPause: log,
+      signal: this.stopping.signal,
+    })
+      .catch((error: Error) => log(`stopped following the run's events: ${error.message}`))
+      .finally(() => {
+        this.over = true;
+        this.wake();
+      });
+  }
+
+  /**
+   * Whether the renderer has seen `count` turn ends: waits for that while the stream goes on, at most `timeoutMs`
+   * (the reply of a turn can come back before the stream has told its end; it is usually a poll away).
+   */
+  async turnEnded(count: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.renderer.turnEnds < count && !this.over && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(wake, deadline - Date.now());
+        function wake() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.waiting.add(wake);
+      });
+    }
+    return this.renderer.turnEnds >= count;
+  }
+
+  /** Waits, at most `timeoutMs`, for the stream to end by itself (it ends with the run), then stops following. */
+  async finish(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.done, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+    this.stop();
+  }
+
+  /**
+   * Stops following at once. A poll in flight is not cut short (the stream's client cannot be told to), but whatever
+   * it brings is dropped, and it ends with the command's connection.
+   */
+  stop(): void {
+    this.stopping.abort();
+  }
+
+  private wake(): void {
+    const waiting = [...this.waiting];
+    this.waiting.clear();
+    for (const wake of waiting) wake();
+  }
+}

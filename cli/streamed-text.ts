@@ -1,0 +1,106 @@
+import { printable } from './terminal-text';
+
+/**
+ * The model's text on a terminal, each call's text shown once. Pieces are
+ * written as they come. After a `reset` (the call's attempt failed and a new one
+ * writes its text again from the start), the new attempt's text is held while it
+ * repeats what is already shown and only what goes beyond is written: a retry
+ * leaves no partial text twice on the screen. If the new attempt says something
+ * else, a note says the call was retried and its new text follows. A reply's
+ * whole text completes whatever its pieces did not show (a run that does not
+ * stream shows each reply whole).
+ */
+export class StreamedText {
+  private call: string | undefined;
+  /** The text shown for `call`. */
+  private shown = '';
+  /** Set after a reset: the new attempt's text so far, not written while it repeats `shown`. */
+  private retried: string | undefined;
+  /** The attempt that reset `call`, for the note. */
+  private attempt = 0;
+  private lineOpen = false;
+
+  constructor(
+    private readonly write: (piece: string) => void,
+    /** A line of its own (on stderr, say), when a retry changed the text. */
+    private readonly note: (line: string) => void,
+  ) {}
+
+  /** A piece of call `call`'s text, as it was written. */
+  piece(call: string, text: string): void {
+    if (call !== this.call) this.begin(call);
+    if (this.retried === undefined) {
+      this.shown += text;
+      return this.out(text);
+    }
+    this.retried += text;
+    if (this.shown.startsWith(this.retried)) return; // still repeating what is shown
+    this.showInstead(this.retried);
+  }
+
+  /** Call `call` starts over with attempt `attempt`: what it writes next repeats its text from the start. */
+  reset(call: string, attempt: number): void {
+    if (call !== this.call || !this.shown) return;
+    this.retried = '';
+    this.attempt = attempt;
+  }
+
+  /** Call `call` answered with `text`, whole. */
+  whole(call: string, text: string): void {
+    if (call !== this.call) this.begin(call);
+    if (this.retried !== undefined || text.startsWith(this.shown)) return this.showInstead(text);
+    // The pieces and the reply disagree with no retry in between: the reply is what the model answered.
+    this.endLine();
+    this.out(text);
+    this.shown = text;
+  }
+
+  /**
+   * A turn's answer (at its end, or known from elsewhere): whatever of it is not shown yet. It is usually the last
+   * call's text, already shown; an answer that is not (an interrupted turn's, say) is written whole.
+   */
+  answer(text: string): void {
+    if (text && text !== this.shown) {
+      if (this.shown && text.startsWith(this.shown)) this.out(text.slice(this.shown.length));
+      else {
+        this.endLine();
+        this.out(text);
+      }
+    }
+    this.begin(undefined);
+  }
+
+  /** Ends a line left open, before anything else is printed on the terminal. */
+  endLine(): void {
+    if (!this.lineOpen) return;
+    this.write('\n');
+    this.lineOpen = false;
+  }
+
+  /** `text` replaces what is shown of the call: only the rest when it goes on from there, else a note and all of it. */
+  private showInstead(text: string): void {
+    if (text.startsWith(this.shown)) {
+      this.out(text.slice(this.shown.length));
+    } else {
+      this.endLine();
+      this.note(`↻ the model call was retried (attempt ${this.attempt}) and wrote something else; its text again:`);
+      this.out(text);
+    }
+    this.shown = text;
+    this.retried = undefined;
+  }
+
+  private begin(call: string | undefined): void {
+    this.endLine();
+    this.call = call;
+    this.shown = '';
+    this.retried = undefined;
+    this.attempt = 0;
+  }
+
+  private out(text: string): void {
+    if (!text) return;
+    this.write(printable(text));
+    this.lineOpen = !text.endsWith('\n');
+  }
+}
