@@ -5,7 +5,8 @@
  * AgentPlugin (or createAgentWorker); start runs with startAgent and talk to
  * sessions with sendMessage. Workflow code of your own imports from
  * `durable-agent/workflow` (the agent workflow, and executeAgent to run an
- * agent as a child of your workflow).
+ * agent as a child of your workflow). Every export is listed, one line each,
+ * in docs/agents.md's reference (test/unit/exports-documented.test.ts).
  */
 export { defineAgent, type Agent, type AgentDefinition } from './agents/define-agent';
 export { createAgentRegistry, AgentRegistry, type Definitions } from './agents/registry';
@@ -20,12 +21,12 @@ export { openInWorkspace, WorkspaceRefusal, type OpenedInWorkspace, type OpenPur
 export { defineProvider, builtInProviders, type ModelProvider, type ProviderCall, type ProviderRequest, type ToolChoice, type ToolDefinition } from './providers';
 export { AgentPlugin, type AgentPluginOptions } from './worker/agent-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './worker/create-worker';
-export { startAgent, resolveOrThrow, newWorkflowId, InvalidInputError, type AgentHandle, type AgentWorkflow } from './client/start-agent';
+export { startAgent, resolveOrThrow, InvalidInputError, type AgentHandle, type AgentWorkflow } from './client/start-agent';
 export { sendMessage, MessageNotAnsweredError } from './client/send-message';
 export { agentDataConverter } from './storage/data-converter';
 export { resolveAgentInput, type AgentInput } from './core/resolve-input';
 export type { ResolvedAgentInput } from './core/input';
-export type { AgentResult, AgentStatus, TurnReply, TurnStatus, ProgressEvent, AgentStatusSnapshot, PendingApproval } from './core/result';
+export type { AgentResult, AgentStatus, TurnReply, TurnStatus, AgentStatusSnapshot, PendingApproval } from './core/result';
 export type { ApprovalText } from './core/approval-description';
 export type { StreamEvent } from './core/stream-events';
 // Reads a run's conversation without making its worker store a large query answer (agent show uses it).
@@ -42,7 +43,6 @@ export {
   conversationQuery,
   type ConversationSnapshot,
   messagesQuery,
-  progressQuery,
   sendMessageUpdate,
   statusQuery,
 } from './workflows/definitions';
