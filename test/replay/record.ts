@@ -267,6 +267,34 @@ const scenarios: Scenario[] = [
     ],
   },
   {
+    // The run's settings as one modelSettings object (the two scenarios above were recorded when the input carried
+    // them one by one; their files stay, as runs of that shape may be in flight, and recording them again now writes
+    // this shape): the input, prepareRun's overrides and every model call carry modelSettings.
+    name: 'model-settings-anthropic-thinking',
+    input: { prompt: 'Read alpha.txt, then beta.txt', model: 'anthropic:claude-sonnet-4-6', tools: ['read_file'], modelSettings: { thinkingBudget: 2048, maxOutputTokens: 1000 } },
+    replies: [
+      anthropicReply({ thinking: ['Start with alpha.txt.'], text: 'Reading alpha.txt.', toolCalls: [{ id: 'toolu_a', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+      anthropicReply({ thinking: ['Both read.'], text: 'alpha.txt says alpha.' }),
+    ],
+  },
+  {
+    // A session in the new shape that continues as new: the next run's input carries modelSettings on.
+    name: 'model-settings-session-continue-as-new',
+    input: {
+      model: 'openai:gpt-4o-mini',
+      tools: ['read_file'],
+      session: { idleTimeoutSeconds: 600 },
+      continueAsNewAfterModelCalls: 2,
+      modelSettings: { temperature: 0.5, reasoningEffort: 'low', maxOutputTokens: 500 },
+    },
+    replies: [
+      openaiReply({ toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+      openaiReply({ content: 'alpha says alpha' }),
+      openaiReply({ content: 'and beta is next to it' }),
+    ],
+    messages: ['What does alpha.txt say?', 'And what else is there?'],
+  },
+  {
     // MCP tools of a stdio server: listed once (listMcpTools, recorded), one call answered, one a tool error.
     name: 'mcp-tools',
     input: { prompt: 'Add 2 and 3, then fail', model: 'openai:gpt-4o-mini', tools: ['read_file', 'mcp:*'] },
