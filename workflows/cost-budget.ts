@@ -1,6 +1,7 @@
 import type { AgentSpec } from '../core/agent-spec';
 import { worstCaseUsd, type ModelPrice } from '../core/cost';
 import type { Message } from '../core/messages';
+import type { Usage } from '../core/usage';
 import type { ResolvedAgentInput } from '../core/input';
 import type { RunSetup } from '../activities';
 import type { AgentState } from './state';
@@ -33,11 +34,21 @@ export interface SpendCheck {
  * input (the last call's input and output, and what was added since) and its
  * maximum output, at its model's price.
  */
-export function spendCheck(state: AgentState, price: ModelPrice | undefined, agent: AgentSpec, budgetUsd: number): SpendCheck {
-  const spentUsd = state.status.usage.costUsd ?? 0;
+export function spendCheck(
+  state: AgentState,
+  spent: Usage,
+  price: ModelPrice | undefined,
+  agent: AgentSpec,
+  budgetUsd: number,
+): SpendCheck {
+  const spentUsd = spent.costUsd ?? 0;
   // prepareRun refuses a budgeted run with an unpriced model; a price still missing here means the call cannot be afforded.
   if (!price) return { affordable: false, spentUsd, worstCaseUsd: Number.POSITIVE_INFINITY };
-  const worst = worstCaseUsd(price, estimatedInputTokens(state, agent), agent.modelSettings.maxOutputTokens ?? budgetedMaxOutputTokens);
+  const worst = worstCaseUsd(
+    price,
+    estimatedInputTokens(state, agent),
+    agent.modelSettings.maxOutputTokens ?? budgetedMaxOutputTokens,
+  );
   return { affordable: spentUsd + worst <= budgetUsd, spentUsd, worstCaseUsd: worst };
 }
 

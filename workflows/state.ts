@@ -1,9 +1,7 @@
 import type { CarriedInbox, CarriedState, ResolvedAgentInput } from '../core/input';
 import type { Message } from '../core/messages';
-import { zeroUsage, type Usage } from '../core/usage';
-import { describeCost } from '../core/cost';
-import { defaultAgentName } from '../core/limits';
-import type { AgentStatusSnapshot } from '../core/result';
+import type { Usage } from '../core/usage';
+import type { RunStatus } from './run-status';
 
 /** Where a turn began, so a turn that fails can be rolled back and the conversation stays as it was. */
 export interface TurnCheckpoint {
@@ -33,8 +31,6 @@ export interface AgentState {
   /** The transcript store id standing for messages[0..length), as the model activity last reported it. */
   transcript: { id?: string; length: number };
   summary?: { content: string; upTo: number };
-  /** Everything the status query shows but the queue and the approvals, which their owners report. */
-  status: Omit<AgentStatusSnapshot, 'queuedMessages' | 'pendingApprovals'>;
   lastAnswer: string;
   lastOutput?: unknown;
   /** The agent that has the conversation now: the run's own, or the one a handoff passed it to. */
@@ -51,17 +47,6 @@ export function initialState(input: ResolvedAgentInput): AgentState {
     messages: carried?.messages ?? initialMessages(input),
     transcript: carried?.transcript ?? { length: 0 },
     summary: carried?.summary,
-    status: {
-      phase: 'starting',
-      agent: carried?.agent ?? input.agent,
-      iteration: carried?.iteration ?? 0,
-      // Known once prepareRun has told the agent's own limit.
-      maxIterations: input.maxIterations ?? 0,
-      toolCallsInFlight: [],
-      usage: carried?.usage ?? zeroUsage,
-      turnUsage: carried?.turn?.usage ?? zeroUsage,
-      turns: carried?.turns ?? 0,
-    },
     lastAnswer: carried?.lastAnswer ?? '',
     lastOutput: carried?.lastOutput,
     lastCall: carried?.lastCall,
@@ -83,13 +68,14 @@ export function rollBack(state: AgentState, mark: TurnCheckpoint): void {
 
 export function carry(
   state: AgentState,
+  status: RunStatus,
   extra: { turn?: TurnInProgress; inbox?: CarriedInbox; endRequested?: boolean; stream?: CarriedState['stream'] },
 ): CarriedState {
   return {
     messages: state.messages,
-    usage: state.status.usage,
-    iteration: state.status.iteration,
-    turns: state.status.turns,
+    usage: status.usage,
+    iteration: status.iteration,
+    turns: status.turns,
     transcript: state.transcript,
     summary: state.summary,
     lastAnswer: state.lastAnswer,
@@ -104,29 +90,4 @@ export function carry(
 // the agent that has the conversation then, so a handoff changes them.
 function initialMessages(input: ResolvedAgentInput): Message[] {
   return [...(input.messages ?? []), ...(input.prompt ? [{ role: 'user' as const, content: input.prompt }] : [])];
-}
-
-/** The Web UI's current details: Markdown, refreshed at every step. */
-export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSnapshot, model: string): string {
-  const agent = status.agent === defaultAgentName ? '' : ` · agent \`${status.agent}\``;
-  const lines = [
-    `**${status.phase.replace(/_/g, ' ')}** · iteration ${status.iteration} of ${status.maxIterations}${agent} · model \`${model}\``,
-    `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out${status.usage.reasoningTokens ? ` (${status.usage.reasoningTokens} of them thinking)` : ''}${status.usage.costUsd !== undefined || status.usage.unpricedCalls ? ` · spent ${describeCost(status.usage)}` : ''}`,
-  ];
-  if (input.session) lines.push(`session: ${status.turns} message(s) answered, ${status.queuedMessages} queued`);
-  if (input.forkedFrom) lines.push(`forked from \`${input.forkedFrom.workflowId}\` at message ${input.forkedFrom.messageIndex}`);
-  if (status.toolCallsInFlight.length > 0) lines.push(`tools running: ${status.toolCallsInFlight.join(', ')}`);
-  for (const request of status.pendingApprovals) {
-    const by = request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '';
-    // The description is plain text with hidden characters escaped; a code block keeps Markdown from reading it.
-    lines.push(`awaiting approval${by} · call \`${request.id}\`\n\n${fenced(request.description ?? request.summary)}`);
-  }
-  return lines.join('\n\n');
-}
-
-/** Text in a Markdown code block whose fence is longer than any run of backticks inside it. */
-function fenced(text: string): string {
-  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (match) => match[0].length));
-  const fence = '`'.repeat(longest + 1);
-  return `${fence}\n${text}\n${fence}`;
 }

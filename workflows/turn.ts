@@ -2,18 +2,20 @@ import type { AgentSpec } from '../core/agent-spec';
 import { offeredToolNames } from '../core/tool-names';
 import { summaryCutIndex } from '../core/context-view';
 import type { ResolvedAgentInput } from '../core/input';
-import { addUsage } from '../core/usage';
-import { costBudgetOf, spendCheck, withBoundedOutput } from './cost-budget';
 import type { TurnReply, TurnStatus } from '../core/result';
 import { notRunResults } from '../core/tool-pairing';
 import type { ModelCallResult, RunSetup } from '../activities';
 import type { ToolChoice } from '../providers/provider-call';
+import { costBudgetOf, spendCheck, withBoundedOutput } from './cost-budget';
 import { callModel } from './model-call';
 import { nextStep, type NextStep } from './next-step';
-import { runToolRound } from './tool-round';
+import { runToolRound, type RoundOutcome, type RoundRequest } from './tool-round';
 import type { AgentState, TurnInProgress } from './state';
 import type { Approvals } from './approvals';
 import type { AgentStream } from './agent-stream';
+import type { HandOverRule } from './hand-over-rule';
+import type { RunStatus } from './run-status';
+import type { TurnScope } from './turn-scope';
 import { modelCallSummary } from './summaries';
 
 export const reflectionPrompt =
@@ -29,21 +31,24 @@ export function invalidOutputPrompt(problem: string): string {
 // A final answer that does not match the agent's outputSchema is sent back this many times before the turn gives up.
 export const maxOutputRetries = 2;
 
-export interface TurnContext {
+/** The parts of a run a turn works with: what it reads, and the objects it tells what happens. */
+export interface TurnParts {
   input: ResolvedAgentInput;
-  state: AgentState;
   setup: RunSetup;
-  approvals: Approvals;
+  /** The conversation and what the model calls know of it; a turn appends to it. */
+  state: AgentState;
+  status: RunStatus;
   /** The run's stream: each model reply and tool call is published to it. */
   stream: AgentStream;
-  /** Why calls cut short by a cancellation were not run: the turn was interrupted, or the whole run cancelled. */
-  cancelledBecause(): string;
-  showDetails(): void;
+  approvals: Approvals;
   /** Whether the run should continue as new at the next point it can. */
-  continueAsNewDue(): boolean;
-  /** Continues as new now, handing this turn to the next run. */
-  continueAsNew(turn: TurnInProgress): Promise<never>;
+  handOver: HandOverRule;
+  /** The turn's cancellation scope: why calls it cut short were not run. */
+  turnScope: TurnScope;
 }
+
+/** How a turn ended: answered, or handed to the next run (continue-as-new) at this point, to go on there. */
+export type TurnOutcome = { kind: 'answered'; reply: TurnReply } | { kind: 'hand_over'; turn: TurnInProgress };
 
 /** A model call on its way: the stream's id for it, the agent and model asked, the turn's iteration, and the reply to come. */
 interface AskedModel {
@@ -55,7 +60,7 @@ interface AskedModel {
 }
 
 /** What the loop does after a model reply: the reply's own next step, or the end of the token budget. */
-type TurnStep = NextStep | { kind: 'token_budget' };
+type TurnStep = NextStep | { kind: 'token_budget'; answer: string };
 
 /** Why the tool calls of a reply were not run, in the error result each of them gets. */
 const notRunBecause: Record<Exclude<TurnStep['kind'], 'run_tools'>, string> = {
@@ -74,40 +79,173 @@ const notRunBecause: Record<Exclude<TurnStep['kind'], 'run_tools'>, string> = {
  * apply from the next call. Repeat until the model answers without tools or a
  * limit ends the turn. Every tool call a reply carries gets exactly one result
  * on every path, so the conversation is always one both provider APIs accept.
+ *
+ * A turn's counters (`progress`) are what continue-as-new carries when the turn
+ * goes on in the next run.
  */
-export async function runTurn(context: TurnContext, start: TurnInProgress): Promise<TurnReply> {
-  const { input, state, setup } = context;
-  const status = state.status;
-  const agent = (): AgentSpec => setup.agents[state.agent];
-  const maySpawn = (input.subagent?.depth ?? 0) < input.maxSubagentDepth;
-  const turn = { ...start };
-  status.turnUsage = start.usage;
-  status.maxIterations = agent().maxIterations;
-  let previousWasEmpty = false;
+export class Turn {
+  readonly progress: TurnInProgress;
+  private readonly maySpawn: boolean;
+  private readonly budget: number | undefined;
+  /** Where this run's part of the turn began in the conversation (a turn carried over began in an earlier run). */
+  private readonly resumedAt: number;
+  private previousWasEmpty = false;
 
-  const budget = costBudgetOf(input, setup);
-  // Asking the model and taking its reply are two steps, so the loop awaits the activity itself: each promise a
-  // workflow makes costs a stack trace in the SDK's promise hook, on every iteration and at every replay.
-  const askModel = (toolChoice: ToolChoice): AskedModel => {
-    status.phase = 'calling_model';
-    context.showDetails();
-    const current = agent();
-    const call = context.stream.nextCallId();
+  constructor(
+    private readonly parts: TurnParts,
+    private readonly start: TurnInProgress,
+  ) {
+    this.progress = { ...start };
+    delete this.progress.openRound;
+    this.maySpawn = (parts.input.subagent?.depth ?? 0) < parts.input.maxSubagentDepth;
+    this.budget = costBudgetOf(parts.input, parts.setup);
+    this.resumedAt = parts.state.messages.length;
+  }
+
+  /** The agent that has the conversation now. */
+  private get agent(): AgentSpec {
+    return this.parts.setup.agents[this.parts.state.agent];
+  }
+
+  async run(): Promise<TurnOutcome> {
+    const { state, status } = this.parts;
+    status.turnStarted(this.start.usage, this.agent.maxIterations);
+
+    // The previous run continued as new while a tool round waited for approval: that round goes on first.
+    const { openRound } = this.start;
+    if (openRound) {
+      const reply = state.messages[state.messages.length - 1];
+      if (reply?.role !== 'assistant') throw new Error('a carried tool round must follow its reply');
+      const round = { calls: reply.toolCalls, ...openRound };
+      const ended = await this.toolRound(round, reply.content);
+      if (ended) return ended;
+    }
+
+    while (this.progress.agentIterations < this.agent.maxIterations) {
+      if (this.parts.handOver.due()) return this.handOver();
+      if (this.budgetSpent()) return this.answered(this.lastAnswer(), 'cost_budget');
+      this.progress.iteration++;
+      this.progress.agentIterations++;
+      status.nextIteration();
+      const asked = this.askModel('auto');
+      const response = this.takeReply(asked, await asked.reply);
+      const step: TurnStep = this.overBudget() ? { kind: 'token_budget', answer: response.message.content } : nextStep(response);
+      if (step.kind !== 'run_tools') state.messages.push(...notRunResults(response.message.toolCalls, notRunBecause[step.kind]));
+      const emptyTwice = this.previousWasEmpty && step.kind === 'empty';
+      this.previousWasEmpty = step.kind === 'empty';
+      switch (step.kind) {
+        case 'final_answer':
+          if (this.agent.outputSchema === undefined) return this.answered(step.answer, 'completed');
+          if (step.output !== undefined) return this.answered(step.answer, 'completed', step.output);
+          if (this.progress.outputRetries >= maxOutputRetries) return this.answered(step.answer, 'invalid_output');
+          this.progress.outputRetries++;
+          state.messages.push({ role: 'user', content: invalidOutputPrompt(step.outputProblem ?? 'it could not be read') });
+          break;
+        case 'truncated':
+          return this.answered(step.answer, 'truncated');
+        case 'refused':
+          return this.answered(step.answer, 'refused');
+        case 'token_budget':
+          return this.answered(step.answer, 'token_budget');
+        case 'empty':
+          if (emptyTwice) return this.answered('', 'empty');
+          state.messages.push({ role: 'user', content: emptyReplyPrompt });
+          break;
+        case 'run_tools': {
+          const ended = await this.toolRound(step.round, step.text);
+          if (ended) return ended;
+          break;
+        }
+        default: {
+          const exhaustive: never = step;
+          throw new Error(`unknown step ${JSON.stringify(exhaustive)}`);
+        }
+      }
+    }
+
+    // The limit was reached while the model still wanted tools: one last call that may not use them summarises the turn.
+    if (this.budgetSpent()) return this.answered(this.lastAnswer(), 'cost_budget');
+    state.messages.push({ role: 'user', content: reflectionPrompt });
+    const askedForReflection = this.askModel('none');
+    const reflection = this.takeReply(askedForReflection, await askedForReflection.reply);
+    state.messages.push(...notRunResults(reflection.message.toolCalls, 'the iteration limit was reached'));
+    return this.answered(reflection.message.content, 'max_iterations');
+  }
+
+  /** What an interrupted turn replies: its last answer so far (if any), and what it spent. */
+  interrupted(): TurnReply {
+    const { state, status } = this.parts;
+    const answer = this.lastAnswer();
+    state.lastAnswer = answer;
+    status.stopped();
+    // The model calls that answered: a call the interrupt cut short is not counted.
+    const answeredHere = state.messages.slice(this.resumedAt).filter((message) => message.role === 'assistant').length;
+    return {
+      answer,
+      status: 'interrupted',
+      iterations: this.start.iteration + answeredHere,
+      usage: status.turnUsage,
+      agent: state.agent,
+    };
+  }
+
+  /**
+   * Runs a reply's tool calls; then a handoff passes the conversation on, a spent token budget ends the turn, and a
+   * context grown past its budget is summarised. Returns how the turn ends, when the round ends it.
+   */
+  private async toolRound(round: RoundRequest, text: string): Promise<TurnOutcome | undefined> {
+    const { input, state, status, stream } = this.parts;
+    const outcome: RoundOutcome = await runToolRound(this.parts, round, input.maxHandoffs - this.progress.handoffs, {
+      maySpawn: this.maySpawn,
+      budget: this.budget,
+    });
+    if (outcome.kind === 'hand_over') return this.handOver(outcome.openRound);
+    if (outcome.handoff) {
+      stream.publish({ type: 'handoff', from: state.agent, to: outcome.handoff });
+      state.agent = outcome.handoff;
+      status.handedTo(this.agent.maxIterations);
+      this.progress.handoffs++;
+      this.progress.agentIterations = 0;
+      this.progress.outputRetries = 0;
+      this.previousWasEmpty = false;
+    }
+    // Subagents spend tokens too: once the budget is gone, the turn ends here, its tool calls all answered.
+    if (this.overBudget()) return this.answered(text, 'token_budget');
+    const upTo = this.summaryDue();
+    if (upTo !== undefined) await this.summarise(upTo);
+    return undefined;
+  }
+
+  private askModel(toolChoice: ToolChoice): AskedModel {
+    const { input, state, setup, status, stream } = this.parts;
+    status.enter('calling_model');
+    const current = this.agent;
+    const call = stream.nextCallId();
     const reply = callModel(input, state, {
       label: modelCallSummary(current, status.iteration),
-      agent: budget === undefined ? current : withBoundedOutput(current),
-      tools: offeredToolNames(current, { subagents: maySpawn }),
+      agent: this.budget === undefined ? current : withBoundedOutput(current),
+      tools: offeredToolNames(current, { subagents: this.maySpawn }),
       toolChoice,
       mcp: setup.mcpListing,
       // Only runs that asked for it get the text as it is written; every run gets each reply whole.
       ...(input.stream && { streamAs: call }),
     });
     // The reflection call after the limit is not an iteration of its own: it carries the last one's number.
-    return { call, agent: current.name, model: current.model, iteration: Math.max(1, turn.iteration), reply };
-  };
-  const takeReply = (asked: AskedModel, response: ModelCallResult): ModelCallResult => {
-    record(state, response);
-    context.stream.publish({
+    return { call, agent: current.name, model: current.model, iteration: Math.max(1, this.progress.iteration), reply };
+  }
+
+  private takeReply(asked: AskedModel, response: ModelCallResult): ModelCallResult {
+    const { state, status, stream } = this.parts;
+    status.spent(response.usage);
+    state.messages.push(response.message);
+    state.lastCall = {
+      inputTokens: response.usage.inputTokens,
+      outputTokens: response.usage.outputTokens,
+      length: state.messages.length,
+    };
+    // The stored transcript now covers every message including this response; without one, the next call goes inline.
+    state.transcript = response.transcript ?? { length: 0 };
+    stream.publish({
       type: 'reply',
       call: asked.call,
       text: response.message.content,
@@ -119,146 +257,69 @@ export async function runTurn(context: TurnContext, start: TurnInProgress): Prom
       ...(response.message.thinking?.length && { thought: true as const }),
     });
     return response;
-  };
-  // Before each model call: would its worst case take the spend past the budget? Then the turn stops here.
-  const budgetSpent = (): boolean => budget !== undefined && !spendCheck(state, setup.prices[agent().model], agent(), budget).affordable;
-  const lastAnswerOfTurn = () => [...state.messages.slice(start.checkpoint.length)].reverse().find((message) => message.role === 'assistant')?.content ?? '';
-  const finish = (answer: string, outcome: TurnStatus, output?: unknown): TurnReply => {
+  }
+
+  private answered(answer: string, outcome: TurnStatus, output?: unknown): TurnOutcome {
+    const { state, status } = this.parts;
     state.lastAnswer = answer;
     state.lastOutput = output;
-    turn.usage = status.turnUsage;
-    return { answer, status: outcome, iterations: turn.iteration, usage: status.turnUsage, agent: state.agent, ...(output !== undefined && { output }) };
-  };
-
-  // After a tool round: a handoff passes the conversation on; a spent token budget ends the turn.
-  const afterToolRound = (handoff: string | undefined, lastReply: string): TurnReply | undefined => {
-    if (handoff) {
-      context.stream.publish({ type: 'handoff', from: state.agent, to: handoff });
-      state.agent = status.agent = handoff;
-      status.maxIterations = agent().maxIterations;
-      turn.handoffs++;
-      turn.agentIterations = 0;
-      turn.outputRetries = 0;
-      previousWasEmpty = false;
-    }
-    // Subagents spend tokens too: once the budget is gone, the turn ends here, its tool calls all answered.
-    if (overBudget(input, state)) return finish(lastReply, 'token_budget');
-    return undefined;
-  };
-
-  // The previous run continued as new while a tool round waited for approval: that round goes on first.
-  if (start.openRound) {
-    const { openRound, ...rest } = start;
-    const reply = state.messages[state.messages.length - 1];
-    if (reply?.role !== 'assistant') throw new Error('a carried tool round must follow its reply');
-    const round = {
-      calls: reply.toolCalls,
-      needsApproval: openRound.needsApproval,
-      descriptions: openRound.descriptions,
-      finished: openRound.finished,
-      waiting: openRound.waiting,
-    };
-    Object.assign(turn, rest);
-    delete turn.openRound;
-    const ended = afterToolRound(await runToolRound(context, round, turn, { maySpawn, budget }), reply.content);
-    if (ended) return ended;
-    const upTo = summaryDue(context);
-    if (upTo !== undefined) await summarise(context, upTo);
+    this.progress.usage = status.turnUsage;
+    const reply = { answer, status: outcome, iterations: this.progress.iteration, usage: status.turnUsage, agent: state.agent };
+    return { kind: 'answered', reply: { ...reply, ...(output !== undefined && { output }) } };
   }
 
-  while (turn.agentIterations < agent().maxIterations) {
-    if (context.continueAsNewDue()) await context.continueAsNew({ ...turn, usage: status.turnUsage });
-    if (budgetSpent()) return finish(lastAnswerOfTurn(), 'cost_budget');
-    turn.iteration++;
-    turn.agentIterations++;
-    status.iteration++;
-    const asked = askModel('auto');
-    const response = takeReply(asked, await asked.reply);
-    const step: TurnStep = overBudget(input, state) ? { kind: 'token_budget' } : nextStep(response);
-    if (step.kind !== 'run_tools') state.messages.push(...notRunResults(response.message.toolCalls, notRunBecause[step.kind]));
-    const emptyTwice = previousWasEmpty && step.kind === 'empty';
-    previousWasEmpty = step.kind === 'empty';
-    switch (step.kind) {
-      case 'final_answer':
-        if (agent().outputSchema === undefined) return finish(response.message.content, 'completed');
-        if (response.output !== undefined) return finish(response.message.content, 'completed', response.output);
-        if (turn.outputRetries >= maxOutputRetries) return finish(response.message.content, 'invalid_output');
-        turn.outputRetries++;
-        state.messages.push({ role: 'user', content: invalidOutputPrompt(response.outputProblem ?? 'it could not be read') });
-        break;
-      case 'truncated':
-        return finish(response.message.content, 'truncated');
-      case 'refused':
-        return finish(response.message.content, 'refused');
-      case 'token_budget':
-        return finish(response.message.content, 'token_budget');
-      case 'empty':
-        if (emptyTwice) return finish('', 'empty');
-        state.messages.push({ role: 'user', content: emptyReplyPrompt });
-        break;
-      case 'run_tools': {
-        const round = { calls: response.message.toolCalls, needsApproval: response.needsApproval ?? [], descriptions: response.approvalDescriptions };
-        const ended = afterToolRound(await runToolRound(context, round, turn, { maySpawn, budget }), response.message.content);
-        if (ended) return ended;
-        // Then a context grown past its budget is summarised. Checked before calling, not inside an async
-        // function: every promise costs a stack trace in the SDK's promise hook, at each replay too.
-        const upTo = summaryDue(context);
-        if (upTo !== undefined) await summarise(context, upTo);
-        break;
-      }
-      default: {
-        const exhaustive: never = step;
-        throw new Error(`unknown step ${JSON.stringify(exhaustive)}`);
-      }
-    }
+  private handOver(openRound?: TurnInProgress['openRound']): TurnOutcome {
+    return { kind: 'hand_over', turn: { ...this.progress, usage: this.parts.status.turnUsage, ...(openRound && { openRound }) } };
   }
 
-  // The limit was reached while the model still wanted tools: one last call that may not use them summarises the turn.
-  if (budgetSpent()) return finish(lastAnswerOfTurn(), 'cost_budget');
-  state.messages.push({ role: 'user', content: reflectionPrompt });
-  const askedForReflection = askModel('none');
-  const reflection = takeReply(askedForReflection, await askedForReflection.reply);
-  state.messages.push(...notRunResults(reflection.message.toolCalls, 'the iteration limit was reached'));
-  return finish(reflection.message.content, 'max_iterations');
-}
+  /** The turn's last answer so far (the last assistant text since it began). */
+  private lastAnswer(): string {
+    const sinceStart = this.parts.state.messages.slice(this.start.checkpoint.length);
+    return [...sinceStart].reverse().find((message) => message.role === 'assistant')?.content ?? '';
+  }
 
-function record(state: AgentState, response: ModelCallResult): void {
-  const status = state.status;
-  status.usage = addUsage(status.usage, response.usage);
-  status.turnUsage = addUsage(status.turnUsage, response.usage);
-  state.messages.push(response.message);
-  state.lastCall = { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, length: state.messages.length };
-  // The stored transcript now covers every message including this response; without one, the next call goes inline.
-  state.transcript = response.transcript ?? { length: 0 };
-}
+  /** Before each model call: would its worst case take the spend past the budget? Then the turn stops here. */
+  private budgetSpent(): boolean {
+    const { state, setup, status } = this.parts;
+    return (
+      this.budget !== undefined &&
+      !spendCheck(state, status.usage, setup.prices[this.agent.model], this.agent, this.budget).affordable
+    );
+  }
 
-function overBudget(input: ResolvedAgentInput, state: AgentState): boolean {
-  const { usage } = state.status;
-  return input.maxSessionTokens !== undefined && usage.inputTokens + usage.outputTokens > input.maxSessionTokens;
-}
+  private overBudget(): boolean {
+    const { input, status } = this.parts;
+    const { usage } = status;
+    return input.maxSessionTokens !== undefined && usage.inputTokens + usage.outputTokens > input.maxSessionTokens;
+  }
 
-/**
- * When the model's input has grown past the context budget, older turns are
- * summarised by a model call (an ordinary retried activity) and the summary
- * stands in for them from the next call on. The conversation itself is kept whole.
- * Returns where the summary would end, when one is due.
- */
-function summaryDue(context: TurnContext): number | undefined {
-  const { input, state } = context;
-  const inputTokens = state.lastCall?.inputTokens ?? 0;
-  const budget = input.context.maxContextTokens;
-  if (budget === undefined || inputTokens <= budget) return undefined;
-  const upTo = summaryCutIndex(state.messages, input.context.keepRecentTurns);
-  return upTo === undefined || upTo <= (state.summary?.upTo ?? 0) ? undefined : upTo;
-}
+  /**
+   * When the model's input has grown past the context budget, older turns are summarised by a model call (an
+   * ordinary retried activity) and the summary stands in for them from the next call on. The conversation itself
+   * is kept whole. Returns where the summary would end, when one is due.
+   */
+  private summaryDue(): number | undefined {
+    const { input, state } = this.parts;
+    const inputTokens = state.lastCall?.inputTokens ?? 0;
+    const budget = input.context.maxContextTokens;
+    if (budget === undefined || inputTokens <= budget) return undefined;
+    const upTo = summaryCutIndex(state.messages, input.context.keepRecentTurns);
+    return upTo === undefined || upTo <= (state.summary?.upTo ?? 0) ? undefined : upTo;
+  }
 
-async function summarise(context: TurnContext, upTo: number): Promise<void> {
-  const { input, state, setup } = context;
-  state.status.phase = 'summarising';
-  context.showDetails();
-  const agent = setup.agents[state.agent];
-  const summary = await callModel(input, state, { label: `${agent.model} summary`, agent, tools: agent.tools, toolChoice: 'none', summarizeUpTo: upTo, mcp: setup.mcpListing });
-  state.status.usage = addUsage(state.status.usage, summary.usage);
-  state.status.turnUsage = addUsage(state.status.turnUsage, summary.usage);
-  state.summary = { content: summary.message.content, upTo };
+  private async summarise(upTo: number): Promise<void> {
+    const { input, state, setup, status } = this.parts;
+    status.enter('summarising');
+    const agent = this.agent;
+    const summary = await callModel(input, state, {
+      label: `${agent.model} summary`,
+      agent,
+      tools: agent.tools,
+      toolChoice: 'none',
+      summarizeUpTo: upTo,
+      mcp: setup.mcpListing,
+    });
+    status.spent(summary.usage);
+    state.summary = { content: summary.message.content, upTo };
+  }
 }

@@ -1,0 +1,45 @@
+import { workflowInfo } from '@temporalio/workflow';
+import { describeCall, type ApprovalDescription } from '../core/approval-description';
+import type { ToolCall, ToolResultMessage } from '../core/messages';
+import type { PendingApproval } from '../core/result';
+
+/**
+ * What one tool round knows of its calls while they run: the results so far
+ * (a previous run's too, after continue-as-new), which calls a person must
+ * approve and how each is described, when each first asked, and how many wait
+ * for a decision now.
+ */
+export class RoundLedger {
+  readonly finished: Map<string, ToolResultMessage>;
+  private readonly asked: Map<string, string>;
+  /** Calls waiting for a person's decision right now. */
+  waiting = 0;
+
+  constructor(
+    /** The ids the tools' own rules want approved (decided by the model activity). */
+    private readonly approvalIds: string[],
+    /** The tools whose every call is approved in this run (workflows/approval-tools.ts); none when approvals are skipped. */
+    private readonly approvalTools: string[] | 'skip',
+    private readonly descriptions: Record<string, ApprovalDescription> | undefined,
+    earlier: { finished?: ToolResultMessage[]; waiting?: PendingApproval[] },
+  ) {
+    this.finished = new Map((earlier.finished ?? []).map((result) => [result.toolCallId, result]));
+    this.asked = new Map((earlier.waiting ?? []).map((request) => [request.id, request.askedAt]));
+  }
+
+  needsApproval(call: ToolCall): boolean {
+    return this.approvalTools !== 'skip' && (this.approvalIds.includes(call.id) || this.approvalTools.includes(call.name));
+  }
+
+  /** When the call first asked (now, unless a previous run asked already): its timeout runs from then. */
+  askedAt(id: string): string {
+    const askedAt = this.asked.get(id) ?? new Date().toISOString();
+    this.asked.set(id, askedAt);
+    return askedAt;
+  }
+
+  /** What a person is shown; replies recorded before descriptions existed have none, so their calls are described here. */
+  describe(call: ToolCall): ApprovalDescription {
+    return this.descriptions?.[call.id] ?? describeCall(call, undefined, workflowInfo().workflowId);
+  }
+}

@@ -1,0 +1,169 @@
+import { setCurrentDetails } from '@temporalio/workflow';
+import { describeCost } from '../core/cost';
+import type { ResolvedAgentInput } from '../core/input';
+import { defaultAgentName } from '../core/limits';
+import type { AgentStatusSnapshot, PendingApproval } from '../core/result';
+import { addUsage, zeroUsage, type Usage } from '../core/usage';
+
+type Phase = Exclude<AgentStatusSnapshot['phase'], 'awaiting_approval'>;
+
+/** What the status shows that others own: the queue (the inbox), the approvals, the model of the agent that answers. */
+export interface StatusSources {
+  queuedMessages(): number;
+  pendingApprovals(): PendingApproval[];
+  model(): string;
+}
+
+/**
+ * Where the run is, as the status query and the Web UI's current details show
+ * it. Every change to it is a method here, and each change a watcher should see
+ * at once refreshes the details. The counters continue-as-new carries
+ * (iteration, usage, turns) start from the carried values.
+ *
+ * `iteration` counts the model calls of every turn of the run (and of the runs
+ * before it in a session): it is what the run's result reports as `iterations`.
+ * A turn's own count, which the turn limit bounds, is the turn's (TurnReply's
+ * `iterations`, the stream's `reply.iteration`).
+ */
+export class RunStatus {
+  private phase: Phase = 'starting';
+  private iterationCount: number;
+  private maxIterationCount: number;
+  private inFlight: string[] = [];
+  private runUsage: Usage;
+  private currentTurnUsage: Usage;
+  private turnCount: number;
+
+  constructor(
+    private readonly input: ResolvedAgentInput,
+    private readonly sources: StatusSources,
+    /** The agent that has the conversation: the run's state owns it (handoffs change it). */
+    private readonly agent: () => string,
+  ) {
+    const carried = input.carried;
+    this.iterationCount = carried?.iteration ?? 0;
+    // Known once prepareRun has told the agent's own limit.
+    this.maxIterationCount = input.maxIterations ?? 0;
+    this.runUsage = carried?.usage ?? zeroUsage;
+    this.currentTurnUsage = carried?.turn?.usage ?? zeroUsage;
+    this.turnCount = carried?.turns ?? 0;
+  }
+
+  /** Model calls over the whole run (every run of a session). */
+  get iteration(): number {
+    return this.iterationCount;
+  }
+
+  /** Tokens (and cost) over the whole run, subagents included. */
+  get usage(): Usage {
+    return this.runUsage;
+  }
+
+  /** Tokens of the current (or last) turn. */
+  get turnUsage(): Usage {
+    return this.currentTurnUsage;
+  }
+
+  /** User messages answered. */
+  get turns(): number {
+    return this.turnCount;
+  }
+
+  /** A turn begins (or goes on after continue-as-new, with what it spent so far), under this agent's limit. */
+  turnStarted(usage: Usage, maxIterations: number): void {
+    this.currentTurnUsage = usage;
+    this.maxIterationCount = maxIterations;
+  }
+
+  /** The conversation passed to an agent with a limit of its own. */
+  handedTo(maxIterations: number): void {
+    this.maxIterationCount = maxIterations;
+  }
+
+  nextIteration(): void {
+    this.iterationCount++;
+  }
+
+  /** Tokens spent by a model call or a subagent: they count for the turn and the run at once. */
+  spent(usage: Usage): void {
+    this.runUsage = addUsage(this.runUsage, usage);
+    this.currentTurnUsage = addUsage(this.currentTurnUsage, usage);
+  }
+
+  turnAnswered(): void {
+    this.turnCount++;
+  }
+
+  enter(phase: Phase): void {
+    this.phase = phase;
+    this.show();
+  }
+
+  /** A turn ended between steps (interrupted): nothing runs any more. */
+  stopped(): void {
+    this.phase = 'waiting_for_message';
+    this.inFlight = [];
+  }
+
+  toolStarted(summary: string): void {
+    this.inFlight = [...this.inFlight, summary];
+    this.show();
+  }
+
+  toolFinished(summary: string): void {
+    const index = this.inFlight.indexOf(summary);
+    if (index >= 0) this.inFlight = this.inFlight.filter((_, position) => position !== index);
+    this.show();
+  }
+
+  /** A cancelled round: its calls no longer run. */
+  toolsStopped(): void {
+    this.inFlight = [];
+  }
+
+  snapshot(): AgentStatusSnapshot {
+    const pendingApprovals = this.sources.pendingApprovals();
+    return {
+      phase: pendingApprovals.length > 0 && this.phase === 'running_tools' ? 'awaiting_approval' : this.phase,
+      agent: this.agent(),
+      iteration: this.iterationCount,
+      maxIterations: this.maxIterationCount,
+      toolCallsInFlight: this.inFlight,
+      usage: this.runUsage,
+      turnUsage: this.currentTurnUsage,
+      turns: this.turnCount,
+      queuedMessages: this.sources.queuedMessages(),
+      pendingApprovals,
+    };
+  }
+
+  /** Refreshes the Web UI's current details. */
+  show(): void {
+    setCurrentDetails(describeStatus(this.input, this.snapshot(), this.sources.model()));
+  }
+}
+
+/** The Web UI's current details: Markdown, refreshed at every step. */
+export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSnapshot, model: string): string {
+  const agent = status.agent === defaultAgentName ? '' : ` · agent \`${status.agent}\``;
+  const lines = [
+    `**${status.phase.replace(/_/g, ' ')}** · iteration ${status.iteration} of ${status.maxIterations}${agent} · model \`${model}\``,
+    `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out${status.usage.reasoningTokens ? ` (${status.usage.reasoningTokens} of them thinking)` : ''}${status.usage.costUsd !== undefined || status.usage.unpricedCalls ? ` · spent ${describeCost(status.usage)}` : ''}`,
+  ];
+  if (input.session) lines.push(`session: ${status.turns} message(s) answered, ${status.queuedMessages} queued`);
+  if (input.forkedFrom) lines.push(`forked from \`${input.forkedFrom.workflowId}\` at message ${input.forkedFrom.messageIndex}`);
+  if (status.toolCallsInFlight.length > 0) lines.push(`tools running: ${status.toolCallsInFlight.join(', ')}`);
+  for (const request of status.pendingApprovals) {
+    const by = request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '';
+    // The description is plain text with hidden characters escaped; a code block keeps Markdown from reading it.
+    lines.push(`awaiting approval${by} · call \`${request.id}\`\n\n${fenced(request.description ?? request.summary)}`);
+  }
+  return lines.join('\n\n');
+}
+
+/** Text in a Markdown code block whose fence is longer than any run of backticks inside it. */
+function fenced(text: string): string {
+  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (match) => match[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}\n${text}\n${fence}`;
+}
