@@ -71,16 +71,6 @@ export function isPending(reply: MessageReply): reply is PendingReply {
   return reply.status === 'pending';
 }
 
-/** A step of a run, in the order it happened; the CLI prints these as progress. */
-export type ProgressEvent =
-  /** `thought`: the reply carried thinking (its tokens are in usage.reasoningTokens when the provider counts them). */
-  | { kind: 'model_call'; iteration: number; model: string; toolCalls: string[]; usage: Usage; thought?: true }
-  | { kind: 'tool_done'; iteration: number; summary: string; isError: boolean }
-  /** A user message whose turn failed; the session rolled it back and goes on. */
-  | { kind: 'turn_failed'; iteration: number; error: string }
-  /** The model handed the conversation over to another agent. */
-  | { kind: 'handoff'; iteration: number; from: string; to: string };
-
 /** A tool call waiting for a person to approve it before it runs. */
 export interface PendingApproval {
   /** The call id, prefixed with the subagent calls on the way when a subagent asked (`call_r/call_w`). */
@@ -105,7 +95,12 @@ export interface AgentStatusSnapshot {
   phase: 'starting' | 'calling_model' | 'running_tools' | 'awaiting_approval' | 'summarising' | 'waiting_for_message' | 'finished';
   /** The agent that has the conversation now. */
   agent: string;
+  /**
+   * Model calls over the whole run, every turn and every run of a session counted (the result's `iterations`). A
+   * turn's own count, which `maxIterations` bounds, is its reply's `iterations` and the stream's `reply.iteration`.
+   */
   iteration: number;
+  /** The iteration limit of a turn for the agent that has the conversation. */
   maxIterations: number;
   toolCallsInFlight: string[];
   /** Tokens over the whole run, and in the current (or last) user turn. */

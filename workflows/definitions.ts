@@ -1,7 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ResolvedAgentInput } from '../core/input';
 import type { Message } from '../core/messages';
-import type { AgentStatusSnapshot, ApprovalDecision, MessageReply, PendingApproval, ProgressEvent } from '../core/result';
+import type { AgentStatusSnapshot, ApprovalDecision, MessageReply, PendingApproval } from '../core/result';
 
 /** The whole neutral conversation so far; `from` skips the first messages. */
 export const messagesQuery = defineQuery<Message[], [{ from?: number }?]>('messages');
@@ -21,14 +21,8 @@ export interface ConversationSnapshot {
   messages: Message[];
 }
 
-/** Where the run is: iteration, tool calls in flight, usage so far. */
+/** Where the run is now, a snapshot: phase, iteration, tool calls in flight, usage so far. Its story is the run's stream (core/stream-events.ts). */
 export const statusQuery = defineQuery<AgentStatusSnapshot>('status');
-
-/**
- * Model calls and finished tool calls, in the order they happened, from index
- * `from` on (counted over every run of a session); the CLI prints them.
- */
-export const progressQuery = defineQuery<ProgressEvent[], [number?]>('progress');
 
 export const agentWorkflowType = 'agentWorkflow';
 
