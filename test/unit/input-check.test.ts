@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { resolvedAgentInputSchema, resolvedInputJsonSchemaFromZod } from '../../core/input';
 import { checkResolvedInput, resolvedInputJsonSchema } from '../../core/input-check';
 import { assertUnderstood } from '../../core/json-schema-check';
@@ -109,14 +110,16 @@ describe('checkResolvedInput, the workflow side, without zod', () => {
     const inputs = inputVariants(bases);
     expect(inputs.length).toBeGreaterThan(3000);
     let refused = 0;
+    const verdictsApart: unknown[] = [];
     for (const input of inputs) {
       const zod = resolvedAgentInputSchema.safeParse(input);
       const ours = checkResolvedInput(structuredClone(input));
-      const context = JSON.stringify(input);
-      expect({ input: context, ok: ours.ok }).toEqual({ input: context, ok: zod.success });
-      if (ours.ok && zod.success) expect(ours.input).toEqual(zod.data);
+      if (ours.ok !== zod.success) verdictsApart.push({ input: JSON.stringify(input), ours: ours.ok, zod: zod.success });
+      // jest's toEqual only where the cheap strict comparison differs (toEqual also ignores undefined properties).
+      if (ours.ok && zod.success && !isDeepStrictEqual(ours.input, zod.data)) expect(ours.input).toEqual(zod.data);
       if (!ours.ok) refused++;
     }
+    expect(verdictsApart).toEqual([]);
     // Most variants break the schema somewhere: the comparison covers refusals, not only acceptances.
     expect(refused).toBeGreaterThan(inputs.length / 2);
   });

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { resolveAgentInput } from '../../core/resolve-input';
 import { resolveAgentInputWithoutZod } from '../../core/resolve-input-without-zod';
 import { inputVariants } from '../support/input-variants';
@@ -41,14 +42,19 @@ describe('resolveAgentInputWithoutZod, executeAgent\'s resolver', () => {
     const inputs = inputVariants(bases);
     expect(inputs.length).toBeGreaterThan(1000);
     let refused = 0;
+    const verdictsApart: unknown[] = [];
     for (const input of inputs) {
       const zod = resolveAgentInput(input);
       const ours = resolveAgentInputWithoutZod(structuredClone(input));
-      const context = JSON.stringify(input);
-      expect({ input: context, ok: ours.ok }).toEqual({ input: context, ok: zod.ok });
-      if (ours.ok && zod.ok) expect({ input: context, resolved: ours.input }).toEqual({ input: context, resolved: zod.input });
+      if (ours.ok !== zod.ok) verdictsApart.push({ input: JSON.stringify(input), ours: ours.ok, zod: zod.ok });
+      // jest's toEqual only where the cheap strict comparison differs (toEqual also ignores undefined properties).
+      if (ours.ok && zod.ok && !isDeepStrictEqual(ours.input, zod.input)) {
+        const context = JSON.stringify(input);
+        expect({ input: context, resolved: ours.input }).toEqual({ input: context, resolved: zod.input });
+      }
       if (!ours.ok) refused++;
     }
+    expect(verdictsApart).toEqual([]);
     expect(refused).toBeGreaterThan(inputs.length / 3);
   });
 
