@@ -8,6 +8,7 @@ import { resolvedAgentInputSchema } from '../../core/input';
 import { checkResolvedInput } from '../../core/input-check';
 import { mergeModelSettings, withSettingsFolded } from '../../core/model-settings';
 import { resolveAgentInput } from '../../core/resolve-input';
+import { resolveAgentInputWithoutZod } from '../../core/resolve-input-without-zod';
 import { defineProvider, type ProviderRequest } from '../../providers';
 import { prepareAnthropicRequest } from '../../providers/anthropic/prepare-request';
 import { prepareOpenAIRequest } from '../../providers/openai/prepare-request';
@@ -46,6 +47,16 @@ describe('the run input carries one modelSettings', () => {
     const input = resolved({ ...minimal, maxOutputTokens: 300, reasoningEffort: 'low', modelSettings: { temperature: 0.3 } });
     expect(input.modelSettings).toEqual({ maxOutputTokens: 300, reasoningEffort: 'low', temperature: 0.3 });
     for (const name of ['maxOutputTokens', 'thinkingBudget', 'reasoningEffort']) expect(input).not.toHaveProperty(name);
+  });
+
+  it("resolves both shapes alike in executeAgent's zod-free resolver (durable-agent/workflow)", () => {
+    for (const given of [
+      { ...minimal, thinkingBudget: 2048, modelSettings: { temperature: 1 } },
+      { ...minimal, modelSettings: { thinkingBudget: 2048, temperature: 1 } },
+    ]) {
+      expect(resolveAgentInputWithoutZod(structuredClone(given))).toEqual(resolveAgentInput(given));
+      expect(resolved(given).modelSettings).toEqual({ thinkingBudget: 2048, temperature: 1 });
+    }
   });
 
   it('accepts a setting given in both shapes with one value, and refuses two values, naming the setting', () => {
