@@ -8,7 +8,7 @@ module.exports = {
   // One Temporal dev server and one workflow bundle serve every test file.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  setupFiles: ['<rootDir>/test/support/quiet-runtime.ts'],
+  setupFiles: ['<rootDir>/test/support/quiet-aws-sdk.ts', '<rootDir>/test/support/quiet-runtime.ts'],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 60_000,
   // Two cores: two test files at a time keeps the dev server responsive.

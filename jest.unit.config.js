@@ -12,4 +12,7 @@ module.exports = {
   // The directories of test/support/global-setup.ts, and no servers.
   globalSetup: '<rootDir>/test/support/unit-global-setup.ts',
   globalTeardown: undefined,
+  // Not quiet-runtime.ts: loading @temporalio/worker into every test file took about half of a small file's time, and
+  // the unit tests that use the SDK give it a quiet logger of their own.
+  setupFiles: ['<rootDir>/test/support/quiet-aws-sdk.ts'],
 };
