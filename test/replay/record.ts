@@ -6,6 +6,9 @@
  * Name scenarios to record only those (`npm run record-histories -- session-continue-as-new`).
  * Re-record only when a history change is intended; keep the old files too
  * when runs recorded with them may still be open in production.
+ * `--as <name>` records beside them instead: workflow ids `replay-<name>-<scenario>` and files
+ * `<name>-<scenario>….json`, so the histories of one shape of the code stay next to an older shape's
+ * (`npm run record-histories -- --as agent-run` recorded the shape of workflows/agent-run.ts).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -401,8 +404,9 @@ async function main(): Promise<void> {
   const directory = path.join(__dirname, 'histories');
   await mkdir(directory, { recursive: true });
   try {
-    const only = process.argv.slice(2);
+    const { as, only } = recordingArguments(process.argv.slice(2));
     for (const scenario of scenarios.filter((candidate) => only.length === 0 || only.includes(candidate.name))) {
+      const name = as ? `${as}-${scenario.name}` : scenario.name;
       server.reset();
       server.enqueue(...scenario.replies);
       const workspace = await makeWorkspace({ 'alpha.txt': 'alpha', 'beta.txt': 'beta' });
@@ -417,7 +421,7 @@ async function main(): Promise<void> {
         env: server.providerEnv,
         workspaceRoot: path.dirname(workspace),
       });
-      const workflowId = `replay-${scenario.name}`;
+      const workflowId = `replay-${name}`;
       await worker.runUntil(async () => {
         const handle = await environment.client.workflow.start(agentWorkflowType, {
           taskQueue,
@@ -451,7 +455,7 @@ async function main(): Promise<void> {
         for (const [index, { runId }] of chain.entries()) {
           const history = await environment.client.workflow.getHandle(id, runId).fetchHistory();
           const suffix = chain.length > 1 ? `-run${index + 1}` : '';
-          const file = path.join(directory, `${scenario.name}${child}${suffix}.json`);
+          const file = path.join(directory, `${name}${child}${suffix}.json`);
           await writeFile(file, historyToJSON(history) + '\n');
           console.log(`recorded ${history.events?.length} events to ${path.relative(process.cwd(), file)}`);
         }
@@ -464,6 +468,15 @@ async function main(): Promise<void> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `--as <name>` (a prefix for ids and files) and the scenarios named. */
+function recordingArguments(args: string[]): { as?: string; only: string[] } {
+  const at = args.indexOf('--as');
+  if (at < 0) return { only: args };
+  const as = args[at + 1];
+  if (!as || !/^[a-z0-9-]+$/.test(as)) throw new Error('--as takes a name of lowercase letters, digits and dashes');
+  return { as, only: args.filter((_, index) => index !== at && index !== at + 1) };
+}
 
 main().catch((error) => {
   console.error(error);
