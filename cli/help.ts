@@ -1,3 +1,5 @@
+import { AgentError } from '../core/errors';
+
 export const helpText = `Usage: npm run agent -- <command> [options]
 
 Commands:
@@ -60,4 +62,4 @@ Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended wit
 (max_iterations, truncated, refused, empty, token_budget, cost_budget, invalid_output).`;
 
 /** A mistake in how the CLI was called: exit code 2 with the usage text. */
-export class UsageError extends Error {}
+export class UsageError extends AgentError {}
