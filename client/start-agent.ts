@@ -96,10 +96,11 @@ function staticDetails(input: ResolvedAgentInput): string {
     input.maxIterations !== undefined && `**max iterations** ${input.maxIterations}`,
     input.forkedFrom &&
       `**forked from** \`${input.forkedFrom.workflowId}\` (run \`${input.forkedFrom.runId}\`) at message ${input.forkedFrom.messageIndex}`,
-    input.modelSettings?.temperature !== undefined && `**temperature** ${input.modelSettings.temperature}`,
-    input.modelSettings?.maxOutputTokens !== undefined && `**max output tokens** ${input.modelSettings.maxOutputTokens}`,
-    input.modelSettings?.thinkingBudget !== undefined && `**thinking budget** ${input.modelSettings.thinkingBudget} tokens`,
-    input.modelSettings?.reasoningEffort !== undefined && `**reasoning effort** ${input.modelSettings.reasoningEffort}`,
+    // Every setting the run gives, by its own name: a new setting shows without a change here.
+    input.modelSettings &&
+      `**model settings** ${Object.entries(input.modelSettings)
+        .map(([name, value]) => `\`${name}\` ${value}`)
+        .join(', ')}`,
   ]
     .filter(Boolean)
     .join('\n\n');

@@ -159,4 +159,9 @@ it.each<[string, Partial<AgentInput>]>([
   expect(result).toMatchObject({ status: 'completed', answer: 'library' });
   expect(bed.server.requests[0].body).toMatchObject({ reasoning: { effort: 'high' }, max_output_tokens: 250 });
   expect((await recorded(handle.workflowId)).input.modelSettings).toEqual({ reasoningEffort: 'high', maxOutputTokens: 250 });
+  // The Web UI's details name each setting the run gives.
+  const details = await (await handle.describe()).staticDetails();
+  expect(details).toContain('**model settings** ');
+  expect(details).toContain('`reasoningEffort` high');
+  expect(details).toContain('`maxOutputTokens` 250');
 });
