@@ -37,7 +37,10 @@ export class ApprovalPrompter {
     if (!this.ask) return this.print(howToDecide(this.handle.workflowId, request));
     const withdrawn = new AbortController();
     this.open.set(request.id, withdrawn);
-    this.queue = this.queue.then(() => this.put(request, withdrawn.signal));
+    // One question at a time; a question that could not be put is said, and the next ones are still asked.
+    this.queue = this.queue
+      .then(() => this.put(request, withdrawn.signal))
+      .catch((error: Error) => this.print(`could not ask about ${request.summary} (call ${request.id}): ${error.message}`));
   }
 
   /** Call `id` was decided (here, elsewhere, or by the approval timeout): its question, if still open, is withdrawn. */

@@ -22,7 +22,8 @@ it('runs an agent, prints progress on stderr and one JSON line on stdout; show a
   const workspace = await makeWorkspace({ 'alpha.txt': 'alpha!' });
   server.enqueue(
     openaiReply({ toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
-    openaiReply({ content: 'The file says alpha!' }),
+    // Long enough for the follower's next poll to wait on the run when it ends (see the next test).
+    { ...openaiReply({ content: 'The file says alpha!' }), delayMs: 300 },
   );
   const env = cliEnv();
   const run = await runCli(
@@ -55,6 +56,29 @@ it('runs an agent, prints progress on stderr and one JSON line on stdout; show a
   expect(history.code).toBe(0);
   const events = historyFromJSON(JSON.parse(await readFile(file, 'utf8'))).events ?? [];
   expect(events.length).toBeGreaterThan(10);
+});
+
+it('prints each model call once, with its iteration, tokens and cost, and each tool call once, in order, from the stream', async () => {
+  const workspace = await makeWorkspace({ 'alpha.txt': 'alpha!' });
+  server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+    openaiReply({ toolCalls: [{ id: 'c2', name: 'read_file', arguments: { path: 'missing.txt' } }] }),
+    // A model takes its time: the run's last events reach the follower's waiting poll (an instant model can end the
+    // run before the follower polls again; `agent run` then says so, README "Watching a run stream").
+    { ...openaiReply({ content: 'alpha!, and there is no missing.txt' }), delayMs: 300 },
+  );
+  const run = await runCli(['run', 'read alpha.txt and missing.txt', '--workspace', workspace], cliEnv());
+  expect(run.code).toBe(0);
+  expect(run.stdout).toBe('alpha!, and there is no missing.txt\n');
+  const progress = run.stderr.split('\n').filter((line) => /^(iteration \d| {2}[✓✗] |\d+ iteration\(s\))/.test(line));
+  expect(progress).toEqual([
+    'iteration 1 · openai:gpt-4o-mini asked for read_file (100 in / 20 out tokens, $0.000027)',
+    '  ✓ read_file alpha.txt',
+    'iteration 2 · openai:gpt-4o-mini asked for read_file (100 in / 20 out tokens, $0.000027)',
+    expect.stringMatching(/^ {2}✗ read_file missing\.txt: .*missing\.txt/),
+    'iteration 3 · openai:gpt-4o-mini answered (100 in / 20 out tokens, $0.000027)',
+    '3 iteration(s), 300 input / 60 output tokens, $0.000081',
+  ]);
 });
 
 it('prints the answer alone on stdout without --json', async () => {
