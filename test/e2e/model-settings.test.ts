@@ -107,36 +107,27 @@ it("lays a run's flags over the agent's own settings, setting by setting", async
 });
 
 it("refuses Anthropic's temperature with thinking before anything starts, and lets OpenAI ignore the budget", async () => {
-  const refused = await cli([
-    'run',
-    'hi',
-    '--model',
-    'anthropic:claude-sonnet-4-6',
-    '--thinking-budget',
-    '2048',
-    '--temperature',
-    '0.5',
-    '--workspace',
-    bed.workspace,
-  ]);
+  const thinkingAndWarm = (model: string) =>
+    cli([
+      'run',
+      'hi',
+      '--model',
+      model,
+      '--thinking-budget',
+      '2048',
+      '--temperature',
+      '0.5',
+      '--workspace',
+      bed.workspace,
+      '--json',
+    ]);
+  const refused = await thinkingAndWarm('anthropic:claude-sonnet-4-6');
   expect(refused.code).toBe(2);
   expect(refused.stderr).toContain('modelSettings.temperature cannot be set (other than 1) together with thinkingBudget');
   expect(bed.server.requests).toEqual([]);
 
   bed.server.enqueue(openaiReply({ content: 'fine' }));
-  const ignored = await cli([
-    'run',
-    'hi',
-    '--model',
-    'openai:gpt-4o-mini',
-    '--thinking-budget',
-    '2048',
-    '--temperature',
-    '0.5',
-    '--workspace',
-    bed.workspace,
-    '--json',
-  ]);
+  const ignored = await thinkingAndWarm('openai:gpt-4o-mini');
   expect(ignored.code).toBe(0);
   expect(bed.server.requests[0].body).toMatchObject({ temperature: 0.5 });
   expect(JSON.stringify(bed.server.requests[0].body)).not.toContain('2048');
