@@ -59,6 +59,11 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-restricted-imports': ['error', workflowAllowList({ core: '../../core', folders: ['.', '../../workflows'], files: ['../types'] })] },
   },
   {
+    // Plain listing types and names the workflow imports from mcp/ (its other files are activities).
+    files: ['mcp/types.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', workflowAllowList({ core: '../core', folders: [], files: [] })] },
+  },
+  {
     // core/ is shared by the client, the activities and the workflow, and the workflow imports its files: each one is
     // workflow-safe too, except the zod schemas the client and the activities check with (never imported by workflow code).
     files: ['core/**/*.ts'],
