@@ -1,16 +1,5 @@
 import { checkResolvedInput } from './input-check';
-import {
-  defaultAgentName,
-  defaultApprovalTimeoutSeconds,
-  defaultIdleTimeoutSeconds,
-  defaultKeepRecentTurns,
-  defaultMaxConcurrentTools,
-  defaultMaxToolCallsPerReply,
-  defaultMaxHandoffs,
-  defaultMaxIterations,
-  defaultMaxSubagentDepth,
-  defaultModelTimeoutSeconds,
-} from './limits';
+import * as limits from './limits';
 import type { InputCheck } from './resolve-input';
 
 /**
@@ -24,23 +13,22 @@ import type { InputCheck } from './resolve-input';
 export function resolveAgentInputWithoutZod(raw: unknown): InputCheck {
   if (!isPlainObject(raw)) return checkResolvedInput(raw);
   const input: Record<string, unknown> = { ...raw };
-  fill(input, 'maxConcurrentTools', defaultMaxConcurrentTools);
-  fill(input, 'maxToolCallsPerReply', defaultMaxToolCallsPerReply);
-  fill(input, 'modelTimeoutSeconds', defaultModelTimeoutSeconds);
-  fill(input, 'maxSubagentDepth', defaultMaxSubagentDepth);
-  fill(input, 'maxHandoffs', defaultMaxHandoffs);
+  fill(input, 'maxConcurrentTools', limits.defaultMaxConcurrentTools);
+  fill(input, 'maxToolCallsPerReply', limits.defaultMaxToolCallsPerReply);
+  fill(input, 'modelTimeoutSeconds', limits.defaultModelTimeoutSeconds);
+  fill(input, 'maxSubagentDepth', limits.defaultMaxSubagentDepth);
+  fill(input, 'maxHandoffs', limits.defaultMaxHandoffs);
   fill(input, 'stream', false);
-  fill(input, 'approval', { tools: [], skip: false, timeoutSeconds: defaultApprovalTimeoutSeconds });
-  input.approval = withDefaultsInside(input.approval, { tools: [], skip: false, timeoutSeconds: defaultApprovalTimeoutSeconds });
-  input.session = withDefaultsInside(input.session, { idleTimeoutSeconds: defaultIdleTimeoutSeconds });
-  fill(input, 'context', { keepRecentTurns: defaultKeepRecentTurns });
-  input.context = withDefaultsInside(input.context, { keepRecentTurns: defaultKeepRecentTurns });
+  // approval and context, when left out, are objects of their own defaults (null is refused, as zod refuses it).
+  input.approval = withDefaultsInside(input.approval === undefined ? {} : input.approval, { tools: [], skip: false, timeoutSeconds: limits.defaultApprovalTimeoutSeconds });
+  input.session = withDefaultsInside(input.session, { idleTimeoutSeconds: limits.defaultIdleTimeoutSeconds });
+  input.context = withDefaultsInside(input.context === undefined ? {} : input.context, { keepRecentTurns: limits.defaultKeepRecentTurns });
   // A run that names no agent gets the default agent with the caller's settings: a model, and no tools unless named.
   const namedNoAgent = input.agent === undefined;
   if (namedNoAgent) {
-    input.agent = defaultAgentName;
+    input.agent = limits.defaultAgentName;
     fill(input, 'tools', []);
-    fill(input, 'maxIterations', defaultMaxIterations);
+    fill(input, 'maxIterations', limits.defaultMaxIterations);
   }
   const check = checkResolvedInput(input);
   if (check.ok && namedNoAgent && check.input.model === undefined) {
