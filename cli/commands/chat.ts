@@ -95,6 +95,7 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
     );
     follower = new RunFollower(session.client, started.workflowId, renderer, output.info);
     let failedMessages = 0;
+    let turnsEntered = 0;
     for (;;) {
       const line = await lines.next(leave.signal);
       if (leave.signal.aborted) return left(started.workflowId, output);
@@ -102,8 +103,9 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
       const message = line.trim();
       if (!message) continue;
       turn = new AbortController();
-      // This message's turn is the next one to end on the stream (messages are sent one at a time here).
-      const turnEnd = renderer.turnEnds + 1;
+      // This message's turn is the next one to end on the stream (messages are sent one at a time here), counting the
+      // turns whose answer was shown from the reply while the stream lagged, and any other sender's the stream told.
+      const turnEnd = Math.max(renderer.turnEnds, turnsEntered) + 1;
       const sent = sendMessage(handle, message).then(
         (reply) => ({ reply }),
         (error: unknown) => ({ error }),
@@ -111,8 +113,10 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
       const outcome = await Promise.race([sent, aborted(leave.signal)]);
       if (!outcome) return left(started.workflowId, output);
       // The reply can come back before the stream has told the turn's end; it is shown first, and only once.
-      if ('reply' in outcome || enteredATurn(outcome.error))
+      if ('reply' in outcome || enteredATurn(outcome.error)) {
+        turnsEntered = turnEnd;
         await Promise.race([follower.turnEnded(turnEnd, streamLagMs), aborted(leave.signal)]);
+      }
       prompter.withdrawAll();
       turn = undefined;
       if (leave.signal.aborted) return left(started.workflowId, output);
