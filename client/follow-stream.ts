@@ -2,6 +2,7 @@ import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@tem
 import { WorkflowStreamClient, type WorkflowStreamItem } from '@temporalio/workflow-streams/client';
 import { agentStreamTopic, type StreamEvent } from '../core/stream-events';
 import { streamBusyType } from '../workflows/agent-stream';
+import { streamTailLimit, streamTailQuery } from '../workflows/definitions';
 import { isServerUnavailable } from './await-result';
 
 const busyRetryMs = 2_000;
@@ -37,6 +38,7 @@ export async function followStream(client: Client, workflowId: string, options: 
         next = item.offset + 1;
         options.onEvent(item);
       }
+      await catchUp(client, workflowId, next, options);
       return;
     } catch (error) {
       if (options.signal?.aborted) return;
@@ -45,6 +47,27 @@ export async function followStream(client: Client, workflowId: string, options: 
       options.onPause?.(`${wait.reason}; following again from offset ${next}`);
       await new Promise((resolve) => setTimeout(resolve, wait.ms));
     }
+  }
+}
+
+/**
+ * After the run ended: the events it published after the last poll answered, which no poll could take (a run's last
+ * events reach only a poll waiting at that moment). Read once with the streamTail query, which a closed run answers.
+ * A worker that predates the query, or none answering, leaves the tail untold; the caller has the run's result.
+ */
+async function catchUp(client: Client, workflowId: string, from: number, options: FollowOptions): Promise<void> {
+  const handle = client.workflow.getHandle(workflowId);
+  let next = from;
+  for (;;) {
+    const tail = await handle.query(streamTailQuery, next).catch(() => undefined);
+    if (!tail || options.signal?.aborted) return;
+    for (const { offset, event } of tail.events) {
+      if (offset < next) continue;
+      options.onEvent({ topic: agentStreamTopic, offset, data: event });
+    }
+    // An answer stops at the end of the log or at its limit; only a full one leaves more to ask for.
+    if (tail.events.length < streamTailLimit || tail.next <= next) return;
+    next = tail.next;
   }
 }
 

@@ -1,5 +1,6 @@
-import { ApplicationFailure, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, defaultPayloadConverter, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
+  decodePayloadWire,
   WorkflowStream,
   workflowStreamPollUpdate,
   type PollInput,
@@ -8,6 +9,7 @@ import {
 } from '@temporalio/workflow-streams/workflow';
 import type { CarriedState } from '../core/input';
 import { agentStreamTopic, type StreamEvent } from '../core/stream-events';
+import { streamTailLimit, streamTailQuery, type StreamTail } from './definitions';
 
 type CarriedStream = NonNullable<CarriedState['stream']>;
 
@@ -70,6 +72,7 @@ export class AgentStream {
       },
       { validator: (_input: PollInput) => this.admit() },
     );
+    setHandler(streamTailQuery, (from) => this.tail(from));
   }
 
   publish(event: StreamEvent): void {
@@ -101,6 +104,20 @@ export class AgentStream {
   /** What the next run starts from (call after `detach`). */
   carry(): CarriedStream {
     return { state: this.stream.getState(), turnStart: this.turnStart };
+  }
+
+  /** What the log still holds of this run's topic from offset `from` on, decoded (see streamTailQuery). */
+  private tail(from: number): StreamTail {
+    const { base_offset, log } = this.stream.getState();
+    const events: StreamTail['events'] = [];
+    let next = Math.max(from, base_offset);
+    for (let index = next - base_offset; index < log.length && events.length < streamTailLimit; index++) {
+      const item = log[index];
+      next = base_offset + index + 1;
+      if (item.topic !== agentStreamTopic) continue;
+      events.push({ offset: base_offset + index, event: defaultPayloadConverter.fromPayload<StreamEvent>(decodePayloadWire(item.data)) });
+    }
+    return { events, next };
   }
 
   private offset(): number {

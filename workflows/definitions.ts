@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ResolvedAgentInput } from '../core/input';
 import type { Message } from '../core/messages';
 import type { AgentStatusSnapshot, ApprovalDecision, MessageReply, PendingApproval } from '../core/result';
+import type { StreamEvent } from '../core/stream-events';
 
 /** The whole neutral conversation so far; `from` skips the first messages. */
 export const messagesQuery = defineQuery<Message[], [{ from?: number }?]>('messages');
@@ -23,6 +24,23 @@ export interface ConversationSnapshot {
 
 /** Where the run is now, a snapshot: phase, iteration, tool calls in flight, usage so far. Its story is the run's stream (core/stream-events.ts). */
 export const statusQuery = defineQuery<AgentStatusSnapshot>('status');
+
+/**
+ * The events the run's stream still holds from offset `from` on (the previous turn and the current one), at most
+ * `streamTailLimit` of them. Not for following a run (that is the stream's long poll, which is how events arrive as
+ * they happen): a subscriber asks it once when the run has ended, since a run's last events reach only a poll that
+ * was waiting at that moment. A query, so it works on a closed run and writes nothing to its history.
+ */
+export const streamTailQuery = defineQuery<StreamTail, [number]>('streamTail');
+
+export interface StreamTail {
+  events: Array<{ offset: number; event: StreamEvent }>;
+  /** The offset after the last event returned: ask again from here while `events` came back full. */
+  next: number;
+}
+
+/** Events one streamTail answer carries at most, so that an answer stays far below gRPC's message limit. */
+export const streamTailLimit = 500;
 
 export const agentWorkflowType = 'agentWorkflow';
 

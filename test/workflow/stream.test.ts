@@ -9,6 +9,7 @@ import type { AgentResult, TurnReply } from '../../core/result';
 import { agentStreamTopic, type StreamEvent } from '../../core/stream-events';
 import { maxWaitingPolls, streamBusyType } from '../../workflows/agent-stream';
 import { agentWorkflowType, endSessionSignal, sendMessageUpdate } from '../../workflows/definitions';
+import { followStream } from '../../client/follow-stream';
 import { answer, callTools, ScriptedModel } from '../support/scripted-model';
 import { fetchEvents } from '../support/history';
 import { connectToTestServer, createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal';
@@ -211,6 +212,30 @@ describe('the run stream', () => {
     });
     // What it saw before the end is in order; the end itself may come before the last events (the CLI then reads the result).
     expect(items.map((item) => item.offset)).toEqual(items.map((_, index) => index));
+  });
+
+  it("gives a follower that comes after the run's end every event it kept, read once with the streamTail query", async () => {
+    const model = new ScriptedModel([callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }), answer('milk')]);
+    const { polled, followed, updates } = await withRun(model, { prompt: 'what should I remember?' }, async (workflowId) => {
+      const handle = environment.client.workflow.getHandle(workflowId);
+      await handle.result();
+      // The package's subscription alone sees nothing of a closed run: no poll was waiting when it ended.
+      const polled = await gather(workflowId, 0);
+      const followed: Array<WorkflowStreamItem<StreamEvent>> = [];
+      await followStream(environment.client, workflowId, { from: 2, onEvent: (item) => followed.push(item) });
+      const updates = (await fetchEvents(environment.client, workflowId)).filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes);
+      return { polled, followed, updates };
+    });
+    expect(polled).toEqual([]);
+    expect(followed.map((item) => [item.offset, item.data.type])).toEqual([
+      [2, 'tool_start'],
+      [3, 'tool_result'],
+      [4, 'reply'],
+      [5, 'turn_end'],
+    ]);
+    expect(followed[3].data).toMatchObject({ type: 'turn_end', status: 'completed', answer: 'milk', iterations: 2 });
+    // A query writes nothing to the run's history.
+    expect(updates).toEqual([]);
   });
 
   it('carries the stream across continue-as-new: a subscriber follows the chain without loss or repeats', async () => {
