@@ -111,26 +111,30 @@ function runOne(call: ToolCall, setting: CallsSetting): Promise<ToolResultMessag
     return Promise.resolve(done(call.name, `Error: arguments for ${call.name} ${parsedArguments.problem}.`, true));
   const parsed = parsedArguments.value;
   const summary = toolCallSummary(call, parsed);
-  if (setting.ledger.needsApproval(call) || kind.kind === 'subagent') return runGated(call, parsed, summary, setting, done);
-  return runTool(call, parsed, summary, setting, done);
+  const checked: CheckedCall = { call, parsed, summary, done };
+  if (setting.ledger.needsApproval(call) || kind.kind === 'subagent') return runGated(checked, setting);
+  return runTool(checked, setting);
 }
 
 type Done = (summary: string, content: string, isError: boolean, usage?: Usage) => ToolResultMessage;
 
+/** A call whose arguments parsed: what runs it needs, and how it reports its result. */
+interface CheckedCall {
+  call: ToolCall;
+  parsed: unknown;
+  summary: string;
+  done: Done;
+}
+
 /** A call that waits for a person's approval first, or a subagent's child workflow. */
-async function runGated(
-  call: ToolCall,
-  parsed: unknown,
-  summary: string,
-  setting: CallsSetting,
-  done: Done,
-): Promise<ToolResultMessage> {
+async function runGated(checked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
+  const { call, parsed, summary, done } = checked;
   if (setting.ledger.needsApproval(call)) {
     const decision = await approval(call, setting);
     if (!decision.approved) return done(summary, `Error: not run: ${decision.reason}`, true);
   }
   const kind = toolKind(setting.agent, call.name);
-  if (kind?.kind !== 'subagent') return runTool(call, parsed, summary, setting, done);
+  if (kind?.kind !== 'subagent') return runTool(checked, setting);
   const task = (parsed as { task?: unknown } | null)?.task;
   if (typeof task !== 'string' || !task.trim()) return done(summary, `Error: ${call.name} takes {"task": "<what to do>"}.`, true);
   started(setting, summary, call);
@@ -163,13 +167,8 @@ function spawn(setting: CallsSetting, request: { callId: string; agent: string; 
 }
 
 /** A tool as an activity of its own name; anything but cancellation becomes an error result for the model. */
-async function runTool(
-  call: ToolCall,
-  parsed: unknown,
-  summary: string,
-  setting: CallsSetting,
-  done: Done,
-): Promise<ToolResultMessage> {
+async function runTool(checked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
+  const { call, parsed, summary, done } = checked;
   const settings = setting.setup.tools[call.name];
   started(setting, summary, call);
   const retry = {
