@@ -42,6 +42,11 @@ Commands:
   fork <workflow-id>     a new run from a run's conversation, up to message N; the source is never changed
       --at N  --id NEW_ID  --model provider:model  --agent NAME  --prompt "…"  --json
   history <workflow-id>  save the event history as JSON   --out FILE
+  replay                 replay runs against this checkout's workflow code before a deploy; exit 1 if any fails
+      --query '<visibility query>'   the runs to replay (default: every open agentWorkflow run and the last --limit closed)
+      --limit N                at most N closed runs, or N runs of --query (default: 100)
+      --file FILE              replay a history saved by history --out instead (repeatable)
+      --json                   print {"runs":[{workflowId,runId,ok,error?}],"failed":N}
   cancel <workflow-id>   cancel a run; its conversation stays queryable
   approve <workflow-id> [--call CALL_ID]                 let a tool call waiting for approval run (all waiting, without --call)
   deny <workflow-id> [--call CALL_ID] [--reason TEXT]    do not run it; the model is told why

@@ -19,6 +19,7 @@ const commands: Record<string, () => Promise<Command>> = {
   interrupt: async () => (await import('./commands/decide')).interruptCommand,
   show: async () => (await import('./commands/show')).showCommand,
   history: async () => (await import('./commands/history')).historyCommand,
+  replay: async () => (await import('./commands/replay')).replayCommand,
   cancel: async () => (await import('./commands/cancel')).cancelCommand,
   chat: async () => (await import('./commands/chat')).chatCommand,
   send: async () => (await import('./commands/session')).sendCommand,

@@ -1,0 +1,96 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { readHistoryFile, replayHistories, replayRecentRuns, type ReplayedRun } from '../../client/replay-runs';
+import { cacheDirectory } from '../dev-server/find-temporal-cli';
+import { connect } from '../connect';
+import { exitCodes } from '../exit-codes';
+import { UsageError } from '../help';
+import { invocationDirectory, type Output } from '../output';
+import { cliRegistry } from '../registry';
+import { AgentPlugin } from '../../worker/agent-plugin';
+
+/**
+ * `agent replay`: the gate before a deploy. Replays the runs on the server (or history files) against the workflow
+ * code of this checkout, with the bundle, plugins and data converter its worker would use; exit 1 names every run
+ * the new code would break.
+ */
+export async function replayCommand(argv: string[], output: Output): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      file: { type: 'string', multiple: true },
+      query: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  if (positionals.length > 0) throw new UsageError(`replay takes no arguments (got "${positionals[0]}"); name files with --file`);
+  const files = values.file ?? [];
+  if (files.length > 0 && (values.query !== undefined || values.limit !== undefined))
+    throw new UsageError('replay takes --file, or --query/--limit for runs on the server, not both');
+  const limit = values.limit === undefined ? undefined : Number(values.limit);
+  if (limit !== undefined && (!/^\d+$/.test(values.limit!) || limit < 1))
+    throw new UsageError(`--limit must be a whole number of at least 1, not "${values.limit}"`);
+  if (values.query !== undefined && !values.query.trim()) throw new UsageError('--query is empty');
+
+  // The replay worker only reports problems: its state changes, and core's warning for each failed workflow task
+  // (the failure this command prints, once, in its own words), would bury the one line per run.
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    shutdownSignals: [],
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+  });
+  // The worker's own plugin and definitions (AGENT_DEFINITIONS), and the bundle cache the CLI's worker keeps.
+  const replayOptions = {
+    plugins: [new AgentPlugin({ registry: cliRegistry() })],
+    workflowBundleCache: path.join(cacheDirectory(), 'workflow-bundles'),
+  };
+
+  let runs: ReplayedRun[];
+  if (files.length > 0) {
+    // A file that is missing or no history is a mistake in the command line: nothing is replayed.
+    const histories = await Promise.all(
+      files.map((file) =>
+        readHistoryFile(path.resolve(invocationDirectory(), file)).catch((error: Error) => {
+          throw new UsageError(error.message);
+        }),
+      ),
+    );
+    runs = await replayHistories(histories, replayOptions);
+  } else {
+    const session = await connect({ ensureWorker: false, log: output.info });
+    try {
+      runs = await replayRecentRuns({ ...replayOptions, client: session.client, query: values.query, limit });
+    } finally {
+      await session.close();
+    }
+  }
+
+  const failed = runs.filter((run) => !run.ok).length;
+  if (values.json) {
+    // error is the line a person reads; divergence has its parts (eventId, eventType, difference) for a program.
+    const described = runs.map((run) => (run.ok ? run : { ...run, error: failureLine(run) }));
+    output.result(JSON.stringify({ runs: described, failed }));
+  } else {
+    for (const run of runs) output.result(runLine(run));
+    output.result(`${runs.length} run${runs.length === 1 ? '' : 's'} replayed: ${runs.length - failed} ok, ${failed} FAILED`);
+  }
+  return failed > 0 ? exitCodes.failed : exitCodes.answered;
+}
+
+function runLine(run: ReplayedRun): string {
+  return `${run.workflowId} ${run.runId} ${run.ok ? 'ok' : `FAILED: ${failureLine(run)}`}`;
+}
+
+/** Where the run diverged (event id and type, when the error names them) and what differed. */
+function failureLine(run: ReplayedRun): string {
+  const divergence = run.divergence;
+  if (!divergence) return run.error ?? 'failed';
+  const event =
+    divergence.eventId !== undefined
+      ? `event ${divergence.eventId}${divergence.eventType ? ` (${divergence.eventType})` : ''}: `
+      : '';
+  return `${event}${divergence.difference}`;
+}
