@@ -77,11 +77,11 @@ function eventAttribute(event: HistoryEvent, kind: string, attribute: string): s
   return attribute === 'id' ? (child.workflowId ?? undefined) : (child.workflowType?.name ?? undefined);
 }
 
-/** The patch id a patch marker records (marker "core_patch", details.patch_data: {"id": ...} as JSON). */
+/** The patch id a patch marker records (sdk-core: marker "core_patch", details["patch-data"]: {"id": ...} as JSON). */
 function markerPatchId(event: HistoryEvent): string | undefined {
   const marker = event.markerRecordedEventAttributes;
   if (marker?.markerName !== 'core_patch') return undefined;
-  const data = marker.details?.patch_data?.payloads?.[0]?.data;
+  const data = marker.details?.['patch-data']?.payloads?.[0]?.data;
   if (!data) return undefined;
   try {
     return (JSON.parse(Buffer.from(data).toString('utf8')) as { id?: string }).id;

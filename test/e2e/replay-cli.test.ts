@@ -1,0 +1,118 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { lastJsonLine, runCli } from '../support/cli';
+import { newKeyEntry } from '../support/encryption';
+import { FakeModelServer, openaiReply } from '../support/fake-model-server';
+import { uniqueTaskQueue } from '../support/temporal';
+import { waitFor } from '../support/wait-for';
+import { makeWorkspace } from '../support/workspace';
+
+// `agent replay`, the gate before a deploy (issue 22): runs recorded on the server, and history files, replayed
+// against this checkout's workflow code with the worker's bundle, plugins and data converter.
+
+let server: FakeModelServer;
+beforeAll(async () => {
+  server = await FakeModelServer.start();
+});
+afterAll(() => server?.close());
+
+jest.setTimeout(120_000);
+
+it('replays a run recorded on the server, encrypted, with the same keys: exit 0 and one ok line for it', async () => {
+  const keys = newKeyEntry('k1');
+  const env = {
+    ...server.providerEnv,
+    AGENT_TASK_QUEUE: uniqueTaskQueue('replay-cli'),
+    AGENT_ENCRYPTION_KEYS: keys,
+    AGENT_PAYLOAD_DIR: await mkdtemp(path.join(os.tmpdir(), 'replay-payloads-')),
+  };
+  const workspace = await makeWorkspace({ 'alpha.txt': 'alpha!' });
+  server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+    openaiReply({ content: 'It says alpha!' }),
+  );
+  const workflowId = `replay-cli-${Date.now()}`;
+  const run = await runCli(['run', 'What does alpha.txt say?', '--workspace', workspace, '--json', '--id', workflowId], env);
+  expect(run.code).toBe(0);
+  const { runId } = lastJsonLine(run.stdout);
+  const query = ['--query', `WorkflowId = '${workflowId}'`];
+
+  // Visibility lags a run's close by a moment: wait until the query lists it.
+  const replay = await waitFor('the run in the replay listing', async () => {
+    const result = await runCli(['replay', ...query], env);
+    return result.stdout.includes(workflowId) && result;
+  });
+  expect(replay.stderr).toBe('');
+  expect(replay.code).toBe(0);
+  expect(replay.stdout).toBe(`${workflowId} ${runId} ok\n1 run replayed: 1 ok, 0 FAILED\n`);
+
+  // The keys are what let it replay: under another key the encrypted input cannot be read, and the gate fails.
+  const otherKey = await runCli(['replay', ...query], { ...env, AGENT_ENCRYPTION_KEYS: newKeyEntry('k2') });
+  expect(otherKey.code).toBe(1);
+  expect(`${otherKey.stdout}${otherKey.stderr}`).toContain('"k1"');
+});
+
+it('fails a history this code did not make with exit 1, naming the run, the diverging event and the command that differed', async () => {
+  // A recorded run whose first model call was scheduled, in the history, as an activity this code does not call.
+  const recorded = JSON.parse(await readFile(path.join(__dirname, '..', 'replay', 'histories', 'subagent.json'), 'utf8'));
+  const modelCall = recorded.events.find(
+    (event: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }) =>
+      event.activityTaskScheduledEventAttributes?.activityType.name === 'callModel',
+  );
+  modelCall.activityTaskScheduledEventAttributes.activityType.name = 'callModelBeforeTheDeploy';
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'replay-files-'));
+  const changed = path.join(directory, 'changed.json');
+  await writeFile(changed, JSON.stringify(recorded));
+  const runId = recorded.events[0].workflowExecutionStartedEventAttributes.originalExecutionRunId;
+
+  const replay = await runCli([
+    'replay',
+    '--file',
+    path.join(__dirname, '..', 'replay', 'histories', 'subagent.json'),
+    '--file',
+    changed,
+  ]);
+  expect(replay.code).toBe(1);
+  expect(replay.stdout.split('\n')).toEqual([
+    `replay-subagent ${runId} ok`,
+    `replay-subagent ${runId} FAILED: event ${modelCall.eventId} (ActivityTaskScheduled): the history has activity type 'callModelBeforeTheDeploy' where this code's command has 'callModel'`,
+    '2 runs replayed: 1 ok, 1 FAILED',
+    '',
+  ]);
+
+  const json = await runCli(['replay', '--file', changed, '--json']);
+  expect(json.code).toBe(1);
+  expect(lastJsonLine(json.stdout)).toEqual({
+    runs: [
+      {
+        workflowId: 'replay-subagent',
+        runId,
+        ok: false,
+        error: expect.stringContaining(`event ${modelCall.eventId} (ActivityTaskScheduled)`),
+        divergence: {
+          eventId: Number(modelCall.eventId),
+          eventType: 'ActivityTaskScheduled',
+          difference: expect.stringContaining("'callModelBeforeTheDeploy'"),
+        },
+      },
+    ],
+    failed: 1,
+  });
+});
+
+it('refuses bad usage with exit 2 before replaying anything', async () => {
+  const cases = [
+    [['replay', '--limit', '0'], '--limit must be a whole number of at least 1'],
+    [['replay', '--limit', 'ten'], '--limit must be a whole number of at least 1'],
+    [['replay', '--file', 'a.json', '--query', "WorkflowId = 'x'"], 'not both'],
+    [['replay', 'some-id'], 'replay takes no arguments'],
+    [['replay', '--file', path.join(os.tmpdir(), 'no-such-history.json')], 'not a workflow history in JSON'],
+    [['replay', '--since', 'yesterday'], "Unknown option '--since'"],
+  ] as const;
+  for (const [args, message] of cases) {
+    const result = await runCli([...args]);
+    expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 2, stdout: '' });
+    expect(result.stderr).toContain(message);
+  }
+});
