@@ -53,9 +53,10 @@ it('replays a run recorded on the server, encrypted, with the same keys: exit 0 
   expect(`${otherKey.stdout}${otherKey.stderr}`).toContain('"k1"');
 });
 
-it('fails a history this code did not make with exit 1, naming the run, the diverging event and the command that differed', async () => {
+it('fails histories this code did not make with exit 1, naming each run, its diverging event and the command or patch that differed', async () => {
   // A recorded run whose first model call was scheduled, in the history, as an activity this code does not call.
-  const recorded = JSON.parse(await readFile(path.join(__dirname, '..', 'replay', 'histories', 'subagent.json'), 'utf8'));
+  const histories = path.join(__dirname, '..', 'replay', 'histories');
+  const recorded = JSON.parse(await readFile(path.join(histories, 'subagent.json'), 'utf8'));
   const modelCall = recorded.events.find(
     (event: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }) =>
       event.activityTaskScheduledEventAttributes?.activityType.name === 'callModel',
@@ -66,18 +67,33 @@ it('fails a history this code did not make with exit 1, naming the run, the dive
   await writeFile(changed, JSON.stringify(recorded));
   const runId = recorded.events[0].workflowExecutionStartedEventAttributes.originalExecutionRunId;
 
+  // A recorded run whose patch marker names a patch this code does not call (the code's patch was renamed).
+  const forked = JSON.parse(await readFile(path.join(histories, 'agent-run-fork.json'), 'utf8'));
+  const patchMarker = forked.events.find(
+    (event: { markerRecordedEventAttributes?: { markerName: string } }) =>
+      event.markerRecordedEventAttributes?.markerName === 'core_patch',
+  );
+  const patchPayload = patchMarker.markerRecordedEventAttributes.details['patch-data'].payloads[0];
+  const patch = JSON.parse(Buffer.from(patchPayload.data, 'base64').toString('utf8'));
+  patchPayload.data = Buffer.from(JSON.stringify({ ...patch, id: `${patch.id}-renamed` })).toString('base64');
+  const unpatched = path.join(directory, 'unpatched.json');
+  await writeFile(unpatched, JSON.stringify(forked));
+
   const replay = await runCli([
     'replay',
     '--file',
-    path.join(__dirname, '..', 'replay', 'histories', 'subagent.json'),
+    path.join(histories, 'subagent.json'),
     '--file',
     changed,
+    '--file',
+    unpatched,
   ]);
   expect(replay.code).toBe(1);
   expect(replay.stdout.split('\n')).toEqual([
     `replay-subagent ${runId} ok`,
     `replay-subagent ${runId} FAILED: event ${modelCall.eventId} (ActivityTaskScheduled): the history has activity type 'callModelBeforeTheDeploy' where this code's command has 'callModel'`,
-    '2 runs replayed: 1 ok, 1 FAILED',
+    `replay-agent-run-fork ${forked.events[0].workflowExecutionStartedEventAttributes.originalExecutionRunId} FAILED: event ${patchMarker.eventId} (MarkerRecorded): the history has patch '${patch.id}-renamed' where this code makes no patched('${patch.id}-renamed') call`,
+    '3 runs replayed: 1 ok, 2 FAILED',
     '',
   ]);
 
