@@ -31,6 +31,8 @@ export type { ApprovalText } from './core/approval-description';
 export type { StreamEvent } from './core/stream-events';
 // Reads a run's conversation without making its worker store a large query answer (agent show uses it).
 export { readConversation } from './client/read-conversation';
+// The gate before a deploy (agent replay): replays runs or history files against this code, with the worker's bundle, plugins and data converter.
+export { replayRecentRuns, replayHistories, readHistoryFile, type ReplayedRun, type Divergence, type ReplayOptions, type ReplayRecentRunsOptions, type HistoryToReplay } from './client/replay-runs';
 export type { Message, ModelResponse, Usage, FinishReason, ReasoningPart, ThinkingPart, RedactedThinkingPart } from './core/messages';
 // For providers of your own: a reply's parts in the provider's order, and which thinking a provider may be sent back.
 export { assistantMessageFromParts, replyParts, producedBy, type ReplyPart } from './core/reply-parts';

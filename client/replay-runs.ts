@@ -9,6 +9,8 @@ import { cachedWorkflowBundle } from '../worker/bundle-cache';
 import { agentWorkflowType } from '../workflows/definitions';
 import { describeDivergence, type Divergence } from './replay-divergence';
 
+export type { Divergence } from './replay-divergence';
+
 type History = temporal.api.history.v1.IHistory;
 
 /** One replayed run: ok, or the error and where the history and this code parted. */
