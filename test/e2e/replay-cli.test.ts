@@ -19,8 +19,10 @@ afterAll(() => server?.close());
 
 jest.setTimeout(120_000);
 
-it('replays a run recorded on the server, encrypted, with the same keys: exit 0 and one ok line for it', async () => {
+it('replays a run recorded on the server, encrypted and with a payload in the store, with the same keys and store: exit 0 and one ok line for it', async () => {
   const keys = newKeyEntry('k1');
+  // Over the 256 KiB threshold: the model's answer is stored outside history, as a claim on AGENT_PAYLOAD_DIR.
+  const largeAnswer = `It says alpha! ${'a'.repeat(300 * 1024)}`;
   const env = {
     ...server.providerEnv,
     AGENT_TASK_QUEUE: uniqueTaskQueue('replay-cli'),
@@ -30,7 +32,7 @@ it('replays a run recorded on the server, encrypted, with the same keys: exit 0 
   const workspace = await makeWorkspace({ 'alpha.txt': 'alpha!' });
   server.enqueue(
     openaiReply({ toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
-    openaiReply({ content: 'It says alpha!' }),
+    openaiReply({ content: largeAnswer }),
   );
   const workflowId = `replay-cli-${Date.now()}`;
   const run = await runCli(['run', 'What does alpha.txt say?', '--workspace', workspace, '--json', '--id', workflowId], env);
@@ -50,7 +52,17 @@ it('replays a run recorded on the server, encrypted, with the same keys: exit 0 
   // The keys are what let it replay: under another key the encrypted input cannot be read, and the gate fails.
   const otherKey = await runCli(['replay', ...query], { ...env, AGENT_ENCRYPTION_KEYS: newKeyEntry('k2') });
   expect(otherKey.code).toBe(1);
-  expect(`${otherKey.stdout}${otherKey.stderr}`).toContain('"k1"');
+  expect(otherKey.stdout).toContain(
+    `${workflowId} ${runId} FAILED: a payload is encrypted with key "k1", which is not among this process's keys (k2)`,
+  );
+
+  // And so is the payload store: without the stored answer its claim cannot be read, and the gate fails.
+  const emptyStore = await runCli(['replay', ...query], {
+    ...env,
+    AGENT_PAYLOAD_DIR: await mkdtemp(path.join(os.tmpdir(), 'replay-empty-')),
+  });
+  expect(emptyStore.code).toBe(1);
+  expect(emptyStore.stdout).toMatch(new RegExp(`^${workflowId} ${runId} FAILED: payload [0-9a-f]{64} is missing from `));
 });
 
 it('fails histories this code did not make with exit 1, naming each run, its diverging event and the command or patch that differed', async () => {
