@@ -1,10 +1,10 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { lastJsonLine, runCli } from '../support/cli';
+import { collect, lastJsonLine, runCli, spawnCli } from '../support/cli';
 import { newKeyEntry } from '../support/encryption';
 import { FakeModelServer, openaiReply } from '../support/fake-model-server';
-import { uniqueTaskQueue } from '../support/temporal';
+import { connectToTestServer, uniqueTaskQueue } from '../support/temporal';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
@@ -142,5 +142,42 @@ it('refuses bad usage with exit 2 before replaying anything', async () => {
     const result = await runCli([...args]);
     expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 2, stdout: '' });
     expect(result.stderr).toContain(message);
+  }
+});
+
+it('replays a run still open, from the history it has so far', async () => {
+  const env = { ...server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('replay-open') };
+  const workflowId = `replay-open-${Date.now()}`;
+  // The model never answers: the run stays open, in its model call, its first commands in history.
+  server.enqueue({ hang: true });
+  const cli = spawnCli(['run', 'never answered', '--id', workflowId, '--workspace', await makeWorkspace()], env, {
+    stdin: 'ignore',
+  });
+  const ended = collect(cli);
+  const environment = await connectToTestServer();
+  try {
+    const handle = environment.client.workflow.getHandle(workflowId);
+    await waitFor('the open run in its model call', async () =>
+      ((await handle.fetchHistory()).events ?? []).some(
+        (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+      ),
+    );
+    const replay = await waitFor('the open run in the replay listing', async () => {
+      const result = await runCli(
+        ['replay', '--query', `WorkflowId = '${workflowId}' AND ExecutionStatus = 'Running'`, '--json'],
+        env,
+      );
+      return result.stdout.includes(workflowId) && result;
+    });
+    expect(replay.code).toBe(0);
+    expect(lastJsonLine(replay.stdout)).toEqual({
+      runs: [{ workflowId, runId: (await handle.describe()).runId, ok: true }],
+      failed: 0,
+    });
+    await handle.terminate('replay test done');
+  } finally {
+    cli.kill();
+    await ended;
+    await environment.teardown();
   }
 });
