@@ -4,6 +4,8 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { readHistoryFile, replayHistories, replayRecentRuns, type ReplayedRun } from '../../client/replay-runs';
 import { cacheDirectory } from '../dev-server/find-temporal-cli';
 import { connect } from '../connect';
+import { portAccepts } from '../dev-server/free-port';
+import { loadConnectionSettings } from '../../worker/settings';
 import { exitCodes } from '../exit-codes';
 import { UsageError } from '../help';
 import { invocationDirectory, type Output } from '../output';
@@ -60,6 +62,11 @@ export async function replayCommand(argv: string[], output: Output): Promise<num
     );
     runs = await replayHistories(histories, replayOptions);
   } else {
+    // With no server configured, connect() would start an empty embedded one, and a gate that replays nothing passes.
+    if (!loadConnectionSettings().addressConfigured && !(await portAccepts(7233)))
+      throw new UsageError(
+        'no Temporal server to read runs from: set TEMPORAL_ADDRESS (or a profile), or replay files with --file',
+      );
     const session = await connect({ ensureWorker: false, log: output.info });
     try {
       runs = await replayRecentRuns({ ...replayOptions, client: session.client, query: values.query, limit });
