@@ -137,9 +137,12 @@ async function* listedHistories(
  * it there), else from `workflowId`: a run's commands name child workflows after it, so replay needs the real one.
  */
 export async function readHistoryFile(file: string, workflowId?: string): Promise<HistoryToReplay> {
+  const text = await readFile(file, 'utf8').catch((error: Error) => {
+    throw new Error(`cannot read the history file ${file}: ${error.message}`, { cause: error });
+  });
   let history: History;
   try {
-    history = historyFromJSON(JSON.parse(await readFile(file, 'utf8')));
+    history = historyFromJSON(JSON.parse(text));
   } catch (error) {
     throw new Error(`${file} is not a workflow history in JSON (agent history --out writes one): ${(error as Error).message}`, {
       cause: error,

@@ -135,7 +135,8 @@ it('refuses bad usage with exit 2 before replaying anything', async () => {
     [['replay', '--limit', 'ten'], '--limit must be a whole number of at least 1'],
     [['replay', '--file', 'a.json', '--query', "WorkflowId = 'x'"], 'not both'],
     [['replay', 'some-id'], 'replay takes no arguments'],
-    [['replay', '--file', path.join(os.tmpdir(), 'no-such-history.json')], 'not a workflow history in JSON'],
+    [['replay', '--file', path.join(os.tmpdir(), 'no-such-history.json')], 'cannot read the history file'],
+    [['replay', '--file', path.join(__dirname, '..', '..', 'package.json')], 'is not a workflow history in JSON'],
     [['replay', '--since', 'yesterday'], "Unknown option '--since'"],
   ] as const;
   for (const [args, message] of cases) {
