@@ -37,11 +37,37 @@ function workflowAllowList({ core, folders, files }) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.test-tmp/', 'coverage/', 'examples/*/node_modules/', 'test/support/summary-reporter.js'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      '.test-tmp/',
+      'coverage/',
+      'examples/*/node_modules/',
+      'test/support/summary-reporter.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', structuredClone: 'readonly', AbortController: 'readonly', URL: 'readonly', Headers: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        structuredClone: 'readonly',
+        AbortController: 'readonly',
+        URL: 'readonly',
+        Headers: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
@@ -52,16 +78,28 @@ export default tseslint.config(
   // A new import of anything else fails lint; a type-only import (`import type`) of anything is fine.
   {
     files: ['workflows/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', workflowAllowList({ core: '../core', folders: ['.', '../mcp/workflow'], files: ['../mcp/types'] })] },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        workflowAllowList({ core: '../core', folders: ['.', '../mcp/workflow'], files: ['../mcp/types'] }),
+      ],
+    },
   },
   {
     files: ['mcp/workflow/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', workflowAllowList({ core: '../../core', folders: ['.', '../../workflows'], files: ['../types'] })] },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        workflowAllowList({ core: '../../core', folders: ['.', '../../workflows'], files: ['../types'] }),
+      ],
+    },
   },
   {
     // Plain listing types and names the workflow imports from mcp/ (its other files are activities).
     files: ['mcp/types.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', workflowAllowList({ core: '../core', folders: [], files: [] })] },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', workflowAllowList({ core: '../core', folders: [], files: [] })],
+    },
   },
   {
     // core/ is shared by the client, the activities and the workflow, and the workflow imports its files: each one is

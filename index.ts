@@ -18,7 +18,15 @@ export { everyMcpTool } from './mcp/types';
 export { resolveInWorkspace } from './tools/workspace';
 // For tools of your own: open a path the model gave, confined to the workspace without races (resolveInWorkspace only checks a path).
 export { openInWorkspace, WorkspaceRefusal, type OpenedInWorkspace, type OpenPurpose } from './tools/open-in-workspace';
-export { defineProvider, builtInProviders, type ModelProvider, type ProviderCall, type ProviderRequest, type ToolChoice, type ToolDefinition } from './providers';
+export {
+  defineProvider,
+  builtInProviders,
+  type ModelProvider,
+  type ProviderCall,
+  type ProviderRequest,
+  type ToolChoice,
+  type ToolDefinition,
+} from './providers';
 export { AgentPlugin, type AgentPluginOptions } from './worker/agent-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './worker/create-worker';
 export { startAgent, resolveOrThrow, InvalidInputError, type AgentHandle, type AgentWorkflow } from './client/start-agent';
@@ -32,8 +40,25 @@ export type { StreamEvent } from './core/stream-events';
 // Reads a run's conversation without making its worker store a large query answer (agent show uses it).
 export { readConversation } from './client/read-conversation';
 // The gate before a deploy (agent replay): replays runs or history files against this code, with the worker's bundle, plugins and data converter.
-export { replayRecentRuns, replayHistories, readHistoryFile, type ReplayedRun, type Divergence, type ReplayOptions, type ReplayRecentRunsOptions, type HistoryToReplay } from './client/replay-runs';
-export type { Message, ModelResponse, Usage, FinishReason, ReasoningPart, ThinkingPart, RedactedThinkingPart } from './core/messages';
+export {
+  replayRecentRuns,
+  replayHistories,
+  readHistoryFile,
+  type ReplayedRun,
+  type Divergence,
+  type ReplayOptions,
+  type ReplayRecentRunsOptions,
+  type HistoryToReplay,
+} from './client/replay-runs';
+export type {
+  Message,
+  ModelResponse,
+  Usage,
+  FinishReason,
+  ReasoningPart,
+  ThinkingPart,
+  RedactedThinkingPart,
+} from './core/messages';
 // For providers of your own: a reply's parts in the provider's order, and which thinking a provider may be sent back.
 export { assistantMessageFromParts, replyParts, producedBy, type ReplyPart } from './core/reply-parts';
 export type { AgentSpec, ModelSettings, ReasoningEffort } from './core/agent-spec';

@@ -10,7 +10,10 @@ const heartbeatIntervalMs = 1_000;
  * has cancelled the attempt, whatever the work threw (an SDK's abort error, say)
  * is replaced by the CancelledFailure, so the attempt is recorded as cancelled, not failed.
  */
-export async function heartbeating<T>(work: (context: Context) => Promise<T>, details: () => unknown = () => undefined): Promise<T> {
+export async function heartbeating<T>(
+  work: (context: Context) => Promise<T>,
+  details: () => unknown = () => undefined,
+): Promise<T> {
   const context = Context.current();
   // A local activity has no heartbeats: the workflow task that runs it stands for it.
   const timer = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(details()), heartbeatIntervalMs);

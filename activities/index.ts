@@ -43,7 +43,9 @@ export function createActivities(options: ActivityOptions) {
   const { registry } = options;
   const prices = options.prices ?? loadPrices();
   const spans = options.spans ?? untracedSpans;
-  const toolActivities = Object.fromEntries([...registry.tools.values()].map((tool) => [tool.name, toolActivity(tool, options.workspaceRoot, spans)]));
+  const toolActivities = Object.fromEntries(
+    [...registry.tools.values()].map((tool) => [tool.name, toolActivity(tool, options.workspaceRoot, spans)]),
+  );
   const connections = options.mcpConnections ?? new McpConnections(registry.mcpServers);
   const catalog = new McpCatalog();
   return {

@@ -17,7 +17,13 @@ export interface PrepareRunInput {
    * and its model settings flags). The older fields of OlderSettings are how workflows of earlier code asked, and a
    * prepareRun they scheduled may still run on this worker: they are folded into modelSettings.
    */
-  overrides: { model?: string; systemPrompt?: string; tools?: string[]; maxIterations?: number; modelSettings?: ModelSettings } & OlderSettings;
+  overrides: {
+    model?: string;
+    systemPrompt?: string;
+    tools?: string[];
+    maxIterations?: number;
+    modelSettings?: ModelSettings;
+  } & OlderSettings;
   workspace: string;
   /** The run has a cost budget: every model it may use must have a price. */
   budgeted?: boolean;
@@ -67,15 +73,20 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
       const settingsProblem = registry.modelSettingsProblem(entry.model, entry.modelSettings);
       if (settingsProblem) throw new ConfigurationError(`agent "${entry.name}": ${settingsProblem}`);
       const unknown = entry.tools.filter((name) => !registry.knowsTool(name));
-      if (unknown.length > 0) throw new ConfigurationError(`unknown tools: ${unknown.join(', ')}; this worker has: ${registry.describeTools()}`);
+      if (unknown.length > 0)
+        throw new ConfigurationError(`unknown tools: ${unknown.join(', ')}; this worker has: ${registry.describeTools()}`);
       const unapprovable = registry.unknownApprovalNames(input.approveTools ?? []);
       if (unapprovable.length > 0) {
-        throw new ConfigurationError(`unknown tools to approve: ${unapprovable.join(', ')}; this worker has: ${registry.describeTools()}`);
+        throw new ConfigurationError(
+          `unknown tools to approve: ${unapprovable.join(', ')}; this worker has: ${registry.describeTools()}`,
+        );
       }
       if (input.approveTools !== undefined) withRunApprovals(agents, input.approveTools);
       const provider = parseModelId(entry.model).provider;
       if (!registry.providers.has(provider)) {
-        throw new ConfigurationError(`unknown provider "${provider}" in model "${entry.model}"; this worker has: ${[...registry.providers.keys()].join(', ')}`);
+        throw new ConfigurationError(
+          `unknown provider "${provider}" in model "${entry.model}"; this worker has: ${[...registry.providers.keys()].join(', ')}`,
+        );
       }
       await assertWorkspaceDirectory(input.workspace);
       await assertInsideRoot(workspaceRoot, input.workspace);
@@ -96,7 +107,11 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
         ...(mcpTools && { mcpTools }),
       };
     } catch (error) {
-      throw ApplicationFailure.create({ type: failureTypes.configuration, nonRetryable: true, message: (error as Error).message });
+      throw ApplicationFailure.create({
+        type: failureTypes.configuration,
+        nonRetryable: true,
+        message: (error as Error).message,
+      });
     }
   };
 }
@@ -108,7 +123,11 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
  * subagent is a run of its own, which lists its own); none when no such agent
  * names one, or `mcp:*` is all there is and the worker has no servers.
  */
-function setAsideMcpReferences(agents: Record<string, AgentSpec>, first: string, registry: AgentRegistry): McpToolRequest | undefined {
+function setAsideMcpReferences(
+  agents: Record<string, AgentSpec>,
+  first: string,
+  registry: AgentRegistry,
+): McpToolRequest | undefined {
   const holders = new Set<string>();
   const visit = (name: string) => {
     if (holders.has(name)) return;
@@ -133,7 +152,12 @@ function setAsideMcpReferences(agents: Record<string, AgentSpec>, first: string,
     references[agent.name] = named;
     for (const name of named) {
       const reference = registry.mcpReference(name)!;
-      const wanted = reference.kind === 'every' ? Object.keys(registry.mcpServers) : reference.kind === 'server' ? [reference.server] : reference.servers;
+      const wanted =
+        reference.kind === 'every'
+          ? Object.keys(registry.mcpServers)
+          : reference.kind === 'server'
+            ? [reference.server]
+            : reference.servers;
       for (const server of wanted) servers.add(server);
     }
   }

@@ -25,7 +25,11 @@ export interface ToolActivityInput {
  * own refusals are non-retryable, so they go straight back to the model.
  * Output is bounded before it can reach history.
  */
-export function toolActivity(tool: Tool, workspaceRoot: string, spans: AgentSpans = untracedSpans): (input: ToolActivityInput) => Promise<string> {
+export function toolActivity(
+  tool: Tool,
+  workspaceRoot: string,
+  spans: AgentSpans = untracedSpans,
+): (input: ToolActivityInput) => Promise<string> {
   return async ({ arguments: args, workspace, callId }) => {
     // prepareRun checked the workspace once; a tool call scheduled by anything else is checked all the same.
     await assertInsideRoot(workspaceRoot, workspace).catch((error: Error) => {

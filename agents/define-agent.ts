@@ -73,7 +73,8 @@ export function defineAgent(definition: AgentDefinition): Agent {
   if (!Number.isInteger(maxIterations) || maxIterations < 1) throw problem('maxIterations must be a positive whole number');
   if (definition.maxCostUsd !== undefined && !(definition.maxCostUsd > 0)) throw problem('maxCostUsd must be more than 0');
   const temperature = definition.modelSettings?.temperature;
-  if (temperature !== undefined && !(temperature >= 0 && temperature <= 2)) throw problem('modelSettings.temperature must be between 0 and 2');
+  if (temperature !== undefined && !(temperature >= 0 && temperature <= 2))
+    throw problem('modelSettings.temperature must be between 0 and 2');
   const maxOutputTokens = definition.modelSettings?.maxOutputTokens;
   if (maxOutputTokens !== undefined && (!Number.isInteger(maxOutputTokens) || maxOutputTokens < 1)) {
     throw problem('modelSettings.maxOutputTokens must be a positive whole number');
@@ -90,9 +91,14 @@ export function defineAgent(definition: AgentDefinition): Agent {
   const subagents = definition.subagents ?? [];
   const handoffs = definition.handoffs ?? [];
   const duplicate = (names: string[]) => names.find((candidate, index) => names.indexOf(candidate) !== index);
-  const toolNames = [...tools.map(nameOf), ...subagents.map(nameOf), ...handoffs.map((target) => handoffToolName(nameOf(target)))];
+  const toolNames = [
+    ...tools.map(nameOf),
+    ...subagents.map(nameOf),
+    ...handoffs.map((target) => handoffToolName(nameOf(target))),
+  ];
   const twice = duplicate(toolNames);
-  if (twice) throw problem(`offers the model two tools named "${twice}" (tools, subagents and transfer_to_<handoff> share one namespace)`);
+  if (twice)
+    throw problem(`offers the model two tools named "${twice}" (tools, subagents and transfer_to_<handoff> share one namespace)`);
   const approveTools = definition.approveTools ?? [];
   if (!Array.isArray(approveTools) || approveTools.some((tool) => typeof tool !== 'string' || !tool.trim())) {
     throw problem('approveTools must be a list of tool names');

@@ -129,14 +129,20 @@ export class AgentRegistry {
    * differs from a known name only in case (`Write_File (did you mean write_file?)`); empty when all are known.
    */
   unknownApprovalNames(names: string[]): string[] {
-    const known = [...this.tools.keys(), ...this.agents.keys(), ...Object.keys(this.mcpServers).map((server) => `${mcpSelectorPrefix}${server}`)];
+    const known = [
+      ...this.tools.keys(),
+      ...this.agents.keys(),
+      ...Object.keys(this.mcpServers).map((server) => `${mcpSelectorPrefix}${server}`),
+    ];
     return names.filter((name) => !this.knowsApprovalName(name)).map((name) => `${name}${didYouMean(name, known)}`);
   }
 
   /** What the worker has, for an error message about a name it does not know. */
   describeTools(): string {
     const servers = Object.keys(this.mcpServers);
-    const mcp = servers.length ? `; MCP servers: ${servers.join(', ')} (tools named <server>_<tool>, or mcp:<server>, mcp:*)` : '';
+    const mcp = servers.length
+      ? `; MCP servers: ${servers.join(', ')} (tools named <server>_<tool>, or mcp:<server>, mcp:*)`
+      : '';
     return `registered tools: ${[...this.tools.keys()].join(', ')}${mcp}`;
   }
 
@@ -176,7 +182,8 @@ export class AgentRegistry {
   }
 
   private addAgent(agent: Agent): void {
-    if (!isAgent(agent)) throw new ConfigurationError(`"${String((agent as { name?: unknown })?.name)}" is not an agent made by defineAgent`);
+    if (!isAgent(agent))
+      throw new ConfigurationError(`"${String((agent as { name?: unknown })?.name)}" is not an agent made by defineAgent`);
     const known = this.agents.get(agent.name);
     if (known === agent) return;
     if (known) throw new ConfigurationError(`two different agents are named "${agent.name}"`);
@@ -187,12 +194,16 @@ export class AgentRegistry {
 
   private check(agent: Agent): void {
     const problem = (text: string) => new ConfigurationError(`agent "${agent.name}": ${text}`);
-    if (this.tools.has(agent.name)) throw problem(`a tool has the same name; as a subagent, the agent is offered as a tool named "${agent.name}"`);
+    if (this.tools.has(agent.name))
+      throw problem(`a tool has the same name; as a subagent, the agent is offered as a tool named "${agent.name}"`);
     const reserved = this.reservedToolPurpose(agent.name);
-    if (reserved !== undefined) throw problem(`the name is reserved for ${reserved}; as a subagent, the agent is offered as a tool named "${agent.name}"`);
+    if (reserved !== undefined)
+      throw problem(`the name is reserved for ${reserved}; as a subagent, the agent is offered as a tool named "${agent.name}"`);
     const provider = parseModelId(agent.model).provider;
     if (!this.providers.has(provider)) {
-      throw problem(`its model ${agent.model} needs the provider "${provider}", which is not registered (known: ${[...this.providers.keys()].join(', ')})`);
+      throw problem(
+        `its model ${agent.model} needs the provider "${provider}", which is not registered (known: ${[...this.providers.keys()].join(', ')})`,
+      );
     }
     const settingsProblem = this.modelSettingsProblem(agent.model, agent.modelSettings);
     if (settingsProblem) throw problem(settingsProblem);
@@ -200,14 +211,22 @@ export class AgentRegistry {
       if (!this.knowsTool(tool)) throw problem(`unknown tool "${tool}" (${this.describeTools()})`);
     }
     const unapprovable = this.unknownApprovalNames(agent.approveTools);
-    if (unapprovable.length > 0) throw problem(`approveTools names unknown tools: ${unapprovable.join(', ')} (${this.describeTools()}; agents: ${[...this.agents.keys()].join(', ')})`);
-    for (const [role, targets] of [['subagent', agent.subagents], ['handoff target', agent.handoffs]] as const) {
-      for (const target of targets.map(nameOf)) if (!this.agents.has(target)) throw problem(`${role} "${target}" is not a registered agent`);
+    if (unapprovable.length > 0)
+      throw problem(
+        `approveTools names unknown tools: ${unapprovable.join(', ')} (${this.describeTools()}; agents: ${[...this.agents.keys()].join(', ')})`,
+      );
+    for (const [role, targets] of [
+      ['subagent', agent.subagents],
+      ['handoff target', agent.handoffs],
+    ] as const) {
+      for (const target of targets.map(nameOf))
+        if (!this.agents.has(target)) throw problem(`${role} "${target}" is not a registered agent`);
     }
     if (agent.handoffs.map(nameOf).includes(agent.name)) throw problem('cannot hand off to itself');
     if (agent.outputSchema) outputJsonSchema(agent);
     for (const target of agent.handoffs.map(nameOf)) {
-      if (handoffToolName(target).length > 64) throw problem(`the handoff tool name ${handoffToolName(target)} is over 64 characters`);
+      if (handoffToolName(target).length > 64)
+        throw problem(`the handoff tool name ${handoffToolName(target)} is over 64 characters`);
     }
   }
 }

@@ -102,24 +102,38 @@ export const firstRun: Benchmark = {
 async function timeFirstRun(model: FakeModelServer, env: NodeJS.ProcessEnv): Promise<FirstRun> {
   const before = model.requests.length;
   const spawnedAt = Date.now();
-  const child = spawn(process.execPath, [...typescriptArgs('cli/main.ts'), 'run', 'hi', '--json', '--model', 'openai:bench-first-run', '--workspace', env.AGENT_WORKSPACE_ROOT!], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      AGENT_TASK_QUEUE: `bench-first-run-${spawnedAt}-${Math.random().toString(16).slice(2, 8)}`,
-      OPENAI_BASE_URL: `${model.url}/v1`,
-      OPENAI_API_KEY: 'sk-bench',
-      AGENT_TIMING: '1',
-      ...env,
+  const child = spawn(
+    process.execPath,
+    [
+      ...typescriptArgs('cli/main.ts'),
+      'run',
+      'hi',
+      '--json',
+      '--model',
+      'openai:bench-first-run',
+      '--workspace',
+      env.AGENT_WORKSPACE_ROOT!,
+    ],
+    {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        AGENT_TASK_QUEUE: `bench-first-run-${spawnedAt}-${Math.random().toString(16).slice(2, 8)}`,
+        OPENAI_BASE_URL: `${model.url}/v1`,
+        OPENAI_API_KEY: 'sk-bench',
+        AGENT_TIMING: '1',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let stderr = '';
   child.stdout.resume();
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   const request = model.requests[before];
-  if (code !== 0 || !request) throw new Error(`agent run exited with ${code} (model requests: ${model.requests.length - before}): ${stderr}`);
+  if (code !== 0 || !request)
+    throw new Error(`agent run exited with ${code} (model requests: ${model.requests.length - before}): ${stderr}`);
   const marks = new Map<string, number>();
   for (const match of stderr.matchAll(/^\[timing\] \+[\d.]+ @([\d.]+) (.+)$/gm)) marks.set(match[2], Number(match[1]));
   const phaseTimes = new Map<string, number>();
@@ -163,8 +177,14 @@ function report(collected: Array<{ variant: Variant; runs: FirstRun[] }>, server
   const breakdown = markdownTable(
     ['phase (median ms)', ...collected.map((entry) => entry.variant.label)],
     [
-      ...phaseNames.map((phase) => [phase, ...collected.map((entry) => formatMs(median(entry.runs.map((run) => run.phases.get(phase)!))))]),
-      ['**spawn → first model request**', ...collected.map((entry) => `**${formatMs(median(entry.runs.map((run) => run.totalMs)))}**`)],
+      ...phaseNames.map((phase) => [
+        phase,
+        ...collected.map((entry) => formatMs(median(entry.runs.map((run) => run.phases.get(phase)!)))),
+      ]),
+      [
+        '**spawn → first model request**',
+        ...collected.map((entry) => `**${formatMs(median(entry.runs.map((run) => run.totalMs)))}**`),
+      ],
       ['all runs', ...collected.map((entry) => entry.runs.map((run) => formatMs(run.totalMs)).join(', '))],
     ],
   );
@@ -192,7 +212,8 @@ function report(collected: Array<{ variant: Variant; runs: FirstRun[] }>, server
           pass: embedded < targetMs,
         }
       : {
-          measure: 'agent run → first model request, embedded server started by the CLI (sum of the two: ports 7233/8233 in use here)',
+          measure:
+            'agent run → first model request, embedded server started by the CLI (sum of the two: ports 7233/8233 in use here)',
           result: `${formatMs(after + serverStart)} (${formatMs(after)} + server start ${formatMs(serverStart)})`,
           target: `< ${formatMs(targetMs)}`,
           pass: after + serverStart < targetMs,

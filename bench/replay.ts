@@ -94,7 +94,10 @@ export const replay: Benchmark = {
           (oursLocal.errors.size > 0 ? `; replay errors: ${[...oursLocal.errors].join('; ')}` : ''),
         target: 'under 2 s (an opt-in, not the default)',
         pass:
-          localSession.completed && localRecorded >= iterations && oursLocal.errors.size === 0 && median(oursLocal.alone) < targetMs,
+          localSession.completed &&
+          localRecorded >= iterations &&
+          oursLocal.errors.size === 0 &&
+          median(oursLocal.alone) < targetMs,
       },
     ];
     return {

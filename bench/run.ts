@@ -23,7 +23,19 @@ import { log } from './support/log';
 import { runLoopSession } from './support/loop-session';
 import type { Session } from './support/session';
 
-const benchmarks: Benchmark[] = [peer, historyBytes, overhead, parallel, replay, sessions, objectStorage, encryption, streaming, firstRun, workflowBundle];
+const benchmarks: Benchmark[] = [
+  peer,
+  historyBytes,
+  overhead,
+  parallel,
+  replay,
+  sessions,
+  objectStorage,
+  encryption,
+  streaming,
+  firstRun,
+  workflowBundle,
+];
 
 const usage = [
   `usage: npm run bench -- [${benchmarks.map((benchmark) => benchmark.name).join(' | ')} ...] [--quick]`,

@@ -53,15 +53,26 @@ export const streaming: Benchmark = {
         log(`streaming: ${variant.label}...`);
         fake.reset();
         fake.enqueue(
-          { ...openaiReply({ content: 'Let me look.', toolCalls: [{ id: 'call_1', name: 'list_directory', arguments: {} }] }), stream: { intervalMs: wordIntervalMs } },
+          {
+            ...openaiReply({ content: 'Let me look.', toolCalls: [{ id: 'call_1', name: 'list_directory', arguments: {} }] }),
+            stream: { intervalMs: wordIntervalMs },
+          },
           { ...openaiReply({ content: answer }), stream: { intervalMs: wordIntervalMs } },
         );
         const handle = await startAgent(
           environment.client,
-          { prompt: 'list and tell', model: 'openai:gpt-4o-mini', tools: ['list_directory'], workspace: environment.workspace, stream: variant.stream },
+          {
+            prompt: 'list and tell',
+            model: 'openai:gpt-4o-mini',
+            tools: ['list_directory'],
+            workspace: environment.workspace,
+            stream: variant.stream,
+          },
           { taskQueue },
         );
-        const watchers = Array.from({ length: variant.watchers }, () => followStream(environment.client, handle.workflowId, { from: 0, onEvent: () => {} }));
+        const watchers = Array.from({ length: variant.watchers }, () =>
+          followStream(environment.client, handle.workflowId, { from: 0, onEvent: () => {} }),
+        );
         await handle.result();
         await Promise.all(watchers);
         const runs = await fetchRunChain(environment.client, handle.workflowId, handle.firstExecutionRunId);

@@ -51,8 +51,16 @@ export const workflowBundle: Benchmark = {
     const quietLogger = { trace() {}, debug() {}, info() {}, log() {}, warn() {}, error: (message: string) => log(message) };
     log('workflow-bundle: bundling durable-agent/workflow with and without zod...');
     const variants: Variant[] = [
-      { name: 'durable-agent/workflow (no zod)', code: (await bundleWorkflowCode({ workflowsPath: leanEntry, logger: quietLogger })).code, perStart: [] },
-      { name: 'with zod (executeAgent before)', code: (await bundleWorkflowCode({ workflowsPath: withZodEntry, logger: quietLogger })).code, perStart: [] },
+      {
+        name: 'durable-agent/workflow (no zod)',
+        code: (await bundleWorkflowCode({ workflowsPath: leanEntry, logger: quietLogger })).code,
+        perStart: [],
+      },
+      {
+        name: 'with zod (executeAgent before)',
+        code: (await bundleWorkflowCode({ workflowsPath: withZodEntry, logger: quietLogger })).code,
+        perStart: [],
+      },
     ];
     await rm(directory, { recursive: true, force: true });
     log('workflow-bundle: recording a run of the workflow...');
@@ -82,7 +90,7 @@ export const workflowBundle: Benchmark = {
     const zodCode = split(withZod.code).code;
     const targets: TargetRow[] = [
       {
-        measure: 'zod in a durable-agent/workflow user\'s bundle',
+        measure: "zod in a durable-agent/workflow user's bundle",
         result: `${formatBytes(leanCode)} of code without it, ${formatBytes(zodCode)} with it (${(zodCode / leanCode).toFixed(2)}×); ${formatMs(median(lean.perStart))} per workflow start without, ${formatMs(median(withZod.perStart))} with (${formatMs(saved)} saved per start)`,
         target: 'kept out if it costs each workflow start more than 10% (then executeAgent checks without zod)',
         pass: median(withZod.perStart) > 1.1 * median(lean.perStart),
@@ -90,7 +98,10 @@ export const workflowBundle: Benchmark = {
     ];
     return {
       details: [
-        markdownTable(['bundle', 'code', 'source map', 'modules', 'per workflow start (median)', `each round (ms, ${starts} starts)`], rows),
+        markdownTable(
+          ['bundle', 'code', 'source map', 'modules', 'per workflow start (median)', `each round (ms, ${starts} starts)`],
+          rows,
+        ),
         `Each round replays one recorded run of a workflow that does nothing (beside durable-agent/workflow's exports in the user's bundle) ${starts + 1} times with a replay worker created from the bundle; per start is the time from the first result to the last, divided by ${starts}.`,
       ],
       targets,
@@ -109,10 +120,18 @@ function split(bundle: string): { code: number; sourceMap: number } {
 async function recordRun(environment: BenchEnvironment, code: string): Promise<History> {
   const server = await environment.server('project');
   const taskQueue = `bench-workflow-bundle-${randomUUID()}`;
-  const worker = await Worker.create({ connection: server.nativeConnection, namespace: server.namespace, taskQueue, workflowBundle: { code } });
+  const worker = await Worker.create({
+    connection: server.nativeConnection,
+    namespace: server.namespace,
+    taskQueue,
+    workflowBundle: { code },
+  });
   const client = new Client({ connection: server.connection, namespace: server.namespace });
   return worker.runUntil(async () => {
-    const handle = await client.workflow.start('bundleBenchWorkflow', { taskQueue, workflowId: `bench-workflow-bundle-${randomUUID()}` });
+    const handle = await client.workflow.start('bundleBenchWorkflow', {
+      taskQueue,
+      workflowId: `bench-workflow-bundle-${randomUUID()}`,
+    });
     await handle.result();
     return handle.fetchHistory();
   });

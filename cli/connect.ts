@@ -76,7 +76,12 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
     const connection = await Connection.connect({ ...connectionOptions, interceptors: cliRetryInterceptors() });
     closers.push(() => connection.close());
     timingMark('client connected');
-    const client = new Client({ connection, namespace, dataConverter, ...(tracing && { interceptors: tracing.clientInterceptors }) });
+    const client = new Client({
+      connection,
+      namespace,
+      dataConverter,
+      ...(tracing && { interceptors: tracing.clientInterceptors }),
+    });
 
     let workerStarted = false;
     const startWorker = async (reason: string) => {
@@ -169,9 +174,11 @@ export async function withWorkerFallback<T>(session: AgentSession, call: () => P
  */
 export async function ensureWorkerServes(session: AgentSession, workflowId: string): Promise<void> {
   if (session.runsOwnWorker()) return;
-  await withWorkerFallback(session, () => session.client.workflow.getHandle(workflowId).query(statusQuery)).catch((error: unknown) => {
-    if (noWorkerAnswered(error)) throw error;
-  });
+  await withWorkerFallback(session, () => session.client.workflow.getHandle(workflowId).query(statusQuery)).catch(
+    (error: unknown) => {
+      if (noWorkerAnswered(error)) throw error;
+    },
+  );
 }
 
 // The client wraps gRPC errors (ServiceError "Failed to query Workflow"); the status code sits on a cause.
@@ -183,7 +190,8 @@ export function noWorkerAnswered(error: unknown): boolean {
   for (let current = error; current; current = (current as { cause?: unknown }).cause) {
     const { code, message } = current as { code?: unknown; message?: unknown };
     if (code === 4 /* grpc DEADLINE_EXCEEDED */ || code === 1 /* grpc CANCELLED */) return true;
-    if (code === 9 /* grpc FAILED_PRECONDITION */ && typeof message === 'string' && message.includes('no poller seen')) return true;
+    if (code === 9 /* grpc FAILED_PRECONDITION */ && typeof message === 'string' && message.includes('no poller seen'))
+      return true;
   }
   return false;
 }

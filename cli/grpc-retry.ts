@@ -13,7 +13,8 @@ export function cliRetryInterceptors(): NonNullable<ConnectionOptions['intercept
     makeGrpcRetryInterceptor({
       ...retry,
       retryableDecider: (attempt, status) =>
-        !(status.code === resourceExhausted && /in-flight updates/i.test(status.details)) && retry.retryableDecider(attempt, status),
+        !(status.code === resourceExhausted && /in-flight updates/i.test(status.details)) &&
+        retry.retryableDecider(attempt, status),
     }),
   ];
 }

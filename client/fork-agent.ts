@@ -63,7 +63,13 @@ export async function forkAgent(client: Client, options: ForkOptions): Promise<F
   const input: ResolvedAgentInput = {
     // The source's run settings; its overrides of its agent's settings only when the fork keeps that agent.
     ...settings.input,
-    ...(!sameAgent && { model: undefined, tools: undefined, systemPrompt: undefined, maxIterations: undefined, modelSettings: forOtherAgent(settings.input) }),
+    ...(!sameAgent && {
+      model: undefined,
+      tools: undefined,
+      systemPrompt: undefined,
+      maxIterations: undefined,
+      modelSettings: forOtherAgent(settings.input),
+    }),
     agent: options.agent ?? settings.input.agent,
     ...(options.model !== undefined && { model: options.model }),
     messages: messages.slice(0, messageIndex),

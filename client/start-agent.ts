@@ -42,22 +42,28 @@ export async function assertRunnable(input: AgentInput): Promise<void> {
 export function assertRegistered(input: AgentInput, registry: AgentRegistry): void {
   const resolved = resolveOrThrow(input);
   if (!registry.agents.has(resolved.agent)) {
-    throw new InvalidInputError(`unknown agent "${resolved.agent}"; registered agents: ${[...registry.agents.keys()].join(', ')}`);
+    throw new InvalidInputError(
+      `unknown agent "${resolved.agent}"; registered agents: ${[...registry.agents.keys()].join(', ')}`,
+    );
   }
   const model = resolved.model ?? registry.agents.get(resolved.agent)!.model;
   const provider = parseModelId(model).provider;
   if (!registry.providers.has(provider)) {
-    throw new InvalidInputError(`unknown provider "${provider}" in model "${model}"; known providers: ${[...registry.providers.keys()].join(', ')}`);
+    throw new InvalidInputError(
+      `unknown provider "${provider}" in model "${model}"; known providers: ${[...registry.providers.keys()].join(', ')}`,
+    );
   }
   // The run's settings over the agent's, as prepareRun will merge them: a rule of the provider they break fails now.
   const settings = mergeModelSettings(registry.agents.get(resolved.agent)!.modelSettings, resolved.modelSettings);
   const settingsProblem = registry.modelSettingsProblem(model, settings);
   if (settingsProblem) throw new InvalidInputError(`agent "${resolved.agent}": ${settingsProblem}`);
   const unknownTools = (resolved.tools ?? []).filter((tool) => !registry.knowsTool(tool));
-  if (unknownTools.length > 0) throw new InvalidInputError(`unknown tools: ${unknownTools.join(', ')}; ${registry.describeTools()}`);
+  if (unknownTools.length > 0)
+    throw new InvalidInputError(`unknown tools: ${unknownTools.join(', ')}; ${registry.describeTools()}`);
   // A name that matches no tool would approve nothing, silently: refused like an unknown tool.
   const unapprovable = registry.unknownApprovalNames(resolved.approval?.tools ?? []);
-  if (unapprovable.length > 0) throw new InvalidInputError(`unknown tools to approve: ${unapprovable.join(', ')}; ${registry.describeTools()}`);
+  if (unapprovable.length > 0)
+    throw new InvalidInputError(`unknown tools to approve: ${unapprovable.join(', ')}; ${registry.describeTools()}`);
 }
 
 export function newWorkflowId(now = new Date()): string {

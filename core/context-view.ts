@@ -46,7 +46,9 @@ export function compactOldTurns(messages: Message[], afterTurns: number): Messag
         compacted[index] = {
           ...(thinking && index > currentTurnStart ? message : withoutThinking),
           toolCalls: message.toolCalls.map((call) =>
-            call.arguments.length > compactedPrefixChars ? { ...call, arguments: JSON.stringify({ compacted: shorten(call.arguments) }) } : call,
+            call.arguments.length > compactedPrefixChars
+              ? { ...call, arguments: JSON.stringify({ compacted: shorten(call.arguments) }) }
+              : call,
           ),
         };
       }

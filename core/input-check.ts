@@ -53,5 +53,8 @@ export function checkResolvedInput(raw: unknown): ResolvedInputCheck {
 function sorted(problems: SchemaProblem[]): SchemaProblem[] {
   const order = Object.keys(resolvedInputJsonSchema.properties ?? {});
   const rank = (problem: SchemaProblem) => (problem.path.length === 0 ? -1 : order.indexOf(String(problem.path[0])));
-  return problems.map((problem, index) => ({ problem, index })).sort((a, b) => rank(a.problem) - rank(b.problem) || a.index - b.index).map(({ problem }) => problem);
+  return problems
+    .map((problem, index) => ({ problem, index }))
+    .sort((a, b) => rank(a.problem) - rank(b.problem) || a.index - b.index)
+    .map(({ problem }) => problem);
 }

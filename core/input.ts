@@ -23,7 +23,17 @@ const usageSchema = z.object({
 
 const turnReplySchema = z.object({
   answer: z.string(),
-  status: z.enum(['completed', 'max_iterations', 'truncated', 'refused', 'empty', 'token_budget', 'cost_budget', 'invalid_output', 'interrupted']),
+  status: z.enum([
+    'completed',
+    'max_iterations',
+    'truncated',
+    'refused',
+    'empty',
+    'token_budget',
+    'cost_budget',
+    'invalid_output',
+    'interrupted',
+  ]),
   iterations: z.number().int().min(0),
   usage: usageSchema,
   agent: z.string(),
@@ -100,7 +110,9 @@ export const carriedStateSchema = z.object({
   lastAnswer: z.string(),
   lastOutput: z.unknown().optional(),
   /** The last model call's tokens: the cost budget estimates the next call's input from them. */
-  lastCall: z.object({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0), length: z.number().int().min(0) }).optional(),
+  lastCall: z
+    .object({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0), length: z.number().int().min(0) })
+    .optional(),
   /** The agent that has the conversation (a handoff may have changed it). */
   agent: z.string(),
   inbox: carriedInboxSchema.optional(),
@@ -174,7 +186,15 @@ export const resolvedInputObject = z.object({
   modelTimeoutSeconds: z.number().int().min(1).max(3600),
   workspace: z.string().min(1, 'workspace must be a directory path'),
   /** Keep the run open for more user messages (Temporal Updates) until ended or idle this long. */
-  session: z.object({ idleTimeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600) }).optional(),
+  session: z
+    .object({
+      idleTimeoutSeconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(30 * 24 * 3600),
+    })
+    .optional(),
   /** End the run cleanly (status token_budget) once input plus output tokens exceed this. */
   maxSessionTokens: z.number().int().min(1).optional(),
   /**
@@ -199,7 +219,17 @@ export const resolvedInputObject = z.object({
    * besides those whose own definition says so; `skip` approves everything (`run --yes`); a call not decided within
    * `timeoutSeconds` is not run. A run started without it (older clients) asks only for the tools' own rules, and waits without a timeout.
    */
-  approval: z.object({ tools: z.array(z.string()), skip: z.boolean(), timeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600) }).optional(),
+  approval: z
+    .object({
+      tools: z.array(z.string()),
+      skip: z.boolean(),
+      timeoutSeconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(30 * 24 * 3600),
+    })
+    .optional(),
   /** Set when this run is a fork: the conversation it started from (client/fork-agent.ts). */
   forkedFrom: z.object({ workflowId: z.string(), runId: z.string(), messageIndex: z.number().int().min(0) }).optional(),
   /** Set when a parent run started this one as a subagent. */
@@ -226,5 +256,7 @@ export function resolvedInputJsonSchemaFromZod(): Record<string, unknown> {
 }
 
 export function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
+  return error.issues
+    .map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .join('; ');
 }

@@ -70,7 +70,8 @@ export function describeSchemaProblems(problems: SchemaProblem[]): string {
 /** Throws on a keyword this check does not implement, anywhere in the schema. */
 export function assertUnderstood(schema: JsonSchema, at = '#'): void {
   for (const key of Object.keys(schema)) {
-    if (!understood.has(key)) throw new Error(`${at}: JSON Schema keyword "${key}" is not implemented by core/json-schema-check.ts`);
+    if (!understood.has(key))
+      throw new Error(`${at}: JSON Schema keyword "${key}" is not implemented by core/json-schema-check.ts`);
   }
   for (const [name, property] of Object.entries(schema.properties ?? {})) assertUnderstood(property, `${at}/properties/${name}`);
   for (const [key, sub] of [
@@ -80,7 +81,8 @@ export function assertUnderstood(schema: JsonSchema, at = '#'): void {
   ] as const) {
     if (sub) assertUnderstood(sub, `${at}/${key}`);
   }
-  for (const key of ['oneOf', 'anyOf'] as const) schema[key]?.forEach((branch, index) => assertUnderstood(branch, `${at}/${key}/${index}`));
+  for (const key of ['oneOf', 'anyOf'] as const)
+    schema[key]?.forEach((branch, index) => assertUnderstood(branch, `${at}/${key}/${index}`));
 }
 
 function check(schema: JsonSchema, value: unknown, path: Array<string | number>, problems: SchemaProblem[]): unknown {
@@ -93,27 +95,36 @@ function check(schema: JsonSchema, value: unknown, path: Array<string | number>,
     return value;
   }
   if ('const' in schema && value !== schema.const) problem(`must be ${JSON.stringify(schema.const)}`);
-  if (schema.enum && !schema.enum.includes(value)) problem(`must be one of ${schema.enum.map((option) => JSON.stringify(option)).join(', ')}`);
+  if (schema.enum && !schema.enum.includes(value))
+    problem(`must be one of ${schema.enum.map((option) => JSON.stringify(option)).join(', ')}`);
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && value < schema.minimum) problem(`must be at least ${schema.minimum}`);
     if (schema.maximum !== undefined && value > schema.maximum) problem(`must be at most ${schema.maximum}`);
-    if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum) problem(`must be more than ${schema.exclusiveMinimum}`);
+    if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum)
+      problem(`must be more than ${schema.exclusiveMinimum}`);
   }
   if (typeof value === 'string') {
     if (schema.minLength !== undefined && value.length < schema.minLength)
       problem(schema.minLength === 1 ? 'must not be empty' : `must be at least ${schema.minLength} characters`);
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) problem(`must be at most ${schema.maxLength} characters`);
+    if (schema.maxLength !== undefined && value.length > schema.maxLength)
+      problem(`must be at most ${schema.maxLength} characters`);
     if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) problem(`must match ${schema.pattern}`);
   }
   if (Array.isArray(value) && schema.items) {
     const items = schema.items;
     return value.map((item, index) => check(items, item, [...path, index], problems));
   }
-  if (isObject(value) && (schema.properties || schema.additionalProperties || schema.propertyNames)) return checkObject(schema, value, path, problems);
+  if (isObject(value) && (schema.properties || schema.additionalProperties || schema.propertyNames))
+    return checkObject(schema, value, path, problems);
   return value;
 }
 
-function checkObject(schema: JsonSchema, value: Record<string, unknown>, path: Array<string | number>, problems: SchemaProblem[]): unknown {
+function checkObject(
+  schema: JsonSchema,
+  value: Record<string, unknown>,
+  path: Array<string | number>,
+  problems: SchemaProblem[],
+): unknown {
   const kept: Record<string, unknown> = {};
   const required = new Set(schema.required ?? []);
   for (const [name, property] of Object.entries(schema.properties ?? {})) {

@@ -20,9 +20,15 @@ export function resolveAgentInputWithoutZod(raw: unknown): InputCheck {
   fill(input, 'maxHandoffs', limits.defaultMaxHandoffs);
   fill(input, 'stream', false);
   // approval and context, when left out, are objects of their own defaults (null is refused, as zod refuses it).
-  input.approval = withDefaultsInside(input.approval === undefined ? {} : input.approval, { tools: [], skip: false, timeoutSeconds: limits.defaultApprovalTimeoutSeconds });
+  input.approval = withDefaultsInside(input.approval === undefined ? {} : input.approval, {
+    tools: [],
+    skip: false,
+    timeoutSeconds: limits.defaultApprovalTimeoutSeconds,
+  });
   input.session = withDefaultsInside(input.session, { idleTimeoutSeconds: limits.defaultIdleTimeoutSeconds });
-  input.context = withDefaultsInside(input.context === undefined ? {} : input.context, { keepRecentTurns: limits.defaultKeepRecentTurns });
+  input.context = withDefaultsInside(input.context === undefined ? {} : input.context, {
+    keepRecentTurns: limits.defaultKeepRecentTurns,
+  });
   // A run that names no agent gets the default agent with the caller's settings: a model, and no tools unless named.
   const namedNoAgent = input.agent === undefined;
   if (namedNoAgent) {

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { contextSettingsSchema, describeIssues, refuseSettingsGivenTwice, resolvedInputObject, type ResolvedAgentInput } from './input';
+import {
+  contextSettingsSchema,
+  describeIssues,
+  refuseSettingsGivenTwice,
+  resolvedInputObject,
+  type ResolvedAgentInput,
+} from './input';
 import { withSettingsFolded } from './model-settings';
 import { requiresSomethingToAnswer, somethingToAnswer } from './something-to-answer';
 import {
@@ -38,11 +44,23 @@ export const agentInputSchema = resolvedInputObject
       .object({
         tools: z.array(z.string()).default([]),
         skip: z.boolean().default(false),
-        timeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600).default(defaultApprovalTimeoutSeconds),
+        timeoutSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(30 * 24 * 3600)
+          .default(defaultApprovalTimeoutSeconds),
       })
       .default({ tools: [], skip: false, timeoutSeconds: defaultApprovalTimeoutSeconds }),
     session: z
-      .object({ idleTimeoutSeconds: z.number().int().min(1).max(30 * 24 * 3600).default(defaultIdleTimeoutSeconds) })
+      .object({
+        idleTimeoutSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(30 * 24 * 3600)
+          .default(defaultIdleTimeoutSeconds),
+      })
       .optional(),
     context: contextSettingsSchema
       .extend({ keepRecentTurns: contextSettingsSchema.shape.keepRecentTurns.default(defaultKeepRecentTurns) })
@@ -58,7 +76,12 @@ export const agentInputSchema = resolvedInputObject
     // The older shape (maxOutputTokens, thinkingBudget, reasoningEffort beside the rest) goes into modelSettings here, once.
     const input = withSettingsFolded(given);
     if (input.agent !== undefined) return { ...input, agent: input.agent };
-    return { ...input, agent: defaultAgentName, tools: input.tools ?? [], maxIterations: input.maxIterations ?? defaultMaxIterations };
+    return {
+      ...input,
+      agent: defaultAgentName,
+      tools: input.tools ?? [],
+      maxIterations: input.maxIterations ?? defaultMaxIterations,
+    };
   });
 
 /** The input a caller writes: settings with defaults may be left out. */

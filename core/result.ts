@@ -92,7 +92,8 @@ export interface PendingApproval {
 export type ApprovalDecision = { approved: true } | { approved: false; reason: string };
 
 export interface AgentStatusSnapshot {
-  phase: 'starting' | 'calling_model' | 'running_tools' | 'awaiting_approval' | 'summarising' | 'waiting_for_message' | 'finished';
+  phase:
+    'starting' | 'calling_model' | 'running_tools' | 'awaiting_approval' | 'summarising' | 'waiting_for_message' | 'finished';
   /** The agent that has the conversation now. */
   agent: string;
   /**

@@ -4,7 +4,12 @@
  * Shared by the zod schemas (core/input.ts, core/resolve-input.ts) and the
  * workflow's zod-free check (core/input-check.ts).
  */
-export function requiresSomethingToAnswer(input: { prompt?: string; messages?: unknown[]; session?: unknown; carried?: unknown }): boolean {
+export function requiresSomethingToAnswer(input: {
+  prompt?: string;
+  messages?: unknown[];
+  session?: unknown;
+  carried?: unknown;
+}): boolean {
   return input.prompt !== undefined || (input.messages?.length ?? 0) > 0 || Boolean(input.session) || Boolean(input.carried);
 }
 

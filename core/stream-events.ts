@@ -53,7 +53,15 @@ export type StreamEvent =
    * The turn ended: its status and answer (`failed`: a session's turn that failed and was rolled back, `error` says
    * why); since 0.2 also its model calls (`iterations`) and its usage, cost included.
    */
-  | { type: 'turn_end'; turn: number; status: TurnStatus | 'failed'; answer: string; error?: string; iterations?: number; usage?: Usage };
+  | {
+      type: 'turn_end';
+      turn: number;
+      status: TurnStatus | 'failed';
+      answer: string;
+      error?: string;
+      iterations?: number;
+      usage?: Usage;
+    };
 
 export type StreamEventType = StreamEvent['type'];
 

@@ -21,6 +21,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
   const sum: Usage = { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
   if (a.costUsd !== undefined || b.costUsd !== undefined) sum.costUsd = (a.costUsd ?? 0) + (b.costUsd ?? 0);
   if (a.unpricedCalls || b.unpricedCalls) sum.unpricedCalls = (a.unpricedCalls ?? 0) + (b.unpricedCalls ?? 0);
-  if (a.reasoningTokens !== undefined || b.reasoningTokens !== undefined) sum.reasoningTokens = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
+  if (a.reasoningTokens !== undefined || b.reasoningTokens !== undefined)
+    sum.reasoningTokens = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
   return sum;
 }

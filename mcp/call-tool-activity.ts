@@ -24,7 +24,11 @@ export function mcpToolActivity(connections: McpConnections, spans: AgentSpans =
       const name = context.info.activityType;
       if (!input?.mcp) {
         // What the worker would have said without a default activity: another worker may have this one.
-        throw ApplicationFailure.create({ type: 'NotFoundError', message: `Activity function ${name} is not registered on this Worker`, nonRetryable: false });
+        throw ApplicationFailure.create({
+          type: 'NotFoundError',
+          message: `Activity function ${name} is not registered on this Worker`,
+          nonRetryable: false,
+        });
       }
       const { server, tool } = input.mcp;
       const args = input.arguments ?? {};
@@ -32,11 +36,13 @@ export function mcpToolActivity(connections: McpConnections, spans: AgentSpans =
         throw refusal(`invalid arguments for ${name}: the arguments must be a JSON object`);
       }
       try {
-        const result = await spans.toolCall({ tool: name, callId: input.callId, description: `MCP server "${server}", tool "${tool}"` }, () =>
-          connections.callTool(server, tool, args as Record<string, unknown>, {
-            signal: context.cancellationSignal,
-            timeoutMs: context.info.startToCloseTimeoutMs,
-          }),
+        const result = await spans.toolCall(
+          { tool: name, callId: input.callId, description: `MCP server "${server}", tool "${tool}"` },
+          () =>
+            connections.callTool(server, tool, args as Record<string, unknown>, {
+              signal: context.cancellationSignal,
+              timeoutMs: context.info.startToCloseTimeoutMs,
+            }),
         );
         const text = toolResultText(result);
         // An error the server words may quote its own address: redacted like every MCP failure message.
@@ -46,11 +52,19 @@ export function mcpToolActivity(connections: McpConnections, spans: AgentSpans =
         if (error instanceof ApplicationFailure || error instanceof CancelledFailure) throw error;
         if (error instanceof McpRequestRefused) throw refusal(error.message);
         if (error instanceof McpServerUnavailable) {
-          throw ApplicationFailure.create({ type: failureTypes.mcpServerUnavailable, message: truncateOutput(error.message, maxToolErrorChars), nonRetryable: false });
+          throw ApplicationFailure.create({
+            type: failureTypes.mcpServerUnavailable,
+            message: truncateOutput(error.message, maxToolErrorChars),
+            nonRetryable: false,
+          });
         }
         // Anything else the SDK threw: its message (and the stack, which repeats it) may name the server's URL.
         const unexpected = error instanceof Error ? error : new Error(String(error));
-        throw ApplicationFailure.create({ type: unexpected.name, message: truncateOutput(connections.redact(unexpected.message), maxToolErrorChars), nonRetryable: false });
+        throw ApplicationFailure.create({
+          type: unexpected.name,
+          message: truncateOutput(connections.redact(unexpected.message), maxToolErrorChars),
+          nonRetryable: false,
+        });
       }
     });
   };
@@ -58,5 +72,9 @@ export function mcpToolActivity(connections: McpConnections, spans: AgentSpans =
 
 /** For the model as it is, at once: retrying would get the same answer. */
 function refusal(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: failureTypes.toolRefused, message: truncateOutput(message, maxToolErrorChars), nonRetryable: true });
+  return ApplicationFailure.create({
+    type: failureTypes.toolRefused,
+    message: truncateOutput(message, maxToolErrorChars),
+    nonRetryable: true,
+  });
 }

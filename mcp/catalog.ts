@@ -17,7 +17,12 @@ export class McpCatalog {
   constructor(private readonly capacity = 256) {}
 
   remember(id: string, tools: McpListing['tools']): void {
-    const definitions = new Map(Object.entries(tools).map(([name, entry]) => [name, { name, description: entry.description, parameters: entry.parameters }]));
+    const definitions = new Map(
+      Object.entries(tools).map(([name, entry]) => [
+        name,
+        { name, description: entry.description, parameters: entry.parameters },
+      ]),
+    );
     this.listings.delete(id);
     this.listings.set(id, definitions);
     // Oldest first: a Map iterates in insertion order, and a listing used again moves to the end.

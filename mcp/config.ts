@@ -52,11 +52,17 @@ const serverEntrySchema = z
   })
   .superRefine((entry, context) => {
     const problem = (message: string) => context.addIssue({ code: 'custom', message });
-    if (entry.type === 'sse') return problem('the HTTP+SSE transport (type "sse") is deprecated and not supported; give the server\'s streamable HTTP endpoint');
-    if (entry.command !== undefined && entry.url !== undefined) return problem('give either "command" (stdio) or "url" (streamable HTTP), not both');
-    if (entry.command === undefined && entry.url === undefined) return problem('needs "command" (a stdio server) or "url" (a streamable HTTP server)');
+    if (entry.type === 'sse')
+      return problem(
+        'the HTTP+SSE transport (type "sse") is deprecated and not supported; give the server\'s streamable HTTP endpoint',
+      );
+    if (entry.command !== undefined && entry.url !== undefined)
+      return problem('give either "command" (stdio) or "url" (streamable HTTP), not both');
+    if (entry.command === undefined && entry.url === undefined)
+      return problem('needs "command" (a stdio server) or "url" (a streamable HTTP server)');
     if (entry.type === 'stdio' && entry.command === undefined) return problem('type "stdio" needs a "command"');
-    if (entry.type !== undefined && entry.type !== 'stdio' && entry.url === undefined) return problem(`type "${entry.type}" needs a "url"`);
+    if (entry.type !== undefined && entry.type !== 'stdio' && entry.url === undefined)
+      return problem(`type "${entry.type}" needs a "url"`);
   });
 
 export type McpServerEntry = z.input<typeof serverEntrySchema>;
@@ -87,12 +93,18 @@ export function parseMcpServers(raw: Record<string, unknown>, options: ParseOpti
   for (const [name, value] of Object.entries(raw)) {
     const problem = (text: string) => new ConfigurationError(`${source}MCP server "${name}": ${text}`);
     const parsed = serverEntrySchema.safeParse(value);
-    if (!parsed.success) throw problem(parsed.error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; '));
+    if (!parsed.success)
+      throw problem(
+        parsed.error.issues
+          .map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+          .join('; '),
+      );
     const entry = parsed.data;
     if (entry.disabled) continue;
     if (!name.trim()) throw problem('a server needs a name');
     const prefix = mcpServerPrefix(name);
-    if (prefix.length > maxServerPrefixLength) throw problem(`the name is over ${maxServerPrefixLength - 1} characters; its tools are named <server>_<tool> within 64`);
+    if (prefix.length > maxServerPrefixLength)
+      throw problem(`the name is over ${maxServerPrefixLength - 1} characters; its tools are named <server>_<tool> within 64`);
     const other = prefixes.get(prefix);
     if (other !== undefined) throw problem(`its tools would be named like those of "${other}" (${prefix}…); rename one of them`);
     prefixes.set(prefix, name);
@@ -123,7 +135,9 @@ export function parseMcpServers(raw: Record<string, unknown>, options: ParseOpti
       const url = expand(entry.url!, 'url');
       const headers = expandAll(entry.headers, 'headers');
       if (!/^https?:\/\//.test(url) || !URL.canParse(url)) {
-        throw problem(`url must be an http:// or https:// URL, got "${redactMcp(url, { transport: 'http', url, headers, ...withSecrets() })}"`);
+        throw problem(
+          `url must be an http:// or https:// URL, got "${redactMcp(url, { transport: 'http', url, headers, ...withSecrets() })}"`,
+        );
       }
       for (const secret of urlSecrets(new URL(url))) secrets.add(secret);
       servers[name] = { transport: 'http', url, headers, ...withSecrets() };
@@ -161,17 +175,25 @@ export function loadMcpConfig(env: NodeJS.ProcessEnv = process.env, from = env.I
 }
 
 /** `${NAME}` and `${NAME:-default}`, as Claude Code reads them in .mcp.json: secrets stay out of the file. */
-function interpolate(text: string, env: NodeJS.ProcessEnv, missing: (variable: string) => Error, substituted: (value: string) => void): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_match, variable: string, fallback: string | undefined) => {
-    const value = env[variable];
-    if (value !== undefined && value !== '') {
-      // Only what came from the environment: a fallback is written in the file for anyone to read.
-      if (value.length >= minRedactedLength) substituted(value);
-      return value;
-    }
-    if (fallback !== undefined) return fallback;
-    throw missing(variable);
-  });
+function interpolate(
+  text: string,
+  env: NodeJS.ProcessEnv,
+  missing: (variable: string) => Error,
+  substituted: (value: string) => void,
+): string {
+  return text.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (_match, variable: string, fallback: string | undefined) => {
+      const value = env[variable];
+      if (value !== undefined && value !== '') {
+        // Only what came from the environment: a fallback is written in the file for anyone to read.
+        if (value.length >= minRedactedLength) substituted(value);
+        return value;
+      }
+      if (fallback !== undefined) return fallback;
+      throw missing(variable);
+    },
+  );
 }
 
 function carriedSecrets(value: unknown): string[] {

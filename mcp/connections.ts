@@ -102,7 +102,12 @@ export class McpConnections {
     });
   }
 
-  callTool(server: string, tool: string, args: Record<string, unknown>, options: McpRequestOptions = {}): Promise<CallToolResult> {
+  callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: McpRequestOptions = {},
+  ): Promise<CallToolResult> {
     return this.request(server, options, async (client) => {
       const result = await client.callTool({ name: tool, arguments: args }, undefined, requestOptions(options));
       // Servers of protocol version 2024-10-07 answer {toolResult}; everything else has content.
@@ -155,7 +160,10 @@ export class McpConnections {
 
   private async open(server: string): Promise<Connection> {
     const config = this.servers[server];
-    if (!config) throw new McpServerUnavailable(`MCP server "${server}" is not configured on this worker (it has: ${this.names.join(', ') || 'none'})`);
+    if (!config)
+      throw new McpServerUnavailable(
+        `MCP server "${server}" is not configured on this worker (it has: ${this.names.join(', ') || 'none'})`,
+      );
     const sdk = await mcpSdk();
     const transport = createTransport(sdk, config);
     if (transport instanceof sdk.StdioClientTransport) this.logStderr(server, transport);
@@ -168,8 +176,11 @@ export class McpConnections {
       await client.connect(transport, { timeout: this.connectTimeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
-      const what = config.transport === 'stdio' ? `could not be started (${mcpServerAddress(config)})` : `could not be reached at ${mcpServerAddress(config)}`;
-      const logNote = config.transport === 'stdio' ? '; its stderr is in the worker\'s log' : '';
+      const what =
+        config.transport === 'stdio'
+          ? `could not be started (${mcpServerAddress(config)})`
+          : `could not be reached at ${mcpServerAddress(config)}`;
+      const logNote = config.transport === 'stdio' ? "; its stderr is in the worker's log" : '';
       throw new McpServerUnavailable(this.redact(`MCP server "${server}" ${what}: ${describe(error)}${logNote}`));
     }
     return connection;
@@ -209,7 +220,13 @@ export class McpConnections {
 function createTransport(sdk: McpSdk, config: McpServerConfig): StdioClientTransport | StreamableHTTPClientTransport {
   switch (config.transport) {
     case 'stdio':
-      return new sdk.StdioClientTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: 'pipe' });
+      return new sdk.StdioClientTransport({
+        command: config.command,
+        args: config.args,
+        env: config.env,
+        cwd: config.cwd,
+        stderr: 'pipe',
+      });
     case 'http':
       return new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
     default: {
@@ -220,7 +237,10 @@ function createTransport(sdk: McpSdk, config: McpServerConfig): StdioClientTrans
 }
 
 function requestOptions(options: McpRequestOptions) {
-  return { ...(options.signal && { signal: options.signal }), ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }) };
+  return {
+    ...(options.signal && { signal: options.signal }),
+    ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+  };
 }
 
 /** The server's own JSON-RPC error answer, as opposed to the SDK's codes for a closed connection or a timeout. */
@@ -230,7 +250,10 @@ function isProtocolError(error: { code: number }, codes: McpSdk['ErrorCode']): b
 
 function describe(error: unknown): string {
   // Duck-typed: fetch's errors come from Node's own realm, where `instanceof Error` of another realm (a test's) is false.
-  const shape = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; cause?: { code?: unknown; message?: unknown } };
+  const shape = (typeof error === 'object' && error !== null ? error : {}) as {
+    message?: unknown;
+    cause?: { code?: unknown; message?: unknown };
+  };
   if (typeof shape.message !== 'string') return String(error);
   // fetch's "fetch failed" hides the reason (ECONNREFUSED…) in its cause.
   const cause = shape.cause;

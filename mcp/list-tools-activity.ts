@@ -49,7 +49,10 @@ export function createListMcpTools(registry: AgentRegistry, connections: McpConn
         const ordered = Object.fromEntries(request.servers.map((server) => [server, listed[server]]));
         const listing = buildListing(ordered, (name) => reservedBy(registry, name));
         const toolsByAgent = Object.fromEntries(
-          Object.entries(request.references).map(([agent, references]) => [agent, resolveMcpReferences(references, listing, registry, { purpose: 'tools' })]),
+          Object.entries(request.references).map(([agent, references]) => [
+            agent,
+            resolveMcpReferences(references, listing, registry, { purpose: 'tools' }),
+          ]),
         );
         // The same expansion as the tools, at the same point: `mcp:*` and `mcp:<server>` stand for the same names in both.
         const approvals = Object.entries(request.approvals ?? {}).map(([agent, references]) => [
@@ -57,13 +60,19 @@ export function createListMcpTools(registry: AgentRegistry, connections: McpConn
           resolveMcpReferences(references, listing, registry, { purpose: 'approvals', listed: request.servers }),
         ]);
         catalog.remember(listing.id, listing.tools);
-        const tools = Object.fromEntries(Object.entries(listing.tools).map(([name, entry]) => [name, { ...mcpToolSettings, mcp: { server: entry.server, tool: entry.tool } }]));
+        const tools = Object.fromEntries(
+          Object.entries(listing.tools).map(([name, entry]) => [
+            name,
+            { ...mcpToolSettings, mcp: { server: entry.server, tool: entry.tool } },
+          ]),
+        );
         return { listing, toolsByAgent, ...(approvals.length > 0 && { approvalsByAgent: Object.fromEntries(approvals) }), tools };
       });
     } catch (error) {
       if (error instanceof CancelledFailure || error instanceof ApplicationFailure) throw error;
       const message = connections.redact(error instanceof Error ? error.message : String(error));
-      if (error instanceof ConfigurationError) throw ApplicationFailure.create({ type: failureTypes.configuration, message, nonRetryable: true });
+      if (error instanceof ConfigurationError)
+        throw ApplicationFailure.create({ type: failureTypes.configuration, message, nonRetryable: true });
       throw ApplicationFailure.create({ type: error instanceof Error ? error.name : 'Error', message, nonRetryable: false });
     }
   };
@@ -84,20 +93,33 @@ export type ResolvePurpose = { purpose: 'tools' } | { purpose: 'approvals'; list
  * tools whose calls wait for approval. A tool name a listed server does not
  * have is refused, naming the tools it does have.
  */
-export function resolveMcpReferences(references: string[], listing: McpListing, registry: AgentRegistry, purpose: ResolvePurpose): string[] {
+export function resolveMcpReferences(
+  references: string[],
+  listing: McpListing,
+  registry: AgentRegistry,
+  purpose: ResolvePurpose,
+): string[] {
   const names = new Set<string>();
   const byServer = (server: string) => Object.keys(listing.tools).filter((name) => listing.tools[name].server === server);
-  const absent = (server: string) => purpose.purpose === 'approvals' && (!purpose.listed.includes(server) || listing.unavailable[server] !== undefined);
+  const absent = (server: string) =>
+    purpose.purpose === 'approvals' && (!purpose.listed.includes(server) || listing.unavailable[server] !== undefined);
   const needs = (server: string, why: string) => {
     const reason = listing.unavailable[server];
     if (reason !== undefined) {
-      throw ApplicationFailure.create({ type: failureTypes.mcpServerUnavailable, message: `${why}, and ${reason}`, nonRetryable: false });
+      throw ApplicationFailure.create({
+        type: failureTypes.mcpServerUnavailable,
+        message: `${why}, and ${reason}`,
+        nonRetryable: false,
+      });
     }
   };
   const what = purpose.purpose === 'tools' ? 'the run names' : 'the run asks for approval of';
   for (const name of references) {
     const reference = registry.mcpReference(name) ?? mcpReference(name, Object.keys(registry.mcpServers));
-    if (!reference) throw new ConfigurationError(`"${name}" is neither a registered tool nor an MCP tool of this worker (${registry.describeTools()})`);
+    if (!reference)
+      throw new ConfigurationError(
+        `"${name}" is neither a registered tool nor an MCP tool of this worker (${registry.describeTools()})`,
+      );
     switch (reference.kind) {
       case 'every':
         for (const tool of Object.keys(listing.tools)) names.add(tool);

@@ -13,7 +13,10 @@ export type ServerListing = { tools: McpTool[] } | { unavailable: string };
  * tools that get the same name, or a name the worker already uses for a tool
  * or an agent (`reservedBy`), are refused: the model could not tell them apart.
  */
-export function buildListing(listed: Record<string, ServerListing>, reservedBy: (name: string) => string | undefined): McpListing {
+export function buildListing(
+  listed: Record<string, ServerListing>,
+  reservedBy: (name: string) => string | undefined,
+): McpListing {
   const tools: Record<string, McpToolEntry> = {};
   const unavailable: Record<string, string> = {};
   for (const [server, outcome] of Object.entries(listed)) {
@@ -31,7 +34,10 @@ export function buildListing(listed: Record<string, ServerListing>, reservedBy: 
         );
       }
       const owner = reservedBy(name);
-      if (owner) throw new ConfigurationError(`the MCP tool "${tool.name}" of server "${server}" would be named ${name}, which is ${owner}; rename the server in the MCP config`);
+      if (owner)
+        throw new ConfigurationError(
+          `the MCP tool "${tool.name}" of server "${server}" would be named ${name}, which is ${owner}; rename the server in the MCP config`,
+        );
       tools[name] = { server, tool: tool.name, description: describeTool(server, tool), parameters: parametersOf(tool) };
     }
   }

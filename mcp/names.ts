@@ -42,6 +42,8 @@ export function mcpReference(name: string, servers: string[]): McpReference | un
     const server = name.slice(mcpSelectorPrefix.length);
     return servers.includes(server) ? { kind: 'server', server } : undefined;
   }
-  const candidates = servers.filter((server) => name.startsWith(mcpServerPrefix(server)) && name.length > mcpServerPrefix(server).length);
+  const candidates = servers.filter(
+    (server) => name.startsWith(mcpServerPrefix(server)) && name.length > mcpServerPrefix(server).length,
+  );
   return candidates.length > 0 ? { kind: 'tool', servers: candidates } : undefined;
 }

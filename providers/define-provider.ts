@@ -6,12 +6,20 @@ const providerNamePattern = /^[a-z][a-z0-9-]*$/;
 /** Defines a model provider to register on a worker beside (or instead of) the built-in ones; checked here, once. */
 export function defineProvider(provider: ModelProvider): ModelProvider {
   if (!providerNamePattern.test(provider.name)) {
-    throw new ConfigurationError(`provider name "${provider.name}" must be lowercase words joined by dashes (${providerNamePattern})`);
+    throw new ConfigurationError(
+      `provider name "${provider.name}" must be lowercase words joined by dashes (${providerNamePattern})`,
+    );
   }
-  if (typeof provider.call !== 'function') throw new ConfigurationError(`provider "${provider.name}" needs a call(request) function`);
+  if (typeof provider.call !== 'function')
+    throw new ConfigurationError(`provider "${provider.name}" needs a call(request) function`);
   const reserved = provider.reservedToolNames;
-  if (reserved !== undefined && (typeof reserved !== 'object' || reserved === null || Object.values(reserved).some((purpose) => typeof purpose !== 'string'))) {
-    throw new ConfigurationError(`provider "${provider.name}": reservedToolNames must map each tool name to what it is for, like { final_output: 'structured output' }`);
+  if (
+    reserved !== undefined &&
+    (typeof reserved !== 'object' || reserved === null || Object.values(reserved).some((purpose) => typeof purpose !== 'string'))
+  ) {
+    throw new ConfigurationError(
+      `provider "${provider.name}": reservedToolNames must map each tool name to what it is for, like { final_output: 'structured output' }`,
+    );
   }
   if (provider.modelSettingsProblem !== undefined && typeof provider.modelSettingsProblem !== 'function') {
     throw new ConfigurationError(`provider "${provider.name}": modelSettingsProblem must be a function of the settings`);

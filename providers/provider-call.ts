@@ -46,7 +46,9 @@ export interface ProviderRequest {
  * A request's settings, as `modelSettings` and one by one as providers of your own may read them from before
  * modelSettings existed. Only the settings of that time are copied: a newer one is in modelSettings alone.
  */
-export function requestSettings(modelSettings: ModelSettings): Pick<ProviderRequest, 'modelSettings' | 'maxOutputTokens' | 'temperature' | 'thinkingBudget' | 'reasoningEffort'> {
+export function requestSettings(
+  modelSettings: ModelSettings,
+): Pick<ProviderRequest, 'modelSettings' | 'maxOutputTokens' | 'temperature' | 'thinkingBudget' | 'reasoningEffort'> {
   const { maxOutputTokens, temperature, thinkingBudget, reasoningEffort } = modelSettings;
   return { modelSettings, maxOutputTokens, temperature, thinkingBudget, reasoningEffort };
 }

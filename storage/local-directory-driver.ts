@@ -41,7 +41,9 @@ export class LocalDirectoryDriver implements StorageDriver {
         const key = claim.claimData.key ?? '';
         if (!/^[0-9a-f]{64}$/.test(key)) throw new Error(`invalid payload claim "${key}"`);
         const bytes = await readFile(this.file(key)).catch((error: NodeJS.ErrnoException) => {
-          throw new Error(`payload ${key} is missing from ${this.directory} (${error.code}); is this process configured with the same AGENT_PAYLOAD_DIR as the worker that stored it?`);
+          throw new Error(
+            `payload ${key} is missing from ${this.directory} (${error.code}); is this process configured with the same AGENT_PAYLOAD_DIR as the worker that stored it?`,
+          );
         });
         return PayloadMessage.decode(bytes) as Payload;
       }),

@@ -132,7 +132,10 @@ export class AgentPlugin extends SimplePlugin {
     // the workflow threads' start (measured: +220 ms there, BENCHMARKS.md).
     for (const provider of this.registry.providers.values()) {
       // A preload that fails (or throws) is left to the first call to report.
-      if (provider.preload && canCall(provider, this.env)) Promise.resolve().then(() => provider.preload!()).catch(() => {});
+      if (provider.preload && canCall(provider, this.env))
+        Promise.resolve()
+          .then(() => provider.preload!())
+          .catch(() => {});
     }
     try {
       await super.runWorker(worker, next);

@@ -48,7 +48,9 @@ export async function cachedWorkflowBundle(options: BundleCacheOptions): Promise
 
 /** Where the bundle of this configuration is cached. */
 export function bundleCacheFile(options: Pick<BundleCacheOptions, 'directory' | 'workflowsPath' | 'variant'>): string {
-  const key = sha256(JSON.stringify({ manifestFormat, sdk: workerSdkVersion(), workflowsPath: options.workflowsPath, variant: options.variant }));
+  const key = sha256(
+    JSON.stringify({ manifestFormat, sdk: workerSdkVersion(), workflowsPath: options.workflowsPath, variant: options.variant }),
+  );
   return path.join(options.directory, `${key.slice(0, 32)}.bundle`);
 }
 
@@ -100,7 +102,9 @@ async function buildBundle(options: BundleCacheOptions): Promise<{ code: string;
           apply(compiler) {
             compiler.hooks.done.tap('durable-agent-bundle-cache', (stats) => {
               // The entry point the SDK generates lives in webpack's in-memory file system; the key covers what it holds.
-              inputs = [...stats.compilation.fileDependencies].filter((input) => path.isAbsolute(input) && !input.endsWith(generatedEntryPoint));
+              inputs = [...stats.compilation.fileDependencies].filter(
+                (input) => path.isAbsolute(input) && !input.endsWith(generatedEntryPoint),
+              );
               missing = [...stats.compilation.missingDependencies].filter((input) => path.isAbsolute(input));
             });
           },

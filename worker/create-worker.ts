@@ -75,7 +75,12 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(workflowBundle && { workflowBundle }),
     dataConverter: options.overrides?.dataConverter ?? agentDataConverter(),
     // Plugins apply in order, each one's activities over the last: a test's scripted callModel replaces the real one.
-    plugins: [plugin, ...(options.activityOverrides ? [new SimplePlugin({ name: 'activity-overrides', activities: options.activityOverrides })] : [])],
+    plugins: [
+      plugin,
+      ...(options.activityOverrides
+        ? [new SimplePlugin({ name: 'activity-overrides', activities: options.activityOverrides })]
+        : []),
+    ],
     // Cancellation reaches an activity in a heartbeat response; a short throttle delivers it within seconds.
     maxHeartbeatThrottleInterval: '2s',
     ...options.overrides,

@@ -22,7 +22,9 @@ async function main(): Promise<void> {
     );
     console.error(`worker stores: ${describeStorage(storageSettings())}`);
     console.error(`worker agents: ${[...registry.agents.keys()].join(', ')}`);
-    console.error(`worker tracing: ${tracing ? `OTLP to ${tracing.tracesUrl} as service "${tracing.serviceName}"` : 'off (no OTEL_EXPORTER_OTLP_ENDPOINT)'}`);
+    console.error(
+      `worker tracing: ${tracing ? `OTLP to ${tracing.tracesUrl} as service "${tracing.serviceName}"` : 'off (no OTEL_EXPORTER_OTLP_ENDPOINT)'}`,
+    );
     const mcpServers = Object.entries(registry.mcpServers).map(([name, server]) => `${name} (${server.transport})`);
     if (mcpServers.length > 0) console.error(`worker MCP servers (started when a run lists them): ${mcpServers.join(', ')}`);
     // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown; run() resolves once it has drained.

@@ -115,7 +115,10 @@ export class AgentStream {
       const item = log[index];
       next = base_offset + index + 1;
       if (item.topic !== agentStreamTopic) continue;
-      events.push({ offset: base_offset + index, event: defaultPayloadConverter.fromPayload<StreamEvent>(decodePayloadWire(item.data)) });
+      events.push({
+        offset: base_offset + index,
+        event: defaultPayloadConverter.fromPayload<StreamEvent>(decodePayloadWire(item.data)),
+      });
     }
     return { events, next };
   }
@@ -127,7 +130,11 @@ export class AgentStream {
 
   private admit(): void {
     if (this.detached || this.continueAsNewDue()) {
-      throw ApplicationFailure.create({ type: streamDrainingType, message: 'the run is about to continue as new or end', nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: streamDrainingType,
+        message: 'the run is about to continue as new or end',
+        nonRetryable: true,
+      });
     }
     if (this.waiting >= maxWaitingPolls) {
       throw ApplicationFailure.create({
@@ -142,6 +149,7 @@ export class AgentStream {
 /** The package's own poll handler, which its constructor registered: the wrapper above answers through it. */
 function packagePoll(stream: WorkflowStream): (input: PollInput) => Promise<PollResult> {
   const onPoll = (stream as unknown as { onPoll?: (input: PollInput) => Promise<PollResult> }).onPoll;
-  if (typeof onPoll !== 'function') throw new Error('@temporalio/workflow-streams changed: WorkflowStream has no onPoll handler to wrap');
+  if (typeof onPoll !== 'function')
+    throw new Error('@temporalio/workflow-streams changed: WorkflowStream has no onPoll handler to wrap');
   return (input) => onPoll.call(stream, input);
 }

@@ -71,7 +71,8 @@ export class Approvals {
   refusal(id: string | undefined): string | undefined {
     const waiting = this.pending().map((request) => request.id);
     if (waiting.length === 0) return 'no tool call is waiting for approval';
-    if (id !== undefined && !this.knows(id)) return `no tool call "${id}" is waiting for approval; waiting: ${waiting.join(', ')}`;
+    if (id !== undefined && !this.knows(id))
+      return `no tool call "${id}" is waiting for approval; waiting: ${waiting.join(', ')}`;
     return undefined;
   }
 
@@ -114,7 +115,9 @@ export class Approvals {
     } finally {
       this.local.delete(request.id);
       // Withdrawn even when the turn is being cancelled: the parent must not keep a request no one waits on.
-      CancellationScope.nonCancellable(async () => this.tellParent(approvalSettledSignal, { from: workflowInfo().workflowId, id: request.id }));
+      CancellationScope.nonCancellable(async () =>
+        this.tellParent(approvalSettledSignal, { from: workflowInfo().workflowId, id: request.id }),
+      );
       this.listener.changed();
     }
   }
@@ -152,7 +155,12 @@ export class Approvals {
   /** A subagent (`from`, a child of this run) asks; the request waits here too, and goes on up to this run's parent. */
   childAsked(from: string, request: PendingApproval, agent: string): void {
     const callId = childCallId(from);
-    if (callId === undefined || typeof request?.id !== 'string' || typeof request.summary !== 'string' || !Array.isArray(request.agents)) {
+    if (
+      callId === undefined ||
+      typeof request?.id !== 'string' ||
+      typeof request.summary !== 'string' ||
+      !Array.isArray(request.agents)
+    ) {
       log.warn(`an approval request sent by signal was dropped: it does not come from a subagent of this run`);
       return;
     }
@@ -175,7 +183,10 @@ export class Approvals {
 
   private tellParent<T>(signal: { name: string }, payload: T): void {
     // A parent that has finished meanwhile has no one to show the request to.
-    if (this.parent) getExternalWorkflowHandle(this.parent).signal(signal.name, payload).catch(() => {});
+    if (this.parent)
+      getExternalWorkflowHandle(this.parent)
+        .signal(signal.name, payload)
+        .catch(() => {});
   }
 }
 

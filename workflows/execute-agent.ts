@@ -18,5 +18,8 @@ import { agentWorkflowType } from './definitions';
 export async function executeAgent(input: AgentInput, options: Omit<ChildWorkflowOptions, 'args'> = {}): Promise<AgentResult> {
   const check = resolveAgentInputWithoutZod(input);
   if (!check.ok) throw new TypeError(`invalid agent input: ${check.problems}`);
-  return executeChild<(input: ResolvedAgentInput) => Promise<AgentResult>>(agentWorkflowType, { ...options, args: [check.input] });
+  return executeChild<(input: ResolvedAgentInput) => Promise<AgentResult>>(agentWorkflowType, {
+    ...options,
+    args: [check.input],
+  });
 }

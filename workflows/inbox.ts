@@ -38,7 +38,10 @@ export class Inbox {
     this.waiting = [...(carried?.waiting ?? [])];
     this.current = carried?.current;
     this.outcomes = new Map(
-      (carried?.settled ?? []).map((settled) => [settled.ticket, 'reply' in settled ? { reply: settled.reply } : { refusal: settled.refusal }]),
+      (carried?.settled ?? []).map((settled) => [
+        settled.ticket,
+        'reply' in settled ? { reply: settled.reply } : { refusal: settled.refusal },
+      ]),
     );
   }
 

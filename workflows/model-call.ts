@@ -1,4 +1,10 @@
-import { ActivityCancellationType, ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  proxyActivities,
+} from '@temporalio/workflow';
 import { failureTypes } from '../core/errors';
 import type { AgentSpec } from '../core/agent-spec';
 import type { ResolvedAgentInput } from '../core/input';
@@ -76,15 +82,22 @@ export function callModel(input: ResolvedAgentInput, state: AgentState, request:
     throw runFailure(error);
   };
   if (!id || length > state.messages.length) return activity(base).then(undefined, failed);
-  return activity({ ...base, transcript: { base: id, baseLength: length, messages: state.messages.slice(length) } }).then(undefined, (error: unknown) => {
-    if (!isTranscriptUnavailable(error)) failed(error);
-    state.modelCallsThisRun++;
-    return activity(base).then(undefined, failed);
-  });
+  return activity({ ...base, transcript: { base: id, baseLength: length, messages: state.messages.slice(length) } }).then(
+    undefined,
+    (error: unknown) => {
+      if (!isTranscriptUnavailable(error)) failed(error);
+      state.modelCallsThisRun++;
+      return activity(base).then(undefined, failed);
+    },
+  );
 }
 
 function isTranscriptUnavailable(error: unknown): boolean {
-  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === failureTypes.transcriptUnavailable;
+  return (
+    error instanceof ActivityFailure &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === failureTypes.transcriptUnavailable
+  );
 }
 
 /**

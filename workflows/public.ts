@@ -1,6 +1,13 @@
 // `durable-agent/workflow`: what workflow code of your own may import (it runs in Temporal's workflow sandbox).
 export { agentWorkflow } from './agent';
 export { executeAgent } from './execute-agent';
-export { agentWorkflowType, awaitReplyUpdate, endSessionSignal, messagesQuery, sendMessageUpdate, statusQuery } from './definitions';
+export {
+  agentWorkflowType,
+  awaitReplyUpdate,
+  endSessionSignal,
+  messagesQuery,
+  sendMessageUpdate,
+  statusQuery,
+} from './definitions';
 export type { AgentInput } from '../core/resolve-input';
 export type { AgentResult, TurnReply } from '../core/result';

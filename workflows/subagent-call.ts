@@ -1,4 +1,11 @@
-import { ApplicationFailure, ChildWorkflowFailure, executeChild, isCancellation, ParentClosePolicy, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  executeChild,
+  isCancellation,
+  ParentClosePolicy,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { ResolvedAgentInput } from '../core/input';
 import { zeroUsage, type Usage } from '../core/usage';
 import type { AgentResult } from '../core/result';
@@ -49,10 +56,18 @@ export async function runSubagent(
       staticSummary: clip(`subagent ${request.agent}: ${request.task}`, 200),
     });
     if (result.status === 'completed') {
-      return { content: result.output !== undefined ? JSON.stringify(result.output) : result.answer, isError: false, usage: result.usage };
+      return {
+        content: result.output !== undefined ? JSON.stringify(result.output) : result.answer,
+        isError: false,
+        usage: result.usage,
+      };
     }
     const answer = result.answer ? `: ${result.answer}` : '';
-    return { content: `Error: the subagent "${request.agent}" ended with status ${result.status}${answer}`, isError: true, usage: result.usage };
+    return {
+      content: `Error: the subagent "${request.agent}" ended with status ${result.status}${answer}`,
+      isError: true,
+      usage: result.usage,
+    };
   } catch (error) {
     if (isCancellation(error)) throw error;
     const cause = error instanceof ChildWorkflowFailure ? error.cause : error;

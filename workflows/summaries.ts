@@ -26,7 +26,10 @@ export function toolCallSummary(call: ToolCall, parsedArguments?: unknown): stri
  * `openai:gpt-4o-mini turn 3`; `researcher · anthropic:claude-haiku-4-5 turn 2` for an agent other than the
  * default; `… turn 2 · thinking 2048` or `… · effort high` when the call may think (how much, never what).
  */
-export function modelCallSummary(agent: { name: string; model: string; modelSettings?: ModelSettings }, iteration: number): string {
+export function modelCallSummary(
+  agent: { name: string; model: string; modelSettings?: ModelSettings },
+  iteration: number,
+): string {
   const settings = agent.modelSettings ?? {};
   const thinking = [
     settings.thinkingBudget !== undefined && ` · thinking ${settings.thinkingBudget}`,

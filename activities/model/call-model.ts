@@ -46,7 +46,14 @@ interface AttemptSpend {
  * is paid for even when its attempt then fails: its tokens go into the
  * heartbeat details, and the attempt that succeeds reports them too.
  */
-export function createModelActivities({ registry, env, transcripts, prices, spans = untracedSpans, mcpCatalog = new McpCatalog() }: ModelActivityOptions) {
+export function createModelActivities({
+  registry,
+  env,
+  transcripts,
+  prices,
+  spans = untracedSpans,
+  mcpCatalog = new McpCatalog(),
+}: ModelActivityOptions) {
   async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
     timingMark('callModel started');
     let providerName = 'model';
@@ -60,35 +67,39 @@ export function createModelActivities({ registry, env, transcripts, prices, span
           providerName = id.provider;
           const provider = registry.providers.get(id.provider);
           if (!provider) {
-            throw new ConfigurationError(`unknown provider "${id.provider}"; this worker has: ${[...registry.providers.keys()].join(', ')}`);
+            throw new ConfigurationError(
+              `unknown provider "${id.provider}"; this worker has: ${[...registry.providers.keys()].join(', ')}`,
+            );
           }
           provider.checkEnvironment?.(env);
           const price = priceOf(prices, input.model);
           const outputSchema = input.expectsOutput && input.agent ? registry.outputSchema(input.agent) : undefined;
-          if (input.expectsOutput && !outputSchema) throw new ConfigurationError(`agent "${input.agent}" has no outputSchema on this worker`);
+          if (input.expectsOutput && !outputSchema)
+            throw new ConfigurationError(`agent "${input.agent}" has no outputSchema on this worker`);
           const mcpTools = mcpCatalog.definitions(input.mcp);
           // A run watched as it is written: the text goes to the run's stream while it arrives (core/stream-events.ts).
           const publisher = input.streamAs !== undefined ? new TextPublisher(input.streamAs, context) : undefined;
           try {
             const answered = await withTranscript(transcripts, input, async (request) => {
               const wantsOutput = outputSchema !== undefined && request.toolChoice === 'auto';
-              const callProvider = () => provider.call({
-                model: id.model,
-                messages: request.messages,
-                tools: request.tools.map((name) => mcpTools.get(name) ?? registry.toolDefinition(name)),
-                toolChoice: request.toolChoice,
-                // The agent's settings, the run's merged in (prepareRun), as one object: the provider reads what it supports.
-                ...requestSettings(input.modelSettings ?? {}),
-                ...(wantsOutput && { output: { schema: outputJsonSchema(outputSchema) } }),
-                env,
-                signal: context.cancellationSignal,
-                timeoutMs: context.info.startToCloseTimeoutMs,
-                ...(publisher && { onTextDelta: (text: string) => publisher.text(text) }),
-                onUsage: (usage) => {
-                  spent = addUsage(earlier, priced(usage, price));
-                  context.heartbeat({ spent } satisfies AttemptSpend);
-                },
-              });
+              const callProvider = () =>
+                provider.call({
+                  model: id.model,
+                  messages: request.messages,
+                  tools: request.tools.map((name) => mcpTools.get(name) ?? registry.toolDefinition(name)),
+                  toolChoice: request.toolChoice,
+                  // The agent's settings, the run's merged in (prepareRun), as one object: the provider reads what it supports.
+                  ...requestSettings(input.modelSettings ?? {}),
+                  ...(wantsOutput && { output: { schema: outputJsonSchema(outputSchema) } }),
+                  env,
+                  signal: context.cancellationSignal,
+                  timeoutMs: context.info.startToCloseTimeoutMs,
+                  ...(publisher && { onTextDelta: (text: string) => publisher.text(text) }),
+                  onUsage: (usage) => {
+                    spent = addUsage(earlier, priced(usage, price));
+                    context.heartbeat({ spent } satisfies AttemptSpend);
+                  },
+                });
               const response = await spans.modelCall(
                 {
                   provider: id.provider,

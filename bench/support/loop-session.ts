@@ -9,7 +9,12 @@ export function echoLoopScript(iterations: number, tool = benchEcho.name) {
 }
 
 /** `tool` is bench_echo unless given (bench_echo_local: the same tool as an opt-in local activity). */
-export function runLoopSession(environment: BenchEnvironment, iterations: number, target?: AgentTarget, tool = benchEcho.name): Promise<Session> {
+export function runLoopSession(
+  environment: BenchEnvironment,
+  iterations: number,
+  target?: AgentTarget,
+  tool = benchEcho.name,
+): Promise<Session> {
   return runSession(environment, {
     name: `loop-${iterations}`,
     script: echoLoopScript(iterations, tool),

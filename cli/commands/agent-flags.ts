@@ -18,7 +18,10 @@ const modelSettingFlags = {
   'max-output-tokens': { setting: 'maxOutputTokens', parse: (flag, text) => parseInteger(flag, text) },
   'thinking-budget': { setting: 'thinkingBudget', parse: (flag, text) => parseInteger(flag, text) },
   'reasoning-effort': { setting: 'reasoningEffort', parse: (_flag, text) => text as ReasoningEffort },
-} as const satisfies Record<string, { setting: keyof ModelSettings; parse: (flag: string, text: string) => ModelSettings[keyof ModelSettings] }>;
+} as const satisfies Record<
+  string,
+  { setting: keyof ModelSettings; parse: (flag: string, text: string) => ModelSettings[keyof ModelSettings] }
+>;
 type ModelSettingFlag = keyof typeof modelSettingFlags;
 
 function modelSettingOptions(): Record<ModelSettingFlag, { type: 'string' }> {
@@ -101,7 +104,8 @@ export function streamWanted(values: { stream?: boolean; 'no-stream'?: boolean }
   return values.stream ?? (Boolean(process.stdout.isTTY) && !options.json);
 }
 
-type NumericFlag = 'max-iterations' | 'max-tool-calls-per-reply' | 'max-session-tokens' | 'max-context-tokens' | 'keep-recent-turns';
+type NumericFlag =
+  'max-iterations' | 'max-tool-calls-per-reply' | 'max-session-tokens' | 'max-context-tokens' | 'keep-recent-turns';
 
 /**
  * The run's input from the flags. `approveTools` is what needs a person's
@@ -112,12 +116,21 @@ export function agentInputFromFlags(values: AgentFlagValues, approveTools: strin
   const maxContextTokens = integer('max-context-tokens');
   const keepRecentTurns = integer('keep-recent-turns');
   const modelSettings = modelSettingsFromFlags(values);
-  const tools = values.tools?.split(',').map((tool) => tool.trim()).filter(Boolean);
+  const tools = values.tools
+    ?.split(',')
+    .map((tool) => tool.trim())
+    .filter(Boolean);
   // A named agent brings its own model and tools; the flags only override them. Without one, the default agent
   // gets the model from --model or AGENT_MODEL, every built-in tool, as runs always have, and every MCP tool of the worker.
-  const agent = values.agent !== undefined ? { agent: values.agent, ...(values.model && { model: values.model }), ...(tools && { tools }) } : undefined;
+  const agent =
+    values.agent !== undefined
+      ? { agent: values.agent, ...(values.model && { model: values.model }), ...(tools && { tools }) }
+      : undefined;
   return {
-    ...(agent ?? { model: values.model ?? process.env.AGENT_MODEL ?? defaultModel, tools: tools ?? [...builtInTools.map((tool) => tool.name), everyMcpTool] }),
+    ...(agent ?? {
+      model: values.model ?? process.env.AGENT_MODEL ?? defaultModel,
+      tools: tools ?? [...builtInTools.map((tool) => tool.name), everyMcpTool],
+    }),
     workspace: path.resolve(invocationDirectory(), values.workspace ?? '.'),
     ...(values.system !== undefined && { systemPrompt: values.system }),
     ...(values['max-iterations'] !== undefined && { maxIterations: integer('max-iterations') }),
@@ -125,9 +138,17 @@ export function agentInputFromFlags(values: AgentFlagValues, approveTools: strin
     ...(values['max-session-tokens'] !== undefined && { maxSessionTokens: integer('max-session-tokens') }),
     ...(values['max-cost-usd'] !== undefined && { maxCostUsd: parseAmount('--max-cost-usd', values['max-cost-usd']) }),
     approval: {
-      tools: values['approve-tools'] !== undefined ? values['approve-tools'].split(',').map((tool) => tool.trim()).filter(Boolean) : approveTools,
+      tools:
+        values['approve-tools'] !== undefined
+          ? values['approve-tools']
+              .split(',')
+              .map((tool) => tool.trim())
+              .filter(Boolean)
+          : approveTools,
       skip: values.yes === true,
-      ...(values['approval-timeout'] !== undefined && { timeoutSeconds: parseInteger('--approval-timeout', values['approval-timeout']) }),
+      ...(values['approval-timeout'] !== undefined && {
+        timeoutSeconds: parseInteger('--approval-timeout', values['approval-timeout']),
+      }),
     },
     ...(modelSettings && { modelSettings }),
     ...((maxContextTokens !== undefined || keepRecentTurns !== undefined) && {
@@ -141,7 +162,8 @@ export function agentInputFromFlags(values: AgentFlagValues, approveTools: strin
 
 export function parseAmount(flag: string, text: string): number {
   const value = Number(text.replace(/^\$/, ''));
-  if (text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`${flag} must be an amount in US dollars, like 0.05, got "${text}"`);
+  if (text.trim() === '' || !Number.isFinite(value))
+    throw new UsageError(`${flag} must be an amount in US dollars, like 0.05, got "${text}"`);
   return value;
 }
 

@@ -6,7 +6,11 @@ import type { Output } from '../output';
 
 /** `agent agents`: the registered agents (built-in and AGENT_DEFINITIONS), with their model, tools, subagents and handoffs. */
 export async function agentsCommand(argv: string[], output: Output): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false } },
+  });
   if (positionals.length > 0) throw new UsageError('agents takes no arguments');
   const agents = [...cliRegistry().agents.values()].map((agent) => ({
     name: agent.name,
@@ -33,8 +37,12 @@ export async function agentsCommand(argv: string[], output: Output): Promise<num
         `  subagents: ${list(agent.subagents)}`,
         `  handoffs: ${list(agent.handoffs)}`,
         ...(agent.structuredOutput ? ['  answers in a structured output'] : []),
-        ...(agent.modelSettings.thinkingBudget !== undefined ? [`  thinks with up to ${agent.modelSettings.thinkingBudget} tokens`] : []),
-        ...(agent.modelSettings.reasoningEffort !== undefined ? [`  reasoning effort: ${agent.modelSettings.reasoningEffort}`] : []),
+        ...(agent.modelSettings.thinkingBudget !== undefined
+          ? [`  thinks with up to ${agent.modelSettings.thinkingBudget} tokens`]
+          : []),
+        ...(agent.modelSettings.reasoningEffort !== undefined
+          ? [`  reasoning effort: ${agent.modelSettings.reasoningEffort}`]
+          : []),
       ].join('\n'),
     );
   }

@@ -12,7 +12,9 @@ export async function cancelCommand(argv: string[], output: Output): Promise<num
     const handle = session.client.workflow.getHandle(positionals[0]);
     await handle.cancel();
     // The workflow acts on the cancellation in a workflow task: a worker must run it.
-    await withWorkerFallback(session, () => handle.result().catch((error: unknown) => (noWorkerAnswered(error) ? Promise.reject(error) : undefined)));
+    await withWorkerFallback(session, () =>
+      handle.result().catch((error: unknown) => (noWorkerAnswered(error) ? Promise.reject(error) : undefined)),
+    );
     const { status } = await handle.describe();
     output.info(`${positionals[0]}: ${status.name}`);
     return status.name === 'CANCELLED' ? 0 : 1;

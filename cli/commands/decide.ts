@@ -19,7 +19,11 @@ async function decide(argv: string[], output: Output, verb: 'approve' | 'deny'):
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { call: { type: 'string' }, ...(verb === 'deny' && { reason: { type: 'string' } }), json: { type: 'boolean', default: false } },
+    options: {
+      call: { type: 'string' },
+      ...(verb === 'deny' && { reason: { type: 'string' } }),
+      json: { type: 'boolean', default: false },
+    },
   });
   if (positionals.length !== 1) throw new UsageError(`${verb} takes one workflow id (and --call CALL_ID for one call)`);
   const session = await connect({ ensureWorker: true, log: output.info });
@@ -28,16 +32,18 @@ async function decide(argv: string[], output: Output, verb: 'approve' | 'deny'):
     const handle = session.client.workflow.getHandle(positionals[0]);
     const call = values.call as string | undefined;
     const reason = values.reason as string | undefined;
-    const decided = await (verb === 'approve'
-      ? handle.executeUpdate(approveUpdate, { args: [{ ...(call && { call }) }] })
-      : handle.executeUpdate(denyUpdate, { args: [{ ...(call && { call }), ...(reason && { reason }) }] })
+    const decided = await (
+      verb === 'approve'
+        ? handle.executeUpdate(approveUpdate, { args: [{ ...(call && { call }) }] })
+        : handle.executeUpdate(denyUpdate, { args: [{ ...(call && { call }), ...(reason && { reason }) }] })
     ).catch((error: unknown) => {
       output.error(`${verb} refused: ${refusal(error)}`);
       return undefined;
     });
     if (!decided) return 1;
     output.info(`${verb === 'approve' ? 'approved' : 'denied'}: ${decided.join(', ')}`);
-    if (values.json) output.result(JSON.stringify({ workflowId: positionals[0], [verb === 'approve' ? 'approved' : 'denied']: decided }));
+    if (values.json)
+      output.result(JSON.stringify({ workflowId: positionals[0], [verb === 'approve' ? 'approved' : 'denied']: decided }));
     return 0;
   } finally {
     await session.close();

@@ -49,11 +49,15 @@ export async function forkCommand(argv: string[], output: Output): Promise<numbe
       throw error;
     });
     const { handle, forkedFrom, reply } = fork;
-    output.info(`forked ${forkedFrom.workflowId} (run ${forkedFrom.runId}) at message ${forkedFrom.messageIndex} into ${handle.workflowId}`);
+    output.info(
+      `forked ${forkedFrom.workflowId} (run ${forkedFrom.runId}) at message ${forkedFrom.messageIndex} into ${handle.workflowId}`,
+    );
     const link = runLink(session.uiBase, session.namespace, handle.workflowId);
     if (link) output.info(`Web UI: ${link}`);
     if (values.json) {
-      output.result(JSON.stringify({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId, forkedFrom, ...(reply && { reply }) }));
+      output.result(
+        JSON.stringify({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId, forkedFrom, ...(reply && { reply }) }),
+      );
     } else {
       output.result(reply ? reply.answer : handle.workflowId);
     }

@@ -13,7 +13,11 @@ import { failureMessage } from '../../client/failure-message';
 
 /** `agent send <id> "<message>"`: one message to a session; prints the reply, or why it was not answered (exit 1). */
 export async function sendCommand(argv: string[], output: Output): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false } },
+  });
   if (positionals.length !== 2) throw new UsageError('send takes a workflow id and one message, in quotes');
   const [workflowId, message] = positionals;
   const session = await connect({ ensureWorker: true, log: output.info });
@@ -38,7 +42,11 @@ export async function sendCommand(argv: string[], output: Output): Promise<numbe
 
 /** `agent end <id>`: ends a session once the messages already sent are answered. */
 export async function endCommand(argv: string[], output: Output): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false } },
+  });
   if (positionals.length !== 1) throw new UsageError('end takes one workflow id');
   const session = await connect({ ensureWorker: true, log: output.info });
   try {
@@ -70,9 +78,15 @@ export async function endAndReport(session: AgentSession, workflowId: string, ou
 }
 
 /** The reply's status and spend (stderr), then its answer: on stdout, or through `printAnswer` (the end of a streamed answer). */
-export function printReply(reply: TurnReply, output: Output, printAnswer: (answer: string) => void = (answer) => output.result(answer)): void {
+export function printReply(
+  reply: TurnReply,
+  output: Output,
+  printAnswer: (answer: string) => void = (answer) => output.result(answer),
+): void {
   if (reply.status !== 'completed') output.info(`(turn ended with status ${reply.status})`);
-  output.info(`(${reply.iterations} model call(s), ${reply.usage.inputTokens} input / ${reply.usage.outputTokens} output tokens${usageSuffix(reply.usage)})`);
+  output.info(
+    `(${reply.iterations} model call(s), ${reply.usage.inputTokens} input / ${reply.usage.outputTokens} output tokens${usageSuffix(reply.usage)})`,
+  );
   printAnswer(reply.answer);
 }
 

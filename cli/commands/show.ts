@@ -24,7 +24,9 @@ export async function showCommand(argv: string[], output: Output): Promise<numbe
   try {
     const handle = session.client.workflow.getHandle(positionals[0]);
     const description = await handle.describe();
-    const [messages, status] = await withWorkerFallback(session, () => Promise.all([readConversation(handle), handle.query(statusQuery)]));
+    const [messages, status] = await withWorkerFallback(session, () =>
+      Promise.all([readConversation(handle), handle.query(statusQuery)]),
+    );
     output.info(
       `${positionals[0]}: ${description.status.name} · iteration ${status.iteration} · ` +
         `${status.usage.inputTokens} input / ${status.usage.outputTokens} output tokens${usageSuffix(status.usage)}`,

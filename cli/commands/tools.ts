@@ -23,7 +23,11 @@ interface McpServerTools {
  * when a server could not be listed.
  */
 export async function toolsCommand(argv: string[], output: Output): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false } },
+  });
   if (positionals.length > 0) throw new UsageError('tools takes no arguments');
   const registry = cliRegistry();
   const tools = [...registry.tools.values()].map((tool) => ({ name: tool.name, description: tool.description }));
@@ -36,7 +40,14 @@ export async function toolsCommand(argv: string[], output: Output): Promise<numb
         try {
           const listed = await connections.listTools(name);
           const description = (tool: (typeof listed)[number]) => tool.description?.trim().split('\n')[0] ?? '';
-          return { ...server, tools: listed.map((tool) => ({ name: mcpToolName(name, tool.name), tool: tool.name, description: description(tool) })) };
+          return {
+            ...server,
+            tools: listed.map((tool) => ({
+              name: mcpToolName(name, tool.name),
+              tool: tool.name,
+              description: description(tool),
+            })),
+          };
         } catch (error) {
           return { ...server, error: connections.redact((error as Error).message) };
         }

@@ -34,7 +34,10 @@ export function embeddedStateFile(env: NodeJS.ProcessEnv = process.env): string 
  * its state in a file. It lives as long as this process. The server's own
  * output is kept off stdout, which belongs to the agent's answer.
  */
-export async function startEmbeddedServer(log: (line: string) => void, ports: EmbeddedPorts = embeddedPorts): Promise<EmbeddedServer> {
+export async function startEmbeddedServer(
+  log: (line: string) => void,
+  ports: EmbeddedPorts = embeddedPorts,
+): Promise<EmbeddedServer> {
   const { port, uiPort } = ports;
   const address = `127.0.0.1:${port}`;
   const executable = await ensureTemporalCli(log);
@@ -80,7 +83,11 @@ export async function startEmbeddedServer(log: (line: string) => void, ports: Em
   );
   const server = new ServerProcess(child, 'the Temporal dev server');
   // A connection attempt costs well under a millisecond; the server is up about 200 ms after its spawn.
-  await server.waitUntilReady(() => answersNamespaceLookup(address), { what: `serving on ${address}`, timeoutMs: startupTimeoutMs, intervalMs: 50 });
+  await server.waitUntilReady(() => answersNamespaceLookup(address), {
+    what: `serving on ${address}`,
+    timeoutMs: startupTimeoutMs,
+    intervalMs: 50,
+  });
   return { address, stop: () => server.stop() };
 }
 

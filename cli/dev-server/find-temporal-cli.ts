@@ -43,7 +43,9 @@ export async function ensureTemporalCli(log: (line: string) => void = () => {}):
   if (found) return { type: 'existing-path', path: found };
   if (await hasGo()) {
     const target = cachedCliPath();
-    log(`Building the Temporal CLI ${temporalCliVersion} with go install into ${path.dirname(target)} (once; takes a few minutes)...`);
+    log(
+      `Building the Temporal CLI ${temporalCliVersion} with go install into ${path.dirname(target)} (once; takes a few minutes)...`,
+    );
     await buildWithGo(path.dirname(target));
     return { type: 'existing-path', path: target };
   }
@@ -53,5 +55,9 @@ export async function ensureTemporalCli(log: (line: string) => void = () => {}):
 
 async function buildWithGo(binDirectory: string): Promise<void> {
   await mkdir(binDirectory, { recursive: true });
-  await runCommand('go', ['install', `${modulePath}@${temporalCliVersion}`], { ...process.env, GOBIN: binDirectory, CGO_ENABLED: '0' });
+  await runCommand('go', ['install', `${modulePath}@${temporalCliVersion}`], {
+    ...process.env,
+    GOBIN: binDirectory,
+    CGO_ENABLED: '0',
+  });
 }

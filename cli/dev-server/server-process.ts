@@ -57,7 +57,10 @@ export class ServerProcess {
    * Polls `ready` until it holds. A server that exits first, or is not ready within the timeout (it is then
    * killed), fails with what it wrote to stderr.
    */
-  async waitUntilReady(ready: () => Promise<boolean>, { what, timeoutMs = 30_000, intervalMs = 100 }: ReadyOptions): Promise<void> {
+  async waitUntilReady(
+    ready: () => Promise<boolean>,
+    { what, timeoutMs = 30_000, intervalMs = 100 }: ReadyOptions,
+  ): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!(await ready())) {
       if (this.exited) throw new Error(`${this.name} exited before it was ready (${what}): ${this.stderr.trim()}`);

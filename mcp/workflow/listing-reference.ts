@@ -26,5 +26,9 @@ export function withMcpListing(activity: ModelActivity, listing: McpListing | un
 }
 
 function isMcpToolsUnavailable(error: unknown): boolean {
-  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === failureTypes.mcpToolsUnavailable;
+  return (
+    error instanceof ActivityFailure &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === failureTypes.mcpToolsUnavailable
+  );
 }

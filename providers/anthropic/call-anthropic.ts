@@ -18,7 +18,11 @@ export const loadAnthropic = loadOnce(() => import('@anthropic-ai/sdk'));
 
 export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> {
   const { default: Anthropic } = await loadAnthropic();
-  const settings = { apiKey: call.env.ANTHROPIC_API_KEY, baseURL: call.env.ANTHROPIC_BASE_URL || undefined, timeout: call.timeoutMs };
+  const settings = {
+    apiKey: call.env.ANTHROPIC_API_KEY,
+    baseURL: call.env.ANTHROPIC_BASE_URL || undefined,
+    timeout: call.timeoutMs,
+  };
   const client = clients.get(
     settings,
     () =>
@@ -35,11 +39,17 @@ export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> 
   let response: Message;
   if (call.onTextDelta) {
     const onText = call.onTextDelta;
-    response = await client.messages.stream(body, options).on('text', (text) => onText(text)).finalMessage();
+    response = await client.messages
+      .stream(body, options)
+      .on('text', (text) => onText(text))
+      .finalMessage();
   } else {
     response = await client.messages.create(body, options);
   }
   // Reported before the reply is read: a paid reply that turns out unreadable still counts.
   call.onUsage?.({ inputTokens: response.usage?.input_tokens ?? 0, outputTokens: response.usage?.output_tokens ?? 0 });
-  return fromAnthropicMessage(response, { finalOutput: call.output !== undefined, source: { provider: anthropicProviderName, model: call.model } });
+  return fromAnthropicMessage(response, {
+    finalOutput: call.output !== undefined,
+    source: { provider: anthropicProviderName, model: call.model },
+  });
 }

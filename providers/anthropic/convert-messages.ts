@@ -21,7 +21,10 @@ const noThinking = () => false;
  * The thinking `keepThinking` accepts goes back as it came, signature and all, in
  * its original place among the reply's blocks; other thinking is left out.
  */
-export function toAnthropicPrompt(messages: Message[], keepThinking: (part: ReasoningPart) => boolean = noThinking): AnthropicPrompt {
+export function toAnthropicPrompt(
+  messages: Message[],
+  keepThinking: (part: ReasoningPart) => boolean = noThinking,
+): AnthropicPrompt {
   const system: string[] = [];
   const result: MessageParam[] = [];
   const append = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {

@@ -39,7 +39,11 @@ export function fromAnthropicMessage(
   if (finalOutput) {
     // The turn ends here: its thinking is kept to be read, no longer placed among tool calls that are gone.
     const thinking = message.thinking?.map(({ at: _ignored, ...part }) => part);
-    return { message: { role: 'assistant', content: finalOutput.arguments, toolCalls: [], ...(thinking && { thinking }) }, finishReason: 'stop', usage };
+    return {
+      message: { role: 'assistant', content: finalOutput.arguments, toolCalls: [], ...(thinking && { thinking }) },
+      finishReason: 'stop',
+      usage,
+    };
   }
   return { message, finishReason: mapAnthropicStopReason(response.stop_reason), usage };
 }

@@ -57,23 +57,32 @@ export function prepareAnthropicRequest(request: ProviderRequest): MessageCreate
   const mustDefine = used.size > 0;
   if (mustDefine) {
     for (const name of used) {
-      if (!offered.has(name)) tools.push({ name, description: `${name} (no longer available)`, input_schema: { type: 'object' } });
+      if (!offered.has(name))
+        tools.push({ name, description: `${name} (no longer available)`, input_schema: { type: 'object' } });
     }
   }
-  const body = { ...base(request, prompt.system, messages), ...(thinking && thinkingSettings(settings, settings.thinkingBudget!)) };
+  const body = {
+    ...base(request, prompt.system, messages),
+    ...(thinking && thinkingSettings(settings, settings.thinkingBudget!)),
+  };
   if (request.output) {
     // Anthropic has no JSON mode: the final answer is the input of a tool the model must call to finish. While it
     // works it may call the agent's other tools (tool_choice any); the provider turns that call back into the answer.
     // Thinking may not be combined with a forced tool: then the model is offered the tool and chooses (auto), and an
     // answer given in text instead is checked as JSON all the same.
-    tools.push({ name: finalOutputToolName, description: finalOutputDescription, input_schema: request.output.schema as Anthropic.Tool.InputSchema });
+    tools.push({
+      name: finalOutputToolName,
+      description: finalOutputDescription,
+      input_schema: request.output.schema as Anthropic.Tool.InputSchema,
+    });
     return { ...body, tools, ...(!thinking && { tool_choice: { type: 'any' as const } }) };
   }
   const definesTools = tools.length > 0 && (request.toolChoice === 'auto' || mustDefine);
   return {
     ...body,
     ...(definesTools && { tools }),
-    ...(definesTools && (request.toolChoice === 'none' || request.tools.length === 0) && { tool_choice: { type: 'none' as const } }),
+    ...(definesTools &&
+      (request.toolChoice === 'none' || request.tools.length === 0) && { tool_choice: { type: 'none' as const } }),
   };
 }
 
@@ -101,7 +110,10 @@ function base(request: ProviderRequest, system: string | undefined, messages: Me
  * maxOutputTokens that does not is taken as the room for the answer after it
  * (the default room when none is set).
  */
-function thinkingSettings(settings: ModelSettings, budget: number): Pick<MessageCreateParamsNonStreaming, 'thinking' | 'max_tokens'> {
+function thinkingSettings(
+  settings: ModelSettings,
+  budget: number,
+): Pick<MessageCreateParamsNonStreaming, 'thinking' | 'max_tokens'> {
   const asked = settings.maxOutputTokens;
   return {
     thinking: { type: 'enabled', budget_tokens: budget },

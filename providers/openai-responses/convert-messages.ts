@@ -10,7 +10,10 @@ const noThinking = () => false;
  * only those `keepThinking` accepts), the assistant's text, and a function_call
  * per tool call; each tool result is a function_call_output with the call's call_id.
  */
-export function toResponsesInput(messages: Message[], keepThinking: (part: ReasoningPart) => boolean = noThinking): ResponseInputItem[] {
+export function toResponsesInput(
+  messages: Message[],
+  keepThinking: (part: ReasoningPart) => boolean = noThinking,
+): ResponseInputItem[] {
   return messages.flatMap((message): ResponseInputItem[] => {
     switch (message.role) {
       case 'system':
@@ -38,7 +41,14 @@ function replyItems(message: AssistantMessage, keepThinking: (part: ReasoningPar
       case 'thinking':
         // With nothing stored server-side, a reasoning item can only go back with its encrypted content.
         if (part.id === undefined || part.signature === undefined) return [];
-        return [{ type: 'reasoning', id: part.id, summary: part.text ? [{ type: 'summary_text', text: part.text }] : [], encrypted_content: part.signature }];
+        return [
+          {
+            type: 'reasoning',
+            id: part.id,
+            summary: part.text ? [{ type: 'summary_text', text: part.text }] : [],
+            encrypted_content: part.signature,
+          },
+        ];
       case 'redacted_thinking':
         return [];
       default: {

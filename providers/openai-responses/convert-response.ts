@@ -16,7 +16,15 @@ export function fromResponsesResponse(response: Response, source: { provider: st
     switch (item.type) {
       case 'reasoning': {
         const text = (item.summary.length > 0 ? item.summary : (item.content ?? [])).map((part) => part.text).join('\n\n');
-        return [{ type: 'thinking', ...source, text, id: item.id, ...(item.encrypted_content && { signature: item.encrypted_content }) }];
+        return [
+          {
+            type: 'thinking',
+            ...source,
+            text,
+            id: item.id,
+            ...(item.encrypted_content && { signature: item.encrypted_content }),
+          },
+        ];
       }
       case 'message':
         return item.content.map((part): ReplyPart => {
@@ -30,7 +38,9 @@ export function fromResponsesResponse(response: Response, source: { provider: st
     }
   });
   const message = assistantMessageFromParts(parts);
-  const finishReason = refused ? 'refusal' : mapResponsesFinishReason(response.status, response.incomplete_details?.reason, message.toolCalls.length > 0);
+  const finishReason = refused
+    ? 'refusal'
+    : mapResponsesFinishReason(response.status, response.incomplete_details?.reason, message.toolCalls.length > 0);
   return { message, finishReason, usage: responsesUsage(response.usage) };
 }
 

@@ -39,6 +39,8 @@ export function prepareResponsesRequest(request: ProviderRequest): ResponseCreat
     ...(settings.temperature !== undefined && { temperature: settings.temperature }),
     ...(settings.reasoningEffort !== undefined && { reasoning: { effort: settings.reasoningEffort } }),
     // Not strict: any zod schema's JSON form is accepted; the model activity checks the answer.
-    ...(request.output && { text: { format: { type: 'json_schema' as const, name: 'output', schema: request.output.schema, strict: false } } }),
+    ...(request.output && {
+      text: { format: { type: 'json_schema' as const, name: 'output', schema: request.output.schema, strict: false } },
+    }),
   };
 }

@@ -13,7 +13,10 @@ interface ReasoningDelta {
  * first, arguments in pieces), the finish reason, and the usage of the last
  * chunk. Each piece of content is reported as it arrives.
  */
-export async function completionFromChunks(chunks: AsyncIterable<ChatCompletionChunk>, onText: (text: string) => void): Promise<ChatCompletion> {
+export async function completionFromChunks(
+  chunks: AsyncIterable<ChatCompletionChunk>,
+  onText: (text: string) => void,
+): Promise<ChatCompletion> {
   let head: Pick<ChatCompletionChunk, 'id' | 'created' | 'model'> | undefined;
   let usage: ChatCompletion['usage'];
   let content = '';
@@ -59,7 +62,13 @@ export async function completionFromChunks(chunks: AsyncIterable<ChatCompletionC
           refusal: refusal || null,
           ...(reasoning.reasoning_content && { reasoning_content: reasoning.reasoning_content }),
           ...(reasoning.reasoning && { reasoning: reasoning.reasoning }),
-          ...(calls.length > 0 && { tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) }),
+          ...(calls.length > 0 && {
+            tool_calls: calls.map((call) => ({
+              id: call.id,
+              type: 'function' as const,
+              function: { name: call.name, arguments: call.arguments },
+            })),
+          }),
         },
       },
     ],

@@ -15,7 +15,10 @@ export async function callOpenAI(call: ProviderCall): Promise<ModelResponse> {
   const body = prepareOpenAIRequest(call);
   let completion: ChatCompletion;
   if (call.onTextDelta) {
-    const chunks = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: call.signal });
+    const chunks = await client.chat.completions.create(
+      { ...body, stream: true, stream_options: { include_usage: true } },
+      { signal: call.signal },
+    );
     completion = await completionFromChunks(chunks, call.onTextDelta);
   } else {
     completion = await client.chat.completions.create(body, { signal: call.signal });

@@ -25,9 +25,16 @@ export function fromOpenAICompletion(completion: ChatCompletion, source?: { prov
   );
   const refusal = choice.message.refusal;
   const extra = choice.message as ReasoningFields;
-  const reasoning = typeof extra.reasoning_content === 'string' ? extra.reasoning_content : typeof extra.reasoning === 'string' ? extra.reasoning : '';
+  const reasoning =
+    typeof extra.reasoning_content === 'string'
+      ? extra.reasoning_content
+      : typeof extra.reasoning === 'string'
+        ? extra.reasoning
+        : '';
   const parts: ReplyPart[] = [
-    ...(reasoning ? [{ type: 'thinking' as const, ...(source ?? { provider: 'openai', model: completion.model }), text: reasoning }] : []),
+    ...(reasoning
+      ? [{ type: 'thinking' as const, ...(source ?? { provider: 'openai', model: completion.model }), text: reasoning }]
+      : []),
     { type: 'text', text: refusal || choice.message.content || '' },
     ...toolCalls.map((call) => ({ type: 'tool_call' as const, call })),
   ];

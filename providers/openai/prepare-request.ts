@@ -32,6 +32,11 @@ export function prepareOpenAIRequest(request: ProviderRequest): ChatCompletionCr
     ...(settings.temperature !== undefined && { temperature: settings.temperature }),
     ...(settings.reasoningEffort !== undefined && { reasoning_effort: settings.reasoningEffort }),
     // Structured output, natively: the final answer is JSON matching the schema (not strict: any zod schema's JSON form is accepted).
-    ...(request.output && { response_format: { type: 'json_schema' as const, json_schema: { name: 'output', schema: request.output.schema, strict: false } } }),
+    ...(request.output && {
+      response_format: {
+        type: 'json_schema' as const,
+        json_schema: { name: 'output', schema: request.output.schema, strict: false },
+      },
+    }),
   };
 }

@@ -49,7 +49,7 @@ export abstract class ChunkStore implements TranscriptStore {
     if (cached) return cached;
     const chunks: Chunk[] = [];
     let messages: Message[] = [];
-    for (let current: string | null = id; current; ) {
+    for (let current: string | null = id; current;) {
       const hit = this.recent.get(current);
       if (hit) {
         messages = hit;

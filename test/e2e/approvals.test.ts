@@ -37,7 +37,13 @@ const deployTool = defineTool({
     return `deployed to ${target}`;
   },
 });
-const writer = defineAgent({ name: 'writer', description: 'Writes files.', instructions: 'You are the writer.', model: 'openai:gpt-4o-mini', tools: ['write_file'] });
+const writer = defineAgent({
+  name: 'writer',
+  description: 'Writes files.',
+  instructions: 'You are the writer.',
+  model: 'openai:gpt-4o-mini',
+  tools: ['write_file'],
+});
 const editor = defineAgent({
   name: 'editor',
   description: 'Has the writer write.',
@@ -54,7 +60,12 @@ type Started = ReturnType<typeof collect> & { stderrSoFar(): string };
 
 async function withWorker<T>(body: (cli: Cli, start: (args: string[]) => Started) => Promise<T>): Promise<T> {
   const taskQueue = uniqueTaskQueue('approvals');
-  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, tools: [deployTool], agents: [editor] });
+  const worker = await createTestWorker(bed.environment, {
+    taskQueue,
+    env: bed.server.providerEnv,
+    tools: [deployTool],
+    agents: [editor],
+  });
   const env = { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue };
   return worker.runUntil(() =>
     body(
@@ -91,17 +102,47 @@ it('a run waits for approval (awaiting_approval in the status query and the Web 
     openaiReply({ content: 'one note written' }),
   );
   await withWorker(async (cli, start) => {
-    const run = start(['run', 'write two notes', '--approve-tools', 'write_file', '--workspace', workspace, '--id', id, '--json']);
+    const run = start([
+      'run',
+      'write two notes',
+      '--approve-tools',
+      'write_file',
+      '--workspace',
+      workspace,
+      '--id',
+      id,
+      '--json',
+    ]);
     const waiting = await waitForApprovals(id, 2);
     expect(waiting.phase).toBe('awaiting_approval');
-    await waitFor('the run to print the approval request', () => run.stderrSoFar().includes(`waiting for approval: write_file "notes.txt" (5 bytes, 1 line); decide with: agent approve ${id} --call w1`));
+    await waitFor('the run to print the approval request', () =>
+      run
+        .stderrSoFar()
+        .includes(`waiting for approval: write_file "notes.txt" (5 bytes, 1 line); decide with: agent approve ${id} --call w1`),
+    );
     expect(waiting.pendingApprovals.map(({ askedAt: _askedAt, ...request }) => request)).toEqual([
-      { id: 'w1', tool: 'write_file', summary: 'write_file "notes.txt" (5 bytes, 1 line)', description: 'write_file "notes.txt" (5 bytes, 1 line)\n  │ first', agents: ['default'] },
-      { id: 'w2', tool: 'write_file', summary: 'write_file "other.txt" (6 bytes, 1 line)', description: 'write_file "other.txt" (6 bytes, 1 line)\n  │ second', agents: ['default'] },
+      {
+        id: 'w1',
+        tool: 'write_file',
+        summary: 'write_file "notes.txt" (5 bytes, 1 line)',
+        description: 'write_file "notes.txt" (5 bytes, 1 line)\n  │ first',
+        agents: ['default'],
+      },
+      {
+        id: 'w2',
+        tool: 'write_file',
+        summary: 'write_file "other.txt" (6 bytes, 1 line)',
+        description: 'write_file "other.txt" (6 bytes, 1 line)\n  │ second',
+        agents: ['default'],
+      },
     ]);
-    const metadata = await bed.environment.client.workflow.getHandle(id).query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    const metadata = await bed.environment.client.workflow
+      .getHandle(id)
+      .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
     expect(metadata.currentDetails).toContain('**awaiting approval**');
-    expect(metadata.currentDetails).toContain('awaiting approval · call `w1`\n\n```\nwrite_file "notes.txt" (5 bytes, 1 line)\n  │ first\n```');
+    expect(metadata.currentDetails).toContain(
+      'awaiting approval · call `w1`\n\n```\nwrite_file "notes.txt" (5 bytes, 1 line)\n  │ first\n```',
+    );
     expect(await fileExists(path.join(workspace, 'notes.txt'))).toBe(false);
 
     const unknown = await cli(['approve', id, '--call', 'nope']);
@@ -124,7 +165,9 @@ it('a run waits for approval (awaiting_approval in the status query and the Web 
     expect(finished.code).toBe(0);
     expect(lastJsonLine(finished.stdout)).toMatchObject({ status: 'completed', answer: 'one note written' });
     // Without a terminal to ask on, the run says how to decide from elsewhere.
-    expect(finished.stderr).toContain(`waiting for approval: write_file "notes.txt" (5 bytes, 1 line); decide with: agent approve ${id} --call w1`);
+    expect(finished.stderr).toContain(
+      `waiting for approval: write_file "notes.txt" (5 bytes, 1 line); decide with: agent approve ${id} --call w1`,
+    );
   });
   expect(await readFile(path.join(workspace, 'notes.txt'), 'utf8')).toBe('first');
   expect(await fileExists(path.join(workspace, 'other.txt'))).toBe(false);
@@ -148,11 +191,25 @@ it('a call no one approves within --approval-timeout is not run, and the model i
     anthropicReply({ text: 'nobody approved the write' }),
   );
   const run = await withWorker((_cli, start) =>
-    start(['run', 'write it', '--model', 'anthropic:claude-haiku-4-5', '--approve-tools', 'write_file', '--approval-timeout', '1', '--workspace', workspace, '--json']),
+    start([
+      'run',
+      'write it',
+      '--model',
+      'anthropic:claude-haiku-4-5',
+      '--approve-tools',
+      'write_file',
+      '--approval-timeout',
+      '1',
+      '--workspace',
+      workspace,
+      '--json',
+    ]),
   );
   expect(run.code).toBe(0);
   expect(lastJsonLine(run.stdout)).toMatchObject({ status: 'completed', answer: 'nobody approved the write' });
-  expect(toolResultsSent(bed.server.requests[1])).toEqual([{ id: 'toolu_w', content: 'Error: not run: no one approved it within 1 s' }]);
+  expect(toolResultsSent(bed.server.requests[1])).toEqual([
+    { id: 'toolu_w', content: 'Error: not run: no one approved it within 1 s' },
+  ]);
   expect(await fileExists(path.join(workspace, 'late.txt'))).toBe(false);
 });
 
@@ -165,7 +222,12 @@ it("a tool's own needsApproval picks the calls by their arguments; the others ru
         { id: 'd2', name: 'deploy', arguments: { target: 'production' } },
       ],
     });
-  bed.server.enqueue(deployBoth(), openaiReply({ content: 'deployed twice' }), deployBoth(), openaiReply({ content: 'deployed without asking' }));
+  bed.server.enqueue(
+    deployBoth(),
+    openaiReply({ content: 'deployed twice' }),
+    deployBoth(),
+    openaiReply({ content: 'deployed without asking' }),
+  );
   deployed.length = 0;
   const id = `deploy-${randomUUID()}`;
   await withWorker(async (_cli, start) => {
@@ -204,7 +266,19 @@ it("a subagent's approval request surfaces at the top-level run with the agents 
     ],
   });
   await withWorker(async (cli, start) => {
-    const run = start(['run', 'get the report written', '--agent', 'editor', '--approve-tools', 'write_file', '--workspace', workspace, '--id', id, '--json']);
+    const run = start([
+      'run',
+      'get the report written',
+      '--agent',
+      'editor',
+      '--approve-tools',
+      'write_file',
+      '--workspace',
+      workspace,
+      '--id',
+      id,
+      '--json',
+    ]);
     const top = await waitForApprovals(id, 1);
     expect(top.phase).toBe('awaiting_approval');
     expect(top.pendingApprovals.map(({ askedAt: _askedAt, ...request }) => request)).toEqual([
@@ -262,7 +336,12 @@ it('a run due to continue as new while a round waits for approval does, and the 
       ],
     });
     // The listing finishes, the write waits: the run continues as new, and the new run waits on.
-    await waitFor('the first run to continue as new', async () => (await bed.environment.client.workflow.getHandle(id, handle.firstExecutionRunId).describe()).status.name === 'CONTINUED_AS_NEW');
+    await waitFor(
+      'the first run to continue as new',
+      async () =>
+        (await bed.environment.client.workflow.getHandle(id, handle.firstExecutionRunId).describe()).status.name ===
+        'CONTINUED_AS_NEW',
+    );
     const waiting = await waitForApprovals(id, 1);
     expect(waiting.pendingApprovals[0]).toMatchObject({ id: 'w1', summary: 'write_file "saved.txt" (4 bytes, 1 line)' });
     const approved = await runCli(['approve', id, '--call', 'w1'], { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue });

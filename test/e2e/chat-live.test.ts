@@ -24,7 +24,8 @@ function startChat(workspace: string, extraArgs: string[] = []) {
   child.stderr!.on('data', (chunk: Buffer) => (seen.stderr += chunk.toString()));
   const finished = collect(child);
   const type = (line: string) => child.stdin!.write(`${line}\n`);
-  const printed = (where: 'stdout' | 'stderr', text: string) => waitFor(`the chat to print ${JSON.stringify(text)} on ${where}`, () => seen[where].includes(text));
+  const printed = (where: 'stdout' | 'stderr', text: string) =>
+    waitFor(`the chat to print ${JSON.stringify(text)} on ${where}`, () => seen[where].includes(text));
   return { child, env, seen, finished, type, printed };
 }
 
@@ -112,6 +113,10 @@ it('Ctrl-C interrupts the turn and the chat goes on; a second Ctrl-C leaves, and
   expect(send.code).toBe(0);
   expect(lastJsonLine(send.stdout)).toMatchObject({ status: 'completed', answer: 'Yes, three messages.' });
   const sent = bed.server.requests[2].body.messages as Array<{ role: string; content: string }>;
-  expect(sent.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['think forever', 'are you there?', 'still alive?']);
+  expect(sent.filter((message) => message.role === 'user').map((message) => message.content)).toEqual([
+    'think forever',
+    'are you there?',
+    'still alive?',
+  ]);
   expect((await runCli(['end', workflowId], chat.env)).code).toBe(0);
 });

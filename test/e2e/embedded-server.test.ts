@@ -24,10 +24,18 @@ it('starts the embedded server when no address is set, stops it at the end, and 
   }
   const stateFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'embedded-state-')), 'temporal-dev.db');
   // No TEMPORAL_ADDRESS: the CLI decides for itself, as on a laptop.
-  const env = { ...model.providerEnv, TEMPORAL_ADDRESS: undefined, AGENT_STATE_FILE: stateFile, AGENT_TASK_QUEUE: `embedded-${Date.now()}` };
+  const env = {
+    ...model.providerEnv,
+    TEMPORAL_ADDRESS: undefined,
+    AGENT_STATE_FILE: stateFile,
+    AGENT_TASK_QUEUE: `embedded-${Date.now()}`,
+  };
   model.enqueue(openaiReply({ content: 'answered on the embedded server' }));
 
-  const run = await runCli(['run', 'hello', '--workspace', await makeWorkspace(), '--json', '--id', `embedded-${Date.now()}`], env);
+  const run = await runCli(
+    ['run', 'hello', '--workspace', await makeWorkspace(), '--json', '--id', `embedded-${Date.now()}`],
+    env,
+  );
 
   expect(run.code).toBe(0);
   expect(run.stderr).toContain(`starting a local Temporal dev server (state in ${stateFile}`);

@@ -22,10 +22,17 @@ afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 type Cli = (args: string[]) => ReturnType<typeof runCli>;
 
-async function withSession<T>(model: string, body: (workflowId: string, cli: Cli, send: (message: string) => ReturnType<typeof collect>, logFile: string) => Promise<T>) {
+async function withSession<T>(
+  model: string,
+  body: (workflowId: string, cli: Cli, send: (message: string) => ReturnType<typeof collect>, logFile: string) => Promise<T>,
+) {
   const logFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'interrupt-')), 'steps.log');
   const taskQueue = uniqueTaskQueue('interrupt');
-  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, tools: [slowStepTool(logFile, 'w1')] });
+  const worker = await createTestWorker(bed.environment, {
+    taskQueue,
+    env: bed.server.providerEnv,
+    tools: [slowStepTool(logFile, 'w1')],
+  });
   const env = { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue };
   const workflowId = `interrupt-${randomUUID()}`;
   return worker.runUntil(async () => {
@@ -49,8 +56,16 @@ const stepCalls = (gate: string) => [
 ];
 
 it.each([
-  ['openai', 'openai:gpt-4o-mini', (gate: string): FakeStep => openaiReply({ content: 'Running both steps.', toolCalls: stepCalls(gate) })],
-  ['anthropic', 'anthropic:claude-haiku-4-5', (gate: string): FakeStep => anthropicReply({ text: 'Running both steps.', toolCalls: stepCalls(gate) })],
+  [
+    'openai',
+    'openai:gpt-4o-mini',
+    (gate: string): FakeStep => openaiReply({ content: 'Running both steps.', toolCalls: stepCalls(gate) }),
+  ],
+  [
+    'anthropic',
+    'anthropic:claude-haiku-4-5',
+    (gate: string): FakeStep => anthropicReply({ text: 'Running both steps.', toolCalls: stepCalls(gate) }),
+  ],
 ] as const)(
   '%s: interrupting mid-tool cancels the unfinished call, keeps the finished result, replies interrupted, and the next message is answered',
   async (_provider, model, reply) => {
@@ -77,7 +92,11 @@ it.each([
       const handle = bed.environment.client.workflow.getHandle(workflowId);
       expect(await handle.query(statusQuery)).toMatchObject({ phase: 'waiting_for_message', toolCallsInFlight: [] });
 
-      bed.server.enqueue(model.startsWith('openai') ? openaiReply({ content: 'Understood, I stopped.' }) : anthropicReply({ text: 'Understood, I stopped.' }));
+      bed.server.enqueue(
+        model.startsWith('openai')
+          ? openaiReply({ content: 'Understood, I stopped.' })
+          : anthropicReply({ text: 'Understood, I stopped.' }),
+      );
       const reply2 = await send('stop there, please');
       expect(reply2.code).toBe(0);
       expect(lastJsonLine(reply2.stdout)).toMatchObject({ status: 'completed', answer: 'Understood, I stopped.' });
@@ -111,7 +130,10 @@ it('interrupting a model call aborts the request; the session answers the next m
     const reply2 = await send('never mind, answer briefly');
     expect(lastJsonLine(reply2.stdout)).toMatchObject({ status: 'completed', answer: 'Fine, a short answer.' });
     const sent = bed.server.requests[1].body.messages as Array<{ role: string; content: string }>;
-    expect(sent.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['think hard', 'never mind, answer briefly']);
+    expect(sent.filter((message) => message.role === 'user').map((message) => message.content)).toEqual([
+      'think hard',
+      'never mind, answer briefly',
+    ]);
   });
 });
 

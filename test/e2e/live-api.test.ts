@@ -56,8 +56,16 @@ describe.each(providers)('live $model', ({ model, key }) => {
 // later call only if the thinking of the loop came back unchanged (Anthropic), or keeps the reasoning only if
 // the encrypted reasoning did (OpenAI Responses).
 const thinkers: Array<{ model: string; key: string; settings: Pick<AgentInput, 'thinkingBudget' | 'reasoningEffort'> }> = [
-  { model: process.env.AGENT_LIVE_ANTHROPIC_THINKING_MODEL ?? 'anthropic:claude-sonnet-4-6', key: 'ANTHROPIC_API_KEY', settings: { thinkingBudget: 1024 } },
-  { model: process.env.AGENT_LIVE_OPENAI_REASONING_MODEL ?? 'openai-responses:o4-mini', key: 'OPENAI_API_KEY', settings: { reasoningEffort: 'low' } },
+  {
+    model: process.env.AGENT_LIVE_ANTHROPIC_THINKING_MODEL ?? 'anthropic:claude-sonnet-4-6',
+    key: 'ANTHROPIC_API_KEY',
+    settings: { thinkingBudget: 1024 },
+  },
+  {
+    model: process.env.AGENT_LIVE_OPENAI_REASONING_MODEL ?? 'openai-responses:o4-mini',
+    key: 'OPENAI_API_KEY',
+    settings: { reasoningEffort: 'low' },
+  },
 ];
 
 describe.each(thinkers)('live $model, thinking', ({ model, key, settings }) => {
@@ -67,7 +75,8 @@ describe.each(thinkers)('live $model, thinking', ({ model, key, settings }) => {
     async () => {
       const { result, messages } = await runLive(
         {
-          prompt: 'Read start.txt with the read_file tool and follow what it says; reply with the word you find at the end, nothing else.',
+          prompt:
+            'Read start.txt with the read_file tool and follow what it says; reply with the word you find at the end, nothing else.',
           model,
           tools: ['read_file'],
           maxIterations: 6,
@@ -79,7 +88,9 @@ describe.each(thinkers)('live $model, thinking', ({ model, key, settings }) => {
       expect(result.answer.toLowerCase()).toContain('marigold');
       expect(result.iterations).toBeGreaterThanOrEqual(3);
       expect(result.usage.outputTokens).toBeGreaterThan(0);
-      const thinking = messages.flatMap((message) => (message.role === 'assistant' ? ((message as AssistantMessage).thinking ?? []) : []));
+      const thinking = messages.flatMap((message) =>
+        message.role === 'assistant' ? ((message as AssistantMessage).thinking ?? []) : [],
+      );
       expect(thinking.length).toBeGreaterThan(0);
       for (const part of thinking) {
         expect(part.provider).toBe(model.split(':')[0]);

@@ -66,19 +66,30 @@ it('lists the MCP tools under the names the model sees, and says which server co
         { name: 'calc_pid', tool: 'pid', description: 'The id of the process that answers.' },
       ],
     },
-    { name: 'down', transport: 'http', address: 'http://127.0.0.1:1/mcp', error: expect.stringMatching(/^MCP server "down" could not be reached at http:\/\/127.0.0.1:1\/mcp: fetch failed/) },
+    {
+      name: 'down',
+      transport: 'http',
+      address: 'http://127.0.0.1:1/mcp',
+      error: expect.stringMatching(/^MCP server "down" could not be reached at http:\/\/127.0.0.1:1\/mcp: fetch failed/),
+    },
   ]);
 });
 
 it('refuses a run naming an MCP server the config does not have, and a config it cannot use, before starting anything', async () => {
   const config = await mcpConfig({ calc: stdioServerEntry() });
-  const unknown = await cli(['run', 'hi', '--tools', 'read_file,mcp:github', '--workspace', bed.workspace], { AGENT_MCP_CONFIG: config });
+  const unknown = await cli(['run', 'hi', '--tools', 'read_file,mcp:github', '--workspace', bed.workspace], {
+    AGENT_MCP_CONFIG: config,
+  });
   expect(unknown.code).toBe(2);
-  expect(unknown.stderr).toContain('unknown tools: mcp:github; registered tools: read_file, write_file, list_directory, search_files; MCP servers: calc');
+  expect(unknown.stderr).toContain(
+    'unknown tools: mcp:github; registered tools: read_file, write_file, list_directory, search_files; MCP servers: calc',
+  );
 
   const broken = await mcpConfig({ calc: { type: 'sse', url: 'http://127.0.0.1:1/sse' } });
   const refused = await cli(['run', 'hi', '--workspace', bed.workspace], { AGENT_MCP_CONFIG: broken });
   expect(refused.code).toBe(1);
-  expect(refused.stderr).toContain(`error: AGENT_MCP_CONFIG=${broken}: MCP server "calc": the HTTP+SSE transport (type "sse") is deprecated and not supported`);
+  expect(refused.stderr).toContain(
+    `error: AGENT_MCP_CONFIG=${broken}: MCP server "calc": the HTTP+SSE transport (type "sse") is deprecated and not supported`,
+  );
   expect(bed.server.requests).toHaveLength(0);
 });

@@ -23,15 +23,24 @@ function listingOf(calls: ReturnType<typeof activityCalls>): McpListing {
   return (listed!.result as { listing: McpListing }).listing;
 }
 
-it('offers a stdio server\'s tools as <server>_<tool> with their schemas, runs a call as an activity of that name, and records the listing', async () => {
+it("offers a stdio server's tools as <server>_<tool> with their schemas, runs a call as an activity of that name, and records the listing", async () => {
   bed.server.enqueue(
     openaiReply({ toolCalls: [{ id: 'call_add', name: 'calc_add', arguments: { a: 2, b: 3 } }] }),
     openaiReply({ content: '2 + 3 = 5' }),
   );
   const taskQueue = uniqueTaskQueue('mcp-stdio');
-  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, mcpServers: { calc: stdioServerEntry() } });
+  const worker = await createTestWorker(bed.environment, {
+    taskQueue,
+    env: bed.server.providerEnv,
+    mcpServers: { calc: stdioServerEntry() },
+  });
   const { result, workflowId } = await worker.runUntil(
-    runAgent(bed.environment, taskQueue, { prompt: 'Add 2 and 3', model: 'openai:gpt-4o-mini', tools: ['read_file', 'mcp:*'], workspace: bed.workspace }),
+    runAgent(bed.environment, taskQueue, {
+      prompt: 'Add 2 and 3',
+      model: 'openai:gpt-4o-mini',
+      tools: ['read_file', 'mcp:*'],
+      workspace: bed.workspace,
+    }),
   );
 
   expect(result).toMatchObject({ status: 'completed', answer: '2 + 3 = 5' });
@@ -44,7 +53,10 @@ it('offers a stdio server\'s tools as <server>_<tool> with their schemas, runs a
     description: 'Adds two numbers.',
     parameters: {
       type: 'object',
-      properties: { a: { type: 'number', description: 'The first number' }, b: { type: 'number', description: 'The second number' } },
+      properties: {
+        a: { type: 'number', description: 'The first number' },
+        b: { type: 'number', description: 'The second number' },
+      },
       required: ['a', 'b'],
     },
   });
@@ -57,7 +69,12 @@ it('offers a stdio server\'s tools as <server>_<tool> with their schemas, runs a
   expect(Object.keys(listing.tools)).toEqual(['calc_add', 'calc_fail', 'calc_pid']);
   expect(listing.tools.calc_add).toMatchObject({ server: 'calc', tool: 'add', description: 'Adds two numbers.' });
   expect(listing.unavailable).toEqual({});
-  expect(calls[3].input).toEqual({ arguments: { a: 2, b: 3 }, workspace: bed.workspace, callId: 'call_add', mcp: { server: 'calc', tool: 'add' } });
+  expect(calls[3].input).toEqual({
+    arguments: { a: 2, b: 3 },
+    workspace: bed.workspace,
+    callId: 'call_add',
+    mcp: { server: 'calc', tool: 'add' },
+  });
   expect(calls[3].result).toBe('5');
   // Model calls name the listing by its id: the schemas are in history once, in the listing, not in every call.
   for (const call of calls.filter((each) => each.activityType === 'callModel')) {
@@ -78,9 +95,18 @@ it('returns a tool error (isError) to the model as an error result, at once, ove
       anthropicReply({ text: 'One failed, one gave 3.' }),
     );
     const taskQueue = uniqueTaskQueue('mcp-http');
-    const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, mcpServers: { remote: { url: http.url } } });
+    const worker = await createTestWorker(bed.environment, {
+      taskQueue,
+      env: bed.server.providerEnv,
+      mcpServers: { remote: { url: http.url } },
+    });
     const { result, workflowId } = await worker.runUntil(
-      runAgent(bed.environment, taskQueue, { prompt: 'Try both', model: 'anthropic:claude-haiku-4-5', tools: ['mcp:remote'], workspace: bed.workspace }),
+      runAgent(bed.environment, taskQueue, {
+        prompt: 'Try both',
+        model: 'anthropic:claude-haiku-4-5',
+        tools: ['mcp:remote'],
+        workspace: bed.workspace,
+      }),
     );
 
     expect(result).toMatchObject({ status: 'completed', answer: 'One failed, one gave 3.' });
@@ -90,7 +116,12 @@ it('returns a tool error (isError) to the model as an error result, at once, ove
       { type: 'tool_result', tool_use_id: 'toolu_fail', content: 'Error: fail was asked to fail: asked to', is_error: true },
       { type: 'tool_result', tool_use_id: 'toolu_add', content: '3' },
     ]);
-    expect(http.requests.filter((request) => request.method === 'tools/call').map((request) => request.tool).sort()).toEqual(['add', 'fail']);
+    expect(
+      http.requests
+        .filter((request) => request.method === 'tools/call')
+        .map((request) => request.tool)
+        .sort(),
+    ).toEqual(['add', 'fail']);
     const calls = activityCalls(await fetchEvents(bed.environment.client, workflowId));
     const failed = calls.find((call) => call.activityType === 'remote_fail')!;
     // A tool error is the tool's answer: not retried.
@@ -109,22 +140,36 @@ it('starts a crashed stdio server again on the next call', async () => {
       pids.push(pid);
       process.kill(pid, 'SIGKILL');
       // The next call is asked for once the server's process is gone.
-      return { gate: processGone(pid), then: openaiReply({ toolCalls: [{ id: 'call_pid_2', name: 'calc_pid', arguments: {} }] }) };
+      return {
+        gate: processGone(pid),
+        then: openaiReply({ toolCalls: [{ id: 'call_pid_2', name: 'calc_pid', arguments: {} }] }),
+      };
     }
     pids.push(Number(request.body.messages.at(-1).content));
     return openaiReply({ content: 'done' });
   });
   const taskQueue = uniqueTaskQueue('mcp-crash');
-  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, mcpServers: { calc: stdioServerEntry() } });
+  const worker = await createTestWorker(bed.environment, {
+    taskQueue,
+    env: bed.server.providerEnv,
+    mcpServers: { calc: stdioServerEntry() },
+  });
   const { result, workflowId } = await worker.runUntil(
-    runAgent(bed.environment, taskQueue, { prompt: 'Which process?', model: 'openai:gpt-4o-mini', tools: ['calc_pid'], workspace: bed.workspace }),
+    runAgent(bed.environment, taskQueue, {
+      prompt: 'Which process?',
+      model: 'openai:gpt-4o-mini',
+      tools: ['calc_pid'],
+      workspace: bed.workspace,
+    }),
   );
 
   expect(result.status).toBe('completed');
   expect(pids).toHaveLength(2);
   expect(pids.every((pid) => pid > 0)).toBe(true);
   expect(pids[1]).not.toBe(pids[0]);
-  const calls = activityCalls(await fetchEvents(bed.environment.client, workflowId)).filter((call) => call.activityType === 'calc_pid');
+  const calls = activityCalls(await fetchEvents(bed.environment.client, workflowId)).filter(
+    (call) => call.activityType === 'calc_pid',
+  );
   // Restarted by the next call itself, not by a retry after a failed attempt.
   expect(calls.map((call) => [call.attempt, call.result])).toEqual([
     [1, String(pids[0])],
@@ -139,47 +184,85 @@ it('leaves a server that is down out of mcp:*, and fails a run that names one of
   const taskQueue = uniqueTaskQueue('mcp-down');
   const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, mcpServers });
   await worker.runUntil(async () => {
-    const { result, workflowId } = await runAgent(bed.environment, taskQueue, { prompt: 'Hi', model: 'openai:gpt-4o-mini', tools: ['mcp:*'], workspace: bed.workspace });
+    const { result, workflowId } = await runAgent(bed.environment, taskQueue, {
+      prompt: 'Hi',
+      model: 'openai:gpt-4o-mini',
+      tools: ['mcp:*'],
+      workspace: bed.workspace,
+    });
     expect(result.status).toBe('completed');
     expect(toolNames(bed.server.requests[0].body)).toEqual(['calc_add', 'calc_fail', 'calc_pid']);
     const listing = listingOf(activityCalls(await fetchEvents(bed.environment.client, workflowId)));
-    expect(listing.unavailable.down).toMatch(new RegExp(`MCP server "down" could not be reached at http://127.0.0.1:${closedPort}/mcp: fetch failed \\(ECONNREFUSED\\)`));
+    expect(listing.unavailable.down).toMatch(
+      new RegExp(`MCP server "down" could not be reached at http://127.0.0.1:${closedPort}/mcp: fetch failed \\(ECONNREFUSED\\)`),
+    );
 
-    const named = runAgent(bed.environment, taskQueue, { prompt: 'Hi', model: 'openai:gpt-4o-mini', tools: ['down_add'], workspace: bed.workspace });
-    const failure = await named.then(() => undefined, (error: unknown) => error);
+    const named = runAgent(bed.environment, taskQueue, {
+      prompt: 'Hi',
+      model: 'openai:gpt-4o-mini',
+      tools: ['down_add'],
+      workspace: bed.workspace,
+    });
+    const failure = await named.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(WorkflowFailedError);
-    expect((failure as WorkflowFailedError).cause?.message).toMatch(/the run names the MCP tool down_add, and MCP server "down" could not be reached .*ECONNREFUSED/);
+    expect((failure as WorkflowFailedError).cause?.message).toMatch(
+      /the run names the MCP tool down_add, and MCP server "down" could not be reached .*ECONNREFUSED/,
+    );
   });
   expect(bed.server.requests).toHaveLength(1);
 });
 
-it('gives the model an error result when a server goes down after the listing, once the call\'s retries are spent', async () => {
+it("gives the model an error result when a server goes down after the listing, once the call's retries are spent", async () => {
   const http = await startHttpMcpServer();
   // The server stops once the run has listed its tools, before the model asks for one.
   bed.server.respondWith((_request, index) =>
     index === 0
-      ? { gate: http.close(), then: openaiReply({ toolCalls: [{ id: 'call_add', name: 'remote_add', arguments: { a: 1, b: 1 } }] }) }
+      ? {
+          gate: http.close(),
+          then: openaiReply({ toolCalls: [{ id: 'call_add', name: 'remote_add', arguments: { a: 1, b: 1 } }] }),
+        }
       : openaiReply({ content: 'The adder is down.' }),
   );
   const taskQueue = uniqueTaskQueue('mcp-gone');
-  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, mcpServers: { remote: { url: http.url } } });
+  const worker = await createTestWorker(bed.environment, {
+    taskQueue,
+    env: bed.server.providerEnv,
+    mcpServers: { remote: { url: http.url } },
+  });
   const { result, workflowId } = await worker.runUntil(
-    runAgent(bed.environment, taskQueue, { prompt: 'Add', model: 'openai:gpt-4o-mini', tools: ['remote_add'], workspace: bed.workspace }),
+    runAgent(bed.environment, taskQueue, {
+      prompt: 'Add',
+      model: 'openai:gpt-4o-mini',
+      tools: ['remote_add'],
+      workspace: bed.workspace,
+    }),
   );
 
   expect(result).toMatchObject({ status: 'completed', answer: 'The adder is down.' });
   expect(bed.server.requests[1].body.messages.at(-1)).toEqual({
     role: 'tool',
     tool_call_id: 'call_add',
-    content: expect.stringMatching(/^Error: remote_add failed after 3 attempt\(s\): MCP server "remote" (is unavailable|could not be reached).*ECONNREFUSED/),
+    content: expect.stringMatching(
+      /^Error: remote_add failed after 3 attempt\(s\): MCP server "remote" (is unavailable|could not be reached).*ECONNREFUSED/,
+    ),
   });
-  const call = activityCalls(await fetchEvents(bed.environment.client, workflowId)).find((each) => each.activityType === 'remote_add')!;
+  const call = activityCalls(await fetchEvents(bed.environment.client, workflowId)).find(
+    (each) => each.activityType === 'remote_add',
+  )!;
   expect(call).toMatchObject({ attempt: 3, failure: { type: 'McpServerUnavailable' } });
 });
 
 it('offers an agent only the MCP tools it names, and fails a run whose agent names one the server does not have', async () => {
   const calculator = defineAgent({ name: 'calculator', description: 'Adds.', model: 'openai:gpt-4o-mini', tools: ['calc_add'] });
-  const confused = defineAgent({ name: 'confused', description: 'Names a tool that is not there.', model: 'openai:gpt-4o-mini', tools: ['calc_multiply'] });
+  const confused = defineAgent({
+    name: 'confused',
+    description: 'Names a tool that is not there.',
+    model: 'openai:gpt-4o-mini',
+    tools: ['calc_multiply'],
+  });
   bed.server.enqueue(openaiReply({ content: 'ready' }));
   const taskQueue = uniqueTaskQueue('mcp-agents');
   const worker = await createTestWorker(bed.environment, {
@@ -189,22 +272,42 @@ it('offers an agent only the MCP tools it names, and fails a run whose agent nam
     mcpServers: { calc: stdioServerEntry() },
   });
   await worker.runUntil(async () => {
-    const { result } = await runAgent(bed.environment, taskQueue, { agent: 'calculator', prompt: 'Ready?', workspace: bed.workspace });
+    const { result } = await runAgent(bed.environment, taskQueue, {
+      agent: 'calculator',
+      prompt: 'Ready?',
+      workspace: bed.workspace,
+    });
     expect(result.answer).toBe('ready');
     expect(toolNames(bed.server.requests[0].body)).toEqual(['calc_add']);
 
-    const failure = await runAgent(bed.environment, taskQueue, { agent: 'confused', prompt: 'Multiply', workspace: bed.workspace }).then(
+    const failure = await runAgent(bed.environment, taskQueue, {
+      agent: 'confused',
+      prompt: 'Multiply',
+      workspace: bed.workspace,
+    }).then(
       () => undefined,
       (error: unknown) => error,
     );
-    expect((failure as WorkflowFailedError).cause?.message).toBe('unknown MCP tool "calc_multiply"; "calc" offer: calc_add, calc_fail, calc_pid');
+    expect((failure as WorkflowFailedError).cause?.message).toBe(
+      'unknown MCP tool "calc_multiply"; "calc" offer: calc_add, calc_fail, calc_pid',
+    );
   });
   expect(bed.server.requests).toHaveLength(1);
 });
 
-it('lists MCP tools in the run that uses them: a subagent\'s own run, not its parent\'s', async () => {
-  const calculator = defineAgent({ name: 'calculator', description: 'Adds numbers.', model: 'openai:gpt-4o-mini', tools: ['mcp:calc'] });
-  const coordinator = defineAgent({ name: 'coordinator', description: 'Delegates.', model: 'openai:gpt-4o-mini', subagents: [calculator] });
+it("lists MCP tools in the run that uses them: a subagent's own run, not its parent's", async () => {
+  const calculator = defineAgent({
+    name: 'calculator',
+    description: 'Adds numbers.',
+    model: 'openai:gpt-4o-mini',
+    tools: ['mcp:calc'],
+  });
+  const coordinator = defineAgent({
+    name: 'coordinator',
+    description: 'Delegates.',
+    model: 'openai:gpt-4o-mini',
+    subagents: [calculator],
+  });
   bed.server.enqueue(
     openaiReply({ toolCalls: [{ id: 'call_sub', name: 'calculator', arguments: { task: 'Add 2 and 3' } }] }),
     openaiReply({ toolCalls: [{ id: 'call_add', name: 'calc_add', arguments: { a: 2, b: 3 } }] }),
@@ -212,13 +315,27 @@ it('lists MCP tools in the run that uses them: a subagent\'s own run, not its pa
     openaiReply({ content: 'The calculator says 5.' }),
   );
   const taskQueue = uniqueTaskQueue('mcp-subagent');
-  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, agents: [coordinator], mcpServers: { calc: stdioServerEntry() } });
-  const { result, workflowId } = await worker.runUntil(runAgent(bed.environment, taskQueue, { agent: 'coordinator', prompt: 'What is 2 + 3?', workspace: bed.workspace }));
+  const worker = await createTestWorker(bed.environment, {
+    taskQueue,
+    env: bed.server.providerEnv,
+    agents: [coordinator],
+    mcpServers: { calc: stdioServerEntry() },
+  });
+  const { result, workflowId } = await worker.runUntil(
+    runAgent(bed.environment, taskQueue, { agent: 'coordinator', prompt: 'What is 2 + 3?', workspace: bed.workspace }),
+  );
 
   expect(result.answer).toBe('The calculator says 5.');
-  expect(bed.server.requests.map((request) => toolNames(request.body))).toEqual([['calculator'], ['calc_add', 'calc_fail', 'calc_pid'], ['calc_add', 'calc_fail', 'calc_pid'], ['calculator']]);
+  expect(bed.server.requests.map((request) => toolNames(request.body))).toEqual([
+    ['calculator'],
+    ['calc_add', 'calc_fail', 'calc_pid'],
+    ['calc_add', 'calc_fail', 'calc_pid'],
+    ['calculator'],
+  ]);
   const parent = activityCalls(await fetchEvents(bed.environment.client, workflowId)).map((call) => call.activityType);
-  const child = activityCalls(await fetchEvents(bed.environment.client, `${workflowId}/call_sub`)).map((call) => call.activityType);
+  const child = activityCalls(await fetchEvents(bed.environment.client, `${workflowId}/call_sub`)).map(
+    (call) => call.activityType,
+  );
   expect(parent).toEqual(['prepareRun', 'callModel', 'callModel']);
   expect(child).toEqual(['prepareRun', 'listMcpTools', 'callModel', 'calc_add', 'callModel']);
 });
@@ -241,7 +358,12 @@ it('sends the tools with a model call when its worker did not list them, once pe
       activityOverrides: { listMcpTools: createListMcpTools(registry, connections, new McpCatalog()) },
     });
     const { result, workflowId } = await worker.runUntil(
-      runAgent(bed.environment, taskQueue, { prompt: 'Add', model: 'openai:gpt-4o-mini', tools: ['mcp:remote'], workspace: bed.workspace }),
+      runAgent(bed.environment, taskQueue, {
+        prompt: 'Add',
+        model: 'openai:gpt-4o-mini',
+        tools: ['mcp:remote'],
+        workspace: bed.workspace,
+      }),
     );
 
     expect(result.answer).toBe('42');
@@ -249,7 +371,9 @@ it('sends the tools with a model call when its worker did not list them, once pe
       ['remote_add', 'remote_fail', 'remote_pid'],
       ['remote_add', 'remote_fail', 'remote_pid'],
     ]);
-    const calls = activityCalls(await fetchEvents(bed.environment.client, workflowId)).filter((call) => call.activityType === 'callModel');
+    const calls = activityCalls(await fetchEvents(bed.environment.client, workflowId)).filter(
+      (call) => call.activityType === 'callModel',
+    );
     const mcpOf = (index: number) => (calls[index].input as { mcp: { id: string; tools?: Record<string, unknown> } }).mcp;
     expect(calls.map((call) => call.failure?.type)).toEqual(['McpToolsUnavailable', undefined, undefined]);
     expect(mcpOf(0).tools).toBeUndefined();

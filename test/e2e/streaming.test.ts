@@ -32,7 +32,9 @@ describe.each(Object.keys(models) as FakeProvider[])('streaming through the real
         { model: models[provider], tools: [], workspace: bed.workspace, session: { idleTimeoutSeconds: 600 }, stream: true },
         { taskQueue },
       );
-      const subscription = WorkflowStreamClient.create(bed.environment.client, handle.workflowId).topic<StreamEvent>(agentStreamTopic).subscribe(0);
+      const subscription = WorkflowStreamClient.create(bed.environment.client, handle.workflowId)
+        .topic<StreamEvent>(agentStreamTopic)
+        .subscribe(0);
       const reply = handle.executeUpdate(sendMessageUpdate, { args: ['tell me about the fox'] });
       const events: StreamEvent[] = [];
       for await (const item of subscription) {

@@ -48,7 +48,21 @@ it('runs a thinking tool loop on Anthropic Messages: every thinking block back u
   ];
   bed.server.enqueue(...replies);
   const id = `thinking-anthropic-${Date.now()}`;
-  const run = await cli(['run', 'What does a.txt lead to?', '--model', 'anthropic:claude-sonnet-4-6', '--thinking-budget', '2048', '--tools', 'read_file', '--workspace', workspace, '--json', '--id', id]);
+  const run = await cli([
+    'run',
+    'What does a.txt lead to?',
+    '--model',
+    'anthropic:claude-sonnet-4-6',
+    '--thinking-budget',
+    '2048',
+    '--tools',
+    'read_file',
+    '--workspace',
+    workspace,
+    '--json',
+    '--id',
+    id,
+  ]);
 
   expect(run.code).toBe(0);
   expect(lastJsonLine(run.stdout)).toMatchObject({
@@ -62,9 +76,14 @@ it('runs a thinking tool loop on Anthropic Messages: every thinking block back u
     expect(request.headers['anthropic-beta']).toContain('interleaved-thinking-2025-05-14');
   }
   // The blocks went back exactly as they came: the second reply whole, in its own order.
-  expect(bed.server.requests[2].body.messages[3]).toEqual({ role: 'assistant', content: (replies[1] as { json: { content: unknown } }).json.content });
+  expect(bed.server.requests[2].body.messages[3]).toEqual({
+    role: 'assistant',
+    content: (replies[1] as { json: { content: unknown } }).json.content,
+  });
   // Progress and the Web UI show that the model thought, in tokens; never what it thought.
-  expect(run.stderr).toContain('iteration 2 · anthropic:claude-sonnet-4-6 asked for read_file (200 in / 80 out tokens, 50 of them thinking, $0.0018)');
+  expect(run.stderr).toContain(
+    'iteration 2 · anthropic:claude-sonnet-4-6 asked for read_file (200 in / 80 out tokens, 50 of them thinking, $0.0018)',
+  );
   expect(run.stderr).not.toContain('points to b.txt.');
   const summaries = scheduledActivities(await fetchEvents(bed.environment.client, id))
     .filter((activity) => activity.activityType === 'callModel')
@@ -76,7 +95,9 @@ it('runs a thinking tool loop on Anthropic Messages: every thinking block back u
   expect(hidden.stdout).not.toContain('The user wants a.txt');
   expect(hidden.stderr).toContain('600 input / 190 output tokens, 100 of them thinking');
   const shown = await cli(['show', id, '--thinking']);
-  expect(shown.stdout).toContain('[assistant]\n[thinking] a.txt points to b.txt.\n[thinking, redacted by anthropic]\n→ read_file {"path":"b.txt"} (call_b)');
+  expect(shown.stdout).toContain(
+    '[assistant]\n[thinking] a.txt points to b.txt.\n[thinking, redacted by anthropic]\n→ read_file {"path":"b.txt"} (call_b)',
+  );
 });
 
 it('runs a thinking tool loop on the OpenAI Responses API: encrypted reasoning back unchanged, nothing stored, effort passed', async () => {
@@ -87,7 +108,19 @@ it('runs a thinking tool loop on the OpenAI Responses API: encrypted reasoning b
     openaiResponsesReply({ reasoning: ['Done.'], content: 'a.txt points to b.txt, which says beta.' }),
   ];
   bed.server.enqueue(...replies);
-  const run = await cli(['run', 'What does a.txt lead to?', '--model', 'openai-responses:o4-mini', '--reasoning-effort', 'high', '--tools', 'read_file', '--workspace', workspace, '--json']);
+  const run = await cli([
+    'run',
+    'What does a.txt lead to?',
+    '--model',
+    'openai-responses:o4-mini',
+    '--reasoning-effort',
+    'high',
+    '--tools',
+    'read_file',
+    '--workspace',
+    workspace,
+    '--json',
+  ]);
 
   expect(run.code).toBe(0);
   expect(lastJsonLine(run.stdout)).toMatchObject({
@@ -99,18 +132,43 @@ it('runs a thinking tool loop on the OpenAI Responses API: encrypted reasoning b
   for (const request of bed.server.requests) {
     // OPENAI_BASE_URL is honoured: the requests came here, to the Responses endpoint.
     expect(request.path).toBe('/v1/responses');
-    expect(request.body).toMatchObject({ model: 'o4-mini', store: false, include: ['reasoning.encrypted_content'], reasoning: { effort: 'high' } });
+    expect(request.body).toMatchObject({
+      model: 'o4-mini',
+      store: false,
+      include: ['reasoning.encrypted_content'],
+      reasoning: { effort: 'high' },
+    });
   }
   const last = bed.server.requests[2].body.input as Array<{ type?: string; call_id?: string }>;
   expect(last.filter((item) => item.type === 'function_call_output').map((item) => item.call_id)).toEqual(['call_a', 'call_b']);
-  expect(run.stderr).toContain('iteration 1 · openai-responses:o4-mini asked for read_file (100 in / 60 out tokens, 40 of them thinking, $0.000374)');
+  expect(run.stderr).toContain(
+    'iteration 1 · openai-responses:o4-mini asked for read_file (100 in / 60 out tokens, 40 of them thinking, $0.000374)',
+  );
 });
 
 it('refuses a thinking budget or a reasoning effort no provider accepts, before anything starts', async () => {
-  const budget = await cli(['run', 'hi', '--model', 'anthropic:claude-sonnet-4-6', '--thinking-budget', '100', '--workspace', bed.workspace]);
+  const budget = await cli([
+    'run',
+    'hi',
+    '--model',
+    'anthropic:claude-sonnet-4-6',
+    '--thinking-budget',
+    '100',
+    '--workspace',
+    bed.workspace,
+  ]);
   expect(budget.code).toBe(2);
   expect(budget.stderr).toContain("thinkingBudget: must be at least 1024 tokens (Anthropic's minimum)");
-  const effort = await cli(['run', 'hi', '--model', 'openai-responses:o4-mini', '--reasoning-effort', 'extreme', '--workspace', bed.workspace]);
+  const effort = await cli([
+    'run',
+    'hi',
+    '--model',
+    'openai-responses:o4-mini',
+    '--reasoning-effort',
+    'extreme',
+    '--workspace',
+    bed.workspace,
+  ]);
   expect(effort.code).toBe(2);
   expect(effort.stderr).toContain('reasoningEffort: must be one of low, medium, high');
   expect(bed.server.requests).toEqual([]);
@@ -118,7 +176,12 @@ it('refuses a thinking budget or a reasoning effort no provider accepts, before 
 
 it('never sends one provider thinking another produced: after a handoff from OpenAI to Anthropic, and in the next turn', async () => {
   const workspace = await makeWorkspace({ 'a.txt': 'alpha' });
-  const planner = [openaiResponsesReply({ reasoning: ['The reviewer should do this.'], toolCalls: [{ id: 'call_hand', name: 'transfer_to_reviewer', arguments: {} }] })];
+  const planner = [
+    openaiResponsesReply({
+      reasoning: ['The reviewer should do this.'],
+      toolCalls: [{ id: 'call_hand', name: 'transfer_to_reviewer', arguments: {} }],
+    }),
+  ];
   const reviewer = [
     // The loop began without thinking (on OpenAI), so Anthropic finishes it without; the next message thinks again.
     anthropicReply({ toolCalls: [readA] }),
@@ -127,11 +190,24 @@ it('never sends one provider thinking another produced: after a handoff from Ope
   ];
   bed.server.enqueue(...planner, ...reviewer);
   // --reasoning-effort overrides the entry agent's own (medium); the reviewer keeps its thinking budget.
-  const chat = spawnCli(['chat', '--agent', 'planner', '--reasoning-effort', 'high', '--workspace', workspace, '--id', `thinking-handoff-${Date.now()}`], {
-    ...bed.server.providerEnv,
-    AGENT_DEFINITIONS: path.join(__dirname, '..', 'fixtures', 'thinking-team.ts'),
-    AGENT_TASK_QUEUE: taskQueue,
-  });
+  const chat = spawnCli(
+    [
+      'chat',
+      '--agent',
+      'planner',
+      '--reasoning-effort',
+      'high',
+      '--workspace',
+      workspace,
+      '--id',
+      `thinking-handoff-${Date.now()}`,
+    ],
+    {
+      ...bed.server.providerEnv,
+      AGENT_DEFINITIONS: path.join(__dirname, '..', 'fixtures', 'thinking-team.ts'),
+      AGENT_TASK_QUEUE: taskQueue,
+    },
+  );
   const done = collect(chat);
   chat.stdin!.write('Review a.txt\n');
   await waitForRequests(3);
@@ -150,15 +226,23 @@ it('never sends one provider thinking another produced: after a handoff from Ope
     expect(JSON.stringify(request.body)).not.toContain(openaiPayloads[0]);
     expect(JSON.stringify(request.body)).not.toContain('The reviewer should do this.');
   }
-  expect(anthropic.map((request) => request.body.thinking)).toEqual([undefined, undefined, { type: 'enabled', budget_tokens: 2048 }]);
+  expect(anthropic.map((request) => request.body.thinking)).toEqual([
+    undefined,
+    undefined,
+    { type: 'enabled', budget_tokens: 2048 },
+  ]);
 });
 
 it('lists what each agent thinks with', async () => {
   const env = { AGENT_DEFINITIONS: path.join(__dirname, '..', 'fixtures', 'thinking-team.ts') };
   const listed = await runCli(['agents'], env);
-  expect(listed.stdout).toContain('reviewer (anthropic:claude-sonnet-4-6)\n  Reviews files with care.\n  tools: read_file\n  subagents: none\n  handoffs: none\n  thinks with up to 2048 tokens');
+  expect(listed.stdout).toContain(
+    'reviewer (anthropic:claude-sonnet-4-6)\n  Reviews files with care.\n  tools: read_file\n  subagents: none\n  handoffs: none\n  thinks with up to 2048 tokens',
+  );
   expect(listed.stdout).toContain('  reasoning effort: medium');
-  const json = lastJsonLine((await runCli(['agents', '--json'], env)).stdout) as { agents: Array<{ name: string; modelSettings: unknown }> };
+  const json = lastJsonLine((await runCli(['agents', '--json'], env)).stdout) as {
+    agents: Array<{ name: string; modelSettings: unknown }>;
+  };
   expect(json.agents.find((agent) => agent.name === 'planner')?.modelSettings).toEqual({ reasoningEffort: 'medium' });
 });
 
@@ -182,5 +266,12 @@ it('serves the Responses API as server-sent events too, the streamed reply addin
   // The stream helper adds its parse results (parsed, parsed_arguments) to what the API sent.
   expect(streamed.output).toMatchObject(whole.output);
   expect(reasoningPayloads(streamed.output)).toEqual(servedPayloads(reply));
-  expect(events).toEqual(expect.arrayContaining(['response.created', 'response.output_text.delta', 'response.function_call_arguments.done', 'response.completed']));
+  expect(events).toEqual(
+    expect.arrayContaining([
+      'response.created',
+      'response.output_text.delta',
+      'response.function_call_arguments.done',
+      'response.completed',
+    ]),
+  );
 });

@@ -38,13 +38,25 @@ it('agent watch prints the text as it is written and the tool calls, in order, a
   let watchersThere: () => void = () => {};
   const gate = new Promise<void>((resolve) => (watchersThere = resolve));
   bed.server.enqueue(
-    { gate, then: { ...openaiReply({ content: 'Let me look.', toolCalls: [{ id: 'call_1', name: 'list_directory', arguments: {} }] }), stream: { intervalMs: 30 } } },
+    {
+      gate,
+      then: {
+        ...openaiReply({ content: 'Let me look.', toolCalls: [{ id: 'call_1', name: 'list_directory', arguments: {} }] }),
+        stream: { intervalMs: 30 },
+      },
+    },
     { ...openaiReply({ content: sentence }), stream: { intervalMs: 80 } },
   );
   const workflowId = `watch-${Date.now()}`;
-  const started = await runCli(['run', 'what is here?', '--detach', '--stream', '--id', workflowId, '--workspace', bed.workspace, '--model', model], cliEnv());
+  const started = await runCli(
+    ['run', 'what is here?', '--detach', '--stream', '--id', workflowId, '--workspace', bed.workspace, '--model', model],
+    cliEnv(),
+  );
   expect(started.code).toBe(0);
-  const watchers = [spawnCli(['watch', workflowId], cliEnv(), { stdin: 'ignore' }), spawnCli(['watch', workflowId, '--json'], cliEnv(), { stdin: 'ignore' })];
+  const watchers = [
+    spawnCli(['watch', workflowId], cliEnv(), { stdin: 'ignore' }),
+    spawnCli(['watch', workflowId, '--json'], cliEnv(), { stdin: 'ignore' }),
+  ];
   const watching = Promise.all(watchers.map((watcher) => collect(watcher)));
   const said = watchers.map(() => '');
   watchers.forEach((watcher, index) => watcher.stderr!.on('data', (chunk: Buffer) => (said[index] += chunk.toString())));
@@ -117,7 +129,10 @@ it('agent run --stream prints the answer as it is written, once; --json output i
 }, 90_000);
 
 it('agent chat --stream prints each answer as it is written, once', async () => {
-  bed.server.enqueue({ ...openaiReply({ content: sentence }), stream: { intervalMs: 20 } }, { ...openaiReply({ content: 'Bye now.' }), stream: { intervalMs: 20 } });
+  bed.server.enqueue(
+    { ...openaiReply({ content: sentence }), stream: { intervalMs: 20 } },
+    { ...openaiReply({ content: 'Bye now.' }), stream: { intervalMs: 20 } },
+  );
   const chat = spawnCli(['chat', '--stream', '--workspace', bed.workspace, '--model', model], cliEnv(), { stdin: 'pipe' });
   const done = collect(chat);
   let seen = '';

@@ -24,7 +24,9 @@ function npm(args: string[], env: NodeJS.ProcessEnv = {}) {
 beforeAll(async () => {
   // The app installs the library packed (install-links), which copies dist/ but does not run its prepack:
   // build dist/ from this checkout first, so the app uses this code and a fresh clone has one.
-  const build = await collect(spawn('npm', ['run', '-s', 'build:lib'], { cwd: path.join(app, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] }));
+  const build = await collect(
+    spawn('npm', ['run', '-s', 'build:lib'], { cwd: path.join(app, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   if (build.code !== 0) throw new Error(`npm run build:lib failed:\n${build.stdout}${build.stderr}`);
   await rm(path.join(app, 'node_modules', 'durable-agent'), { recursive: true, force: true });
   const install = await npm(['install', '--no-audit', '--no-fund']);
@@ -34,7 +36,10 @@ beforeAll(async () => {
 it('installs as a library, type-checks, and runs two agents with a subagent and a handoff from its own worker and client', async () => {
   const typeCheck = await npm(['run', '-s', 'build']);
   // tsc reports type errors on stdout: show both when it fails.
-  expect({ code: typeCheck.code, output: `${typeCheck.stdout}${typeCheck.stderr.replace(/npm warn[^\n]*\n/g, '')}` }).toEqual({ code: 0, output: '' });
+  expect({ code: typeCheck.code, output: `${typeCheck.stdout}${typeCheck.stderr.replace(/npm warn[^\n]*\n/g, '')}` }).toEqual({
+    code: 0,
+    output: '',
+  });
 
   scriptByAgent(bed.server, {
     assistant: [
@@ -58,7 +63,10 @@ it('installs as a library, type-checks, and runs two agents with a subagent and 
     EXAMPLE_TASK_QUEUE: taskQueue,
     AGENT_WORKSPACE_ROOT: os.tmpdir(),
   });
-  expect({ code: run.code, errors: run.stderr.split('\n').filter((line) => /error/i.test(line)) }).toEqual({ code: 0, errors: [] });
+  expect({ code: run.code, errors: run.stderr.split('\n').filter((line) => /error/i.test(line)) }).toEqual({
+    code: 0,
+    errors: [],
+  });
   const [agentRun, briefing] = run.stdout.trim().split('\n');
   expect(agentRun).toMatch(/^assistant run agent-\S+: completed, answered by billing: Invoice 7 is paid\.$/);
   expect(briefing).toBe('Briefing on the roadmap (completed, by assistant): The roadmap: ship the library in Q3.');

@@ -80,7 +80,11 @@ describe('a workflow started directly', () => {
     ['no prompt', () => ({ ...valid(), prompt: undefined }), /prompt: either a prompt or initial messages are required/],
     ['no input at all', () => undefined, /invalid agent input/],
     // Defaults are applied once, by the client: a workflow that filled them in itself would change with the code it replays on.
-    ['input whose defaults were never resolved', () => given(), /agent: .*; maxConcurrentTools: .*; modelTimeoutSeconds: .*; context: /],
+    [
+      'input whose defaults were never resolved',
+      () => given(),
+      /agent: .*; maxConcurrentTools: .*; modelTimeoutSeconds: .*; context: /,
+    ],
   ])('fails non-retryably with InvalidAgentInput on %s, naming the field', async (_case, input, reason) => {
     const { cause, events } = await failedStart(input());
     expect(cause).toBeInstanceOf(ApplicationFailure);
@@ -97,7 +101,11 @@ describe('a workflow started directly', () => {
       `workspace "${missingDirectory}" is not an existing directory`,
     ],
     ['a tool the worker does not have', () => ({ ...valid(), tools: ['read_file', 'teleport'] }), 'unknown tools: teleport'],
-    ['a provider the worker does not have', () => ({ ...valid(), model: 'foo:bar' }), 'unknown provider "foo" in model "foo:bar"'],
+    [
+      'a provider the worker does not have',
+      () => ({ ...valid(), model: 'foo:bar' }),
+      'unknown provider "foo" in model "foo:bar"',
+    ],
     ['an agent the worker does not have', () => ({ ...valid(), agent: 'nobody' }), 'unknown agent "nobody"'],
   ])('fails with AgentConfigurationError from prepareRun, first attempt only, on %s', async (_case, input, reason) => {
     const { cause, events } = await failedStart(input());

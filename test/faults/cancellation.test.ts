@@ -91,7 +91,14 @@ it('cancels a run during tool calls: every running tool sees the cancellation th
     await bed.environment.client.workflow.start(agentWorkflowType, {
       taskQueue,
       workflowId,
-      args: [resolved({ prompt: 'wait twice', model: 'openai:gpt-4o-mini', tools: ['wait_forever'], workspace: await makeWorkspace() })],
+      args: [
+        resolved({
+          prompt: 'wait twice',
+          model: 'openai:gpt-4o-mini',
+          tools: ['wait_forever'],
+          workspace: await makeWorkspace(),
+        }),
+      ],
     });
     await until(() => toolStarted.length === 2);
     await cancelWithCli(workflowId, taskQueue);

@@ -41,8 +41,18 @@ interface Variant {
 const variants: Variant[] = [
   { name: 'openai', provider: 'openai', run: { model: models.openai } },
   { name: 'anthropic', provider: 'anthropic', run: { model: models.anthropic } },
-  { name: 'anthropic, thinking', provider: 'anthropic', run: { model: 'anthropic:claude-sonnet-4-6', thinkingBudget: 2048 }, thinking: 'Let me think.' },
-  { name: 'openai-responses, reasoning', provider: 'openai-responses', run: { model: models['openai-responses'], reasoningEffort: 'low' }, thinking: 'Let me think.' },
+  {
+    name: 'anthropic, thinking',
+    provider: 'anthropic',
+    run: { model: 'anthropic:claude-sonnet-4-6', thinkingBudget: 2048 },
+    thinking: 'Let me think.',
+  },
+  {
+    name: 'openai-responses, reasoning',
+    provider: 'openai-responses',
+    run: { model: models['openai-responses'], reasoningEffort: 'low' },
+    thinking: 'Let me think.',
+  },
 ];
 const tools = ['read_file', 'list_directory'];
 
@@ -83,7 +93,8 @@ const noToolsChoice: Record<FakeProvider, unknown> = { openai: 'none', 'openai-r
 const conversationSent = (index: number) => JSON.stringify(body(index).messages ?? body(index).input);
 
 describe.each(variants)('$name', ({ provider, run, thinking }) => {
-  const providerReply = (_provider: FakeProvider, options: Parameters<typeof anyProviderReply>[1]) => anyProviderReply(provider, { ...options, thinking });
+  const providerReply = (_provider: FakeProvider, options: Parameters<typeof anyProviderReply>[1]) =>
+    anyProviderReply(provider, { ...options, thinking });
 
   it('ends at the iteration limit with a closing reflection that keeps the tools defined but unusable', async () => {
     bed.server.respondWith((request) =>
@@ -211,7 +222,8 @@ describe.each(variants)('$name', ({ provider, run, thinking }) => {
 });
 
 describe.each(variants)('$name, long and busy sessions', ({ provider, run, thinking }) => {
-  const providerReply = (_provider: FakeProvider, options: Parameters<typeof anyProviderReply>[1]) => anyProviderReply(provider, { ...options, thinking });
+  const providerReply = (_provider: FakeProvider, options: Parameters<typeof anyProviderReply>[1]) =>
+    anyProviderReply(provider, { ...options, thinking });
 
   it('continues a session as new in the middle of a long tool loop and still delivers the reply', async () => {
     const replies = [
@@ -241,7 +253,8 @@ describe.each(variants)('$name, long and busy sessions', ({ provider, run, think
     // The loop's thinking crossed each continue-as-new: every request carried back all of it, unchanged.
     bed.server.requests.forEach((request, index) => {
       expect(reasoningPayloads(request.body)).toEqual(replies.slice(0, index).flatMap(servedPayloads));
-      if (run.thinkingBudget !== undefined) expect(request.body.thinking).toEqual({ type: 'enabled', budget_tokens: run.thinkingBudget });
+      if (run.thinkingBudget !== undefined)
+        expect(request.body.thinking).toEqual({ type: 'enabled', budget_tokens: run.thinkingBudget });
     });
     if (thinking) expect(replies.flatMap(servedPayloads)).toHaveLength(5);
   });

@@ -124,7 +124,9 @@ it("counts parallel subagents' spend against the parent's budget, each child spe
   });
   // Each child was started with what was left of the budget after the lead's first call, and reported its spend.
   for (const callId of ['r', 'w']) {
-    const child = bed.environment.client.workflow.getHandle<(input: AgentInput) => Promise<AgentResult>>(`${workflowId}/${callId}`);
+    const child = bed.environment.client.workflow.getHandle<(input: AgentInput) => Promise<AgentResult>>(
+      `${workflowId}/${callId}`,
+    );
     const started = (await child.fetchHistory()).events![0].workflowExecutionStartedEventAttributes!;
     const childInput = defaultPayloadConverter.fromPayload(started.input!.payloads![0] as Payload) as AgentInput;
     expect(childInput.maxCostUsd).toBeCloseTo(0.005 - price(1000, 20), 12);

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
 import { agentWorkflowType } from '../../workflows/definitions';
-import { anthropicError, anthropicReply, openaiError, openaiReply, openaiResponsesReply, type FakeStep } from '../support/fake-model-server';
+import {
+  anthropicError,
+  anthropicReply,
+  openaiError,
+  openaiReply,
+  openaiResponsesReply,
+  type FakeStep,
+} from '../support/fake-model-server';
 import { attemptsOf, finalAttempts, retriedPendingAttempt } from '../support/fault-history';
 import { fetchEvents } from '../support/history';
 import { forwardPort, unusedPort } from '../support/late-listener';

@@ -30,7 +30,8 @@ const sentence = 'The quick brown fox jumps over the lazy dog, and then it naps 
 
 it('a model call killed mid-stream is reset for subscribers, and its answer is shown exactly once', async () => {
   const taskQueue = uniqueTaskQueue('stream-reset');
-  const startWorker = (identity: string) => spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: fake.providerEnv });
+  const startWorker = (identity: string) =>
+    spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: fake.providerEnv });
   // Attempt 1: the role and five words, then nothing more (the worker dies). Attempt 2: the whole answer.
   fake.enqueue(
     { ...openaiReply({ content: sentence }), stream: { intervalMs: 100, stopAfter: 6 } },
@@ -39,7 +40,13 @@ it('a model call killed mid-stream is reset for subscribers, and its answer is s
   const workerA = await startWorker('worker-a');
   const handle = await startAgent(
     environment.client,
-    { model: 'openai:gpt-4o-mini', tools: [], workspace: await makeWorkspace(), session: { idleTimeoutSeconds: 600 }, stream: true },
+    {
+      model: 'openai:gpt-4o-mini',
+      tools: [],
+      workspace: await makeWorkspace(),
+      session: { idleTimeoutSeconds: 600 },
+      stream: true,
+    },
     { taskQueue },
   );
   const events: StreamEvent[] = [];
@@ -49,7 +56,9 @@ it('a model call killed mid-stream is reset for subscribers, and its answer is s
   const reply = handle.executeUpdate(sendMessageUpdate, { args: ['tell me about the fox'] });
 
   const textSoFar = () => events.flatMap((event) => (event.type === 'text' ? [event.text] : [])).join('');
-  await waitFor('part of the answer on the stream', () => textSoFar().startsWith('The quick brown fox jumps'), { timeoutMs: 60_000 });
+  await waitFor('part of the answer on the stream', () => textSoFar().startsWith('The quick brown fox jumps'), {
+    timeoutMs: 60_000,
+  });
   await workerA.kill();
   await startWorker('worker-b');
   expect(await reply).toMatchObject({ answer: sentence, status: 'completed' });
@@ -61,7 +70,8 @@ it('a model call killed mid-stream is reset for subscribers, and its answer is s
   const reset = events.findIndex((event) => event.type === 'reset');
   expect(events[reset]).toMatchObject({ type: 'reset', attempt: 2 });
   const call = (events[reset] as { call: string }).call;
-  const textOf = (slice: StreamEvent[]) => slice.flatMap((event) => (event.type === 'text' && event.call === call ? [event.text] : [])).join('');
+  const textOf = (slice: StreamEvent[]) =>
+    slice.flatMap((event) => (event.type === 'text' && event.call === call ? [event.text] : [])).join('');
   const before = textOf(events.slice(0, reset));
   expect(before.length).toBeGreaterThan(0);
   expect(sentence.startsWith(before) && before.length < sentence.length).toBe(true);

@@ -14,7 +14,14 @@ it('replays a run that listed and called MCP tools without any MCP server', asyn
   const json = JSON.parse(await readFile(path.join(__dirname, 'histories', 'mcp-tools.json'), 'utf8'));
   const history = historyFromJSON(json);
   const calls = activityCalls(history.events ?? []);
-  expect(calls.map((call) => call.activityType)).toEqual(['prepareRun', 'listMcpTools', 'callModel', 'calc_add', 'calc_fail', 'callModel']);
+  expect(calls.map((call) => call.activityType)).toEqual([
+    'prepareRun',
+    'listMcpTools',
+    'callModel',
+    'calc_add',
+    'calc_fail',
+    'callModel',
+  ]);
   const { listing } = calls[1].result as { listing: McpListing };
   expect(Object.keys(listing.tools)).toEqual(['calc_add', 'calc_fail', 'calc_pid']);
   expect(calls[3].result).toBe('5');

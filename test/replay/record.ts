@@ -24,7 +24,14 @@ import { ensureTemporalCli } from '../../cli/dev-server/find-temporal-cli';
 import { createAgentWorker } from '../../worker/create-worker';
 import { followStream } from '../../client/follow-stream';
 import { sendMessage } from '../../client/send-message';
-import { agentWorkflowType, approveUpdate, denyUpdate, endSessionSignal, interruptUpdate, statusQuery } from '../../workflows/definitions';
+import {
+  agentWorkflowType,
+  approveUpdate,
+  denyUpdate,
+  endSessionSignal,
+  interruptUpdate,
+  statusQuery,
+} from '../../workflows/definitions';
 import {
   anthropicBlocksReply,
   anthropicError,
@@ -64,9 +71,26 @@ const researcher = defineAgent({
   model: 'anthropic:claude-haiku-4-5',
   tools: ['read_file'],
 });
-const coordinator = defineAgent({ name: 'coordinator', description: 'Delegates.', instructions: 'You delegate.', model: 'openai:gpt-4o-mini', subagents: [researcher] });
-const billing = defineAgent({ name: 'billing', description: 'Answers billing questions.', instructions: 'You do billing.', model: 'anthropic:claude-haiku-4-5' });
-const triage = defineAgent({ name: 'triage', description: 'Routes questions.', instructions: 'You route.', model: 'openai:gpt-4o-mini', handoffs: [billing] });
+const coordinator = defineAgent({
+  name: 'coordinator',
+  description: 'Delegates.',
+  instructions: 'You delegate.',
+  model: 'openai:gpt-4o-mini',
+  subagents: [researcher],
+});
+const billing = defineAgent({
+  name: 'billing',
+  description: 'Answers billing questions.',
+  instructions: 'You do billing.',
+  model: 'anthropic:claude-haiku-4-5',
+});
+const triage = defineAgent({
+  name: 'triage',
+  description: 'Routes questions.',
+  instructions: 'You route.',
+  model: 'openai:gpt-4o-mini',
+  handoffs: [billing],
+});
 
 // Runs until it is cancelled (for recording an interrupt while a tool runs).
 const holdTool = defineTool({
@@ -74,7 +98,9 @@ const holdTool = defineTool({
   description: 'Waits until it is cancelled.',
   input: z.object({}),
   async handler(_input, { signal }) {
-    return new Promise<string>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('cancelled')), { once: true }));
+    return new Promise<string>((_resolve, reject) =>
+      signal.addEventListener('abort', () => reject(new Error('cancelled')), { once: true }),
+    );
   },
 });
 
@@ -138,9 +164,17 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'anthropic-write-then-read',
-    input: { prompt: 'Write a note and read it back', model: 'anthropic:claude-haiku-4-5', systemPrompt: 'Be brief.', tools: ['write_file', 'read_file'] },
+    input: {
+      prompt: 'Write a note and read it back',
+      model: 'anthropic:claude-haiku-4-5',
+      systemPrompt: 'Be brief.',
+      tools: ['write_file', 'read_file'],
+    },
     replies: [
-      anthropicReply({ text: 'Writing.', toolCalls: [{ id: 'toolu_1', name: 'write_file', arguments: { path: 'note.md', content: 'hello' } }] }),
+      anthropicReply({
+        text: 'Writing.',
+        toolCalls: [{ id: 'toolu_1', name: 'write_file', arguments: { path: 'note.md', content: 'hello' } }],
+      }),
       anthropicReply({ toolCalls: [{ id: 'toolu_2', name: 'read_file', arguments: { path: 'note.md' } }] }),
       anthropicReply({ text: 'The note says hello.' }),
     ],
@@ -182,7 +216,10 @@ const scenarios: Scenario[] = [
     // A turn the provider rejects fails only its message and is rolled back; the next message is answered.
     name: 'session-turn-fails-and-recovers',
     input: { model: 'anthropic:claude-haiku-4-5', tools: ['read_file'], session: { idleTimeoutSeconds: 600 } },
-    replies: [anthropicError(400, 'prompt is too long: 250000 tokens > 200000 maximum'), anthropicReply({ text: 'short answer' })],
+    replies: [
+      anthropicError(400, 'prompt is too long: 250000 tokens > 200000 maximum'),
+      anthropicReply({ text: 'short answer' }),
+    ],
     messages: ['a very long message', 'a short one'],
   },
   {
@@ -190,7 +227,11 @@ const scenarios: Scenario[] = [
     name: 'truncated-tool-calls-closed',
     input: { model: 'openai:gpt-4o-mini', tools: ['read_file'], session: { idleTimeoutSeconds: 600 } },
     replies: [
-      openaiReply({ content: 'partial', toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }], finishReason: 'length' }),
+      openaiReply({
+        content: 'partial',
+        toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }],
+        finishReason: 'length',
+      }),
       openaiReply({ content: 'second answer' }),
     ],
     messages: ['first', 'second'],
@@ -198,7 +239,12 @@ const scenarios: Scenario[] = [
   {
     // A session turn continues as new mid-tool-loop: its caller is told to ask the next run, which answers.
     name: 'session-hands-over-mid-turn',
-    input: { model: 'openai:gpt-4o-mini', tools: ['read_file'], session: { idleTimeoutSeconds: 600 }, continueAsNewAfterModelCalls: 2 },
+    input: {
+      model: 'openai:gpt-4o-mini',
+      tools: ['read_file'],
+      session: { idleTimeoutSeconds: 600 },
+      continueAsNewAfterModelCalls: 2,
+    },
     replies: [
       openaiReply({ toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
       openaiReply({ toolCalls: [{ id: 'call_2', name: 'read_file', arguments: { path: 'beta.txt' } }] }),
@@ -247,25 +293,52 @@ const scenarios: Scenario[] = [
     // A run stopped by its cost budget before a call whose worst case would pass it.
     name: 'cost-budget',
     input: { prompt: 'Keep reading', model: 'openai:gpt-4o-mini', tools: ['read_file'], maxCostUsd: 0.004 },
-    replies: [openaiReply({ toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }], inputTokens: 10_000 })],
+    replies: [
+      openaiReply({ toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }], inputTokens: 10_000 }),
+    ],
   },
   {
     // Extended thinking in a tool loop: each reply thinks (interleaved, partly redacted), and every later call carries it all back.
     name: 'anthropic-thinking-tool-loop',
-    input: { prompt: 'Read alpha.txt, then beta.txt', model: 'anthropic:claude-sonnet-4-6', tools: ['read_file'], thinkingBudget: 2048 },
+    input: {
+      prompt: 'Read alpha.txt, then beta.txt',
+      model: 'anthropic:claude-sonnet-4-6',
+      tools: ['read_file'],
+      thinkingBudget: 2048,
+    },
     replies: [
-      anthropicReply({ thinking: ['Start with alpha.txt.'], text: 'Reading alpha.txt.', toolCalls: [{ id: 'toolu_a', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
-      anthropicBlocksReply([{ thinking: 'Now beta.txt.' }, { redactedThinking: true }, { toolCall: { id: 'toolu_b', name: 'read_file', arguments: { path: 'beta.txt' } } }]),
+      anthropicReply({
+        thinking: ['Start with alpha.txt.'],
+        text: 'Reading alpha.txt.',
+        toolCalls: [{ id: 'toolu_a', name: 'read_file', arguments: { path: 'alpha.txt' } }],
+      }),
+      anthropicBlocksReply([
+        { thinking: 'Now beta.txt.' },
+        { redactedThinking: true },
+        { toolCall: { id: 'toolu_b', name: 'read_file', arguments: { path: 'beta.txt' } } },
+      ]),
       anthropicReply({ thinking: ['Both read.'], text: 'alpha.txt says alpha, beta.txt says beta.' }),
     ],
   },
   {
     // A reasoning model on the Responses API: encrypted reasoning goes back unchanged, nothing stored at OpenAI.
     name: 'openai-responses-reasoning-tool-loop',
-    input: { prompt: 'Read alpha.txt, then beta.txt', model: 'openai-responses:o4-mini', tools: ['read_file'], reasoningEffort: 'high' },
+    input: {
+      prompt: 'Read alpha.txt, then beta.txt',
+      model: 'openai-responses:o4-mini',
+      tools: ['read_file'],
+      reasoningEffort: 'high',
+    },
     replies: [
-      openaiResponsesReply({ reasoning: ['Start with alpha.txt.'], toolCalls: [{ id: 'call_a', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
-      openaiResponsesItemsReply([{ reasoning: '' }, { text: 'Now beta.txt.' }, { toolCall: { id: 'call_b', name: 'read_file', arguments: { path: 'beta.txt' } } }]),
+      openaiResponsesReply({
+        reasoning: ['Start with alpha.txt.'],
+        toolCalls: [{ id: 'call_a', name: 'read_file', arguments: { path: 'alpha.txt' } }],
+      }),
+      openaiResponsesItemsReply([
+        { reasoning: '' },
+        { text: 'Now beta.txt.' },
+        { toolCall: { id: 'call_b', name: 'read_file', arguments: { path: 'beta.txt' } } },
+      ]),
       openaiResponsesReply({ reasoning: ['Both read.'], content: 'alpha.txt says alpha, beta.txt says beta.' }),
     ],
   },
@@ -274,9 +347,18 @@ const scenarios: Scenario[] = [
     // them one by one; their files stay, as runs of that shape may be in flight, and recording them again now writes
     // this shape): the input, prepareRun's overrides and every model call carry modelSettings.
     name: 'model-settings-anthropic-thinking',
-    input: { prompt: 'Read alpha.txt, then beta.txt', model: 'anthropic:claude-sonnet-4-6', tools: ['read_file'], modelSettings: { thinkingBudget: 2048, maxOutputTokens: 1000 } },
+    input: {
+      prompt: 'Read alpha.txt, then beta.txt',
+      model: 'anthropic:claude-sonnet-4-6',
+      tools: ['read_file'],
+      modelSettings: { thinkingBudget: 2048, maxOutputTokens: 1000 },
+    },
     replies: [
-      anthropicReply({ thinking: ['Start with alpha.txt.'], text: 'Reading alpha.txt.', toolCalls: [{ id: 'toolu_a', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+      anthropicReply({
+        thinking: ['Start with alpha.txt.'],
+        text: 'Reading alpha.txt.',
+        toolCalls: [{ id: 'toolu_a', name: 'read_file', arguments: { path: 'alpha.txt' } }],
+      }),
       anthropicReply({ thinking: ['Both read.'], text: 'alpha.txt says alpha.' }),
     ],
   },
@@ -332,9 +414,21 @@ const scenarios: Scenario[] = [
     // A streamed session, watched: text published by the model activity (signals), polls (updates), the stream
     // handed over across continue-as-new.
     name: 'session-streamed-watched',
-    input: { model: 'openai:gpt-4o-mini', tools: ['read_file'], session: { idleTimeoutSeconds: 600 }, continueAsNewAfterModelCalls: 2, stream: true },
+    input: {
+      model: 'openai:gpt-4o-mini',
+      tools: ['read_file'],
+      session: { idleTimeoutSeconds: 600 },
+      continueAsNewAfterModelCalls: 2,
+      stream: true,
+    },
     replies: [
-      { ...openaiReply({ content: 'Let me read it.', toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }), stream: { intervalMs: 60 } },
+      {
+        ...openaiReply({
+          content: 'Let me read it.',
+          toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'alpha.txt' } }],
+        }),
+        stream: { intervalMs: 60 },
+      },
       { ...openaiReply({ content: 'It says alpha, and that is all it says.' }), stream: { intervalMs: 60 } },
       { ...openaiReply({ content: 'Beta sits next to it.' }), stream: { intervalMs: 60 } },
     ],
@@ -344,7 +438,12 @@ const scenarios: Scenario[] = [
   {
     // Two file writes wait for approval: one approved (it runs), one denied with a reason (an error result).
     name: 'approval-approved-and-denied',
-    input: { prompt: 'Write a.txt and b.txt', model: 'openai:gpt-4o-mini', tools: ['write_file'], approval: { tools: ['write_file'] } },
+    input: {
+      prompt: 'Write a.txt and b.txt',
+      model: 'openai:gpt-4o-mini',
+      tools: ['write_file'],
+      approval: { tools: ['write_file'] },
+    },
     replies: [
       openaiReply({
         toolCalls: [
@@ -399,7 +498,9 @@ const scenarios: Scenario[] = [
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const environment = await TestWorkflowEnvironment.createLocal({ server: { executable: await ensureTemporalCli(console.error), ip: '127.0.0.1' } });
+  const environment = await TestWorkflowEnvironment.createLocal({
+    server: { executable: await ensureTemporalCli(console.error), ip: '127.0.0.1' },
+  });
   const server = await FakeModelServer.start();
   const directory = path.join(__dirname, 'histories');
   await mkdir(directory, { recursive: true });
@@ -429,7 +530,9 @@ async function main(): Promise<void> {
           args: [resolved({ ...scenario.input, workspace })],
         });
         const watching = scenario.watch
-          ? followStream(environment.client, workflowId, { from: 0, onEvent: () => {} }).catch((error: Error) => console.error(`watching failed: ${error.message}`))
+          ? followStream(environment.client, workflowId, { from: 0, onEvent: () => {} }).catch((error: Error) =>
+              console.error(`watching failed: ${error.message}`),
+            )
           : undefined;
         const during = scenario.during?.(handle, server);
         if (scenario.cancelAtRequest !== undefined) {
@@ -437,7 +540,8 @@ async function main(): Promise<void> {
           await handle.cancel();
         }
         // Through the client's sendMessage, which follows a message across continue-as-new; a failed turn is part of some scenarios.
-        for (const message of scenario.messages ?? []) await sendMessage(environment.client.workflow.getHandle(workflowId), message).catch(() => undefined);
+        for (const message of scenario.messages ?? [])
+          await sendMessage(environment.client.workflow.getHandle(workflowId), message).catch(() => undefined);
         if (scenario.messages) await handle.signal(endSessionSignal);
         await during;
         await handle.result().catch(() => undefined);

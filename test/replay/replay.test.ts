@@ -11,7 +11,10 @@ const directory = path.join(__dirname, 'histories');
 async function recordedHistories() {
   const files = (await readdir(directory)).filter((file) => file.endsWith('.json')).sort();
   return Promise.all(
-    files.map(async (file) => ({ workflowId: recordedWorkflowId(file), history: historyFromJSON(JSON.parse(await readFile(path.join(directory, file), 'utf8'))) })),
+    files.map(async (file) => ({
+      workflowId: recordedWorkflowId(file),
+      history: historyFromJSON(JSON.parse(await readFile(path.join(directory, file), 'utf8'))),
+    })),
   );
 }
 
@@ -21,7 +24,10 @@ async function recordedHistories() {
  * workflows after it, so replay must use the same id.
  */
 function recordedWorkflowId(file: string): string {
-  const [scenario, child] = file.replace(/\.json$/, '').replace(/-run\d+$/, '').split('-child-');
+  const [scenario, child] = file
+    .replace(/\.json$/, '')
+    .replace(/-run\d+$/, '')
+    .split('-child-');
   return `replay-${scenario}${child ? `/${child}` : ''}`;
 }
 
@@ -47,7 +53,8 @@ it('replays every recorded history unchanged when every default in core/limits.t
   // The stand-in really differs from agent/limits.ts in each default, and keeps every other export.
   const defaults = Object.keys(limits).filter((name) => name.startsWith('default') && name !== 'defaultTaskQueue');
   expect(defaults.length).toBeGreaterThanOrEqual(5);
-  for (const name of defaults) expect(changedLimits[name as keyof typeof changedLimits]).not.toBe(limits[name as keyof typeof limits]);
+  for (const name of defaults)
+    expect(changedLimits[name as keyof typeof changedLimits]).not.toBe(limits[name as keyof typeof limits]);
   expect(Object.keys(changedLimits).sort()).toEqual(Object.keys(limits).sort());
 
   const original = path.join(__dirname, '..', '..', 'core', 'limits');

@@ -19,13 +19,16 @@ export interface ActivityCall {
 /** Every activity in these events, in the order they were scheduled, inputs and results decoded (plain JSON payloads). */
 export function activityCalls(events: HistoryEvent[]): ActivityCall[] {
   const calls = new Map<number, ActivityCall>();
-  const decode = (payloads: Payload[] | null | undefined) => (payloads?.[0] ? defaultPayloadConverter.fromPayload(payloads[0]) : undefined);
+  const decode = (payloads: Payload[] | null | undefined) =>
+    payloads?.[0] ? defaultPayloadConverter.fromPayload(payloads[0]) : undefined;
   for (const event of events) {
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && scheduled) {
       calls.set(Number(event.eventId), {
         activityType: scheduled.activityType!.name!,
-        summary: event.userMetadata?.summary?.data ? JSON.parse(Buffer.from(event.userMetadata.summary.data).toString()) : undefined,
+        summary: event.userMetadata?.summary?.data
+          ? JSON.parse(Buffer.from(event.userMetadata.summary.data).toString())
+          : undefined,
         input: decode(scheduled.input?.payloads as Payload[]),
       });
     }

@@ -22,7 +22,11 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { c
 /** Starts the CLI without waiting; `stdin: 'pipe'` lets a test type into it (agent chat). */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, options: { cwd?: string; stdin?: 'pipe' | 'ignore' } = {}) {
   const [program, ...programArgs] = cliCommandLine(args);
-  return spawn(program, programArgs, { cwd: options.cwd ?? projectRoot, env: cliEnvironment(env), stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'] });
+  return spawn(program, programArgs, {
+    cwd: options.cwd ?? projectRoot,
+    env: cliEnvironment(env),
+    stdio: [options.stdin ?? 'pipe', 'pipe', 'pipe'],
+  });
 }
 
 /** The command line that runs the CLI with `args` (for a terminal of its own: test/support/terminal.ts). */

@@ -55,7 +55,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const server = new ServerProcess(child, `the dev server on ${address}`, stopTimeoutMs);
   liveServers.add(server);
   child.once('exit', () => liveServers.delete(server));
-  await server.waitUntilReady(() => answersNamespaceLookup(address), { what: 'answering a namespace lookup', timeoutMs: startupTimeoutMs, intervalMs: 200 });
+  await server.waitUntilReady(() => answersNamespaceLookup(address), {
+    what: 'answering a namespace lookup',
+    timeoutMs: startupTimeoutMs,
+    intervalMs: 200,
+  });
   return { address, stop: () => server.stop() };
 }
 

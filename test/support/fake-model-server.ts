@@ -129,7 +129,9 @@ export class FakeModelServer {
       const problem = wireProblem(received);
       if (problem) {
         received.refusal = problem.message;
-        const step = received.path.includes('/messages') ? anthropicError(problem.status, problem.message) : openaiError(problem.status, problem.message);
+        const step = received.path.includes('/messages')
+          ? anthropicError(problem.status, problem.message)
+          : openaiError(problem.status, problem.message);
         respond(response, problem.status, JSON.stringify((step as { json: unknown }).json));
         return;
       }
@@ -141,7 +143,11 @@ export class FakeModelServer {
 
   private answer(request: http.IncomingMessage, response: http.ServerResponse, step: FakeStep | undefined): void {
     if (!step) {
-      respond(response, 500, JSON.stringify({ error: { message: `fake model server: no scripted answer for request ${this.requests.length}` } }));
+      respond(
+        response,
+        500,
+        JSON.stringify({ error: { message: `fake model server: no scripted answer for request ${this.requests.length}` } }),
+      );
     } else if ('gate' in step) {
       void step.gate.then(() => (response.destroyed ? undefined : this.answer(request, response, step.then)));
     } else if ('hang' in step) {
@@ -177,22 +183,28 @@ function asEventStream(step: FakeStep, request: ReceivedRequest): FakeStep {
   if ('gate' in step) return { gate: step.gate, then: asEventStream(step.then, request) };
   if (!('json' in step) || (step.status ?? 200) !== 200) return step;
   const shape = step.stream ?? {};
-  if (request.path.includes('/chat/completions')) return { events: chatCompletionEvents(step.json, request.body?.stream_options?.include_usage === true), stream: shape };
+  if (request.path.includes('/chat/completions'))
+    return { events: chatCompletionEvents(step.json, request.body?.stream_options?.include_usage === true), stream: shape };
   if (request.path.includes('/messages')) return { events: anthropicMessageEvents(step.json), stream: shape };
-  if (request.path.includes('/responses')) return { events: responsesEventStream(step.json as { output: Array<Record<string, unknown>> }), stream: shape };
+  if (request.path.includes('/responses'))
+    return { events: responsesEventStream(step.json as { output: Array<Record<string, unknown>> }), stream: shape };
   return step;
 }
 
 function wireProblem(request: ReceivedRequest): WireRefusal | undefined {
   const badRequest = (message: string | undefined) => (message === undefined ? undefined : { status: 400, message });
   if (request.path.includes('/chat/completions')) return badRequest(openaiChatProblem(request.body));
-  if (request.path.includes('/messages')) return badRequest(anthropicMessagesProblem(request.body, betas(request.headers['anthropic-beta'])));
+  if (request.path.includes('/messages'))
+    return badRequest(anthropicMessagesProblem(request.body, betas(request.headers['anthropic-beta'])));
   if (request.path.includes('/responses')) return openaiResponsesProblem(request.body);
   return undefined;
 }
 
 function betas(header: string | string[] | undefined): string[] {
-  return [header ?? []].flat().flatMap((value) => value.split(',')).map((value) => value.trim());
+  return [header ?? []]
+    .flat()
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim());
 }
 
 function respond(response: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -237,7 +249,10 @@ export function openaiReply(options: {
               tool_calls: toolCalls.map((call) => ({
                 id: call.id,
                 type: 'function',
-                function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+                function: {
+                  name: call.name,
+                  arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+                },
               })),
             }),
           },
@@ -249,7 +264,9 @@ export function openaiReply(options: {
         prompt_tokens: options.inputTokens ?? 100,
         completion_tokens: 20 + (options.reasoningTokens ?? 0),
         total_tokens: (options.inputTokens ?? 100) + 20 + (options.reasoningTokens ?? 0),
-        ...(options.reasoningTokens !== undefined && { completion_tokens_details: { reasoning_tokens: options.reasoningTokens } }),
+        ...(options.reasoningTokens !== undefined && {
+          completion_tokens_details: { reasoning_tokens: options.reasoningTokens },
+        }),
       },
     },
   };
@@ -315,9 +332,17 @@ export function openaiResponsesItemsReply(
     if ('toolCall' in item) {
       const call = item.toolCall;
       const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
-      return { type: 'function_call', id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: args, status: 'completed' };
+      return {
+        type: 'function_call',
+        id: `fc_${call.id}`,
+        call_id: call.id,
+        name: call.name,
+        arguments: args,
+        status: 'completed',
+      };
     }
-    const part = 'text' in item ? { type: 'output_text', text: item.text, annotations: [] } : { type: 'refusal', refusal: item.refusal };
+    const part =
+      'text' in item ? { type: 'output_text', text: item.text, annotations: [] } : { type: 'refusal', refusal: item.refusal };
     return { type: 'message', id: `msg_${response}_${position}`, role: 'assistant', status: 'completed', content: [part] };
   });
   const reasoningTokens = count * fakeReasoningTokensPerItem;
@@ -349,14 +374,17 @@ function asResponsesAnswer(step: FakeStep, body: any): FakeStep {
   const json = step.json as { output?: Array<Record<string, unknown>> };
   if (!Array.isArray(json.output)) return step;
   const included = Array.isArray(body?.include) && body.include.includes('reasoning.encrypted_content');
-  const output = json.output.map((item) => (item.type === 'reasoning' && !included ? { ...item, encrypted_content: null } : item));
+  const output = json.output.map((item) =>
+    item.type === 'reasoning' && !included ? { ...item, encrypted_content: null } : item,
+  );
   return { ...step, json: { ...json, output } };
 }
 
 // ---- Anthropic Messages responses ----
 
 /** A block of an Anthropic reply: thinking (or redacted thinking, sealed by this server), text or a tool call. */
-export type FakeAnthropicBlock = { thinking: string } | { redactedThinking: true } | { text: string } | { toolCall: FakeToolCall };
+export type FakeAnthropicBlock =
+  { thinking: string } | { redactedThinking: true } | { text: string } | { toolCall: FakeToolCall };
 
 // Thinking counted in this many tokens per block, reported as output_tokens_details.thinking_tokens.
 export const fakeThinkingTokensPerBlock = 25;
@@ -372,7 +400,9 @@ export function anthropicReply(options: {
   const toolCalls = options.toolCalls ?? [];
   return anthropicBlocksReply(
     [
-      ...(options.thinking ?? []).map((item): FakeAnthropicBlock => (typeof item === 'string' ? { thinking: item } : { redactedThinking: true })),
+      ...(options.thinking ?? []).map((item): FakeAnthropicBlock =>
+        typeof item === 'string' ? { thinking: item } : { redactedThinking: true },
+      ),
       ...(options.text ? [{ text: options.text }] : []),
       ...toolCalls.map((call) => ({ toolCall: call })),
     ],
@@ -381,13 +411,18 @@ export function anthropicReply(options: {
 }
 
 /** An Anthropic reply with its blocks in the given order (thinking between tool calls, say). */
-export function anthropicBlocksReply(blocks: FakeAnthropicBlock[], options: { stopReason?: string; inputTokens?: number } = {}): FakeStep {
+export function anthropicBlocksReply(
+  blocks: FakeAnthropicBlock[],
+  options: { stopReason?: string; inputTokens?: number } = {},
+): FakeStep {
   const response = nextResponseId('msg');
   const count = blocks.filter((block) => 'thinking' in block || 'redactedThinking' in block).length;
   let index = 0;
   const content = blocks.map((block) => {
-    if ('thinking' in block) return { type: 'thinking', thinking: block.thinking, signature: seal({ response, index: index++, count }, block.thinking) };
-    if ('redactedThinking' in block) return { type: 'redacted_thinking', data: seal({ response, index: index++, count }, 'redacted') };
+    if ('thinking' in block)
+      return { type: 'thinking', thinking: block.thinking, signature: seal({ response, index: index++, count }, block.thinking) };
+    if ('redactedThinking' in block)
+      return { type: 'redacted_thinking', data: seal({ response, index: index++, count }, 'redacted') };
     if ('text' in block) return { type: 'text', text: block.text };
     return { type: 'tool_use', id: block.toolCall.id, name: block.toolCall.name, input: block.toolCall.arguments };
   });
@@ -439,13 +474,23 @@ export function providerReply(
     case 'openai-responses': {
       const said: FakeResponsesItem[] = text ? [options.finish === 'refusal' ? { refusal: text } : { text }] : [];
       return openaiResponsesItemsReply(
-        [...(thinking !== undefined ? [{ reasoning: thinking }] : []), ...said, ...(toolCalls ?? []).map((call) => ({ toolCall: call }))],
+        [
+          ...(thinking !== undefined ? [{ reasoning: thinking }] : []),
+          ...said,
+          ...(toolCalls ?? []).map((call) => ({ toolCall: call })),
+        ],
         { inputTokens, ...(options.finish === 'length' && { incomplete: 'max_output_tokens' as const }) },
       );
     }
     case 'anthropic': {
       const stopReason = options.finish === 'length' ? 'max_tokens' : options.finish === 'refusal' ? 'refusal' : undefined;
-      return anthropicReply({ text, toolCalls, stopReason, inputTokens, thinking: thinking !== undefined ? [thinking] : undefined });
+      return anthropicReply({
+        text,
+        toolCalls,
+        stopReason,
+        inputTokens,
+        thinking: thinking !== undefined ? [thinking] : undefined,
+      });
     }
     default: {
       const exhaustive: never = provider;

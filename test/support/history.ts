@@ -27,7 +27,9 @@ export function scheduledActivities(events: HistoryEvent[]): ScheduledActivity[]
         eventId: Number(event.eventId),
         activityType: attributes.activityType!.name!,
         workflowTaskCompletedEventId: Number(attributes.workflowTaskCompletedEventId),
-        summary: event.userMetadata?.summary?.data ? JSON.parse(Buffer.from(event.userMetadata.summary.data).toString()) : undefined,
+        summary: event.userMetadata?.summary?.data
+          ? JSON.parse(Buffer.from(event.userMetadata.summary.data).toString())
+          : undefined,
       };
     });
 }

@@ -4,7 +4,27 @@
  * field out) or given an unknown key, so that the comparison covers refusals as well as acceptances.
  */
 
-export const replacements: unknown[] = [undefined, null, '', '   ', '  padded  ', 'x', 'Open AI:gpt', 'openai:gpt', -1, 0, 1, 1.5, 2048, 1e9, true, [], {}, ['x'], { extra: 1 }];
+export const replacements: unknown[] = [
+  undefined,
+  null,
+  '',
+  '   ',
+  '  padded  ',
+  'x',
+  'Open AI:gpt',
+  'openai:gpt',
+  -1,
+  0,
+  1,
+  1.5,
+  2048,
+  1e9,
+  true,
+  [],
+  {},
+  ['x'],
+  { extra: 1 },
+];
 
 /** Every path to a value inside `value` (object keys and array indices), the root excluded. */
 function paths(value: unknown, prefix: Array<string | number> = []): Array<Array<string | number>> {
@@ -30,7 +50,8 @@ export function inputVariants(bases: Array<Record<string, unknown>>): unknown[] 
       for (const replacement of replacements) all.push(withValueAt(base, at, replacement));
       // An unknown key inside every object: zod drops it, and so must the check.
       const inner = at.reduce<unknown>((value, key) => (value as Record<string | number, unknown>)[key], base);
-      if (inner && typeof inner === 'object' && !Array.isArray(inner)) all.push(withValueAt(base, at, { ...inner, surplus: 'dropped' }));
+      if (inner && typeof inner === 'object' && !Array.isArray(inner))
+        all.push(withValueAt(base, at, { ...inner, surplus: 'dropped' }));
     }
   }
   return all;

@@ -15,14 +15,23 @@ export function createTestMcpServer(): McpServer {
   const server = new McpServer({ name: 'durable-agent-test-server', version: '1.0.0' });
   server.registerTool(
     'add',
-    { description: 'Adds two numbers.', inputSchema: { a: z.number().describe('The first number'), b: z.number().describe('The second number') } },
+    {
+      description: 'Adds two numbers.',
+      inputSchema: { a: z.number().describe('The first number'), b: z.number().describe('The second number') },
+    },
     async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
   );
-  server.registerTool('fail', { description: 'Always fails, saying why.', inputSchema: { reason: z.string() } }, async ({ reason }) => ({
-    content: [{ type: 'text', text: `fail was asked to fail: ${reason}` }],
-    isError: true,
+  server.registerTool(
+    'fail',
+    { description: 'Always fails, saying why.', inputSchema: { reason: z.string() } },
+    async ({ reason }) => ({
+      content: [{ type: 'text', text: `fail was asked to fail: ${reason}` }],
+      isError: true,
+    }),
+  );
+  server.registerTool('pid', { description: 'The id of the process that answers.' }, async () => ({
+    content: [{ type: 'text', text: String(process.pid) }],
   }));
-  server.registerTool('pid', { description: 'The id of the process that answers.' }, async () => ({ content: [{ type: 'text', text: String(process.pid) }] }));
   return server;
 }
 
@@ -49,7 +58,9 @@ export async function startHttpMcpServer(port = 0, options: HttpMcpServerOptions
   const listener = http.createServer((request, response) => {
     if (request.method !== 'POST') {
       // No server-initiated stream and no sessions to end, as the SDK's stateless example answers.
-      response.writeHead(405, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }));
+      response
+        .writeHead(405, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }));
       return;
     }
     const chunks: Buffer[] = [];
@@ -58,7 +69,8 @@ export async function startHttpMcpServer(port = 0, options: HttpMcpServerOptions
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const messages = Array.isArray(body) ? body : [body];
       for (const message of messages) {
-        if (message.method) requests.push({ method: message.method, ...(message.method === 'tools/call' && { tool: message.params?.name }) });
+        if (message.method)
+          requests.push({ method: message.method, ...(message.method === 'tools/call' && { tool: message.params?.name }) });
       }
       if (options.refuseToolCalls && messages.some((message) => message.method === 'tools/call')) {
         response.writeHead(401, { 'content-type': 'text/plain' }).end(`no access to ${request.url}`);

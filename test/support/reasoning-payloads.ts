@@ -8,7 +8,13 @@ export function reasoningPayloads(json: unknown): string[] {
   if (!json || typeof json !== 'object') return [];
   const record = json as Record<string, unknown>;
   const own =
-    record.type === 'thinking' ? record.signature : record.type === 'redacted_thinking' ? record.data : record.type === 'reasoning' ? record.encrypted_content : undefined;
+    record.type === 'thinking'
+      ? record.signature
+      : record.type === 'redacted_thinking'
+        ? record.data
+        : record.type === 'reasoning'
+          ? record.encrypted_content
+          : undefined;
   return [...(typeof own === 'string' ? [own] : []), ...Object.values(record).flatMap(reasoningPayloads)];
 }
 

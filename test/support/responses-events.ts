@@ -9,7 +9,8 @@ import { textPieces } from './stream-events';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON
 export function responsesEventStream(response: { output: Array<Record<string, any>>; status?: string }): string[] {
   const events: Array<Record<string, unknown>> = [];
-  const emit = (type: string, fields: Record<string, unknown>) => events.push({ type, sequence_number: events.length, ...fields });
+  const emit = (type: string, fields: Record<string, unknown>) =>
+    events.push({ type, sequence_number: events.length, ...fields });
   emit('response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } });
   emit('response.in_progress', { response: { ...response, status: 'in_progress', output: [], usage: null } });
   response.output.forEach((item, output_index) => {
@@ -20,7 +21,8 @@ export function responsesEventStream(response: { output: Array<Record<string, an
         const empty = part.type === 'output_text' ? { ...part, text: '' } : { ...part, refusal: '' };
         emit('response.content_part.added', { item_id, output_index, content_index, part: empty });
         if (part.type === 'output_text') {
-          for (const delta of textPieces(String(part.text))) emit('response.output_text.delta', { item_id, output_index, content_index, delta, logprobs: [] });
+          for (const delta of textPieces(String(part.text)))
+            emit('response.output_text.delta', { item_id, output_index, content_index, delta, logprobs: [] });
           emit('response.output_text.done', { item_id, output_index, content_index, text: part.text, logprobs: [] });
         } else {
           emit('response.refusal.delta', { item_id, output_index, content_index, delta: part.refusal });

@@ -7,7 +7,9 @@ import { createTestMcpServer, startHttpMcpServer } from './mcp-test-server';
 
 const httpFlag = process.argv.indexOf('--http');
 if (httpFlag >= 0) {
-  void startHttpMcpServer(Number(process.argv[httpFlag + 1] ?? 0)).then((server) => console.error(`MCP test server on ${server.url}`));
+  void startHttpMcpServer(Number(process.argv[httpFlag + 1] ?? 0)).then((server) =>
+    console.error(`MCP test server on ${server.url}`),
+  );
 } else {
   void createTestMcpServer().connect(new StdioServerTransport());
 }

@@ -6,7 +6,11 @@ import type { FakeModelServer, FakeStep, ReceivedRequest } from './fake-model-se
  */
 export function agentOf(request: ReceivedRequest): string {
   const first = request.body.messages?.[0];
-  const system: string = request.path.includes('/messages') ? (request.body.system ?? '') : first?.role === 'system' ? first.content : '';
+  const system: string = request.path.includes('/messages')
+    ? (request.body.system ?? '')
+    : first?.role === 'system'
+      ? first.content
+      : '';
   return /You are (?:the )?([\w ]+?)\./.exec(system)?.[1] ?? 'nobody';
 }
 

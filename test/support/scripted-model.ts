@@ -66,5 +66,9 @@ export function callTools(...calls: Array<{ name: string; arguments: unknown; id
     name: call.name,
     arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
   }));
-  return { message: { role: 'assistant', content: '', toolCalls }, finishReason: 'tool_calls', usage: { inputTokens: 20, outputTokens: 8 } };
+  return {
+    message: { role: 'assistant', content: '', toolCalls },
+    finishReason: 'tool_calls',
+    usage: { inputTokens: 20, outputTokens: 8 },
+  };
 }

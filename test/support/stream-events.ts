@@ -36,12 +36,23 @@ export function chatCompletionEvents(completion: any, includeUsage: boolean): st
   if (typeof message.content === 'string') events.push(...textPieces(message.content).map((piece) => chunk({ content: piece })));
   if (typeof message.refusal === 'string') events.push(...textPieces(message.refusal).map((piece) => chunk({ refusal: piece })));
   (message.tool_calls ?? []).forEach((call: { id: string; function: { name: string; arguments: string } }, index: number) => {
-    events.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+    events.push(
+      chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }),
+    );
     events.push(chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] }));
   });
   events.push(chunk({}, choice.finish_reason));
   if (includeUsage) {
-    events.push(JSON.stringify({ id: completion.id, object: 'chat.completion.chunk', created: completion.created, model: completion.model, choices: [], usage: completion.usage }));
+    events.push(
+      JSON.stringify({
+        id: completion.id,
+        object: 'chat.completion.chunk',
+        created: completion.created,
+        model: completion.model,
+        choices: [],
+        usage: completion.usage,
+      }),
+    );
   }
   return [...events.map((data) => `data: ${data}\n\n`), 'data: [DONE]\n\n'];
 }
@@ -56,7 +67,18 @@ export function chatCompletionEvents(completion: any, includeUsage: boolean): st
 export function anthropicMessageEvents(message: any): string[] {
   const events: Array<[string, Record<string, unknown>]> = [];
   const { content, stop_reason, stop_sequence, usage, ...rest } = message;
-  events.push(['message_start', { message: { ...rest, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } }]);
+  events.push([
+    'message_start',
+    {
+      message: {
+        ...rest,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+      },
+    },
+  ]);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON
   content.forEach((block: any, index: number) => {
     const delta = (fields: Record<string, unknown>) => events.push(['content_block_delta', { index, delta: fields }]);
@@ -71,7 +93,10 @@ export function anthropicMessageEvents(message: any): string[] {
         delta({ type: 'signature_delta', signature: block.signature });
         break;
       case 'tool_use':
-        events.push(['content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }]);
+        events.push([
+          'content_block_start',
+          { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } },
+        ]);
         delta({ type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) });
         break;
       default:

@@ -62,7 +62,9 @@ export function createTestWorker(environment: TestWorkflowEnvironment, options: 
     workspaceRoot: options.workspaceRoot ?? testWorkspaceRoot,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     activityOverrides:
-      options.model || options.activityOverrides ? { ...(options.model && { callModel: options.model.callModel }), ...options.activityOverrides } : undefined,
+      options.model || options.activityOverrides
+        ? { ...(options.model && { callModel: options.model.callModel }), ...options.activityOverrides }
+        : undefined,
     overrides: { maxCachedWorkflows: 0 },
   });
 }
@@ -73,10 +75,13 @@ export async function runAgent(
   input: AgentInput,
 ): Promise<{ result: AgentResult; workflowId: string }> {
   const workflowId = `test-${randomUUID()}`;
-  const result = await environment.client.workflow.execute<(input: ResolvedAgentInput) => Promise<AgentResult>>(agentWorkflowType, {
-    taskQueue,
-    workflowId,
-    args: [resolved(input)],
-  });
+  const result = await environment.client.workflow.execute<(input: ResolvedAgentInput) => Promise<AgentResult>>(
+    agentWorkflowType,
+    {
+      taskQueue,
+      workflowId,
+      args: [resolved(input)],
+    },
+  );
   return { result, workflowId };
 }

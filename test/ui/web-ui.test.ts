@@ -79,7 +79,12 @@ const researcher = defineAgent({
   model,
   tools: ['read_file'],
 });
-const coordinator = defineAgent({ name: 'coordinator', description: 'Delegates to the researcher.', model, subagents: [researcher] });
+const coordinator = defineAgent({
+  name: 'coordinator',
+  description: 'Delegates to the researcher.',
+  model,
+  subagents: [researcher],
+});
 
 beforeAll(async () => {
   // First, so a machine without chromium fails here, saying so, before any server starts.
@@ -206,7 +211,7 @@ describe('a finished run', () => {
 });
 
 describe('a run with a subagent', () => {
-  it('lists the subagent\'s child workflow under Relationships, and the child names its parent', async () => {
+  it("lists the subagent's child workflow under Relationships, and the child names its parent", async () => {
     await ui.open(ref(withSubagent), 'relationships');
     const relationships = await ui.mainText(including('ui-subagent/ask'));
     expect(relationships).toContain('ui-subagent/ask');

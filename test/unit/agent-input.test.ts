@@ -49,7 +49,9 @@ describe('resolveAgentInput', () => {
   });
 
   it('requires a prompt or messages', () => {
-    expect(problemsOf({ model: minimal.model, workspace: minimal.workspace })).toBe('prompt: either a prompt or initial messages are required');
+    expect(problemsOf({ model: minimal.model, workspace: minimal.workspace })).toBe(
+      'prompt: either a prompt or initial messages are required',
+    );
     expect(problemsOf({ model: minimal.model, workspace: minimal.workspace, messages: [] })).toBe(
       'prompt: either a prompt or initial messages are required',
     );
@@ -69,21 +71,39 @@ describe('resolveAgentInput', () => {
       ok: true,
       input: { ...minimal, ...resolvedDefaults, modelSettings: { thinkingBudget: 2048, reasoningEffort: 'high' } },
     });
-    expect(problemsOf({ ...minimal, modelSettings: { thinkingBudget: 1000 } })).toBe("modelSettings.thinkingBudget: must be at least 1024 tokens (Anthropic's minimum)");
-    expect(problemsOf({ ...minimal, thinkingBudget: 1000 })).toBe("thinkingBudget: must be at least 1024 tokens (Anthropic's minimum)");
+    expect(problemsOf({ ...minimal, modelSettings: { thinkingBudget: 1000 } })).toBe(
+      "modelSettings.thinkingBudget: must be at least 1024 tokens (Anthropic's minimum)",
+    );
+    expect(problemsOf({ ...minimal, thinkingBudget: 1000 })).toBe(
+      "thinkingBudget: must be at least 1024 tokens (Anthropic's minimum)",
+    );
     expect(problemsOf({ ...minimal, reasoningEffort: 'extreme' })).toBe('reasoningEffort: must be one of low, medium, high');
   });
 
-  it('accepts any provider name in the model id: which providers exist is the registry\'s business', () => {
+  it("accepts any provider name in the model id: which providers exist is the registry's business", () => {
     expect(checkAgentInput({ ...minimal, model: 'mistral:large' })).toMatchObject({ ok: true });
   });
 
   it('names no agent: the default agent, with tools defaulting to none; names one: nothing of the agent is filled in', () => {
     expect(checkAgentInput({ ...minimal, agent: 'researcher', model: undefined })).toEqual({
       ok: true,
-      input: { prompt: minimal.prompt, workspace: minimal.workspace, agent: 'researcher', maxConcurrentTools: 8, maxToolCallsPerReply: 64, modelTimeoutSeconds: 300, maxSubagentDepth: 3, maxHandoffs: 10, stream: false, approval: resolvedDefaults.approval, context: { keepRecentTurns: 4 } },
+      input: {
+        prompt: minimal.prompt,
+        workspace: minimal.workspace,
+        agent: 'researcher',
+        maxConcurrentTools: 8,
+        maxToolCallsPerReply: 64,
+        modelTimeoutSeconds: 300,
+        maxSubagentDepth: 3,
+        maxHandoffs: 10,
+        stream: false,
+        approval: resolvedDefaults.approval,
+        context: { keepRecentTurns: 4 },
+      },
     });
-    expect(problemsOf({ prompt: minimal.prompt, workspace: minimal.workspace })).toBe('model: a model (provider:model) is required when no agent is named');
+    expect(problemsOf({ prompt: minimal.prompt, workspace: minimal.workspace })).toBe(
+      'model: a model (provider:model) is required when no agent is named',
+    );
   });
 
   it('refuses a model without a provider prefix', () => {
@@ -97,7 +117,9 @@ describe('resolveAgentInput', () => {
   });
 
   it('requires a workspace', () => {
-    expect(problemsOf({ prompt: minimal.prompt, model: minimal.model })).toBe('workspace: Invalid input: expected string, received undefined');
+    expect(problemsOf({ prompt: minimal.prompt, model: minimal.model })).toBe(
+      'workspace: Invalid input: expected string, received undefined',
+    );
   });
 
   it('joins several problems, each naming its field', () => {
@@ -146,6 +168,8 @@ describe('checkResolvedInput (the workflow side)', () => {
   it('applies no default: a setting left out is a problem, not a value the replaying code chooses', () => {
     const check = checkResolvedInput(minimal);
     expect(check.ok).toBe(false);
-    expect(check.ok ? '' : check.problems).toMatch(/^agent: .*; maxConcurrentTools: .*; modelTimeoutSeconds: .*; context: .*; maxSubagentDepth: .*; maxHandoffs: /);
+    expect(check.ok ? '' : check.problems).toMatch(
+      /^agent: .*; maxConcurrentTools: .*; modelTimeoutSeconds: .*; context: .*; maxSubagentDepth: .*; maxHandoffs: /,
+    );
   });
 });

@@ -60,7 +60,7 @@ describe('defineAgent', () => {
       'agent "hot": modelSettings.temperature must be between 0 and 2',
     ],
     [
-      'a thinking budget under Anthropic\'s minimum',
+      "a thinking budget under Anthropic's minimum",
       { name: 'brief', ...base, modelSettings: { thinkingBudget: 500 } },
       'agent "brief": modelSettings.thinkingBudget: must be at least 1024 tokens',
     ],
@@ -183,7 +183,7 @@ describe('createAgentRegistry', () => {
 describe('MCP tools in tools lists', () => {
   const mcpServers = { github: { command: 'github-mcp-server', args: ['stdio'] } };
 
-  it('lets an agent name a server\'s tool, a whole server or every MCP tool, which runs list when they start', () => {
+  it("lets an agent name a server's tool, a whole server or every MCP tool, which runs list when they start", () => {
     const registry = createAgentRegistry({
       mcpServers,
       agents: [defineAgent({ name: 'triager', ...base, tools: ['github_create_issue', 'mcp:github', 'mcp:*'] })],
@@ -194,20 +194,34 @@ describe('MCP tools in tools lists', () => {
   });
 
   it('gives the default agent every MCP tool of the worker', () => {
-    expect(createAgentRegistry({ mcpServers }).spec('default').tools).toEqual(['read_file', 'write_file', 'list_directory', 'search_files', 'mcp:*']);
+    expect(createAgentRegistry({ mcpServers }).spec('default').tools).toEqual([
+      'read_file',
+      'write_file',
+      'list_directory',
+      'search_files',
+      'mcp:*',
+    ]);
   });
 
   it('refuses a server it does not have, and server-like names when it has no such server, saying what it has', () => {
-    const unknownServer = problem(() => createAgentRegistry({ mcpServers, agents: [defineAgent({ name: 'a', ...base, tools: ['mcp:gitlab'] })] }));
+    const unknownServer = problem(() =>
+      createAgentRegistry({ mcpServers, agents: [defineAgent({ name: 'a', ...base, tools: ['mcp:gitlab'] })] }),
+    );
     expect(unknownServer).toBe(
       'agent "a": unknown tool "mcp:gitlab" (registered tools: read_file, write_file, list_directory, search_files; ' +
         'MCP servers: github (tools named <server>_<tool>, or mcp:<server>, mcp:*))',
     );
-    const noServers = problem(() => createAgentRegistry({ agents: [defineAgent({ name: 'a', ...base, tools: ['github_create_issue'] })] }));
-    expect(noServers).toBe('agent "a": unknown tool "github_create_issue" (registered tools: read_file, write_file, list_directory, search_files)');
+    const noServers = problem(() =>
+      createAgentRegistry({ agents: [defineAgent({ name: 'a', ...base, tools: ['github_create_issue'] })] }),
+    );
+    expect(noServers).toBe(
+      'agent "a": unknown tool "github_create_issue" (registered tools: read_file, write_file, list_directory, search_files)',
+    );
   });
 
   it('refuses an MCP config it cannot use when the registry is made', () => {
-    expect(problem(() => createAgentRegistry({ mcpServers: { broken: { args: ['x'] } } }))).toMatch(/^MCP server "broken": needs "command"/);
+    expect(problem(() => createAgentRegistry({ mcpServers: { broken: { args: ['x'] } } }))).toMatch(
+      /^MCP server "broken": needs "command"/,
+    );
   });
 });

@@ -23,7 +23,10 @@ describe('toAnthropicPrompt', () => {
       { role: 'user', content: 'hi' },
       { role: 'system', content: 'use tools' },
     ]);
-    expect(prompt).toEqual({ system: 'be brief\n\nuse tools', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    expect(prompt).toEqual({
+      system: 'be brief\n\nuse tools',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    });
   });
 
   it('leaves system undefined when there is no system message', () => {
@@ -53,14 +56,25 @@ describe('toAnthropicPrompt', () => {
   });
 
   it('omits the text block of an assistant message with empty content', () => {
-    const { messages } = toAnthropicPrompt([{ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'list_directory', arguments: '{}' }] }]);
-    expect(messages).toEqual([{ role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'list_directory', input: {} }] }]);
+    const { messages } = toAnthropicPrompt([
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'list_directory', arguments: '{}' }] },
+    ]);
+    expect(messages).toEqual([
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'list_directory', input: {} }] },
+    ]);
   });
 
   it('merges consecutive tool results into one user message, marking only errors', () => {
     const { messages } = toAnthropicPrompt([
       { role: 'user', content: 'go' },
-      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{}' }, { id: 'c2', name: 'read_file', arguments: '{}' }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 'c1', name: 'read_file', arguments: '{}' },
+          { id: 'c2', name: 'read_file', arguments: '{}' },
+        ],
+      },
       { role: 'tool', toolCallId: 'c1', toolName: 'read_file', content: 'contents', isError: false },
       { role: 'tool', toolCallId: 'c2', toolName: 'read_file', content: 'file "x" does not exist', isError: true },
       { role: 'user', content: 'and now?' },
@@ -82,7 +96,9 @@ describe('toAnthropicPrompt', () => {
     ['a JSON string', '"a.txt"'],
     ['JSON null', 'null'],
   ])('wraps tool-call arguments that are %s as invalid_arguments', (_label, text) => {
-    const { messages } = toAnthropicPrompt([{ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: text }] }]);
+    const { messages } = toAnthropicPrompt([
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: text }] },
+    ]);
     expect(messages[0].content).toEqual([{ type: 'tool_use', id: 'c1', name: 'read_file', input: { invalid_arguments: text } }]);
   });
 });
@@ -100,7 +116,11 @@ describe('fromAnthropicMessage', () => {
       ),
     );
     expect(response).toEqual({
-      message: { role: 'assistant', content: 'Let me look.', toolCalls: [{ id: 'toolu_1', name: 'read_file', arguments: '{"path":"a.txt"}' }] },
+      message: {
+        role: 'assistant',
+        content: 'Let me look.',
+        toolCalls: [{ id: 'toolu_1', name: 'read_file', arguments: '{"path":"a.txt"}' }],
+      },
       finishReason: 'tool_calls',
       usage: { inputTokens: 30, outputTokens: 9 },
     });

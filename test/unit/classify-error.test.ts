@@ -50,7 +50,10 @@ describe('classifyProviderError', () => {
   });
 
   it('turns Retry-After seconds into nextRetryDelay in milliseconds', () => {
-    const failure = classifyProviderError(new OpenAI.APIError(429, { message: 'slow down' }, 'slow down', new Headers({ 'retry-after': '2' })), 'openai');
+    const failure = classifyProviderError(
+      new OpenAI.APIError(429, { message: 'slow down' }, 'slow down', new Headers({ 'retry-after': '2' })),
+      'openai',
+    );
     expect(failure.nextRetryDelay).toBe(2000);
   });
 
@@ -61,7 +64,10 @@ describe('classifyProviderError', () => {
 
   it('reads Retry-After from an Anthropic error', () => {
     const body = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
-    const failure = classifyProviderError(new Anthropic.APIError(529, body, undefined, new Headers({ 'retry-after': '7' })), 'anthropic');
+    const failure = classifyProviderError(
+      new Anthropic.APIError(529, body, undefined, new Headers({ 'retry-after': '7' })),
+      'anthropic',
+    );
     expect(failure.type).toBe('ProviderUnavailable');
     expect(failure.message).toBe('anthropic returned HTTP 529: Overloaded');
     expect(failure.nextRetryDelay).toBe(7000);

@@ -7,7 +7,13 @@ const thought = (text: string): AssistantMessage => ({
   toolCalls: [{ id: `c-${text}`, name: 'read_file', arguments: '{}' }],
   thinking: [{ type: 'thinking', provider: 'anthropic', model: 'claude', text, signature: `sig-${text}` }],
 });
-const result = (text: string): Message => ({ role: 'tool', toolCallId: `c-${text}`, toolName: 'read_file', content: 'x', isError: false });
+const result = (text: string): Message => ({
+  role: 'tool',
+  toolCallId: `c-${text}`,
+  toolName: 'read_file',
+  content: 'x',
+  isError: false,
+});
 
 describe('compacting old turns', () => {
   it('leaves the thinking of old turns out whole, and keeps the thinking of the tool loop in progress however old', () => {

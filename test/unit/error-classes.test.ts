@@ -8,7 +8,20 @@ import { AgentError } from '../../core/errors';
 // failure came from durable-agent, and each subclass keeps its own name. The CLI's own (UsageError) is held to it too.
 
 const root = path.join(__dirname, '..', '..');
-const libraryFolders = ['agents', 'activities', 'cli', 'client', 'core', 'mcp', 'providers', 'storage', 'telemetry', 'tools', 'worker', 'workflows'];
+const libraryFolders = [
+  'agents',
+  'activities',
+  'cli',
+  'client',
+  'core',
+  'mcp',
+  'providers',
+  'storage',
+  'telemetry',
+  'tools',
+  'worker',
+  'workflows',
+];
 
 async function sourceFiles(folder: string): Promise<string[]> {
   const entries = await readdir(path.join(root, folder), { withFileTypes: true, recursive: true }).catch(() => []);
@@ -33,13 +46,25 @@ describe('error classes', () => {
         const value = module[name];
         if (!isErrorClass(value)) continue;
         declared.push(name);
-        expect({ name, extendsAgentError: value.prototype instanceof AgentError || value === AgentError }).toEqual({ name, extendsAgentError: true });
+        expect({ name, extendsAgentError: value.prototype instanceof AgentError || value === AgentError }).toEqual({
+          name,
+          extendsAgentError: true,
+        });
         // AgentError names each instance after its class, as the classes that set their name by hand did.
         expect(new (value as unknown as new (message: string) => Error)('m').name).toBe(name);
       }
     }
     // The ones issue 20 found extending Error, and the base's own family.
-    expect(declared).toEqual(expect.arrayContaining(['AgentError', 'ConfigurationError', 'ToolInputError', 'MessageNotAnsweredError', 'InvalidInputError', 'UsageError']));
+    expect(declared).toEqual(
+      expect.arrayContaining([
+        'AgentError',
+        'ConfigurationError',
+        'ToolInputError',
+        'MessageNotAnsweredError',
+        'InvalidInputError',
+        'UsageError',
+      ]),
+    );
   });
 
   it('every error class the packages export extends AgentError', () => {
@@ -47,9 +72,20 @@ describe('error classes', () => {
       isErrorClass(value) ? [[name, value] as const] : [],
     );
     expect(exported.map(([name]) => name).sort()).toEqual(
-      ['AgentError', 'ConfigurationError', 'InvalidInputError', 'MessageNotAnsweredError', 'ToolInputError', 'WorkspaceRefusal'].sort(),
+      [
+        'AgentError',
+        'ConfigurationError',
+        'InvalidInputError',
+        'MessageNotAnsweredError',
+        'ToolInputError',
+        'WorkspaceRefusal',
+      ].sort(),
     );
-    for (const [name, value] of exported) expect({ name, extendsAgentError: value === AgentError || value.prototype instanceof AgentError }).toEqual({ name, extendsAgentError: true });
+    for (const [name, value] of exported)
+      expect({ name, extendsAgentError: value === AgentError || value.prototype instanceof AgentError }).toEqual({
+        name,
+        extendsAgentError: true,
+      });
   });
 
   it('keeps instanceof working through the base: a refused message is an AgentError and a MessageNotAnsweredError', () => {
@@ -59,6 +95,8 @@ describe('error classes', () => {
     expect(refusal).toBeInstanceOf(Error);
     expect(refusal.refused).toBe(true);
     expect(refusal.name).toBe('MessageNotAnsweredError');
-    expect(String(new library.InvalidInputError('invalid input: prompt: required'))).toBe('InvalidInputError: invalid input: prompt: required');
+    expect(String(new library.InvalidInputError('invalid input: prompt: required'))).toBe(
+      'InvalidInputError: invalid input: prompt: required',
+    );
   });
 });

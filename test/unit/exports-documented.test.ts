@@ -15,10 +15,15 @@ async function exportedNames(file: string): Promise<string[]> {
   const names: string[] = [];
   for (const statement of source.statements) {
     // An entry point names what it exports: `export *` would export whatever its module gains, undocumented.
-    if (ts.isExportDeclaration(statement) && !statement.exportClause) throw new Error(`${file}: export * is not allowed in an entry point`);
+    if (ts.isExportDeclaration(statement) && !statement.exportClause)
+      throw new Error(`${file}: export * is not allowed in an entry point`);
     if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause))
       names.push(...statement.exportClause.elements.map((element) => element.name.text));
-    else if (ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) throw new Error(`${file}: declares an export of its own`);
+    else if (
+      ts.canHaveModifiers(statement) &&
+      ts.getModifiers(statement)?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)
+    )
+      throw new Error(`${file}: declares an export of its own`);
   }
   return names.sort();
 }
@@ -45,7 +50,10 @@ describe.each([
     const exported = await exportedNames(file);
     const documented = await documentedNames(entry);
     expect(documented).toEqual([...new Set(documented)]);
-    expect({ undocumented: exported.filter((name) => !documented.includes(name)), notExported: documented.filter((name) => !exported.includes(name)) }).toEqual({
+    expect({
+      undocumented: exported.filter((name) => !documented.includes(name)),
+      notExported: documented.filter((name) => !exported.includes(name)),
+    }).toEqual({
       undocumented: [],
       notExported: [],
     });
@@ -58,7 +66,10 @@ describe.each([
     // A type's row says so; a value's row does not.
     const docs = await readFile(path.join(root, 'docs', 'agents.md'), 'utf8');
     for (const name of exported) {
-      const row = docs.slice(docs.indexOf('\n## Reference: every export')).split('\n').find((line) => new RegExp(`^\\| \`${name}[\`(]`).test(line))!;
+      const row = docs
+        .slice(docs.indexOf('\n## Reference: every export'))
+        .split('\n')
+        .find((line) => new RegExp(`^\\| \`${name}[\`(]`).test(line))!;
       expect({ name, type: row.includes('| *type*') }).toEqual({ name, type: !values.includes(name) });
     }
   });

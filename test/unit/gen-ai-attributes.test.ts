@@ -10,7 +10,13 @@ import {
 
 describe('GenAI span names and attributes (OpenTelemetry semantic conventions)', () => {
   it('name a model call "chat {model}" and carry the provider under both its current and its former attribute', () => {
-    const span = { provider: 'anthropic', model: 'claude-sonnet-4-5', agent: 'researcher', conversationId: 'agent-123', maxOutputTokens: 1024 };
+    const span = {
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      agent: 'researcher',
+      conversationId: 'agent-123',
+      maxOutputTokens: 1024,
+    };
     expect(modelCallSpanName(span)).toBe('chat claude-sonnet-4-5');
     expect(modelCallAttributes(span)).toEqual({
       'gen_ai.operation.name': 'chat',

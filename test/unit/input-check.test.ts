@@ -49,7 +49,9 @@ const carried = {
     openRound: {
       finished: [messages[3]],
       needsApproval: ['call_2'],
-      waiting: [{ id: 'call_2', tool: 'write_file', summary: 'write b', agents: ['default'], askedAt: '2026-01-01T00:00:00.000Z' }],
+      waiting: [
+        { id: 'call_2', tool: 'write_file', summary: 'write b', agents: ['default'], askedAt: '2026-01-01T00:00:00.000Z' },
+      ],
     },
   },
   lastAnswer: 'alpha',
@@ -67,7 +69,12 @@ const carried = {
   },
   endRequested: false,
   stream: {
-    state: { log: [{ topic: 'turn', data: 'e30=', offset: 0 }], base_offset: 0, publisher_sequences: { p: 1 }, publisher_last_seen: { p: 2 } },
+    state: {
+      log: [{ topic: 'turn', data: 'e30=', offset: 0 }],
+      base_offset: 0,
+      publisher_sequences: { p: 1 },
+      publisher_last_seen: { p: 2 },
+    },
     turnStart: 0,
   },
 };
@@ -142,6 +149,8 @@ describe('checkResolvedInput, the workflow side, without zod', () => {
     expect(problems({ ...base, messages: [{ role: 'tool', toolCallId: '', toolName: 'x', content: 'y' }] })).toBe(
       'messages.0.toolCallId: must not be empty; messages.0.isError: required',
     );
-    expect(problems({ ...base, messages: [{ role: 'robot', content: 'beep' }] })).toBe('messages.0: matches none of the 4 allowed shapes');
+    expect(problems({ ...base, messages: [{ role: 'robot', content: 'beep' }] })).toBe(
+      'messages.0: matches none of the 4 allowed shapes',
+    );
   });
 });

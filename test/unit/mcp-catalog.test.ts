@@ -8,7 +8,9 @@ const id = listingId(tools);
 it('gives the definitions of a listing it was told, by id', () => {
   const catalog = new McpCatalog();
   catalog.remember(id, tools);
-  expect([...catalog.definitions({ id }).values()]).toEqual([{ name: 'calc_add', description: 'Adds.', parameters: { type: 'object' } }]);
+  expect([...catalog.definitions({ id }).values()]).toEqual([
+    { name: 'calc_add', description: 'Adds.', parameters: { type: 'object' } },
+  ]);
   expect(catalog.definitions(undefined).size).toBe(0);
 });
 

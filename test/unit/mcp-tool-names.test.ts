@@ -50,16 +50,33 @@ describe('buildListing', () => {
   it('names every tool <server>_<tool>, in the order of the servers and of their lists, and records the servers that were down', () => {
     const listing = buildListing(
       {
-        github: { tools: [tool('create_issue', { description: 'Opens an issue.', inputSchema: { type: 'object', $schema: 'x', properties: { title: { type: 'string' } } } })] },
+        github: {
+          tools: [
+            tool('create_issue', {
+              description: 'Opens an issue.',
+              inputSchema: { type: 'object', $schema: 'x', properties: { title: { type: 'string' } } },
+            }),
+          ],
+        },
         down: { unavailable: 'MCP server "down" could not be reached' },
         files: { tools: [tool('read', { title: 'Read a file' }), tool('stat')] },
       },
       () => undefined,
     );
     expect(listing.tools).toEqual({
-      github_create_issue: { server: 'github', tool: 'create_issue', description: 'Opens an issue.', parameters: { type: 'object', properties: { title: { type: 'string' } } } },
+      github_create_issue: {
+        server: 'github',
+        tool: 'create_issue',
+        description: 'Opens an issue.',
+        parameters: { type: 'object', properties: { title: { type: 'string' } } },
+      },
       files_read: { server: 'files', tool: 'read', description: 'Read a file', parameters: { type: 'object' } },
-      files_stat: { server: 'files', tool: 'stat', description: 'The tool "stat" of the MCP server "files".', parameters: { type: 'object' } },
+      files_stat: {
+        server: 'files',
+        tool: 'stat',
+        description: 'The tool "stat" of the MCP server "files".',
+        parameters: { type: 'object' },
+      },
     });
     expect(Object.keys(listing.tools)).toEqual(['github_create_issue', 'files_read', 'files_stat']);
     expect(listing.unavailable).toEqual({ down: 'MCP server "down" could not be reached' });
@@ -69,9 +86,13 @@ describe('buildListing', () => {
 
   it('refuses two tools that would get one name, and a name the worker already uses', () => {
     expect(() => buildListing({ db: { tools: [tool('a.b'), tool('a_b')] } }, () => undefined)).toThrow(
-      new ConfigurationError('the MCP tools "a.b" of server "db" and "a_b" of server "db" would both be named db_a_b; rename one of the servers in the MCP config'),
+      new ConfigurationError(
+        'the MCP tools "a.b" of server "db" and "a_b" of server "db" would both be named db_a_b; rename one of the servers in the MCP config',
+      ),
     );
-    expect(() => buildListing({ read: { tools: [tool('file')] } }, (name) => (name === 'read_file' ? 'a registered tool' : undefined))).toThrow(
+    expect(() =>
+      buildListing({ read: { tools: [tool('file')] } }, (name) => (name === 'read_file' ? 'a registered tool' : undefined)),
+    ).toThrow(
       'the MCP tool "file" of server "read" would be named read_file, which is a registered tool; rename the server in the MCP config',
     );
   });
@@ -90,7 +111,13 @@ describe('toolResultText', () => {
         ],
       }),
     ).toBe(
-      ['first', '[image (image/png, 3 bytes) not shown]', 'inside a.txt', '[resource file:///b.bin (application/octet-stream, 6 bytes) not shown]', '[resource file:///c.md "c.md"]'].join('\n'),
+      [
+        'first',
+        '[image (image/png, 3 bytes) not shown]',
+        'inside a.txt',
+        '[resource file:///b.bin (application/octet-stream, 6 bytes) not shown]',
+        '[resource file:///c.md "c.md"]',
+      ].join('\n'),
     );
   });
 

@@ -15,7 +15,12 @@ function completion(
     created: 1_700_000_000,
     model: 'gpt-4o-mini',
     choices: [
-      { index: 0, finish_reason: finishReason, logprobs: null, message: { role: 'assistant', content: null, refusal: null, ...message } },
+      {
+        index: 0,
+        finish_reason: finishReason,
+        logprobs: null,
+        message: { role: 'assistant', content: null, refusal: null, ...message },
+      },
     ],
     usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 },
   };
@@ -45,8 +50,14 @@ describe('toOpenAIMessages', () => {
   });
 
   it('sends empty assistant content as null and passes malformed arguments through unchanged', () => {
-    expect(toOpenAIMessages([{ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path":' }] }])).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":' } }] },
+    expect(
+      toOpenAIMessages([{ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path":' }] }]),
+    ).toEqual([
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":' } }],
+      },
     ]);
   });
 });
@@ -90,11 +101,16 @@ describe('fromOpenAICompletion', () => {
   });
 
   it('counts zero tokens when usage is missing', () => {
-    expect(fromOpenAICompletion({ ...completion({ content: 'hi' }), usage: undefined }).usage).toEqual({ inputTokens: 0, outputTokens: 0 });
+    expect(fromOpenAICompletion({ ...completion({ content: 'hi' }), usage: undefined }).usage).toEqual({
+      inputTokens: 0,
+      outputTokens: 0,
+    });
   });
 
   it('fails loudly on a completion without choices', () => {
-    expect(() => fromOpenAICompletion({ ...completion({ content: 'hi' }), choices: [] })).toThrow('OpenAI response has no choices');
+    expect(() => fromOpenAICompletion({ ...completion({ content: 'hi' }), choices: [] })).toThrow(
+      'OpenAI response has no choices',
+    );
   });
 });
 
@@ -120,7 +136,12 @@ describe('reasoning_content from OpenAI-compatible servers', () => {
     const withReasoning = completion({ content: 'four', reasoning_content: 'two plus two…' } as never);
     withReasoning.usage = { ...withReasoning.usage!, completion_tokens_details: { reasoning_tokens: 5 } };
     expect(fromOpenAICompletion(withReasoning, source)).toEqual({
-      message: { role: 'assistant', content: 'four', toolCalls: [], thinking: [{ type: 'thinking', ...source, text: 'two plus two…' }] },
+      message: {
+        role: 'assistant',
+        content: 'four',
+        toolCalls: [],
+        thinking: [{ type: 'thinking', ...source, text: 'two plus two…' }],
+      },
       finishReason: 'stop',
       usage: { inputTokens: 12, outputTokens: 7, reasoningTokens: 5 },
     });
@@ -131,24 +152,45 @@ describe('reasoning_content from OpenAI-compatible servers', () => {
 
   it('never sends thinking back, to the official API or any other', () => {
     const message = fromOpenAICompletion(
-      completion({ content: '', reasoning_content: 'look first', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{}' } }] } as never, 'tool_calls'),
+      completion(
+        {
+          content: '',
+          reasoning_content: 'look first',
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{}' } }],
+        } as never,
+        'tool_calls',
+      ),
       source,
     ).message;
     const body = prepareOpenAIRequest({
       model: 'deepseek-reasoner',
-      messages: [{ role: 'user', content: 'go' }, message, { role: 'tool', toolCallId: 'c1', toolName: 'read_file', content: 'x', isError: false }],
+      messages: [
+        { role: 'user', content: 'go' },
+        message,
+        { role: 'tool', toolCallId: 'c1', toolName: 'read_file', content: 'x', isError: false },
+      ],
       tools: [],
-      toolChoice: 'auto', modelSettings: {},
+      toolChoice: 'auto',
+      modelSettings: {},
     });
     expect(JSON.stringify(body)).not.toContain('look first');
     expect(openaiChatProblem(body)).toBeUndefined();
-    expect(openaiChatProblem({ ...body, messages: [body.messages[0], { ...body.messages[1], reasoning_content: 'look first' }, body.messages[2]] })).toBe(
-      "Additional properties are not allowed ('reasoning_content' was unexpected) - 'messages.1'",
-    );
+    expect(
+      openaiChatProblem({
+        ...body,
+        messages: [body.messages[0], { ...body.messages[1], reasoning_content: 'look first' }, body.messages[2]],
+      }),
+    ).toBe("Additional properties are not allowed ('reasoning_content' was unexpected) - 'messages.1'");
   });
 
   it('passes the reasoning effort through as reasoning_effort', () => {
-    const body = prepareOpenAIRequest({ model: 'o4-mini', messages: [{ role: 'user', content: 'go' }], tools: [], toolChoice: 'auto', modelSettings: { reasoningEffort: 'low' } });
+    const body = prepareOpenAIRequest({
+      model: 'o4-mini',
+      messages: [{ role: 'user', content: 'go' }],
+      tools: [],
+      toolChoice: 'auto',
+      modelSettings: { reasoningEffort: 'low' },
+    });
     expect(body.reasoning_effort).toBe('low');
   });
 });

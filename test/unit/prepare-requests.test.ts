@@ -24,14 +24,26 @@ const withToolRound: Message[] = [
 
 describe('prepareAnthropicRequest', () => {
   it('defines the tools with tool_choice none for a call that may not use them, when the conversation holds tool blocks', () => {
-    const body = prepareAnthropicRequest({ model: 'claude', messages: withToolRound, tools: [readFile], toolChoice: 'none', modelSettings: {} });
+    const body = prepareAnthropicRequest({
+      model: 'claude',
+      messages: withToolRound,
+      tools: [readFile],
+      toolChoice: 'none',
+      modelSettings: {},
+    });
     expect(body.tools?.map((tool) => (tool as { name: string }).name)).toEqual(['read_file']);
     expect(body.tool_choice).toEqual({ type: 'none' });
     expect(anthropicMessagesProblem(body)).toBeUndefined();
   });
 
   it('defines tools the conversation used but no longer offers by name, with tool_choice none', () => {
-    const body = prepareAnthropicRequest({ model: 'claude', messages: withToolRound, tools: [], toolChoice: 'auto', modelSettings: {} });
+    const body = prepareAnthropicRequest({
+      model: 'claude',
+      messages: withToolRound,
+      tools: [],
+      toolChoice: 'auto',
+      modelSettings: {},
+    });
     expect(body.tools).toEqual([
       { name: 'read_file', description: 'read_file (no longer available)', input_schema: { type: 'object' } },
     ]);
@@ -44,7 +56,8 @@ describe('prepareAnthropicRequest', () => {
       model: 'claude',
       messages: [{ role: 'user', content: 'hi' }],
       tools: [readFile],
-      toolChoice: 'none', modelSettings: {},
+      toolChoice: 'none',
+      modelSettings: {},
     });
     expect(body.tools).toBeUndefined();
     expect(body.tool_choice).toBeUndefined();
@@ -60,7 +73,8 @@ describe('prepareAnthropicRequest', () => {
         { role: 'user', content: 'still there?' },
       ],
       tools: [],
-      toolChoice: 'auto', modelSettings: {},
+      toolChoice: 'auto',
+      modelSettings: {},
     });
     expect(body.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: conversationStartText }] },
@@ -84,7 +98,8 @@ describe('prepareAnthropicRequest', () => {
         { role: 'tool', toolCallId: 'c1', toolName: 'read_file', content: '', isError: true },
       ],
       tools: [readFile],
-      toolChoice: 'auto', modelSettings: {},
+      toolChoice: 'auto',
+      modelSettings: {},
     });
     expect(JSON.stringify(body.messages)).toContain('"content":"(no output)"');
     expect(anthropicMessagesProblem(body)).toBeUndefined();
@@ -93,14 +108,26 @@ describe('prepareAnthropicRequest', () => {
 
 describe('prepareOpenAIRequest', () => {
   it('sends tool_choice none with the tools for a call that may not use them', () => {
-    const body = prepareOpenAIRequest({ model: 'gpt', messages: withToolRound, tools: [readFile], toolChoice: 'none', modelSettings: {} });
+    const body = prepareOpenAIRequest({
+      model: 'gpt',
+      messages: withToolRound,
+      tools: [readFile],
+      toolChoice: 'none',
+      modelSettings: {},
+    });
     expect(body.tool_choice).toBe('none');
     expect(body.tools).toHaveLength(1);
     expect(openaiChatProblem(body)).toBeUndefined();
   });
 
   it('never sends tool_choice without tools', () => {
-    const body = prepareOpenAIRequest({ model: 'gpt', messages: withToolRound, tools: [], toolChoice: 'none', modelSettings: {} });
+    const body = prepareOpenAIRequest({
+      model: 'gpt',
+      messages: withToolRound,
+      tools: [],
+      toolChoice: 'none',
+      modelSettings: {},
+    });
     expect(body.tool_choice).toBeUndefined();
     expect(openaiChatProblem(body)).toBeUndefined();
   });
@@ -114,7 +141,8 @@ describe('prepareOpenAIRequest', () => {
         { role: 'user', content: 'again' },
       ],
       tools: [],
-      toolChoice: 'auto', modelSettings: {},
+      toolChoice: 'auto',
+      modelSettings: {},
     });
     expect(body.messages.map((message) => message.role)).toEqual(['user', 'user']);
   });

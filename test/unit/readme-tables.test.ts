@@ -110,7 +110,9 @@ describe('README folder table', () => {
 
   it('names every folder of the tree that holds code, and only folders that exist', () => {
     const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
-    const topLevel = new Set(tracked.filter((file) => file.includes('/') && !file.startsWith('.')).map((file) => `${file.split('/')[0]}/`));
+    const topLevel = new Set(
+      tracked.filter((file) => file.includes('/') && !file.startsWith('.')).map((file) => `${file.split('/')[0]}/`),
+    );
     expect([...topLevel].filter((folder) => !named.includes(folder)).sort()).toEqual([]);
     const missing = named.filter((folder) => !tracked.some((file) => file.startsWith(folder)));
     expect(missing).toEqual([]);

@@ -7,7 +7,14 @@ const call = (id: string): ReplyPart => ({ type: 'tool_call', call: { id, name: 
 
 describe('reply parts', () => {
   it('keeps thinking with its place among the text and tool calls, and gives the parts back in that order', () => {
-    const parts: ReplyPart[] = [think('first'), { type: 'text', text: 'Looking.' }, call('c1'), think('between'), { type: 'text', text: ' More.' }, call('c2')];
+    const parts: ReplyPart[] = [
+      think('first'),
+      { type: 'text', text: 'Looking.' },
+      call('c1'),
+      think('between'),
+      { type: 'text', text: ' More.' },
+      call('c2'),
+    ];
     const message = assistantMessageFromParts(parts);
     expect(message).toEqual({
       role: 'assistant',
@@ -19,7 +26,12 @@ describe('reply parts', () => {
   });
 
   it('leaves out the thinking it is not to keep, joining the text around it', () => {
-    const message = assistantMessageFromParts([{ type: 'text', text: 'a' }, think('foreign', { provider: 'openai-responses', model: 'o4-mini' }), { type: 'text', text: 'b' }, call('c1')]);
+    const message = assistantMessageFromParts([
+      { type: 'text', text: 'a' },
+      think('foreign', { provider: 'openai-responses', model: 'o4-mini' }),
+      { type: 'text', text: 'b' },
+      call('c1'),
+    ]);
     expect(replyParts(message, producedBy(claude))).toEqual([{ type: 'text', text: 'ab' }, call('c1')]);
   });
 

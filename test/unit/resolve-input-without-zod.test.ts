@@ -34,10 +34,16 @@ const bases: Array<Record<string, unknown>> = [
     context: { compactAfterTurns: 2, keepRecentTurns: 3 },
     approval: { tools: ['write_file'], skip: true, timeoutSeconds: 60 },
   },
-  { model: 'openai:gpt-4o-mini', workspace: '/tmp/project', session: {}, approval: { tools: ['write_file'] }, context: { maxContextTokens: 5000 } },
+  {
+    model: 'openai:gpt-4o-mini',
+    workspace: '/tmp/project',
+    session: {},
+    approval: { tools: ['write_file'] },
+    context: { maxContextTokens: 5000 },
+  },
 ];
 
-describe('resolveAgentInputWithoutZod, executeAgent\'s resolver', () => {
+describe("resolveAgentInputWithoutZod, executeAgent's resolver", () => {
   it('fills in what resolveAgentInput fills in, and refuses what it refuses, on over a thousand inputs', () => {
     const inputs = inputVariants(bases);
     expect(inputs.length).toBeGreaterThan(1000);
@@ -58,8 +64,13 @@ describe('resolveAgentInputWithoutZod, executeAgent\'s resolver', () => {
     expect(refused).toBeGreaterThan(inputs.length / 3);
   });
 
-  it('leaves the caller\'s input as it was', () => {
-    const input = { prompt: '  padded  ', model: 'openai:gpt-4o-mini', workspace: '/tmp/project', approval: { tools: ['write_file'] } };
+  it("leaves the caller's input as it was", () => {
+    const input = {
+      prompt: '  padded  ',
+      model: 'openai:gpt-4o-mini',
+      workspace: '/tmp/project',
+      approval: { tools: ['write_file'] },
+    };
     const before = structuredClone(input);
     const check = resolveAgentInputWithoutZod(input);
     expect(check).toMatchObject({ ok: true, input: { prompt: 'padded', approval: { tools: ['write_file'], skip: false } } });
@@ -71,9 +82,17 @@ describe('resolveAgentInputWithoutZod, executeAgent\'s resolver', () => {
       const check = resolveAgentInputWithoutZod(input);
       return check.ok ? 'accepted' : check.problems;
     };
-    expect(problems({ prompt: 'go', workspace: '/tmp/project' })).toBe('model: a model (provider:model) is required when no agent is named');
-    expect(problems({ prompt: 'go', workspace: '/tmp/project' })).toBe((resolveAgentInput({ prompt: 'go', workspace: '/tmp/project' }) as { problems: string }).problems);
-    expect(problems({ agent: 'researcher', workspace: '/tmp/project' })).toBe('prompt: either a prompt or initial messages are required');
-    expect(problems({ agent: 'researcher', prompt: 'go', workspace: '/tmp/project', maxIterations: 0 })).toBe('maxIterations: must be at least 1');
+    expect(problems({ prompt: 'go', workspace: '/tmp/project' })).toBe(
+      'model: a model (provider:model) is required when no agent is named',
+    );
+    expect(problems({ prompt: 'go', workspace: '/tmp/project' })).toBe(
+      (resolveAgentInput({ prompt: 'go', workspace: '/tmp/project' }) as { problems: string }).problems,
+    );
+    expect(problems({ agent: 'researcher', workspace: '/tmp/project' })).toBe(
+      'prompt: either a prompt or initial messages are required',
+    );
+    expect(problems({ agent: 'researcher', prompt: 'go', workspace: '/tmp/project', maxIterations: 0 })).toBe(
+      'maxIterations: must be at least 1',
+    );
   });
 });

@@ -17,7 +17,9 @@ function runInActivity(tool: Tool, args: unknown): Promise<string> {
   return environment.run(toolActivity(tool, testWorkspaceRoot), { arguments: args, workspace });
 }
 
-function recordingTool(respond: (input: { path: string; count: number }) => Promise<string> = async ({ path }) => `read ${path}`) {
+function recordingTool(
+  respond: (input: { path: string; count: number }) => Promise<string> = async ({ path }) => `read ${path}`,
+) {
   const calls: unknown[] = [];
   const tool = defineTool({
     name: 'recorder',
@@ -47,7 +49,9 @@ describe('toolActivity argument validation', () => {
     const failure = await failureOf(toolActivity(tool, testWorkspaceRoot)({ arguments: { path: 3 }, workspace }));
     expect(failure.type).toBe('InvalidToolArguments');
     expect(failure.nonRetryable).toBe(true);
-    expect(failure.message).toBe('invalid arguments for recorder: ✖ Invalid input: expected string, received number\n  → at path');
+    expect(failure.message).toBe(
+      'invalid arguments for recorder: ✖ Invalid input: expected string, received number\n  → at path',
+    );
     expect(calls).toEqual([]);
   });
 

@@ -5,7 +5,14 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 // (BENCHMARKS.md, "Zod in a workflow bundle"). The worker's own bundle (workflows/index.ts) and the bundle of a user whose
 // workflows import `durable-agent/workflow` (workflows/public.ts, which re-exports the agent workflow too) stay without it.
 
-const quietLogger = { trace() {}, debug() {}, info() {}, log() {}, warn() {}, error: (message: string) => console.error(message) };
+const quietLogger = {
+  trace() {},
+  debug() {},
+  info() {},
+  log() {},
+  warn() {},
+  error: (message: string) => console.error(message),
+};
 
 /** The modules webpack put in a workflow bundle, by path relative to the project. */
 async function bundledModules(workflowsPath: string): Promise<string[]> {
@@ -18,6 +25,11 @@ it("keeps zod out of the bundle a durable-agent/workflow user's worker builds, w
   expect(modules.filter((module) => /[/\\]zod[/\\]/.test(module))).toEqual([]);
   // The bundle really is the workflow side: the agent workflow, executeAgent, and the zod-free input checks.
   expect(modules).toEqual(
-    expect.arrayContaining(['./workflows/agent.ts', './workflows/execute-agent.ts', './core/input-check.ts', './core/resolve-input-without-zod.ts']),
+    expect.arrayContaining([
+      './workflows/agent.ts',
+      './workflows/execute-agent.ts',
+      './core/input-check.ts',
+      './core/resolve-input-without-zod.ts',
+    ]),
   );
 }, 120_000);

@@ -77,11 +77,15 @@ describe('resolveInWorkspace', () => {
 
   it('refuses a directory symlink that points outside, and files under it', async () => {
     expect(await refusal('outside-dir')).toBe('path "outside-dir" resolves through a symlink to outside the workspace');
-    expect(await refusal('outside-dir/secret.txt')).toBe('path "outside-dir/secret.txt" resolves through a symlink to outside the workspace');
+    expect(await refusal('outside-dir/secret.txt')).toBe(
+      'path "outside-dir/secret.txt" resolves through a symlink to outside the workspace',
+    );
   });
 
   it('refuses a not-yet-existing file under a directory symlink that points outside', async () => {
-    expect(await refusal('outside-dir/new/file.txt')).toBe('path "outside-dir/new/file.txt" resolves through a symlink to outside the workspace');
+    expect(await refusal('outside-dir/new/file.txt')).toBe(
+      'path "outside-dir/new/file.txt" resolves through a symlink to outside the workspace',
+    );
   });
 
   it('allows a symlink that points inside', async () => {

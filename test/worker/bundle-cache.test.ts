@@ -18,7 +18,10 @@ describe('the workflow bundle cache', () => {
     workflowsPath = path.join(directory, 'workflows.ts');
     greetingPath = path.join(directory, 'greeting.ts');
     await writeFile(greetingPath, `export const greeting = 'first greeting';\n`);
-    await writeFile(workflowsPath, `import { greeting } from './greeting';\nexport async function greet(): Promise<string> { return greeting; }\n`);
+    await writeFile(
+      workflowsPath,
+      `import { greeting } from './greeting';\nexport async function greet(): Promise<string> { return greeting; }\n`,
+    );
   });
 
   afterEach(() => rm(directory, { recursive: true, force: true }));

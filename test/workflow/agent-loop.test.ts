@@ -31,7 +31,14 @@ describe('agent loop', () => {
   it('returns the answer of a model that needs no tools', async () => {
     const model = new ScriptedModel([answer('42')]);
     const { result } = await run(model);
-    expect(result).toEqual({ answer: '42', status: 'completed', iterations: 1, turns: 1, usage: { inputTokens: 10, outputTokens: 5 }, agent: 'default' });
+    expect(result).toEqual({
+      answer: '42',
+      status: 'completed',
+      iterations: 1,
+      turns: 1,
+      usage: { inputTokens: 10, outputTokens: 5 },
+      agent: 'default',
+    });
     expect(model.requests[0].messages).toEqual([{ role: 'user', content: 'do the task' }]);
     expect(model.requests[0].tools).toEqual(allTools);
   });
@@ -65,9 +72,15 @@ describe('agent loop', () => {
     const { workflowId } = await run(model);
     const results = model.requests[1].messages.filter((message) => message.role === 'tool');
     expect(results.map((message) => message.role === 'tool' && message.toolCallId)).toEqual(['p1', 'p2', 'p3']);
-    expect(results.map((message) => message.content)).toEqual(['beta contents', expect.stringContaining('alpha.txt'), 'alpha contents']);
+    expect(results.map((message) => message.content)).toEqual([
+      'beta contents',
+      expect.stringContaining('alpha.txt'),
+      'alpha contents',
+    ]);
 
-    const tools = scheduledActivities(await fetchEvents(environment.client, workflowId)).filter((a) => a.activityType !== 'callModel' && a.activityType !== 'prepareRun');
+    const tools = scheduledActivities(await fetchEvents(environment.client, workflowId)).filter(
+      (a) => a.activityType !== 'callModel' && a.activityType !== 'prepareRun',
+    );
     expect(tools.map((activity) => activity.summary)).toEqual(['read_file beta.txt', 'list_directory .', 'read_file alpha.txt']);
     expect(new Set(tools.map((activity) => activity.workflowTaskCompletedEventId)).size).toBe(1);
   });
@@ -76,7 +89,9 @@ describe('agent loop', () => {
     const reads = ['a', 'b', 'c'].map((_, index) => ({ name: 'list_directory', arguments: { path: '.' }, id: `cap${index}` }));
     const model = new ScriptedModel([callTools(...reads), answer('ok')]);
     const { workflowId } = await run(model, { maxConcurrentTools: 1 });
-    const tools = scheduledActivities(await fetchEvents(environment.client, workflowId)).filter((a) => a.activityType === 'list_directory');
+    const tools = scheduledActivities(await fetchEvents(environment.client, workflowId)).filter(
+      (a) => a.activityType === 'list_directory',
+    );
     expect(new Set(tools.map((activity) => activity.workflowTaskCompletedEventId)).size).toBe(3);
   });
 

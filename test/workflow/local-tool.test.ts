@@ -40,7 +40,9 @@ function stampTool(options: { failFirst?: boolean } = {}) {
 
 function localActivityMarkers(events: Awaited<ReturnType<typeof fetchEvents>>): number {
   return events.filter(
-    (event) => event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED && event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+    (event) =>
+      event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED &&
+      event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
   ).length;
 }
 
@@ -56,7 +58,12 @@ describe('a tool run as a local activity (activity: { local: true })', () => {
     // The test worker replays every workflow task (no cache): the markers must replay too.
     const worker = await createTestWorker(environment, { taskQueue, model, tools: [tool] });
     const { result, workflowId } = await worker.runUntil(
-      runAgent(environment, taskQueue, { prompt: 'stamp a and b', model: 'openai:test-model', tools: ['stamp', 'read_file'], workspace }),
+      runAgent(environment, taskQueue, {
+        prompt: 'stamp a and b',
+        model: 'openai:test-model',
+        tools: ['stamp', 'read_file'],
+        workspace,
+      }),
     );
 
     expect(result).toMatchObject({ answer: 'done', status: 'completed', iterations: 3 });
@@ -83,6 +90,8 @@ describe('a tool run as a local activity (activity: { local: true })', () => {
 
     expect(result.status).toBe('completed');
     expect(attempts.get('c')).toBe(2);
-    expect(model.requests[1].messages.slice(-1)).toEqual([{ role: 'tool', toolCallId: 's1', toolName: 'stamp', content: 'stamped c', isError: false }]);
+    expect(model.requests[1].messages.slice(-1)).toEqual([
+      { role: 'tool', toolCallId: 's1', toolName: 'stamp', content: 'stamped c', isError: false },
+    ]);
   });
 });

@@ -132,15 +132,23 @@ describe('sessions', () => {
 
   it('keeps one idle timer across messages, and idles out a whole timeout after the last one', async () => {
     const model = new ScriptedModel([answer('one'), answer('two')]);
-    const { result, events, lastReplyAt } = await withSession(model, { session: { idleTimeoutSeconds: 2 } }, async (workflowId) => {
-      await send(workflowId, 'a');
-      // Past the first timer's deadline (2 s after the session began waiting), which must not end the session.
-      await new Promise((resolve) => setTimeout(resolve, 1_200));
-      await send(workflowId, 'b');
-      const lastReplyAt = Date.now();
-      const handle = environment.client.workflow.getHandle(workflowId);
-      return { result: (await handle.result()) as AgentResult, events: await fetchEvents(environment.client, workflowId), lastReplyAt };
-    });
+    const { result, events, lastReplyAt } = await withSession(
+      model,
+      { session: { idleTimeoutSeconds: 2 } },
+      async (workflowId) => {
+        await send(workflowId, 'a');
+        // Past the first timer's deadline (2 s after the session began waiting), which must not end the session.
+        await new Promise((resolve) => setTimeout(resolve, 1_200));
+        await send(workflowId, 'b');
+        const lastReplyAt = Date.now();
+        const handle = environment.client.workflow.getHandle(workflowId);
+        return {
+          result: (await handle.result()) as AgentResult,
+          events: await fetchEvents(environment.client, workflowId),
+          lastReplyAt,
+        };
+      },
+    );
     expect(result).toMatchObject({ status: 'idle_timeout', answer: 'two' });
     const closedAt = Number(events.at(-1)!.eventTime!.seconds) * 1000 + Math.floor(events.at(-1)!.eventTime!.nanos! / 1e6);
     // A whole timeout after the last wait began, give or take that reply's trip to the client; expiring at the
@@ -173,7 +181,9 @@ describe('sessions', () => {
       turns: 1,
       transcript: { length: 0 },
       progressOffset: 3,
-      progress: [{ kind: 'model_call', iteration: 1, model: 'openai:test', toolCalls: [], usage: { inputTokens: 10, outputTokens: 5 } }],
+      progress: [
+        { kind: 'model_call', iteration: 1, model: 'openai:test', toolCalls: [], usage: { inputTokens: 10, outputTokens: 5 } },
+      ],
       lastAnswer: 'earlier answer',
       agent: 'default',
     };
@@ -188,7 +198,10 @@ describe('sessions', () => {
       await handle.signal(endSessionSignal);
       expect(await handle.result()).toMatchObject({ status: 'ended', turns: 2 });
     });
-    expect(model.requests[0].messages.filter((message) => message.role !== 'system')).toEqual([...earlier, { role: 'user', content: 'and now?' }]);
+    expect(model.requests[0].messages.filter((message) => message.role !== 'system')).toEqual([
+      ...earlier,
+      { role: 'user', content: 'and now?' },
+    ]);
   });
 
   it('refuses messages to a run that is not a session', async () => {

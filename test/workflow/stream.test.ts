@@ -54,7 +54,9 @@ async function gather(
   onItem?: (item: WorkflowStreamItem<StreamEvent>) => void,
 ): Promise<Array<WorkflowStreamItem<StreamEvent>>> {
   const items: Array<WorkflowStreamItem<StreamEvent>> = [];
-  const subscription = WorkflowStreamClient.create(environment.client, workflowId).topic<StreamEvent>(agentStreamTopic).subscribe(from);
+  const subscription = WorkflowStreamClient.create(environment.client, workflowId)
+    .topic<StreamEvent>(agentStreamTopic)
+    .subscribe(from);
   for await (const item of subscription) {
     items.push(item);
     onItem?.(item);
@@ -63,16 +65,24 @@ async function gather(
   return items;
 }
 
-const turnEnded = (turn: number) => (events: StreamEvent[]) => events.some((event) => event.type === 'turn_end' && event.turn === turn);
+const turnEnded = (turn: number) => (events: StreamEvent[]) =>
+  events.some((event) => event.type === 'turn_end' && event.turn === turn);
 
 describe('the run stream', () => {
   it('publishes the turn, each model reply and each tool call in order', async () => {
-    const model = new ScriptedModel([callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }), answer('milk')]);
-    const items = await withRun(model, { prompt: 'what should I remember?', session: { idleTimeoutSeconds: 600 } }, async (workflowId) => {
-      const items = await gather(workflowId, 0, turnEnded(1));
-      await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
-      return items;
-    });
+    const model = new ScriptedModel([
+      callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }),
+      answer('milk'),
+    ]);
+    const items = await withRun(
+      model,
+      { prompt: 'what should I remember?', session: { idleTimeoutSeconds: 600 } },
+      async (workflowId) => {
+        const items = await gather(workflowId, 0, turnEnded(1));
+        await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
+        return items;
+      },
+    );
     const events = items.map((item) => item.data);
     const reply = { call: expect.any(String), agent: 'default', model: 'openai:test' };
     expect(events).toEqual([
@@ -81,7 +91,14 @@ describe('the run stream', () => {
       { type: 'tool_start', id: 'call_read', summary: 'read_file notes.txt' },
       { type: 'tool_result', id: 'call_read', summary: 'read_file notes.txt', isError: false, preview: 'remember the milk' },
       { type: 'reply', ...reply, text: 'milk', toolCalls: [], iteration: 2, usage: { inputTokens: 10, outputTokens: 5 } },
-      { type: 'turn_end', turn: 1, status: 'completed', answer: 'milk', iterations: 2, usage: { inputTokens: 30, outputTokens: 13 } },
+      {
+        type: 'turn_end',
+        turn: 1,
+        status: 'completed',
+        answer: 'milk',
+        iterations: 2,
+        usage: { inputTokens: 30, outputTokens: 13 },
+      },
     ]);
     expect(items.map((item) => item.offset)).toEqual([0, 1, 2, 3, 4, 5]);
     // Text is streamed only when the run asks for it: nothing asked the model activity to publish.
@@ -89,14 +106,33 @@ describe('the run stream', () => {
   });
 
   it("tells each turn whole: the agent, each reply numbered within its turn with its usage and thinking, the handoff, the turn's totals", async () => {
-    const billing = defineAgent({ name: 'billing', description: 'Answers billing questions.', model: 'anthropic:claude-haiku-4-5' });
-    const triage = defineAgent({ name: 'triage', description: 'Routes questions.', model: 'openai:gpt-4o-mini', tools: ['read_file'], handoffs: [billing] });
+    const billing = defineAgent({
+      name: 'billing',
+      description: 'Answers billing questions.',
+      model: 'anthropic:claude-haiku-4-5',
+    });
+    const triage = defineAgent({
+      name: 'triage',
+      description: 'Routes questions.',
+      model: 'openai:gpt-4o-mini',
+      tools: ['read_file'],
+      handoffs: [billing],
+    });
     const priced = { inputTokens: 100, outputTokens: 40, costUsd: 0.0012, reasoningTokens: 16 };
-    const thinking = [{ type: 'thinking' as const, provider: 'anthropic', model: 'claude-haiku-4-5', text: 'paid on the 3rd', signature: 'sig' }];
+    const thinking = [
+      { type: 'thinking' as const, provider: 'anthropic', model: 'claude-haiku-4-5', text: 'paid on the 3rd', signature: 'sig' },
+    ];
     const model = ScriptedModel.byAgent({
-      triage: [callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }), callTools({ name: 'transfer_to_billing', arguments: {}, id: 'call_hand' })],
+      triage: [
+        callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }),
+        callTools({ name: 'transfer_to_billing', arguments: {}, id: 'call_hand' }),
+      ],
       billing: [
-        { ...answer('it is paid'), usage: priced, message: { role: 'assistant', content: 'it is paid', toolCalls: [], thinking } },
+        {
+          ...answer('it is paid'),
+          usage: priced,
+          message: { role: 'assistant', content: 'it is paid', toolCalls: [], thinking },
+        },
         answer('nothing is due'),
       ],
     });
@@ -113,7 +149,14 @@ describe('the run stream', () => {
       [triage],
     );
     const call = expect.any(String);
-    const triageReply = { type: 'reply', call, text: '', agent: 'triage', model: 'openai:gpt-4o-mini', usage: { inputTokens: 20, outputTokens: 8 } };
+    const triageReply = {
+      type: 'reply',
+      call,
+      text: '',
+      agent: 'triage',
+      model: 'openai:gpt-4o-mini',
+      usage: { inputTokens: 20, outputTokens: 8 },
+    };
     const billingModel = 'anthropic:claude-haiku-4-5';
     expect(items.map((item) => item.data)).toEqual([
       { type: 'turn_start', turn: 1, agent: 'triage' },
@@ -121,9 +164,25 @@ describe('the run stream', () => {
       { type: 'tool_start', id: 'call_read', summary: 'read_file notes.txt' },
       { type: 'tool_result', id: 'call_read', summary: 'read_file notes.txt', isError: false, preview: 'remember the milk' },
       { ...triageReply, toolCalls: ['transfer_to_billing'], iteration: 2 },
-      { type: 'tool_result', id: 'call_hand', summary: 'transfer_to_billing', isError: false, preview: 'Transferred the conversation to the agent "billing".' },
+      {
+        type: 'tool_result',
+        id: 'call_hand',
+        summary: 'transfer_to_billing',
+        isError: false,
+        preview: 'Transferred the conversation to the agent "billing".',
+      },
       { type: 'handoff', from: 'triage', to: 'billing' },
-      { type: 'reply', call, text: 'it is paid', toolCalls: [], iteration: 3, agent: 'billing', model: billingModel, usage: priced, thought: true },
+      {
+        type: 'reply',
+        call,
+        text: 'it is paid',
+        toolCalls: [],
+        iteration: 3,
+        agent: 'billing',
+        model: billingModel,
+        usage: priced,
+        thought: true,
+      },
       {
         type: 'turn_end',
         turn: 1,
@@ -134,8 +193,24 @@ describe('the run stream', () => {
       },
       // The second turn starts with the agent the handoff chose, and counts its iterations from 1 again.
       { type: 'turn_start', turn: 2, agent: 'billing' },
-      { type: 'reply', call, text: 'nothing is due', toolCalls: [], iteration: 1, agent: 'billing', model: billingModel, usage: { inputTokens: 10, outputTokens: 5 } },
-      { type: 'turn_end', turn: 2, status: 'completed', answer: 'nothing is due', iterations: 1, usage: { inputTokens: 10, outputTokens: 5 } },
+      {
+        type: 'reply',
+        call,
+        text: 'nothing is due',
+        toolCalls: [],
+        iteration: 1,
+        agent: 'billing',
+        model: billingModel,
+        usage: { inputTokens: 10, outputTokens: 5 },
+      },
+      {
+        type: 'turn_end',
+        turn: 2,
+        status: 'completed',
+        answer: 'nothing is due',
+        iterations: 1,
+        usage: { inputTokens: 10, outputTokens: 5 },
+      },
     ]);
     // Every model call has a name of its own.
     const calls = items.flatMap((item) => (item.data.type === 'reply' ? [item.data.call] : []));
@@ -146,7 +221,11 @@ describe('the run stream', () => {
     const model = new ScriptedModel([
       callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }),
       () => {
-        throw ApplicationFailure.create({ type: 'ProviderRejected', message: 'the provider refused the request', nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: 'ProviderRejected',
+          message: 'the provider refused the request',
+          nonRetryable: true,
+        });
       },
       answer('recovered'),
     ]);
@@ -169,17 +248,28 @@ describe('the run stream', () => {
         iterations: 2,
         usage: { inputTokens: 20, outputTokens: 8 },
       },
-      { type: 'turn_end', turn: 1, status: 'completed', answer: 'recovered', iterations: 1, usage: { inputTokens: 10, outputTokens: 5 } },
+      {
+        type: 'turn_end',
+        turn: 1,
+        status: 'completed',
+        answer: 'recovered',
+        iterations: 1,
+        usage: { inputTokens: 10, outputTokens: 5 },
+      },
     ]);
   });
 
   it('passes the model activity a name for each call when the run streams', async () => {
     const model = new ScriptedModel([answer('hello')]);
-    const items = await withRun(model, { prompt: 'hi', stream: true, session: { idleTimeoutSeconds: 600 } }, async (workflowId) => {
-      const items = await gather(workflowId, 0, turnEnded(1));
-      await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
-      return items;
-    });
+    const items = await withRun(
+      model,
+      { prompt: 'hi', stream: true, session: { idleTimeoutSeconds: 600 } },
+      async (workflowId) => {
+        const items = await gather(workflowId, 0, turnEnded(1));
+        await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
+        return items;
+      },
+    );
     const reply = items.map((item) => item.data).find((event) => event.type === 'reply');
     expect(model.requests[0].streamAs).toBe(reply?.type === 'reply' ? reply.call : 'no reply');
   });
@@ -215,7 +305,10 @@ describe('the run stream', () => {
   });
 
   it("gives a follower that comes after the run's end every event it kept, read once with the streamTail query", async () => {
-    const model = new ScriptedModel([callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }), answer('milk')]);
+    const model = new ScriptedModel([
+      callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }),
+      answer('milk'),
+    ]);
     const { polled, followed, updates } = await withRun(model, { prompt: 'what should I remember?' }, async (workflowId) => {
       const handle = environment.client.workflow.getHandle(workflowId);
       await handle.result();
@@ -223,7 +316,9 @@ describe('the run stream', () => {
       const polled = await gather(workflowId, 0);
       const followed: Array<WorkflowStreamItem<StreamEvent>> = [];
       await followStream(environment.client, workflowId, { from: 2, onEvent: (item) => followed.push(item) });
-      const updates = (await fetchEvents(environment.client, workflowId)).filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes);
+      const updates = (await fetchEvents(environment.client, workflowId)).filter(
+        (event) => event.workflowExecutionUpdateAcceptedEventAttributes,
+      );
       return { polled, followed, updates };
     });
     expect(polled).toEqual([]);
@@ -292,7 +387,9 @@ describe('the run stream', () => {
         expect((refused as WorkflowUpdateFailedError).cause).toMatchObject({ type: streamBusyType });
       }
       const acceptedPolls = (await fetchEvents(environment.client, workflowId)).filter(
-        (event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === '__temporal_workflow_stream_poll',
+        (event) =>
+          event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ===
+          '__temporal_workflow_stream_poll',
       );
       // Known limit: on a loaded machine, with this worker replaying every task, a fifth poll has been admitted
       // (the count lives in the handlers' state and the validator once saw it short). The cap is best effort by

@@ -51,7 +51,12 @@ it('gives the Web UI a task summary, run details, activity summaries and live cu
   expect(await description.staticDetails()).toContain('`read_file`');
 
   const summaries = scheduledActivities(await fetchEvents(environment.client, workflowId)).map((activity) => activity.summary);
-  expect(summaries).toEqual([undefined, 'openai:gpt-4o-mini iteration 1', 'read_file alpha.txt', 'openai:gpt-4o-mini iteration 2']);
+  expect(summaries).toEqual([
+    undefined,
+    'openai:gpt-4o-mini iteration 1',
+    'read_file alpha.txt',
+    'openai:gpt-4o-mini iteration 2',
+  ]);
 
   expect(detailsDuringTools).toMatch(/calling model.*iteration 2 of 20/);
   expect(detailsDuringTools).toContain('tokens: 20 in / 8 out');

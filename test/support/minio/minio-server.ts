@@ -44,7 +44,10 @@ export async function startMinio(options: MinioOptions): Promise<MinioServer> {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const server = new ServerProcess(child, 'MinIO');
-  await server.waitUntilReady(() => isReady(endpoint), { what: `its readiness probe on ${endpoint}`, timeoutMs: options.readyTimeoutMs });
+  await server.waitUntilReady(() => isReady(endpoint), {
+    what: `its readiness probe on ${endpoint}`,
+    timeoutMs: options.readyTimeoutMs,
+  });
   const { accessKeyId, secretAccessKey, dataDirectory } = options;
   return { endpoint, accessKeyId, secretAccessKey, dataDirectory, pid: server.pid, stop: () => server.stop() };
 }

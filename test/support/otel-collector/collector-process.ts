@@ -40,10 +40,12 @@ export async function startCollector(options: CollectorOptions): Promise<Collect
     await server.stop();
     await rm(configDirectory, { recursive: true, force: true });
   };
-  await server.waitUntilReady(() => portAccepts(port), { what: `listening on 127.0.0.1:${port}`, timeoutMs: options.readyTimeoutMs }).catch(async (error: unknown) => {
-    await rm(configDirectory, { recursive: true, force: true });
-    throw error;
-  });
+  await server
+    .waitUntilReady(() => portAccepts(port), { what: `listening on 127.0.0.1:${port}`, timeoutMs: options.readyTimeoutMs })
+    .catch(async (error: unknown) => {
+      await rm(configDirectory, { recursive: true, force: true });
+      throw error;
+    });
   return { endpoint: `http://127.0.0.1:${port}`, spansFile: options.spansFile, pid: server.pid, stop };
 }
 

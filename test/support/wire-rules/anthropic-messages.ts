@@ -42,7 +42,8 @@ export function anthropicMessagesProblem(body: any, betas: string[] = []): strin
         if (!block.text.trim()) return 'messages: text content blocks must contain non-whitespace text';
       }
       if (block.type === 'tool_use' || block.type === 'tool_result') usesToolBlocks = true;
-      if (block.type === 'tool_use' && message.role !== 'assistant') return `messages.${index}.content.${position}: tool_use blocks are only allowed in assistant messages`;
+      if (block.type === 'tool_use' && message.role !== 'assistant')
+        return `messages.${index}.content.${position}: tool_use blocks are only allowed in assistant messages`;
       if (block.type === 'tool_use') {
         if (typeof block.id !== 'string' || !/^[a-zA-Z0-9_-]+$/.test(block.id)) {
           return `messages.${index}.content.${position}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`;
@@ -51,13 +52,15 @@ export function anthropicMessagesProblem(body: any, betas: string[] = []): strin
         toolUseIds.add(block.id);
       }
       if (block.type === 'tool_result') {
-        if (message.role !== 'user') return `messages.${index}.content.${position}: tool_result blocks are only allowed in user messages`;
+        if (message.role !== 'user')
+          return `messages.${index}.content.${position}: tool_result blocks are only allowed in user messages`;
         if (block.is_error && isEmptyContent(block.content)) {
           return `messages.${index}.content.${position}.tool_result: content cannot be empty if \`is_error\` is true`;
         }
       }
     }
-    const problem = pairingProblem(messages, index) ?? (message.role === 'assistant' ? reasoningProblem(blocks, index) : undefined);
+    const problem =
+      pairingProblem(messages, index) ?? (message.role === 'assistant' ? reasoningProblem(blocks, index) : undefined);
     if (problem) return problem;
   }
   if (usesToolBlocks && !definesTools) return 'Requests which include `tool_use` or `tool_result` blocks must define tools.';
@@ -68,7 +71,8 @@ export function anthropicMessagesProblem(body: any, betas: string[] = []): strin
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function thinkingSettingsProblem(body: any, betas: string[]): string | undefined {
   const budget = body.thinking.budget_tokens;
-  if (!Number.isInteger(budget) || budget < 1024) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+  if (!Number.isInteger(budget) || budget < 1024)
+    return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
   // Interleaved thinking lets the budget span the whole context window instead of max_tokens.
   if (body.max_tokens <= budget && !betas.includes('interleaved-thinking-2025-05-14')) {
     return `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at ${thinkingDocs}#max-tokens-and-context-window-size`;
@@ -76,7 +80,8 @@ function thinkingSettingsProblem(body: any, betas: string[]): string | undefined
   if (body.temperature !== undefined && body.temperature !== 1) {
     return `\`temperature\` may only be set to 1 when thinking is enabled. Please consult our documentation at ${thinkingDocs}#important-considerations-when-using-extended-thinking`;
   }
-  if (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool') return 'Thinking may not be enabled when tool_choice forces tool use.';
+  if (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool')
+    return 'Thinking may not be enabled when tool_choice forces tool use.';
   return undefined;
 }
 
@@ -108,7 +113,8 @@ function reasoningProblem(blocks: Block[], index: number): string | undefined {
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function toolLoopThinkingProblem(messages: any[]): string | undefined {
-  const hasResults = (message: { content: unknown }) => contentBlocks(message.content).some((block) => block.type === 'tool_result');
+  const hasResults = (message: { content: unknown }) =>
+    contentBlocks(message.content).some((block) => block.type === 'tool_result');
   const last = messages[messages.length - 1];
   if (last.role !== 'user' || !hasResults(last)) return undefined;
   let start = messages.length - 1;

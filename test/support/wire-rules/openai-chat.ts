@@ -36,7 +36,8 @@ export function openaiChatProblem(body: any): string | undefined {
     if (unexpected) return `Additional properties are not allowed ('${unexpected}' was unexpected) - 'messages.${index}'`;
     if (message.role === 'tool') {
       const position = open.indexOf(message.tool_call_id);
-      if (position < 0) return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+      if (position < 0)
+        return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
       open.splice(position, 1);
       continue;
     }

@@ -23,7 +23,9 @@ export function openaiResponsesProblem(body: any): WireRefusal | undefined {
   if (!Array.isArray(input)) return refuse("Missing required parameter: 'input'.");
   for (const [index, tool] of (body.tools ?? []).entries()) {
     if (tool?.type === 'function' && (typeof tool.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name))) {
-      return refuse(`Invalid 'tools[${index}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`);
+      return refuse(
+        `Invalid 'tools[${index}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+      );
     }
   }
   const stored = body.store !== false;
@@ -37,7 +39,8 @@ export function openaiResponsesProblem(body: any): WireRefusal | undefined {
         return refuse(`The encrypted content ${abbreviated(item.encrypted_content)} could not be verified.`);
       }
       const next = input.slice(index + 1).find((later) => later?.type !== 'reasoning');
-      const follows = next?.type === 'function_call' || ((next?.type === 'message' || next?.type === undefined) && next?.role === 'assistant');
+      const follows =
+        next?.type === 'function_call' || ((next?.type === 'message' || next?.type === undefined) && next?.role === 'assistant');
       if (!follows) return refuse(`Item '${item.id}' of type 'reasoning' was provided without its required following item.`);
     } else if (type === 'function_call') {
       if (!stored && item.id) return refuse(notPersisted(item.id), 404);
@@ -48,7 +51,9 @@ export function openaiResponsesProblem(body: any): WireRefusal | undefined {
     } else if (type === 'message') {
       if (!stored && item.id) return refuse(notPersisted(item.id), 404);
       if (!['user', 'assistant', 'system', 'developer'].includes(item.role)) {
-        return refuse(`Invalid value: '${String(item.role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`);
+        return refuse(
+          `Invalid value: '${String(item.role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`,
+        );
       }
     }
   }
