@@ -3,6 +3,7 @@ import { WorkflowStreamClient, type WorkflowStreamItem } from '@temporalio/workf
 import { agentStreamTopic, type StreamEvent } from '../core/stream-events';
 import { streamBusyType } from '../workflows/agent-stream';
 import { streamTailLimit, streamTailQuery } from '../workflows/definitions';
+import { untraced } from '../telemetry/tracing';
 import { isServerUnavailable } from './await-result';
 
 const busyRetryMs = 2_000;
@@ -27,7 +28,11 @@ export interface FollowOptions {
  * server goes away or the run turns the subscriber away for a moment (too many
  * watchers), it subscribes again from the offset after the last event delivered.
  */
-export async function followStream(client: Client, workflowId: string, options: FollowOptions): Promise<void> {
+export function followStream(client: Client, workflowId: string, options: FollowOptions): Promise<void> {
+  return untraced(() => follow(client, workflowId, options));
+}
+
+async function follow(client: Client, workflowId: string, options: FollowOptions): Promise<void> {
   let next = options.from;
   while (!options.signal?.aborted) {
     const stream = WorkflowStreamClient.create(client, workflowId).topic<StreamEvent>(agentStreamTopic);

@@ -2,7 +2,7 @@
 // when, OTEL_EXPORTER_OTLP_ENDPOINT is set: a process without tracing never loads any of this.
 import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { setGlobalErrorHandler, suppressTracing, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -55,6 +55,7 @@ export function startOpenTelemetry(settings: TracingSettings): Tracing {
     clientInterceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer })] },
     spans: genAiSpans(tracer),
     flush: () => provider.forceFlush().catch(reportFailure),
+    untraced: (work) => context.with(suppressTracing(context.active()), work),
   };
 }
 

@@ -16,6 +16,8 @@ export interface Tracing {
   spans: AgentSpans;
   /** Sends the spans still buffered; call it before the process exits. Never throws. */
   flush(): Promise<void>;
+  /** Runs `work` with tracing suppressed: whatever it calls makes no span (see `untraced`). */
+  untraced<T>(work: () => Promise<T>): Promise<T>;
 }
 
 let processTracing: Tracing | undefined;
@@ -42,6 +44,15 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | un
   const sdk = require('./otel-sdk') as typeof OtelSdk;
   processTracing = sdk.startOpenTelemetry(settings);
   return processTracing;
+}
+
+/**
+ * Runs `work` making no spans when this process traces: following a run's stream is a person watching, not the
+ * run's work, and each poll (an Update) would otherwise be a trace of its own beside the run's. Without tracing,
+ * it runs `work` as is.
+ */
+export function untraced<T>(work: () => Promise<T>): Promise<T> {
+  return processTracing ? processTracing.untraced(work) : work();
 }
 
 function sameSettings(a: TracingSettings, b: TracingSettings): boolean {

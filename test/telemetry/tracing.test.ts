@@ -87,7 +87,8 @@ async function exportedTrace(workflowId: string, expectedSpans = 13): Promise<{ 
  * each model call's GenAI span under its callModel activity, the tool call's under its read_file activity.
  */
 function expectReadFileTrace({ trace, all }: { trace: ExportedSpan[]; all: ExportedSpan[] }, workflowId: string): void {
-  // One trace per run: every span that names the run is in it (but the progress queries', which are the CLI's own).
+  // One trace per run: every span that names the run is in it (but queries', which are the CLI's own reads). Following the
+  // run's stream makes none: its polls are the CLI watching, not the run's work (client/follow-stream.ts runs them untraced).
   const naming = all.filter(
     (span) => span.attributes.temporalWorkflowId === workflowId && !span.name.startsWith('QueryWorkflow:'),
   );
