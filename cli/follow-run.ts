@@ -3,6 +3,12 @@ import { followStream } from '../client/follow-stream';
 import type { StreamRenderer } from './stream-renderer';
 
 /**
+ * The pause between polls of a follower that shows progress lines only: each poll is an Update in the run's history,
+ * so a fast tool loop followed at the text's pace would add one per event; at this pace, one per second at most.
+ */
+export const progressPollCooldownMs = 1_000;
+
+/**
  * Follows a run's stream into a renderer for as long as the command wants it:
  * the one source of what `agent run` and `agent chat` show while a run works
  * (no polling of queries). From offset 0: these commands start the run (or the
@@ -22,9 +28,12 @@ export class RunFollower {
     workflowId: string,
     private readonly renderer: StreamRenderer,
     log: (line: string) => void,
+    options: { showsText: boolean },
   ) {
     this.done = followStream(client, workflowId, {
       from: 0,
+      // Progress lines may come a second late; text as it is written may not (see followStream's default).
+      ...(!options.showsText && { pollCooldownMs: progressPollCooldownMs }),
       onEvent: (item) => {
         renderer.handle(item.data);
         this.wake();

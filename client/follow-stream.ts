@@ -8,10 +8,13 @@ import { isServerUnavailable } from './await-result';
 
 const busyRetryMs = 2_000;
 const lostServerRetryMs = 2_000;
-// The pause between one poll's answer and the next poll. Short: a run's last events (the final reply, the turn's end)
-// reach only a poll that is waiting when the run ends, and a subscriber pausing then would miss them. Polls stay few
-// without a longer pause, since a poll waits for news and the model activity publishes text every 200 ms at most.
-const pollCooldown = '25 milliseconds';
+/**
+ * The pause between one poll's answer and the next poll, by default: what arrives meanwhile comes in the next answer.
+ * Every poll is an Update in the run's history, so a follower polls at most this often; a run's last events, which no
+ * poll may be waiting for when it ends, are read once afterwards (catchUp), so a pause loses nothing. The model
+ * activity publishes text every 200 ms at most, so text still flows as it is written.
+ */
+export const defaultPollCooldownMs = 200;
 
 export interface FollowOptions {
   /** The first offset wanted (0: from the oldest event the run still keeps). */
@@ -20,6 +23,8 @@ export interface FollowOptions {
   /** Told when following pauses (the server went away, too many watchers) and resumes by itself. */
   onPause?(reason: string): void;
   signal?: AbortSignal;
+  /** The pause between polls (default `defaultPollCooldownMs`): longer for a follower that shows no text as it is written. */
+  pollCooldownMs?: number;
 }
 
 /**
@@ -37,7 +42,7 @@ async function follow(client: Client, workflowId: string, options: FollowOptions
   while (!options.signal?.aborted) {
     const stream = WorkflowStreamClient.create(client, workflowId).topic<StreamEvent>(agentStreamTopic);
     try {
-      for await (const item of stream.subscribe(next, { pollCooldown })) {
+      for await (const item of stream.subscribe(next, { pollCooldown: options.pollCooldownMs ?? defaultPollCooldownMs })) {
         if (options.signal?.aborted) return;
         if (item.offset < next) continue;
         next = item.offset + 1;

@@ -93,7 +93,7 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
       { text: streamedText(output), line: output.info, progress: output.info },
       { text: stream, marks: false, approvals: prompter },
     );
-    follower = new RunFollower(session.client, started.workflowId, renderer, output.info);
+    follower = new RunFollower(session.client, started.workflowId, renderer, output.info, { showsText: stream });
     let failedMessages = 0;
     let turnsEntered = 0;
     for (;;) {

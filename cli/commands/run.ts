@@ -80,7 +80,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       { text: streamedText(output), line: output.info, progress: output.info },
       { text: showText, marks: false, approvals: prompter },
     );
-    const follower = new RunFollower(session.client, handle.workflowId, renderer, output.info);
+    const follower = new RunFollower(session.client, handle.workflowId, renderer, output.info, { showsText: showText });
     const result = untilInterrupted(
       awaitResult(
         () => handle.result(),
