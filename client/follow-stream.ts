@@ -7,6 +7,7 @@ import { untraced } from '../telemetry/tracing';
 import { isServerUnavailable } from './await-result';
 
 const busyRetryMs = 2_000;
+const catchUpTimeoutMs = 5_000;
 const lostServerRetryMs = 2_000;
 /**
  * The pause between one poll's answer and the next poll, by default: what arrives meanwhile comes in the next answer.
@@ -69,7 +70,10 @@ async function catchUp(client: Client, workflowId: string, from: number, options
   const handle = client.workflow.getHandle(workflowId);
   let next = from;
   for (;;) {
-    const tail = await handle.query(streamTailQuery, next).catch(() => undefined);
+    // Bounded: a query waits for a worker, and the run's may have just gone away with it (the result says the rest).
+    const tail = await client.connection
+      .withDeadline(Date.now() + catchUpTimeoutMs, () => handle.query(streamTailQuery, next))
+      .catch(() => undefined);
     if (!tail || options.signal?.aborted) return;
     for (const { offset, event } of tail.events) {
       if (offset < next) continue;
