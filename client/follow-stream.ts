@@ -2,7 +2,7 @@ import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@tem
 import { WorkflowStreamClient, type WorkflowStreamItem } from '@temporalio/workflow-streams/client';
 import { agentStreamTopic, type StreamEvent } from '../core/stream-events';
 import { streamBusyType } from '../workflows/agent-stream';
-import { streamTailLimit, streamTailQuery } from '../workflows/definitions';
+import { streamTailQuery } from '../workflows/definitions';
 import { untraced } from '../telemetry/tracing';
 import { isServerUnavailable } from './await-result';
 
@@ -79,8 +79,8 @@ async function catchUp(client: Client, workflowId: string, from: number, options
       if (offset < next) continue;
       options.onEvent({ topic: agentStreamTopic, offset, data: event });
     }
-    // An answer stops at the end of the log or at its limit; only a full one leaves more to ask for.
-    if (tail.events.length < streamTailLimit || tail.next <= next) return;
+    // An answer stops at the end of the log or at its size limit; only then is there more to ask for.
+    if (!tail.more || tail.next <= next) return;
     next = tail.next;
   }
 }

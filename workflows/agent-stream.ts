@@ -9,7 +9,7 @@ import {
 } from '@temporalio/workflow-streams/workflow';
 import type { CarriedState } from '../core/input';
 import { agentStreamTopic, type StreamEvent } from '../core/stream-events';
-import { streamTailLimit, streamTailQuery, type StreamTail } from './definitions';
+import { streamTailBytes, streamTailLimit, streamTailQuery, type StreamTail } from './definitions';
 
 type CarriedStream = NonNullable<CarriedState['stream']>;
 
@@ -111,16 +111,17 @@ export class AgentStream {
     const { base_offset, log } = this.stream.getState();
     const events: StreamTail['events'] = [];
     let next = Math.max(from, base_offset);
-    for (let index = next - base_offset; index < log.length && events.length < streamTailLimit; index++) {
-      const item = log[index];
-      next = base_offset + index + 1;
+    let bytes = 0;
+    while (next - base_offset < log.length) {
+      const item = log[next - base_offset];
+      const full = events.length >= streamTailLimit || (events.length > 0 && bytes + item.data.length > streamTailBytes);
+      if (full) return { events, next, more: true };
+      next++;
       if (item.topic !== agentStreamTopic) continue;
-      events.push({
-        offset: base_offset + index,
-        event: defaultPayloadConverter.fromPayload<StreamEvent>(decodePayloadWire(item.data)),
-      });
+      bytes += item.data.length;
+      events.push({ offset: next - 1, event: defaultPayloadConverter.fromPayload<StreamEvent>(decodePayloadWire(item.data)) });
     }
-    return { events, next };
+    return { events, next, more: false };
   }
 
   private offset(): number {

@@ -27,7 +27,7 @@ export const statusQuery = defineQuery<AgentStatusSnapshot>('status');
 
 /**
  * The events the run's stream still holds from offset `from` on (the previous turn and the current one), at most
- * `streamTailLimit` of them. Not for following a run (that is the stream's long poll, which is how events arrive as
+ * `streamTailLimit` of them and about `streamTailBytes` (a long answer's text and reply events are large). Not for following a run (that is the stream's long poll, which is how events arrive as
  * they happen): a subscriber asks it once when the run has ended, since a run's last events reach only a poll that
  * was waiting at that moment. A query, so it works on a closed run and writes nothing to its history.
  */
@@ -35,12 +35,15 @@ export const streamTailQuery = defineQuery<StreamTail, [number]>('streamTail');
 
 export interface StreamTail {
   events: Array<{ offset: number; event: StreamEvent }>;
-  /** The offset after the last event returned: ask again from here while `events` came back full. */
+  /** The offset after the last event returned: ask again from here while `more` says the log holds more. */
   next: number;
+  more: boolean;
 }
 
 /** Events one streamTail answer carries at most, so that an answer stays far below gRPC's message limit. */
 export const streamTailLimit = 500;
+/** Encoded bytes of events one streamTail answer carries at most (one event always): far below gRPC's 4 MB. */
+export const streamTailBytes = 1024 * 1024;
 
 export const agentWorkflowType = 'agentWorkflow';
 

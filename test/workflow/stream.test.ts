@@ -8,7 +8,7 @@ import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult, TurnReply } from '../../core/result';
 import { agentStreamTopic, type StreamEvent } from '../../core/stream-events';
 import { maxWaitingPolls, streamBusyType } from '../../workflows/agent-stream';
-import { agentWorkflowType, endSessionSignal, sendMessageUpdate } from '../../workflows/definitions';
+import { agentWorkflowType, endSessionSignal, sendMessageUpdate, streamTailQuery } from '../../workflows/definitions';
 import { followStream } from '../../client/follow-stream';
 import { answer, callTools, ScriptedModel } from '../support/scripted-model';
 import { fetchEvents } from '../support/history';
@@ -331,6 +331,22 @@ describe('the run stream', () => {
     expect(followed[3].data).toMatchObject({ type: 'turn_end', status: 'completed', answer: 'milk', iterations: 2 });
     // A query writes nothing to the run's history.
     expect(updates).toEqual([]);
+  });
+
+  it('hands a follower after the end a long answer in several streamTail answers, each under the size limit', async () => {
+    const long = 'y'.repeat(700 * 1024);
+    const followed = await withRun(new ScriptedModel([answer(long)]), { prompt: 'write a lot' }, async (workflowId) => {
+      await environment.client.workflow.getHandle(workflowId).result();
+      const tail = await environment.client.workflow.getHandle(workflowId).query(streamTailQuery, 0);
+      // The reply alone fills the first answer; its turn_end (the same text again) would pass the limit.
+      expect(tail.events.map(({ event }) => event.type)).toEqual(['turn_start', 'reply']);
+      expect(tail.more).toBe(true);
+      const followed: StreamEvent[] = [];
+      await followStream(environment.client, workflowId, { from: 0, onEvent: (item) => followed.push(item.data) });
+      return followed;
+    });
+    expect(followed.map((event) => event.type)).toEqual(['turn_start', 'reply', 'turn_end']);
+    expect(followed[2]).toMatchObject({ type: 'turn_end', answer: long });
   });
 
   it('carries the stream across continue-as-new: a subscriber follows the chain without loss or repeats', async () => {
