@@ -4,7 +4,12 @@ module.exports = {
   transform: { '^.+\\.ts$': '@swc/jest' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // Definitions modules import the public API by the package name, as an app would (tsconfig.json "paths" too).
-  moduleNameMapper: { '^durable-agent$': '<rootDir>/index.ts', '^durable-agent/workflow$': '<rootDir>/workflows/public.ts' },
+  moduleNameMapper: {
+    '^durable-agent$': '<rootDir>/index.ts',
+    '^durable-agent/workflow$': '<rootDir>/workflows/public.ts',
+    '^durable-agent/web$': '<rootDir>/web/index.ts',
+    '^durable-agent/testing$': '<rootDir>/testing/index.ts',
+  },
   // One Temporal dev server and one workflow bundle serve every test file.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
