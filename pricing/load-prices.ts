@@ -11,7 +11,11 @@ const modelPriceSchema = z.object({
   input: z.number().min(0),
   output: z.number().min(0),
   cachedInput: z.number().min(0).optional(),
+  cacheWrite: z.number().min(0).optional(),
+  cacheWrite1h: z.number().min(0).optional(),
   reasoning: z.number().min(0).optional(),
+  // A fraction of the online price: a batch that cost more than online, or nothing, is a typo.
+  batch: z.number().gt(0).max(1).optional(),
 }) satisfies z.ZodType<ModelPrice>;
 const priceFileSchema = z.object({ models: z.record(z.string(), modelPriceSchema) });
 
