@@ -2,4 +2,15 @@
  * durable-agent/testing: a kit for testing your own agents: a scripted model provider, helpers to run an agent in
  * Temporal's test environment or against a server, and replay tests of your recorded histories (docs/testing.md).
  */
-export {};
+export {
+  scriptedModel,
+  ScriptedModel,
+  scriptedModelId,
+  type Script,
+  type ScriptStep,
+  type ScriptedRequest,
+} from './scripted-model';
+export { failure, ScriptedFailure, type ReplySpec, type ScriptedReply } from './scripted-reply';
+export { createAgentTestEnv, type AgentTestEnv, type AgentTestEnvOptions, type TestInput } from './agent-test-env';
+export type { AgentRun, AgentSession } from './agent-run';
+export type { TestServer } from './test-environment';

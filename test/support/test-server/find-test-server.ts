@@ -1,0 +1,81 @@
+import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isExecutable, runCommand } from '../../../cli/dev-server/build-tools';
+import { cacheDirectory } from '../../../cli/dev-server/find-temporal-cli';
+
+/**
+ * Temporal's time-skipping test server is a Java program (the `temporal-test-server` artifact of the Java SDK), which
+ * the TypeScript SDK downloads as a native build from Temporal's own site at run time. Our machines reach Maven
+ * Central but not that site, so the tests fetch the same server from Maven Central (with its dependencies, about
+ * 33 MB of jars) once, cache it, and run it on the machine's Java through a small launcher script that takes the
+ * arguments the SDK gives a test server binary (its port first).
+ */
+export const testServerVersion = '1.31.0';
+
+export function cachedTestServerPath(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(cacheDirectory(env), 'temporal-test-server', testServerVersion, 'temporal-test-server');
+}
+
+const pom = `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>durable-agent.test</groupId>
+  <artifactId>temporal-test-server-fetch</artifactId>
+  <version>1</version>
+  <dependencies>
+    <dependency>
+      <groupId>io.temporal</groupId>
+      <artifactId>temporal-test-server</artifactId>
+      <version>${testServerVersion}</version>
+    </dependency>
+  </dependencies>
+</project>
+`;
+
+/**
+ * The launcher of Temporal's time-skipping test server: TEMPORAL_TEST_SERVER_PATH, else the cached one, else fetched
+ * now with Maven (a minute, once). Throws when neither Java nor Maven is there, naming what is missing.
+ */
+export async function ensureTestServer(log: (line: string) => void = () => {}): Promise<string> {
+  const given = process.env.TEMPORAL_TEST_SERVER_PATH;
+  if (given) {
+    if (await isExecutable(given)) return given;
+    throw new Error(`TEMPORAL_TEST_SERVER_PATH=${given} is not an executable file`);
+  }
+  const launcher = cachedTestServerPath();
+  if (await isExecutable(launcher)) return launcher;
+  const directory = path.dirname(launcher);
+  // Built beside the final place and moved in at the end: an interrupted fetch leaves no launcher without its jars.
+  const building = `${directory}.partial-${process.pid}`;
+  await rm(building, { recursive: true, force: true });
+  await mkdir(building, { recursive: true });
+  await writeFile(path.join(building, 'pom.xml'), pom);
+  log(`fetching Temporal's test server ${testServerVersion} from Maven Central into ${directory} (once)`);
+  try {
+    await runCommand(
+      'mvn',
+      [
+        '-q',
+        '-B',
+        '-f',
+        path.join(building, 'pom.xml'),
+        'dependency:copy-dependencies',
+        `-DoutputDirectory=${path.join(building, 'lib')}`,
+      ],
+      process.env,
+      'hide',
+    );
+  } catch (error) {
+    await rm(building, { recursive: true, force: true });
+    throw new Error(
+      `could not fetch Temporal's test server with Maven (mvn and java are needed, and Maven Central): ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  // `exec`: the SDK stops the server by its process id, which must then be Java's own.
+  const script = `#!/bin/sh\nexec java -cp "$(dirname "$0")/lib/*" io.temporal.testserver.TestServer "$@"\n`;
+  await writeFile(path.join(building, 'temporal-test-server'), script);
+  await chmod(path.join(building, 'temporal-test-server'), 0o755);
+  await rm(directory, { recursive: true, force: true });
+  await rename(building, directory);
+  return launcher;
+}

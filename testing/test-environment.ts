@@ -1,0 +1,39 @@
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { findTemporalCli } from '../cli/dev-server/find-temporal-cli';
+import { agentDataConverter } from '../storage/data-converter';
+
+/**
+ * Where the agents under test run:
+ * - `time-skipping` (default): Temporal's test server, which skips time whenever the test waits for a result, so an
+ *   approval timeout or a session's idle timeout passes at once. It is a Java program: the SDK downloads it, or give
+ *   its path (`testServerPath`, or TEMPORAL_TEST_SERVER_PATH) on a machine without internet.
+ * - `local`: the Temporal CLI's dev server (real time): the `temporal` found on TEMPORAL_CLI_PATH, PATH or
+ *   durable-agent's cache, else the SDK's download.
+ * - `{ address, namespace }`: a server that is already running (real time), e.g. the one your CI starts.
+ */
+export type TestServer = 'time-skipping' | 'local' | { address: string; namespace?: string };
+
+export async function startTestEnvironment(
+  server: TestServer,
+  options: { testServerPath?: string; env: NodeJS.ProcessEnv },
+): Promise<TestWorkflowEnvironment> {
+  // The client stores large payloads and encrypts them as the worker does (AGENT_PAYLOAD_DIR, AGENT_ENCRYPTION_KEYS...).
+  const client = { dataConverter: agentDataConverter(options.env) };
+  if (server === 'time-skipping') {
+    const path = options.testServerPath ?? options.env.TEMPORAL_TEST_SERVER_PATH;
+    return TestWorkflowEnvironment.createTimeSkipping({
+      client,
+      ...(path && { server: { executable: { type: 'existing-path', path } } }),
+    });
+  }
+  if (server === 'local') {
+    const cli = await findTemporalCli(options.env);
+    return TestWorkflowEnvironment.createLocal({
+      client,
+      ...(cli && { server: { executable: { type: 'existing-path', path: cli } } }),
+    });
+  }
+  if (typeof server?.address !== 'string')
+    throw new TypeError(`server must be 'time-skipping', 'local' or { address, namespace }, not ${JSON.stringify(server)}`);
+  return TestWorkflowEnvironment.createFromExistingServer({ address: server.address, namespace: server.namespace, client });
+}
