@@ -27,6 +27,10 @@ export const failureTypes = {
   messageNotAnswered: 'MessageNotAnswered',
   /** A tool refused its input (missing file, path outside the workspace): reported back to the model. */
   toolRefused: 'ToolRefused',
+  /** A batch's request got no answer (the batch expired or was cancelled, a server error): the workflow submits it again, a bounded number of times. */
+  batchRequestLost: 'BatchRequestLost',
+  /** The provider failed a batch as a whole (OpenAI's `failed`), or it was lost more times than a run resubmits: the run ends. */
+  batchFailed: 'BatchFailed',
 } as const;
 
 /** Base class for errors raised by our own code, so callers can tell them from library errors. */

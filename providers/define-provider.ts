@@ -24,5 +24,14 @@ export function defineProvider(provider: ModelProvider): ModelProvider {
   if (provider.modelSettingsProblem !== undefined && typeof provider.modelSettingsProblem !== 'function') {
     throw new ConfigurationError(`provider "${provider.name}": modelSettingsProblem must be a function of the settings`);
   }
+  const batch = provider.batch;
+  if (
+    batch !== undefined &&
+    (typeof batch !== 'object' ||
+      batch === null ||
+      !['submit', 'check', 'result'].every((name) => typeof batch[name as 'submit'] === 'function'))
+  ) {
+    throw new ConfigurationError(`provider "${provider.name}": batch must have submit, check and result functions`);
+  }
   return provider;
 }

@@ -1,5 +1,6 @@
 import type { ModelSettings, ReasoningEffort } from '../core/agent-spec';
 import type { Message, ModelResponse, Usage } from '../core/messages';
+import type { BatchCapability } from './batch-capability';
 
 /**
  * Whether the model may call the offered tools. `none` is for calls that must
@@ -102,4 +103,6 @@ export interface ModelProvider {
    */
   preload?(): Promise<void>;
   call(call: ProviderCall): Promise<ModelResponse>;
+  /** The provider's batch API, for runs in batch mode (`--batch`): absent, such runs on its models are refused at start. */
+  readonly batch?: BatchCapability;
 }

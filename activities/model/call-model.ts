@@ -1,21 +1,24 @@
 import { CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { AgentRegistry } from '../../agents/registry';
-import { priceOf, priced, type PriceTable } from '../../core/cost';
+import { priceOf, priced, type ModelPrice, type PriceTable, type PricingOptions } from '../../core/cost';
 import { ConfigurationError } from '../../core/errors';
 import { addUsage, zeroUsage, type Usage } from '../../core/usage';
-import { parseModelId } from '../../core/model-id';
+import { parseModelId, type ModelId } from '../../core/model-id';
+import type { ModelResponse } from '../../core/messages';
+import type { Context } from '@temporalio/activity';
 import { untracedSpans, type AgentSpans } from '../../telemetry/agent-spans';
 import type { TranscriptStore } from '../../storage/transcript/transcript-store';
 import { heartbeating } from '../heartbeating';
 import { McpCatalog } from '../../mcp/catalog';
-import { requestSettings } from '../../providers/provider-call';
+import { requestSettings, type ModelProvider, type ProviderCall, type ToolDefinition } from '../../providers/provider-call';
 import { classifyProviderError } from './classify-error';
 import type { ModelCallInput, ModelCallResult } from './model-input';
 import { assessApprovals } from './approval-check';
 import { checkOutput } from './structured-output';
 import { TextPublisher } from './text-publisher';
-import { withTranscript } from './with-transcript';
+import { withTranscript, type ConversationRequest } from './with-transcript';
+import { createBatchActivities } from './batch-activities';
 import { timingMark } from '../../telemetry/startup-timing';
 
 export type { ModelCallInput, ModelCallResult } from './model-input';
@@ -32,6 +35,18 @@ export interface ModelActivityOptions {
   /** The MCP tool definitions of the runs' listings, which calls name by id. */
   mcpCatalog?: McpCatalog;
 }
+
+/** What a call needs before it is made (createModelActivities' setupOf). */
+export interface CallSetup {
+  id: ModelId;
+  provider: ModelProvider;
+  price: ModelPrice | undefined;
+  outputSchema: z.ZodType | undefined;
+  mcpTools: Map<string, ToolDefinition>;
+}
+
+/** How a prepared call is answered: online (`provider.call`), or from a batch's result. */
+export type Respond = (provider: ModelProvider, call: ProviderCall) => Promise<ModelResponse>;
 
 /** What a model call has cost so far, every attempt of it included: kept in its heartbeat details. */
 interface AttemptSpend {
@@ -54,8 +69,50 @@ export function createModelActivities({
   spans = untracedSpans,
   mcpCatalog = new McpCatalog(),
 }: ModelActivityOptions) {
-  async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
-    timingMark('callModel started');
+  /** What a call needs before it can be made: its provider, price, output schema and MCP tools; refused in words if missing. */
+  function setupOf(input: ModelCallInput): CallSetup {
+    const id = parseModelId(input.model);
+    const provider = registry.providers.get(id.provider);
+    if (!provider) {
+      throw new ConfigurationError(
+        `unknown provider "${id.provider}"; this worker has: ${[...registry.providers.keys()].join(', ')}`,
+      );
+    }
+    provider.checkEnvironment?.(env);
+    const outputSchema = input.expectsOutput && input.agent ? registry.outputSchema(input.agent) : undefined;
+    if (input.expectsOutput && !outputSchema)
+      throw new ConfigurationError(`agent "${input.agent}" has no outputSchema on this worker`);
+    return { id, provider, price: priceOf(prices, input.model), outputSchema, mcpTools: mcpCatalog.definitions(input.mcp) };
+  }
+
+  /** The provider's request for one conversation: the same for an online call and a batch. */
+  function providerCallOf(
+    setup: CallSetup,
+    input: ModelCallInput,
+    request: ConversationRequest,
+    context: Context,
+  ): ProviderCall & { wantsOutput: boolean } {
+    const wantsOutput = setup.outputSchema !== undefined && request.toolChoice === 'auto';
+    return {
+      model: setup.id.model,
+      messages: request.messages,
+      tools: request.tools.map((name) => setup.mcpTools.get(name) ?? registry.toolDefinition(name)),
+      toolChoice: request.toolChoice,
+      // The agent's settings, the run's merged in (prepareRun), as one object: the provider reads what it supports.
+      ...requestSettings(input.modelSettings ?? {}),
+      ...(wantsOutput && { output: { schema: outputJsonSchema(setup.outputSchema!) } }),
+      env,
+      signal: context.cancellationSignal,
+      timeoutMs: context.info.startToCloseTimeoutMs,
+      wantsOutput,
+    };
+  }
+
+  /**
+   * One model call answered: the conversation rebuilt (withTranscript), the provider asked by `respond` (online,
+   * or the result of a batch), the reply priced, checked against the outputSchema, and its approvals assessed.
+   */
+  async function answer(input: ModelCallInput, respond: Respond, pricing: PricingOptions): Promise<ModelCallResult> {
     let providerName = 'model';
     let spent: Usage = zeroUsage;
     try {
@@ -63,40 +120,20 @@ export function createModelActivities({
         async (context) => {
           const earlier = (context.info.heartbeatDetails as AttemptSpend | undefined)?.spent ?? zeroUsage;
           spent = earlier;
-          const id = parseModelId(input.model);
-          providerName = id.provider;
-          const provider = registry.providers.get(id.provider);
-          if (!provider) {
-            throw new ConfigurationError(
-              `unknown provider "${id.provider}"; this worker has: ${[...registry.providers.keys()].join(', ')}`,
-            );
-          }
-          provider.checkEnvironment?.(env);
-          const price = priceOf(prices, input.model);
-          const outputSchema = input.expectsOutput && input.agent ? registry.outputSchema(input.agent) : undefined;
-          if (input.expectsOutput && !outputSchema)
-            throw new ConfigurationError(`agent "${input.agent}" has no outputSchema on this worker`);
-          const mcpTools = mcpCatalog.definitions(input.mcp);
+          providerName = parseModelId(input.model).provider;
+          const setup = setupOf(input);
+          const { id, provider, price, outputSchema } = setup;
           // A run watched as it is written: the text goes to the run's stream while it arrives (core/stream-events.ts).
           const publisher = input.streamAs !== undefined ? new TextPublisher(input.streamAs, context) : undefined;
           try {
             const answered = await withTranscript(transcripts, input, async (request) => {
-              const wantsOutput = outputSchema !== undefined && request.toolChoice === 'auto';
+              const { wantsOutput, ...call } = providerCallOf(setup, input, request, context);
               const callProvider = () =>
-                provider.call({
-                  model: id.model,
-                  messages: request.messages,
-                  tools: request.tools.map((name) => mcpTools.get(name) ?? registry.toolDefinition(name)),
-                  toolChoice: request.toolChoice,
-                  // The agent's settings, the run's merged in (prepareRun), as one object: the provider reads what it supports.
-                  ...requestSettings(input.modelSettings ?? {}),
-                  ...(wantsOutput && { output: { schema: outputJsonSchema(outputSchema) } }),
-                  env,
-                  signal: context.cancellationSignal,
-                  timeoutMs: context.info.startToCloseTimeoutMs,
+                respond(provider, {
+                  ...call,
                   ...(publisher && { onTextDelta: (text: string) => publisher.text(text) }),
                   onUsage: (usage) => {
-                    spent = addUsage(earlier, priced(usage, price));
+                    spent = addUsage(earlier, priced(usage, price, pricing));
                     context.heartbeat({ spent } satisfies AttemptSpend);
                   },
                 });
@@ -112,8 +149,8 @@ export function createModelActivities({
                 },
                 callProvider,
               );
-              const paid = { ...response, usage: addUsage(earlier, priced(response.usage, price)) };
-              return wantsOutput ? { ...paid, ...checkOutput(outputSchema, response) } : paid;
+              const paid = { ...response, usage: addUsage(earlier, priced(response.usage, price, pricing)) };
+              return wantsOutput ? { ...paid, ...checkOutput(outputSchema!, response) } : paid;
             });
             // After withTranscript has made the reply's call ids unique: approvals are keyed by them.
             const { needsApproval, descriptions } = assessApprovals(answered.message.toolCalls, registry.tools, {
@@ -138,7 +175,12 @@ export function createModelActivities({
     }
   }
 
-  return { callModel };
+  async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
+    timingMark('callModel started');
+    return answer(input, (provider, call) => provider.call(call), {});
+  }
+
+  return { callModel, ...createBatchActivities({ env, transcripts, setupOf, providerCallOf, answer }) };
 }
 
 function outputJsonSchema(schema: z.ZodType): Record<string, unknown> {

@@ -33,21 +33,9 @@ export async function withTranscript<Response extends ModelResponse>(
   input: ModelCallInput,
   callProvider: (request: ConversationRequest) => Promise<Response>,
 ): Promise<ModelCallResult & Omit<Response, 'message' | 'finishReason' | 'usage'>> {
-  const conversation = await wholeConversation(store, input);
-  // The agent's instructions are the system prompt of each call, not part of the stored conversation.
-  const instructions: Message[] = input.instructions ? [{ role: 'system', content: input.instructions }] : [];
-  if (input.summarizeUpTo !== undefined) {
-    // A summary call: the part to summarise (an earlier summary standing in for what it covers) and the request,
-    // answered in text. Nothing is stored: the summary becomes part of the view, not of the conversation.
-    const older = applyContextView(conversation.slice(0, input.summarizeUpTo), { summary: input.view?.summary });
-    const messages: Message[] = [...instructions, ...older, { role: 'user', content: summaryPrompt }];
-    return checked(callProvider, { messages, tools: input.tools, toolChoice: 'none' });
-  }
-  const reply = await checked(callProvider, {
-    messages: [...instructions, ...applyContextView(conversation, input.view ?? {})],
-    tools: input.tools,
-    toolChoice: input.toolChoice ?? 'auto',
-  });
+  const { conversation, request, summary } = await conversationRequest(store, input);
+  if (summary) return callProvider(request);
+  const reply = await callProvider(request);
   const response = { ...reply, message: withUniqueCallIds(reply.message, conversation) };
   const transcript = await store
     .append(input.transcript.base, [...input.transcript.messages, response.message])
@@ -57,10 +45,33 @@ export async function withTranscript<Response extends ModelResponse>(
   return { ...response, ...(transcript && { transcript }) };
 }
 
-function checked<Response extends ModelResponse>(
-  callProvider: (request: ConversationRequest) => Promise<Response>,
-  request: ConversationRequest,
-): Promise<Response> {
+/**
+ * The request a model call makes, and the conversation it comes from: what withTranscript sends, and what a batch
+ * submits before its answer is read (with withTranscript, later). Checked for tool-call pairing, like every request.
+ */
+export async function conversationRequest(
+  store: TranscriptStore,
+  input: ModelCallInput,
+): Promise<{ conversation: Message[]; request: ConversationRequest; summary: boolean }> {
+  const conversation = await wholeConversation(store, input);
+  // The agent's instructions are the system prompt of each call, not part of the stored conversation.
+  const instructions: Message[] = input.instructions ? [{ role: 'system', content: input.instructions }] : [];
+  if (input.summarizeUpTo !== undefined) {
+    // A summary call: the part to summarise (an earlier summary standing in for what it covers) and the request,
+    // answered in text. Nothing is stored: the summary becomes part of the view, not of the conversation.
+    const older = applyContextView(conversation.slice(0, input.summarizeUpTo), { summary: input.view?.summary });
+    const messages: Message[] = [...instructions, ...older, { role: 'user', content: summaryPrompt }];
+    return { conversation, request: pairingChecked({ messages, tools: input.tools, toolChoice: 'none' }), summary: true };
+  }
+  const request = {
+    messages: [...instructions, ...applyContextView(conversation, input.view ?? {})],
+    tools: input.tools,
+    toolChoice: input.toolChoice ?? 'auto',
+  };
+  return { conversation, request: pairingChecked(request), summary: false };
+}
+
+function pairingChecked(request: ConversationRequest): ConversationRequest {
   const problems = toolPairingProblems(request.messages);
   if (problems.length > 0) {
     throw ApplicationFailure.create({
@@ -69,7 +80,7 @@ function checked<Response extends ModelResponse>(
       nonRetryable: true,
     });
   }
-  return callProvider(request);
+  return request;
 }
 
 async function wholeConversation(store: TranscriptStore, input: ModelCallInput): Promise<Message[]> {

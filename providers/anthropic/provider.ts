@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../../core/errors';
 import { defineProvider } from '../define-provider';
+import { anthropicBatch } from './batch';
 import { callAnthropic, loadAnthropic } from './call-anthropic';
 import { anthropicProviderName, finalOutputToolName } from './prepare-request';
 import { anthropicSettingsProblem } from './settings-rules';
@@ -17,4 +18,5 @@ export const anthropicProvider = defineProvider({
     await loadAnthropic();
   },
   call: callAnthropic,
+  batch: anthropicBatch,
 });

@@ -1,8 +1,12 @@
 import { ConfigurationError } from '../../core/errors';
 import { defineProvider } from '../define-provider';
+import { openaiPromptCacheProblem } from '../openai/prompt-cache';
 import { checkOpenAIEnvironment, loadOpenAI } from '../openai/client';
+import type { Response } from 'openai/resources/responses/responses';
+import { batchAnswer, openaiBatch } from '../openai/batch';
 import { callOpenAIResponses } from './call-openai-responses';
-import { openaiResponsesProviderName } from './prepare-request';
+import { fromResponsesResponse } from './convert-response';
+import { openaiResponsesProviderName, prepareResponsesRequest } from './prepare-request';
 
 /**
  * The OpenAI Responses API (`openai-responses:<model>`): the API OpenAI recommends
@@ -11,6 +15,7 @@ import { openaiResponsesProviderName } from './prepare-request';
  */
 export const openaiResponsesProvider = defineProvider({
   name: openaiResponsesProviderName,
+  modelSettingsProblem: openaiPromptCacheProblem,
   checkEnvironment(env) {
     const problem = checkOpenAIEnvironment(env);
     if (problem) throw new ConfigurationError(problem);
@@ -19,4 +24,11 @@ export const openaiResponsesProvider = defineProvider({
     await loadOpenAI();
   },
   call: callOpenAIResponses,
+  // The body the online call sends (never streamed), answered as a Response read by the online converter.
+  batch: openaiBatch({
+    endpoint: '/v1/responses',
+    prepare: prepareResponsesRequest,
+    convert: (body, call) =>
+      fromResponsesResponse(batchAnswer<Response>(body), { provider: openaiResponsesProviderName, model: call.model }),
+  }),
 });

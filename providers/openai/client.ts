@@ -8,7 +8,7 @@ import type { ProviderCall } from '../provider-call';
  * compatible server needs no key), and the SDK's own retries off, since
  * Temporal retries the activity.
  */
-export async function openaiClient(call: ProviderCall): Promise<OpenAI> {
+export async function openaiClient(call: Pick<ProviderCall, 'env' | 'timeoutMs'>): Promise<OpenAI> {
   const { default: OpenAI } = await loadOpenAI();
   const settings = {
     apiKey: call.env.OPENAI_API_KEY ?? (call.env.OPENAI_BASE_URL ? 'not-needed' : undefined),

@@ -1,12 +1,17 @@
 import { ConfigurationError } from '../../core/errors';
 import { defineProvider } from '../define-provider';
+import { openaiPromptCacheProblem } from './prompt-cache';
+import type { ChatCompletion } from 'openai/resources/chat/completions';
+import { batchAnswer, openaiBatch } from './batch';
 import { callOpenAI } from './call-openai';
+import { fromOpenAICompletion } from './convert-response';
 import { checkOpenAIEnvironment, loadOpenAI } from './client';
-import { openaiProviderName } from './prepare-request';
+import { openaiProviderName, prepareOpenAIRequest } from './prepare-request';
 
 /** OpenAI Chat Completions, or any compatible server (Ollama, vLLM, LM Studio) with OPENAI_BASE_URL. */
 export const openaiProvider = defineProvider({
   name: openaiProviderName,
+  modelSettingsProblem: openaiPromptCacheProblem,
   checkEnvironment(env) {
     const problem = checkOpenAIEnvironment(env);
     if (problem) throw new ConfigurationError(problem);
@@ -15,4 +20,11 @@ export const openaiProvider = defineProvider({
     await loadOpenAI();
   },
   call: callOpenAI,
+  // The body the online call sends (never streamed), answered as a Chat Completion read by the online converter.
+  batch: openaiBatch({
+    endpoint: '/v1/chat/completions',
+    prepare: prepareOpenAIRequest,
+    convert: (body, call) =>
+      fromOpenAICompletion(batchAnswer<ChatCompletion>(body), { provider: openaiProviderName, model: call.model }),
+  }),
 });
