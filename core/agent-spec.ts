@@ -11,6 +11,13 @@ export const thinkingBudgetSchema = z
   .min(minThinkingBudget, `must be at least ${minThinkingBudget} tokens (Anthropic's minimum)`)
   .max(1_000_000);
 export const reasoningEffortSchema = z.enum(reasoningEfforts, { message: `must be one of ${reasoningEfforts.join(', ')}` });
+/**
+ * Prompt caching: `off`, or how long a cached prefix should live. Each provider offers some of these (Anthropic 5m
+ * and 1h, OpenAI its in-memory cache as 5m and 24h) and refuses the others at start (its modelSettingsProblem).
+ */
+export const promptCacheSettings = ['off', '5m', '1h', '24h'] as const;
+export type PromptCacheSetting = (typeof promptCacheSettings)[number];
+export const promptCacheSchema = z.enum(promptCacheSettings, { message: `must be one of ${promptCacheSettings.join(', ')}` });
 
 /**
  * Settings of an agent's model calls: the agent's own (defineAgent's modelSettings), overridden setting by setting
@@ -26,6 +33,11 @@ export const modelSettingsSchema = z.object({
   thinkingBudget: thinkingBudgetSchema.optional(),
   /** OpenAI reasoning models (Responses and Chat Completions): how hard the model reasons. */
   reasoningEffort: reasoningEffortSchema.optional(),
+  /**
+   * Prompt caching, which the providers manage when it is not set (Anthropic: breakpoints with a five-minute time to
+   * live; OpenAI: a prompt_cache_key per session): `off`, or a longer time to live where the provider offers one.
+   */
+  promptCache: promptCacheSchema.optional(),
 });
 export type ModelSettings = z.infer<typeof modelSettingsSchema>;
 

@@ -41,3 +41,12 @@ export function addUsage(a: Usage, b: Usage): Usage {
   }
   return sum;
 }
+
+/**
+ * A token count as a provider reported it, read as untrusted input: anything but a finite count above zero (a
+ * missing field, null, a negative or fractional number, a string) is no tokens, so a broken or hostile server can
+ * neither make a call look cheaper than free nor poison a sum with NaN.
+ */
+export function reportedCount(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}

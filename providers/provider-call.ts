@@ -41,6 +41,12 @@ export interface ProviderRequest {
    * still comes back as the message's text; the model activity checks it.
    */
   output?: { schema: Record<string, unknown> };
+  /**
+   * The session this call belongs to (the run's workflow id), the same for every call of a conversation, across
+   * continue-as-new: a provider whose prompt cache is routed by a key derives it from this (OpenAI's
+   * `prompt_cache_key`). Set by the model activity; a call without it is cached by prefix alone.
+   */
+  sessionKey?: string;
 }
 
 /**

@@ -101,6 +101,8 @@ export function createModelActivities({
       // The agent's settings, the run's merged in (prepareRun), as one object: the provider reads what it supports.
       ...requestSettings(input.modelSettings ?? {}),
       ...(wantsOutput && { output: { schema: outputJsonSchema(setup.outputSchema!) } }),
+      // The session, for providers that key their prompt cache by one: the workflow id outlives continue-as-new.
+      sessionKey: context.info.workflowExecution?.workflowId,
       env,
       signal: context.cancellationSignal,
       timeoutMs: context.info.startToCloseTimeoutMs,

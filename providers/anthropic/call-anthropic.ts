@@ -4,7 +4,7 @@ import type { ModelResponse } from '../../core/messages';
 import { loadOnce } from '../../core/load-once';
 import { ClientCache } from '../client-cache';
 import type { ProviderCall } from '../provider-call';
-import { fromAnthropicMessage } from './convert-response';
+import { anthropicUsage, fromAnthropicMessage } from './convert-response';
 import { anthropicBetaHeaders, anthropicProviderName, prepareAnthropicRequest } from './prepare-request';
 
 /**
@@ -47,7 +47,7 @@ export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> 
     response = await client.messages.create(body, options);
   }
   // Reported before the reply is read: a paid reply that turns out unreadable still counts.
-  call.onUsage?.({ inputTokens: response.usage?.input_tokens ?? 0, outputTokens: response.usage?.output_tokens ?? 0 });
+  call.onUsage?.(anthropicUsage(response.usage));
   return fromAnthropicMessage(response, {
     finalOutput: call.output !== undefined,
     source: { provider: anthropicProviderName, model: call.model },

@@ -1,5 +1,6 @@
 import type { Message as AnthropicMessage } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelResponse, Usage } from '../../core/messages';
+import { reportedCount } from '../../core/usage';
 import { assistantMessageFromParts, type ReplyPart } from '../../core/reply-parts';
 import { mapAnthropicStopReason } from './map-stop-reason';
 import { finalOutputToolName } from './prepare-request';
@@ -48,11 +49,24 @@ export function fromAnthropicMessage(
   return { message, finishReason: mapAnthropicStopReason(response.stop_reason), usage };
 }
 
-function anthropicUsage(usage: AnthropicMessage['usage'] | undefined): Usage {
+/**
+ * Anthropic's usage → neutral usage. Anthropic's `input_tokens` counts only the input after the last cache
+ * breakpoint; the cache reads and writes are reported beside it. Neutral `inputTokens` is every token of the prompt
+ * (core/usage.ts), so they are added to it, and counted apart too: reads, writes, and of the writes those kept for
+ * an hour (`cache_creation.ephemeral_1h_input_tokens`), each billed at its own rate. Counts appear only when above
+ * zero, so a call without caching has the usage it always had.
+ */
+export function anthropicUsage(usage: AnthropicMessage['usage'] | undefined): Usage {
   const thinkingTokens = usage?.output_tokens_details?.thinking_tokens;
+  const read = reportedCount(usage?.cache_read_input_tokens);
+  const written = reportedCount(usage?.cache_creation_input_tokens);
+  const writtenForAnHour = Math.min(written, reportedCount(usage?.cache_creation?.ephemeral_1h_input_tokens));
   return {
-    inputTokens: usage?.input_tokens ?? 0,
+    inputTokens: reportedCount(usage?.input_tokens) + read + written,
     outputTokens: usage?.output_tokens ?? 0,
     ...(typeof thinkingTokens === 'number' && { reasoningTokens: thinkingTokens }),
+    ...(read > 0 && { cacheReadTokens: read }),
+    ...(written > 0 && { cacheWriteTokens: written }),
+    ...(writtenForAnHour > 0 && { cacheWrite1hTokens: writtenForAnHour }),
   };
 }

@@ -4,6 +4,7 @@ import { ConfigurationError } from '../../core/errors';
 import { producedBy } from '../../core/reply-parts';
 import type { ModelSettings } from '../../core/agent-spec';
 import type { ProviderRequest } from '../provider-call';
+import { withCacheBreakpoints } from './cache-breakpoints';
 import { toAnthropicPrompt } from './convert-messages';
 import { anthropicSettingsProblem } from './settings-rules';
 
@@ -32,8 +33,16 @@ export const interleavedThinkingBeta = 'interleaved-thinking-2025-05-14';
  * go back unchanged; thinking from any other provider or model is left out. A
  * tool loop that began without thinking (after a handoff from another agent, say)
  * finishes without it, as Anthropic refuses thinking mid-loop then.
+ *
+ * Prompt caching is on unless `modelSettings.promptCache` is `off`: cache breakpoints on the
+ * tools and system prompt and on the conversation (./cache-breakpoints.ts).
  */
 export function prepareAnthropicRequest(request: ProviderRequest): MessageCreateParamsNonStreaming {
+  // Prompt caching is placed last, on the finished body: it marks blocks, it never changes what they say.
+  return withCacheBreakpoints(prepareBody(request), request.modelSettings.promptCache);
+}
+
+function prepareBody(request: ProviderRequest): MessageCreateParamsNonStreaming {
   const settings = request.modelSettings;
   // Refused at start for agents and runs (the provider's modelSettingsProblem); a request that breaks the rule anyway
   // fails here in words rather than as Anthropic's 400.

@@ -2,7 +2,7 @@ import type { Response } from 'openai/resources/responses/responses';
 import type { ModelResponse } from '../../core/messages';
 import { openaiClient } from '../openai/client';
 import type { ProviderCall } from '../provider-call';
-import { fromResponsesResponse } from './convert-response';
+import { fromResponsesResponse, responsesUsage } from './convert-response';
 import { openaiResponsesProviderName, prepareResponsesRequest } from './prepare-request';
 
 /**
@@ -16,7 +16,7 @@ export async function callOpenAIResponses(call: ProviderCall): Promise<ModelResp
     ? await streamedResponse(await client.responses.create({ ...body, stream: true }, { signal: call.signal }), call.onTextDelta)
     : await client.responses.create(body, { signal: call.signal });
   // Reported before the reply is read: a paid reply that turns out unreadable still counts.
-  call.onUsage?.({ inputTokens: response.usage?.input_tokens ?? 0, outputTokens: response.usage?.output_tokens ?? 0 });
+  call.onUsage?.(responsesUsage(response.usage));
   return fromResponsesResponse(response, { provider: openaiResponsesProviderName, model: call.model });
 }
 

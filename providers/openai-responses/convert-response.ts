@@ -1,5 +1,6 @@
 import type { Response } from 'openai/resources/responses/responses';
 import type { ModelResponse, Usage } from '../../core/messages';
+import { reportedCount } from '../../core/usage';
 import { assistantMessageFromParts, type ReplyPart } from '../../core/reply-parts';
 import { mapResponsesFinishReason } from './map-finish-reason';
 
@@ -44,11 +45,15 @@ export function fromResponsesResponse(response: Response, source: { provider: st
   return { message, finishReason, usage: responsesUsage(response.usage) };
 }
 
-function responsesUsage(usage: Response['usage']): Usage {
+/** Responses usage → neutral usage: `input_tokens` counts the cached tokens, which `input_tokens_details.cached_tokens` names. */
+export function responsesUsage(usage: Response['usage'] | undefined): Usage {
   const reasoningTokens = usage?.output_tokens_details?.reasoning_tokens;
+  const inputTokens = usage?.input_tokens ?? 0;
+  const cached = Math.min(reportedCount(usage?.input_tokens_details?.cached_tokens), reportedCount(inputTokens));
   return {
-    inputTokens: usage?.input_tokens ?? 0,
+    inputTokens,
     outputTokens: usage?.output_tokens ?? 0,
     ...(typeof reasoningTokens === 'number' && reasoningTokens > 0 && { reasoningTokens }),
+    ...(cached > 0 && { cacheReadTokens: cached }),
   };
 }

@@ -3,7 +3,7 @@ import type { ModelResponse } from '../../core/messages';
 import type { ProviderCall } from '../provider-call';
 import { completionFromChunks } from './assemble-stream';
 import { openaiClient } from './client';
-import { fromOpenAICompletion } from './convert-response';
+import { chatCompletionUsage, fromOpenAICompletion } from './convert-response';
 import { openaiProviderName, prepareOpenAIRequest } from './prepare-request';
 
 /**
@@ -24,6 +24,6 @@ export async function callOpenAI(call: ProviderCall): Promise<ModelResponse> {
     completion = await client.chat.completions.create(body, { signal: call.signal });
   }
   // Reported before the reply is read: a paid reply that turns out unreadable still counts.
-  call.onUsage?.({ inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 });
+  call.onUsage?.(chatCompletionUsage(completion.usage));
   return fromOpenAICompletion(completion, { provider: openaiProviderName, model: call.model });
 }

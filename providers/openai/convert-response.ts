@@ -1,5 +1,6 @@
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import type { ModelResponse, ToolCall } from '../../core/messages';
+import type { ModelResponse, ToolCall, Usage } from '../../core/messages';
+import { reportedCount } from '../../core/usage';
 import { assistantMessageFromParts, type ReplyPart } from '../../core/reply-parts';
 import { mapOpenAIFinishReason } from './map-finish-reason';
 
@@ -38,14 +39,25 @@ export function fromOpenAICompletion(completion: ChatCompletion, source?: { prov
     { type: 'text', text: refusal || choice.message.content || '' },
     ...toolCalls.map((call) => ({ type: 'tool_call' as const, call })),
   ];
-  const reasoningTokens = completion.usage?.completion_tokens_details?.reasoning_tokens;
   return {
     message: assistantMessageFromParts(parts),
     finishReason: refusal ? 'refusal' : mapOpenAIFinishReason(choice.finish_reason),
-    usage: {
-      inputTokens: completion.usage?.prompt_tokens ?? 0,
-      outputTokens: completion.usage?.completion_tokens ?? 0,
-      ...(typeof reasoningTokens === 'number' && reasoningTokens > 0 && { reasoningTokens }),
-    },
+    usage: chatCompletionUsage(completion.usage),
+  };
+}
+
+/**
+ * Chat Completions usage → neutral usage. `prompt_tokens` already counts the cached tokens, which
+ * `prompt_tokens_details.cached_tokens` names (OpenAI writes to its cache at no extra cost, and reports no writes).
+ */
+export function chatCompletionUsage(usage: ChatCompletion['usage']): Usage {
+  const reasoningTokens = usage?.completion_tokens_details?.reasoning_tokens;
+  const inputTokens = usage?.prompt_tokens ?? 0;
+  const cached = Math.min(reportedCount(usage?.prompt_tokens_details?.cached_tokens), reportedCount(inputTokens));
+  return {
+    inputTokens,
+    outputTokens: usage?.completion_tokens ?? 0,
+    ...(typeof reasoningTokens === 'number' && reasoningTokens > 0 && { reasoningTokens }),
+    ...(cached > 0 && { cacheReadTokens: cached }),
   };
 }

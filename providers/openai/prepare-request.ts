@@ -1,6 +1,7 @@
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { ProviderRequest } from '../provider-call';
 import { toOpenAIMessages } from './convert-messages';
+import { promptCacheFields } from './prompt-cache';
 
 /** The name the built-in Chat Completions provider registers. */
 export const openaiProviderName = 'openai';
@@ -12,6 +13,7 @@ export const openaiProviderName = 'openai';
  * output as `response_format` json_schema, and `reasoning_effort` when set.
  * Thinking is never sent: Chat Completions has no field for it (DeepSeek
  * refuses its own `reasoning_content` sent back, OpenAI any unknown field).
+ * The session's `prompt_cache_key` goes with every call (./prompt-cache.ts).
  */
 export function prepareOpenAIRequest(request: ProviderRequest): ChatCompletionCreateParamsNonStreaming {
   // thinkingBudget is Anthropic's: Chat Completions has no field for it.
@@ -23,11 +25,12 @@ export function prepareOpenAIRequest(request: ProviderRequest): ChatCompletionCr
     type: 'function' as const,
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },
   }));
+  // Fields in a fixed order, what every call of a session shares first and the conversation last, so that two calls
+  // of a session are the same bytes up to their new messages (OpenAI caches the longest prefix it has seen).
   return {
     model: request.model,
-    messages: toOpenAIMessages(messages),
+    ...promptCacheFields(settings, request.sessionKey),
     ...(tools.length > 0 && { tools }),
-    ...(tools.length > 0 && request.toolChoice === 'none' && { tool_choice: 'none' as const }),
     ...(settings.maxOutputTokens !== undefined && { max_completion_tokens: settings.maxOutputTokens }),
     ...(settings.temperature !== undefined && { temperature: settings.temperature }),
     ...(settings.reasoningEffort !== undefined && { reasoning_effort: settings.reasoningEffort }),
@@ -38,5 +41,7 @@ export function prepareOpenAIRequest(request: ProviderRequest): ChatCompletionCr
         json_schema: { name: 'output', schema: request.output.schema, strict: false },
       },
     }),
+    messages: toOpenAIMessages(messages),
+    ...(tools.length > 0 && request.toolChoice === 'none' && { tool_choice: 'none' as const }),
   };
 }

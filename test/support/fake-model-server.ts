@@ -4,6 +4,7 @@ import { anthropicMessagesProblem } from './wire-rules/anthropic-messages';
 import { nextResponseId, seal } from './wire-rules/reasoning-seals';
 import { openaiChatProblem } from './wire-rules/openai-chat';
 import { openaiResponsesProblem, type WireRefusal } from './wire-rules/openai-responses';
+import { anthropicCacheProblem, openaiCacheProblem, PromptCacheModel, withCacheUsage } from './wire-rules/prompt-cache';
 import { responsesEventStream } from './responses-events';
 import { anthropicMessageEvents, chatCompletionEvents } from './stream-events';
 
@@ -44,6 +45,8 @@ export interface ReceivedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON, asserted field by field
+  /** The body as the client wrote it, byte for byte (prompt caching needs calls to share a prefix). */
+  rawBody: string;
   receivedAt: number;
   /** Set when the client closed the connection before an answer was sent (a cancelled or timed-out call). */
   abandonedAt?: number;
@@ -55,6 +58,8 @@ export type Responder = (request: ReceivedRequest, index: number) => FakeStep;
 
 export class FakeModelServer {
   readonly requests: ReceivedRequest[] = [];
+  /** The providers' prompt caches, as they would answer these requests (./wire-rules/prompt-cache.ts). */
+  readonly promptCache = new PromptCacheModel();
   private readonly server: http.Server;
   private script: FakeStep[] = [];
   private responder: Responder | undefined;
@@ -104,6 +109,7 @@ export class FakeModelServer {
     this.requests.length = 0;
     this.script = [];
     this.responder = undefined;
+    this.promptCache.reset();
   }
 
   async close(): Promise<void> {
@@ -120,6 +126,7 @@ export class FakeModelServer {
         path: request.url ?? '',
         headers: request.headers,
         body: text ? JSON.parse(text) : undefined,
+        rawBody: text,
         receivedAt: Date.now(),
       };
       this.requests.push(received);
@@ -135,7 +142,8 @@ export class FakeModelServer {
         respond(response, problem.status, JSON.stringify((step as { json: unknown }).json));
         return;
       }
-      const step = this.script.shift() ?? this.responder?.(received, this.requests.length - 1);
+      const scripted = this.script.shift() ?? this.responder?.(received, this.requests.length - 1);
+      const step = scripted && withCacheUsage(this.promptCache, received.path, received.body, scripted);
       const fitted = received.path.includes('/responses') && step ? asResponsesAnswer(step, received.body) : step;
       this.answer(request, response, fitted && received.body?.stream === true ? asEventStream(fitted, received) : fitted);
     });
@@ -193,10 +201,14 @@ function asEventStream(step: FakeStep, request: ReceivedRequest): FakeStep {
 
 function wireProblem(request: ReceivedRequest): WireRefusal | undefined {
   const badRequest = (message: string | undefined) => (message === undefined ? undefined : { status: 400, message });
-  if (request.path.includes('/chat/completions')) return badRequest(openaiChatProblem(request.body));
+  if (request.path.includes('/chat/completions'))
+    return badRequest(openaiChatProblem(request.body) ?? openaiCacheProblem(request.body));
   if (request.path.includes('/messages'))
-    return badRequest(anthropicMessagesProblem(request.body, betas(request.headers['anthropic-beta'])));
-  if (request.path.includes('/responses')) return openaiResponsesProblem(request.body);
+    return badRequest(
+      anthropicMessagesProblem(request.body, betas(request.headers['anthropic-beta'])) ?? anthropicCacheProblem(request.body),
+    );
+  if (request.path.includes('/responses'))
+    return openaiResponsesProblem(request.body) ?? badRequest(openaiCacheProblem(request.body));
   return undefined;
 }
 

@@ -75,7 +75,8 @@ export function anthropicMessageEvents(message: any): string[] {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+        // The input's counts, cache reads and writes included, come first, as the API sends them.
+        usage: { ...usage, output_tokens: 1 },
       },
     },
   ]);
