@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker, WorkerOptions } from '@temporalio/worker';
@@ -62,6 +63,8 @@ export interface AgentTestEnv {
   session(input?: Partial<Exclude<TestInput, string>>, options?: { workflowId?: string }): Promise<AgentSession>;
   /** A run's history, as `agent history --out` writes it and the replay helper reads it. */
   history(workflowId: string): Promise<temporal.api.history.v1.IHistory>;
+  /** Writes a run's history to a file as `agent history --out` does: a fixture for replay tests. */
+  saveHistory(workflowId: string, file: string): Promise<void>;
   /** Stops the worker and the server (or the connection to yours). */
   shutdown(): Promise<void>;
 }
@@ -138,6 +141,14 @@ export async function createAgentTestEnv(options: AgentTestEnvOptions = {}): Pro
     start: async (input, startOptions) => agentRun(await start(input, false, startOptions?.workflowId)),
     session: async (input = {}, startOptions) => agentSession(await start(input, true, startOptions?.workflowId)),
     history: (workflowId) => testEnv.client.workflow.getHandle(workflowId).fetchHistory(),
+    async saveHistory(workflowId, file) {
+      const history = await testEnv.client.workflow.getHandle(workflowId).fetchHistory();
+      // Temporal's test server leaves the workflow id out of the started event, where real servers record it and
+      // replay reads it (a run names its children after it): filled in, the file reads like one from a server.
+      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+      if (started && !started.workflowId) started.workflowId = workflowId;
+      await writeFile(file, historyToJSON(history));
+    },
     async shutdown() {
       worker.shutdown();
       await running.catch(() => {});

@@ -14,3 +14,10 @@ export { failure, ScriptedFailure, type ReplySpec, type ScriptedReply } from './
 export { createAgentTestEnv, type AgentTestEnv, type AgentTestEnvOptions, type TestInput } from './agent-test-env';
 export type { AgentRun, AgentSession } from './agent-run';
 export type { TestServer } from './test-environment';
+export {
+  replayAgentHistories,
+  expectHistoriesToReplay,
+  HistoryReplayError,
+  type HistoryReplayOptions,
+  type HistorySource,
+} from './replay';
