@@ -1,0 +1,58 @@
+import { EventType, type BaseEvent } from '@ag-ui/core';
+
+/**
+ * AG-UI's ordering rules, which its schemas (one event at a time) cannot check: the run starts first and closes once,
+ * last; a message's or tool call's events come between its start and its end; reasoning spans close; ids are not reused.
+ */
+export function assertAgUiSequence(events: BaseEvent[]): void {
+  const fail = (index: number, why: string) => {
+    throw new Error(`AG-UI event ${index} (${events[index].type}): ${why}`);
+  };
+  if (events[0]?.type !== EventType.RUN_STARTED) fail(0, 'a run starts with RUN_STARTED');
+  const open = { message: new Set<string>(), tool: new Set<string>(), reasoning: new Set<string>() };
+  const used = new Set<string>();
+  events.forEach((event, index) => {
+    const fields = event as BaseEvent & { messageId?: string; toolCallId?: string };
+    const terminal = event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
+    if (index > 0 && event.type === EventType.RUN_STARTED) fail(index, 'a second RUN_STARTED');
+    if (terminal && index !== events.length - 1) fail(index, 'events after the run ended');
+    const openOnce = (kind: keyof typeof open, id: string) => {
+      if (used.has(`${kind}:${id}`)) fail(index, `${kind} ${id} opened twice`);
+      used.add(`${kind}:${id}`);
+      open[kind].add(id);
+    };
+    const within = (kind: keyof typeof open, id: string) => {
+      if (!open[kind].has(id)) fail(index, `${kind} ${id} is not open`);
+    };
+    switch (event.type) {
+      case EventType.TEXT_MESSAGE_START:
+        return openOnce('message', fields.messageId!);
+      case EventType.TEXT_MESSAGE_CONTENT:
+        if ((event as unknown as { delta: string }).delta === '') fail(index, 'an empty delta');
+        return within('message', fields.messageId!);
+      case EventType.TEXT_MESSAGE_END:
+        within('message', fields.messageId!);
+        return void open.message.delete(fields.messageId!);
+      case EventType.TOOL_CALL_START:
+        return openOnce('tool', fields.toolCallId!);
+      case EventType.TOOL_CALL_ARGS:
+        return within('tool', fields.toolCallId!);
+      case EventType.TOOL_CALL_END:
+        within('tool', fields.toolCallId!);
+        return void open.tool.delete(fields.toolCallId!);
+      case EventType.TOOL_CALL_RESULT:
+        if (!used.has(`tool:${fields.toolCallId}`)) fail(index, `result of ${fields.toolCallId}, which never started`);
+        return;
+      case EventType.REASONING_START:
+        return openOnce('reasoning', fields.messageId!);
+      case EventType.REASONING_END:
+        within('reasoning', fields.messageId!);
+        return void open.reasoning.delete(fields.messageId!);
+    }
+  });
+  const last = events.length - 1;
+  const ended = events[last]?.type === EventType.RUN_FINISHED || events[last]?.type === EventType.RUN_ERROR;
+  if (ended && open.message.size + open.tool.size + open.reasoning.size > 0) {
+    fail(last, `the run ended with ${[...open.message, ...open.tool, ...open.reasoning].join(', ')} still open`);
+  }
+}

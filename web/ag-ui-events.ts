@@ -1,0 +1,279 @@
+import {
+  EventType,
+  type BaseEvent,
+  type Interrupt,
+  type RunErrorEvent,
+  type RunFinishedEvent,
+  type RunStartedEvent,
+  type TokenUsage,
+} from '@ag-ui/core';
+import type { PendingApproval } from '../core/result';
+import type { StreamEvent } from '../core/stream-events';
+import { addUsage, type Usage } from '../core/usage';
+
+/**
+ * The AG-UI face of a run's story: one AG-UI run is one turn of a session (the thread), or the part of a turn up to an
+ * approval, which ends the AG-UI run with an interrupt that the next run answers (`resume`). This file only translates
+ * our one event vocabulary (core/stream-events.ts); it reads nothing and sends nothing, so the translation is the
+ * same whoever follows the stream.
+ */
+
+/** Where this translation's events belong: the session is the thread, each request to run it an AG-UI run. */
+export interface AgUiRunIds {
+  threadId: string;
+  runId: string;
+}
+
+/** The reason an interrupt of ours gives: a tool call waits for a person's approval. */
+export const toolApprovalReason = 'tool_approval';
+
+/** Our names for what AG-UI has no event of its own for, sent as CUSTOM events. */
+export const agUiCustomNames = {
+  /** A retried model call starts its text over: drop `value.messageId`, the new attempt writes a new message. */
+  textReset: 'durable-agent.text_reset',
+  /** A person (or the approval timeout) decided on a tool call. */
+  approvalDecided: 'durable-agent.approval_decided',
+  /** The conversation moved to another agent. */
+  handoff: 'durable-agent.handoff',
+} as const;
+
+/** The answer an approval interrupt expects in its resume entry's payload. */
+export const approvalResponseSchema = {
+  type: 'object',
+  properties: {
+    approved: { type: 'boolean' },
+    reason: { type: 'string', description: 'Why not, when denied: the model reads it.' },
+  },
+  required: ['approved'],
+};
+
+/** Metadata key for what only durable-agent knows (AG-UI reserves `ag-ui`). */
+const ownKey = 'durable-agent';
+
+export function runStarted(ids: AgUiRunIds): RunStartedEvent {
+  return { type: EventType.RUN_STARTED, threadId: ids.threadId, runId: ids.runId, timestamp: Date.now() };
+}
+
+/** An AG-UI run that ends waiting for people: one interrupt per tool call that waits, with what will really run. */
+export function runInterrupted(ids: AgUiRunIds, approvals: PendingApproval[], usage: TokenUsage[] = []): RunFinishedEvent {
+  return {
+    type: EventType.RUN_FINISHED,
+    threadId: ids.threadId,
+    runId: ids.runId,
+    timestamp: Date.now(),
+    outcome: { type: 'interrupt', interrupts: approvals.map(interruptOf) },
+    ...(usage.length > 0 && { usage }),
+  };
+}
+
+function interruptOf(approval: PendingApproval): Interrupt {
+  return {
+    id: approval.id,
+    reason: toolApprovalReason,
+    // The description is built from the arguments that will run, hidden characters made visible (core/approval-description.ts).
+    message: approval.description ?? approval.summary,
+    toolCallId: approval.id,
+    responseSchema: approvalResponseSchema,
+    metadata: {
+      [ownKey]: { tool: approval.tool, summary: approval.summary, agents: approval.agents, askedAt: approval.askedAt },
+    },
+  };
+}
+
+/**
+ * Translates one turn's stream events, in order, into AG-UI events. Stateful because AG-UI opens and closes what our
+ * vocabulary states whole: a model call's text is a message opened at its first text, closed by its reply.
+ */
+export class AgUiTranslator {
+  private readonly openMessages = new Map<string, string>();
+  private readonly attempts = new Map<string, number>();
+  private readonly usageByModel = new Map<string, Usage>();
+  private readonly pending = new Map<string, PendingApproval>();
+  /** The message of the model call whose reply asked for the tools now starting, for TOOL_CALL_START's parent. */
+  private lastReplyMessage: string | undefined;
+  private finished = false;
+
+  constructor(private readonly ids: AgUiRunIds) {}
+
+  /** Approvals requested and not yet decided, in the order they were asked: what an interrupt ends this run with. */
+  get pendingApprovals(): PendingApproval[] {
+    return [...this.pending.values()];
+  }
+
+  /** Whether the turn ended (RUN_FINISHED or RUN_ERROR was given). */
+  get ended(): boolean {
+    return this.finished;
+  }
+
+  /** The run's token usage so far, one entry per model, in AG-UI's accounting. */
+  get usage(): TokenUsage[] {
+    return [...this.usageByModel].map(([model, usage]) => tokenUsageOf(model, usage));
+  }
+
+  translate(event: StreamEvent): BaseEvent[] {
+    switch (event.type) {
+      case 'turn_start':
+        return [];
+      case 'text':
+        return this.text(event.call, event.text);
+      case 'reset':
+        return this.reset(event.call, event.attempt);
+      case 'reply':
+        return this.reply(event);
+      case 'tool_start':
+        return [
+          // The summary starts with the tool's name (workflows/summaries.ts); the arguments stay in the run, not the stream.
+          {
+            type: EventType.TOOL_CALL_START,
+            toolCallId: event.id,
+            toolCallName: toolNameOf(event.summary),
+            ...(this.lastReplyMessage && { parentMessageId: this.lastReplyMessage }),
+          },
+          { type: EventType.TOOL_CALL_END, toolCallId: event.id },
+        ] as BaseEvent[];
+      case 'tool_result':
+        return [
+          {
+            type: EventType.TOOL_CALL_RESULT,
+            messageId: `${event.id}:result`,
+            toolCallId: event.id,
+            role: 'tool',
+            content: event.preview,
+            ...(event.isError && { metadata: { [ownKey]: { isError: true } } }),
+          } as BaseEvent,
+        ];
+      case 'approval_requested': {
+        const { type: _type, ...approval } = event;
+        this.pending.set(approval.id, approval);
+        return [];
+      }
+      case 'approval_decided':
+        this.pending.delete(event.id);
+        return [
+          this.custom(agUiCustomNames.approvalDecided, { toolCallId: event.id, approved: event.approved, reason: event.reason }),
+        ];
+      case 'handoff':
+        return [this.custom(agUiCustomNames.handoff, { from: event.from, to: event.to })];
+      case 'turn_end':
+        return this.turnEnd(event);
+      default: {
+        // A newer worker's event this code does not know: AG-UI clients are told nothing rather than something wrong.
+        const _exhaustive: never = event;
+        void _exhaustive;
+        return [];
+      }
+    }
+  }
+
+  private messageIdOf(call: string): string {
+    const attempt = this.attempts.get(call);
+    return attempt ? `${this.ids.runId}:${call}:${attempt}` : `${this.ids.runId}:${call}`;
+  }
+
+  private text(call: string, text: string): BaseEvent[] {
+    if (text === '') return [];
+    const events: BaseEvent[] = [];
+    let messageId = this.openMessages.get(call);
+    if (!messageId) {
+      messageId = this.messageIdOf(call);
+      this.openMessages.set(call, messageId);
+      events.push({ type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' } as BaseEvent);
+    }
+    events.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: text } as BaseEvent);
+    return events;
+  }
+
+  /** AG-UI cannot take text back: the partial message is closed and named for dropping, the new attempt is a new message. */
+  private reset(call: string, attempt: number): BaseEvent[] {
+    const messageId = this.openMessages.get(call);
+    this.attempts.set(call, attempt);
+    if (!messageId) return [];
+    this.openMessages.delete(call);
+    return [{ type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent, this.custom(agUiCustomNames.textReset, { messageId })];
+  }
+
+  private reply(event: Extract<StreamEvent, { type: 'reply' }>): BaseEvent[] {
+    const events: BaseEvent[] = [];
+    let messageId = this.openMessages.get(event.call);
+    if (event.thought) {
+      // Our stream says that the model thought, not what (providers return it signed or hidden): a span with no content.
+      const reasoningId = `${this.messageIdOf(event.call)}:reasoning`;
+      events.push({ type: EventType.REASONING_START, messageId: reasoningId } as BaseEvent);
+      events.push({ type: EventType.REASONING_END, messageId: reasoningId } as BaseEvent);
+    }
+    if (!messageId && event.text !== '') {
+      // A run followed without `stream: true` has no text events: the reply is the whole message at once.
+      events.push(...this.text(event.call, event.text));
+      messageId = this.openMessages.get(event.call);
+    }
+    if (messageId) {
+      events.push({ type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent);
+      this.openMessages.delete(event.call);
+    }
+    this.lastReplyMessage = messageId ?? this.messageIdOf(event.call);
+    if (event.usage) {
+      const model = event.model ?? 'unknown';
+      const sum = this.usageByModel.get(model);
+      this.usageByModel.set(model, sum ? addUsage(sum, event.usage) : event.usage);
+    }
+    return events;
+  }
+
+  private turnEnd(event: Extract<StreamEvent, { type: 'turn_end' }>): BaseEvent[] {
+    const events: BaseEvent[] = [...this.openMessages.values()].map(
+      (messageId) => ({ type: EventType.TEXT_MESSAGE_END, messageId }) as BaseEvent,
+    );
+    this.openMessages.clear();
+    this.pending.clear();
+    this.finished = true;
+    const usage = this.usage;
+    const metadata = {
+      [ownKey]: { turn: event.turn, status: event.status, ...(event.usage && { costUsd: event.usage.costUsd }) },
+    };
+    if (event.status === 'failed') {
+      const failed: RunErrorEvent = {
+        type: EventType.RUN_ERROR,
+        message: event.error ?? 'the turn failed',
+        code: 'turn_failed',
+        timestamp: Date.now(),
+        metadata,
+        ...(usage.length > 0 && { usage }),
+      };
+      return [...events, failed];
+    }
+    const finished: RunFinishedEvent = {
+      type: EventType.RUN_FINISHED,
+      threadId: this.ids.threadId,
+      runId: this.ids.runId,
+      timestamp: Date.now(),
+      // A stopped turn produced no answer to wait for; the session goes on, the next run is an ordinary one.
+      outcome: event.status === 'interrupted' ? { type: 'cancelled' } : { type: 'success' },
+      result: { answer: event.answer, status: event.status },
+      metadata,
+      ...(usage.length > 0 && { usage }),
+    };
+    return [...events, finished];
+  }
+
+  private custom(name: string, value: unknown): BaseEvent {
+    return { type: EventType.CUSTOM, name, value } as BaseEvent;
+  }
+}
+
+function toolNameOf(summary: string): string {
+  const name = summary.split(' ', 1)[0];
+  return name === '' ? 'tool' : name;
+}
+
+/** Our usage in AG-UI's accounting: input and output are totals, the cache and reasoning counts parts of them. */
+function tokenUsageOf(model: string, usage: Usage): TokenUsage {
+  return {
+    model,
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    totalTokens: usage.inputTokens + usage.outputTokens,
+    ...(usage.reasoningTokens !== undefined && { reasoningTokens: usage.reasoningTokens }),
+    ...(usage.cacheReadTokens !== undefined && { cachedInputTokens: usage.cacheReadTokens }),
+    ...(usage.cacheWriteTokens !== undefined && { cacheWriteInputTokens: usage.cacheWriteTokens }),
+  };
+}
