@@ -1,0 +1,112 @@
+import { useChat } from '@ai-sdk/react';
+import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { showChatInAddress } from './chat-id';
+import { MessageView } from './message-view';
+import { runLinkOf } from './run-facts';
+import { chatApi, stopTurn } from './server-api';
+
+interface ChatProps {
+  id: string;
+  initialMessages: UIMessage[];
+  /** Whether the server has this chat already: only then may a turn be in progress to resume. */
+  existing: boolean;
+}
+
+export function Chat({ id, initialMessages, existing }: ChatProps) {
+  const transport = useMemo(() => new DefaultChatTransport({ api: chatApi }), []);
+  const { messages, sendMessage, status, stop, addToolApprovalResponse, error } = useChat({
+    id,
+    messages: initialMessages,
+    transport,
+    // A reload in the middle of an answer reconnects to the turn in progress (GET /api/chat/:id/stream, 204 when idle).
+    resume: existing,
+    // An approval or denial goes to the server at once; the turn waiting for it goes on.
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+  });
+  const [draft, setDraft] = useState('');
+  const [stopError, setStopError] = useState<string>();
+  const busy = status === 'submitted' || status === 'streaming';
+  const runLink = runLinkOf(messages);
+  const bottom = useRef<HTMLDivElement>(null);
+
+  useEffect(() => bottom.current?.scrollIntoView({ block: 'end' }), [messages]);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const text = draft.trim();
+    if (text === '') return;
+    showChatInAddress(id);
+    setDraft('');
+    void sendMessage({ text });
+  }
+
+  async function stopAnswer() {
+    // stop() only closes this page's stream; the stop route interrupts the turn itself, and the session goes on.
+    void stop();
+    setStopError(undefined);
+    await stopTurn(id).catch((failure: Error) => setStopError(failure.message));
+  }
+
+  return (
+    <main className="chat" data-status={status}>
+      <div className="run-line">
+        <span className="chat-id" title="This chat's session id">
+          {id}
+        </span>
+        {runLink && (
+          <a href={runLink} target="_blank" rel="noreferrer" data-testid="run-link">
+            Open the run in the Temporal Web UI
+          </a>
+        )}
+      </div>
+      <ol className="messages" data-testid="messages">
+        {messages.map((message) => (
+          <MessageView
+            key={message.id}
+            message={message}
+            onDecide={(approvalId, approved) =>
+              void addToolApprovalResponse({
+                id: approvalId,
+                approved,
+                ...(!approved && { reason: 'Denied by the person in the chat page.' }),
+              })
+            }
+          />
+        ))}
+      </ol>
+      <div ref={bottom} />
+      {error && (
+        <p className="notice error" role="alert">
+          {error.message}
+        </p>
+      )}
+      {stopError && (
+        <p className="notice error" role="alert">
+          {stopError}
+        </p>
+      )}
+      <form className="composer" onSubmit={submit}>
+        <textarea
+          aria-label="Message"
+          placeholder={busy ? 'The agent is answering; a message sent now waits for the turn to end.' : 'Ask the agent…'}
+          value={draft}
+          rows={2}
+          onChange={(event) => setDraft(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter' && !event.shiftKey) submit(event);
+          }}
+        />
+        {busy ? (
+          <button type="button" className="stop" onClick={() => void stopAnswer()}>
+            Stop
+          </button>
+        ) : (
+          <button type="submit" disabled={draft.trim() === ''}>
+            Send
+          </button>
+        )}
+      </form>
+    </main>
+  );
+}

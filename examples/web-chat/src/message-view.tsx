@@ -1,0 +1,48 @@
+import type { UIMessage } from 'ai';
+import { ToolCard, type ToolPart } from './tool-card';
+import { costOf, formatCost } from './run-facts';
+
+interface MessageViewProps {
+  message: UIMessage;
+  onDecide(approvalId: string, approved: boolean): void;
+}
+
+/** One message: its text, thinking (collapsed), tool calls as cards, and for the assistant the turn's cost. */
+export function MessageView({ message, onDecide }: MessageViewProps) {
+  const cost = message.role === 'assistant' ? costOf(message) : undefined;
+  return (
+    <li className={`message ${message.role}`} data-role={message.role}>
+      <div className="who">{message.role === 'user' ? 'You' : 'Agent'}</div>
+      <div className="body">
+        {message.parts.map((part, index) => {
+          const key = `${message.id}-${index}`;
+          if (part.type === 'text') {
+            // Text is rendered as text: the model's words never become markup.
+            return (
+              <p key={key} className="text" data-testid="text">
+                {part.text}
+              </p>
+            );
+          }
+          if (part.type === 'reasoning') {
+            return (
+              <details key={key} className="thinking">
+                <summary>Thinking</summary>
+                <p>{part.text || 'The model thought; its provider does not show the reasoning.'}</p>
+              </details>
+            );
+          }
+          if (part.type === 'dynamic-tool' || part.type.startsWith('tool-')) {
+            return <ToolCard key={key} part={part as ToolPart} onDecide={onDecide} />;
+          }
+          return null;
+        })}
+        {cost && (
+          <div className="cost" data-testid="cost">
+            {formatCost(cost)}
+          </div>
+        )}
+      </div>
+    </li>
+  );
+}
