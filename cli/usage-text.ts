@@ -8,11 +8,15 @@ export function describeUsage(usage: Usage): string {
 
 /**
  * What follows a token count: `, 12 of them thinking` when the provider
- * reported reasoning tokens, `, $0.000054` when a price was involved (an
- * unknown price said as such), or nothing.
+ * reported reasoning tokens, `, 3000 input from cache, 400 cached now` when
+ * prompt caching read or wrote some of the input (which the input count
+ * includes), `, $0.000054` when a price was involved (an unknown price said
+ * as such), or nothing.
  */
 export function usageSuffix(usage: Usage): string {
   const reasoning = usage.reasoningTokens ? `, ${usage.reasoningTokens} of them thinking` : '';
+  const read = usage.cacheReadTokens ? `, ${usage.cacheReadTokens} input from cache` : '';
+  const written = usage.cacheWriteTokens ? `, ${usage.cacheWriteTokens} cached now` : '';
   const cost = usage.costUsd === undefined && !usage.unpricedCalls ? '' : `, ${describeCost(usage)}`;
-  return reasoning + cost;
+  return reasoning + read + written + cost;
 }

@@ -39,11 +39,19 @@ export function modelCallAttributes(span: ModelCallSpan): Attributes {
   });
 }
 
-/** Set when the model has answered. Finish reasons are durable-agent's own closed set (`stop`, `tool_calls`, `length`, …). */
+/**
+ * Set when the model has answered. Finish reasons are durable-agent's own closed set (`stop`, `tool_calls`, `length`, …).
+ * The prompt cache's reads and writes are `gen_ai.usage.cache_read.input_tokens` and
+ * `gen_ai.usage.cache_creation.input_tokens`, parts of `gen_ai.usage.input_tokens` as the conventions ask (and as
+ * Usage counts them); set only when the provider reported some.
+ */
 export function modelResponseAttributes(response: ModelResponse): Attributes {
+  const usage = response.usage;
   return {
-    'gen_ai.usage.input_tokens': response.usage.inputTokens,
-    'gen_ai.usage.output_tokens': response.usage.outputTokens,
+    'gen_ai.usage.input_tokens': usage.inputTokens,
+    'gen_ai.usage.output_tokens': usage.outputTokens,
+    ...(usage.cacheReadTokens !== undefined && { 'gen_ai.usage.cache_read.input_tokens': usage.cacheReadTokens }),
+    ...(usage.cacheWriteTokens !== undefined && { 'gen_ai.usage.cache_creation.input_tokens': usage.cacheWriteTokens }),
     'gen_ai.response.finish_reasons': [response.finishReason],
   };
 }

@@ -32,7 +32,10 @@ export interface SpendCheck {
  * Whether the next model call fits the cost budget: the spend so far (every
  * attempt and subagent included) plus the call's worst case, which is its
  * input (the last call's input and output, and what was added since) and its
- * maximum output, at its model's price.
+ * maximum output, at its model's price: none of that input assumed read from
+ * the prompt cache, all of it perhaps written to it. The spend so far is what
+ * calls really cost, cache reads at their rate: that is where caching makes a
+ * budget go further.
  */
 export function spendCheck(
   state: AgentState,
@@ -48,8 +51,20 @@ export function spendCheck(
     price,
     estimatedInputTokens(state, agent),
     agent.modelSettings.maxOutputTokens ?? budgetedMaxOutputTokens,
+    { cacheWrites: cacheWritesOf(agent) },
   );
   return { affordable: spentUsd + worst <= budgetUsd, spentUsd, worstCaseUsd: worst };
+}
+
+/**
+ * The dearest cache writes the next call may make: with prompt caching on (the default), all its input may be
+ * written (Anthropic bills a write above the input rate; a price without write rates, like OpenAI's, bills them as
+ * input). A price recorded by a run started before the table had write rates has none, so such a run, replayed,
+ * decides as it did.
+ */
+function cacheWritesOf(agent: AgentSpec): 'none' | '5m' | '1h' {
+  const setting = agent.modelSettings.promptCache;
+  return setting === 'off' ? 'none' : setting === '1h' ? '1h' : '5m';
 }
 
 function estimatedInputTokens(state: AgentState, agent: AgentSpec): number {

@@ -42,6 +42,21 @@ describe('GenAI span names and attributes (OpenTelemetry semantic conventions)',
     });
   });
 
+  it("record prompt-cache reads and writes under the conventions' cache attributes, as parts of the input", () => {
+    const response = {
+      message: { role: 'assistant' as const, content: 'ok', toolCalls: [] },
+      finishReason: 'stop' as const,
+      usage: { inputTokens: 5000, outputTokens: 40, cacheReadTokens: 4000, cacheWriteTokens: 900 },
+    };
+    expect(modelResponseAttributes(response)).toEqual({
+      'gen_ai.usage.input_tokens': 5000,
+      'gen_ai.usage.output_tokens': 40,
+      'gen_ai.usage.cache_read.input_tokens': 4000,
+      'gen_ai.usage.cache_creation.input_tokens': 900,
+      'gen_ai.response.finish_reasons': ['stop'],
+    });
+  });
+
   it('name a tool call "execute_tool {tool}"', () => {
     const span = { tool: 'read_file', callId: 'call_1', description: 'Read a file' };
     expect(toolCallSpanName(span)).toBe('execute_tool read_file');
