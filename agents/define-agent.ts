@@ -33,6 +33,8 @@ export interface Agent {
   maxIterations: number;
   /** A cost budget in US dollars for runs this agent starts (a run's own --max-cost-usd wins). */
   maxCostUsd?: number;
+  /** Runs this agent starts send every model call through the provider's batch API (half price, within a day); sessions never do. */
+  batch?: boolean;
   /** When set, the final answer must be JSON matching it; the result carries it parsed as `output`. */
   outputSchema?: z.ZodType;
   modelSettings: ModelSettings;
@@ -49,6 +51,7 @@ export interface AgentDefinition {
   handoffs?: Array<Agent | string>;
   maxIterations?: number;
   maxCostUsd?: number;
+  batch?: boolean;
   outputSchema?: z.ZodType;
   modelSettings?: ModelSettings;
 }
@@ -103,6 +106,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
   if (!Array.isArray(approveTools) || approveTools.some((tool) => typeof tool !== 'string' || !tool.trim())) {
     throw problem('approveTools must be a list of tool names');
   }
+  if (definition.batch !== undefined && typeof definition.batch !== 'boolean') throw problem('batch must be true or false');
   if (definition.outputSchema !== undefined && !(definition.outputSchema instanceof z.ZodType)) {
     throw problem('outputSchema must be a zod schema');
   }
@@ -118,6 +122,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
     handoffs,
     maxIterations,
     ...(definition.maxCostUsd !== undefined && { maxCostUsd: definition.maxCostUsd }),
+    ...(definition.batch && { batch: true }),
     ...(definition.outputSchema && { outputSchema: definition.outputSchema }),
     modelSettings: definition.modelSettings ?? {},
   };

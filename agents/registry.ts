@@ -70,6 +70,7 @@ export class AgentRegistry {
       handoffs: agent.handoffs.map(nameOf),
       maxIterations: agent.maxIterations,
       ...(agent.maxCostUsd !== undefined && { maxCostUsd: agent.maxCostUsd }),
+      ...(agent.batch && { batch: true }),
       modelSettings: agent.modelSettings,
       ...(agent.outputSchema && { outputSchema: outputJsonSchema(agent) }),
     };

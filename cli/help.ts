@@ -23,6 +23,7 @@ Commands:
       --max-output-tokens N    tokens the model may write per call (default: the agent's; the provider's)
       --thinking-budget N      Anthropic extended thinking: tokens the model may think with (at least 1024)
       --reasoning-effort E     OpenAI reasoning models: low, medium or high
+      --prompt-cache C         prompt caching: off, 5m, 1h or 24h (default: on; Anthropic offers 5m/1h, OpenAI 5m/24h)
       --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)
       --json                   print one JSON object as the last line of stdout
       --stream, --no-stream    print the answer as it is written (default: on a terminal, and not with --json);

@@ -67,6 +67,8 @@ export const agentSpecSchema = z.object({
   maxIterations: z.number().int().min(1),
   /** The agent's cost budget in US dollars, when it starts a run (a run's own maxCostUsd wins). */
   maxCostUsd: z.number().positive().optional(),
+  /** Its one-shot runs call the model through the provider's batch API (core/batch-settings.ts); absent in older runs. */
+  batch: z.boolean().optional(),
   modelSettings: modelSettingsSchema,
   /** The JSON Schema the final answer must match (from the agent's zod outputSchema), if any. */
   outputSchema: z.record(z.string(), z.unknown()).optional(),

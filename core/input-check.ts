@@ -1,6 +1,7 @@
 import type { ResolvedAgentInput } from './input';
 import { checkJsonSchema, describeSchemaProblems, type JsonSchema, type SchemaProblem } from './json-schema-check';
 import { parseModelId } from './model-id';
+import { batchSessionProblem } from './batch-settings';
 import { settingsGivenTwice, withSettingsFolded } from './model-settings';
 import { nothingToAnswer, requiresSomethingToAnswer } from './something-to-answer';
 import resolvedInputSchema from './resolved-input.schema.json';
@@ -42,6 +43,7 @@ export function checkResolvedInput(raw: unknown): ResolvedInputCheck {
   // zod's refinements, in the zod schema's order: each runs once the shape is right, and all of them report.
   const refinements: SchemaProblem[] = [
     ...(requiresSomethingToAnswer(input) ? [] : [{ path: ['prompt'], message: nothingToAnswer }]),
+    ...(input.batch && input.session ? [{ path: ['batch'], message: batchSessionProblem }] : []),
     ...settingsGivenTwice(input).map(({ name, message }) => ({ path: [name], message })),
   ];
   if (refinements.length > 0) return { ok: false, problems: describeSchemaProblems(refinements) };

@@ -5,6 +5,7 @@ import { messageSchema, toolResultMessageSchema } from './messages';
 import { parseModelId } from './model-id';
 import { requiresSomethingToAnswer, somethingToAnswer } from './something-to-answer';
 import { maxPromptChars } from './limits';
+import { batchSessionProblem, type BatchSettings } from './batch-settings';
 
 /**
  * The agent workflow's input, as the client resolved it: every setting explicit.
@@ -151,6 +152,19 @@ export const contextSettingsSchema = z.object({
   keepRecentTurns: z.number().int().min(1),
 });
 
+/** core/batch-settings.ts's settings, checked: a run's batch mode. */
+export const batchSettingsSchema = z.object({
+  firstCheckSeconds: z.number().min(0.05).max(3600),
+  maxCheckIntervalSeconds: z
+    .number()
+    .min(0.05)
+    .max(6 * 3600),
+  maxSubmissions: z.number().int().min(1).max(10),
+}) satisfies z.ZodType<BatchSettings>;
+
+/** `true`, `false` or some of the settings, as a caller gives them (core/resolve-input.ts). */
+export const batchOptionSchema = z.union([z.boolean(), batchSettingsSchema.partial()]);
+
 // Agent names become tool names (subagents) and part of one (transfer_to_<name>).
 export const agentNameSchema = z.string().regex(/^[a-zA-Z0-9_-]{1,52}$/, 'an agent name is letters, digits, _ and -, at most 52');
 
@@ -207,6 +221,12 @@ export const resolvedInputObject = z.object({
    * The turn and tool events are published whatever this says. Absent (older clients): not streamed.
    */
   stream: z.boolean().optional(),
+  /**
+   * Batch mode (`run --batch`): every model call goes through the provider's batch API, at its batch price, and the
+   * workflow waits for it on durable timers (core/batch-settings.ts). Absent: online, unless the agent says batch
+   * and the run is not a session. Never with `session`.
+   */
+  batch: batchSettingsSchema.optional(),
   /** Continue as new after this many model calls in one run (Temporal's own suggestion also triggers it). */
   continueAsNewAfterModelCalls: z.number().int().min(1).optional(),
   context: contextSettingsSchema,
@@ -239,6 +259,7 @@ export const resolvedInputObject = z.object({
 
 export const resolvedAgentInputSchema = resolvedInputObject
   .refine(requiresSomethingToAnswer, somethingToAnswer())
+  .refine((input) => !(input.batch && input.session), { message: batchSessionProblem, path: ['batch'] })
   .superRefine(refuseSettingsGivenTwice)
   .transform(withSettingsFolded);
 

@@ -1,5 +1,6 @@
 import { checkResolvedInput } from './input-check';
 import * as limits from './limits';
+import { defaultBatchSettings } from './batch-settings';
 import type { InputCheck } from './resolve-input';
 
 /**
@@ -19,6 +20,10 @@ export function resolveAgentInputWithoutZod(raw: unknown): InputCheck {
   fill(input, 'maxSubagentDepth', limits.defaultMaxSubagentDepth);
   fill(input, 'maxHandoffs', limits.defaultMaxHandoffs);
   fill(input, 'stream', false);
+  // batch: true stands for every default setting, false (or nothing) for no batch mode, an object for some settings.
+  if (input.batch === true) input.batch = { ...defaultBatchSettings };
+  else if (input.batch === false) delete input.batch;
+  else input.batch = withDefaultsInside(input.batch, { ...defaultBatchSettings });
   // approval and context, when left out, are objects of their own defaults (null is refused, as zod refuses it).
   input.approval = withDefaultsInside(input.approval === undefined ? {} : input.approval, {
     tools: [],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  batchOptionSchema,
   contextSettingsSchema,
   describeIssues,
   refuseSettingsGivenTwice,
@@ -7,6 +8,7 @@ import {
   type ResolvedAgentInput,
 } from './input';
 import { withSettingsFolded } from './model-settings';
+import { batchSessionProblem, resolveBatchOption } from './batch-settings';
 import { requiresSomethingToAnswer, somethingToAnswer } from './something-to-answer';
 import {
   defaultAgentName,
@@ -40,6 +42,8 @@ export const agentInputSchema = resolvedInputObject
     maxSubagentDepth: shape.maxSubagentDepth.default(defaultMaxSubagentDepth),
     maxHandoffs: shape.maxHandoffs.default(defaultMaxHandoffs),
     stream: z.boolean().default(false),
+    // `true`, `false` or some settings: resolved to every setting, or to none (not in batch mode).
+    batch: batchOptionSchema.optional().transform(resolveBatchOption),
     approval: z
       .object({
         tools: z.array(z.string()).default([]),
@@ -67,6 +71,7 @@ export const agentInputSchema = resolvedInputObject
       .default({ keepRecentTurns: defaultKeepRecentTurns }),
   })
   .refine(requiresSomethingToAnswer, somethingToAnswer())
+  .refine((input) => !(input.batch && input.session), { message: batchSessionProblem, path: ['batch'] })
   .refine((input) => input.agent !== undefined || input.model !== undefined, {
     message: 'a model (provider:model) is required when no agent is named',
     path: ['model'],

@@ -15,6 +15,7 @@ import { withMcpListing } from '../mcp/workflow/listing-reference';
 import type { AgentState } from './state';
 import { approvalToolsOf } from './approval-tools';
 import { maxToolCallsPerReply } from './tool-call-cap';
+import { batchModelCall, batchSettingsOf } from './batch-model-call';
 
 /**
  * Model calls: retried by Temporal only (the SDKs' retries are off); heartbeats
@@ -51,12 +52,16 @@ export interface ModelCallRequest {
  * (BENCHMARKS.md, "Loop overhead": 16.4 → 10.4 promises per iteration).
  */
 export function callModel(input: ResolvedAgentInput, state: AgentState, request: ModelCallRequest): Promise<ModelCallResult> {
+  // In batch mode the call is a submission, timers and status checks, and a result read (batch-model-call.ts).
+  const batch = batchSettingsOf(input, request.agent);
   const activity = withMcpListing(
-    proxyActivities<CoreActivities>({
-      ...modelActivityOptions,
-      startToCloseTimeout: `${input.modelTimeoutSeconds}s`,
-      summary: request.label,
-    }).callModel,
+    batch
+      ? batchModelCall(batch, request.label)
+      : proxyActivities<CoreActivities>({
+          ...modelActivityOptions,
+          startToCloseTimeout: `${input.modelTimeoutSeconds}s`,
+          summary: request.label,
+        }).callModel,
     request.mcp,
     () => state.modelCallsThisRun++,
   );

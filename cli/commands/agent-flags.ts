@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ModelSettings, ReasoningEffort } from '../../core/agent-spec';
+import type { ModelSettings, PromptCacheSetting, ReasoningEffort } from '../../core/agent-spec';
 import { everyMcpTool } from '../../mcp/types';
 import type { AgentInput } from '../../core/resolve-input';
 import { builtInTools } from '../../tools';
@@ -18,6 +18,7 @@ const modelSettingFlags = {
   'max-output-tokens': { setting: 'maxOutputTokens', parse: (flag, text) => parseInteger(flag, text) },
   'thinking-budget': { setting: 'thinkingBudget', parse: (flag, text) => parseInteger(flag, text) },
   'reasoning-effort': { setting: 'reasoningEffort', parse: (_flag, text) => text as ReasoningEffort },
+  'prompt-cache': { setting: 'promptCache', parse: (_flag, text) => text as PromptCacheSetting },
 } as const satisfies Record<
   string,
   { setting: keyof ModelSettings; parse: (flag: string, text: string) => ModelSettings[keyof ModelSettings] }

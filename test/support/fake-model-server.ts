@@ -6,6 +6,8 @@ import { openaiChatProblem } from './wire-rules/openai-chat';
 import { openaiResponsesProblem, type WireRefusal } from './wire-rules/openai-responses';
 import { anthropicCacheProblem, openaiCacheProblem, PromptCacheModel, withCacheUsage } from './wire-rules/prompt-cache';
 import { responsesEventStream } from './responses-events';
+import type { RequestRateLimit } from './wire-rules/rate-limit';
+import { FakeBatchApi } from './fake-batch-api';
 import { anthropicMessageEvents, chatCompletionEvents } from './stream-events';
 
 /**
@@ -52,6 +54,10 @@ export interface ReceivedRequest {
   abandonedAt?: number;
   /** Set when the request broke a rule of the real API: the 400 message it got. */
   refusal?: string;
+  /** Set when the request came over the rate limit (./wire-rules/rate-limit.ts) and got a 429. */
+  rateLimited?: boolean;
+  /** Set when the request came inside a batch (fake-batch-api.ts): the batch's id. */
+  batchId?: string;
 }
 
 export type Responder = (request: ReceivedRequest, index: number) => FakeStep;
@@ -60,9 +66,13 @@ export class FakeModelServer {
   readonly requests: ReceivedRequest[] = [];
   /** The providers' prompt caches, as they would answer these requests (./wire-rules/prompt-cache.ts). */
   readonly promptCache = new PromptCacheModel();
+  /** The providers' batch APIs (./fake-batch-api.ts): each request of a batch is answered as it would be online. */
+  readonly batches = new FakeBatchApi({ answer: (request) => this.batchRequestStep(request), url: () => this.url });
   private readonly server: http.Server;
   private script: FakeStep[] = [];
   private responder: Responder | undefined;
+  /** A provider's requests-per-second limit (./wire-rules/rate-limit.ts): requests beyond it get the API's 429. */
+  rateLimit: RequestRateLimit | undefined;
 
   private constructor() {
     this.server = http.createServer((request, response) => this.handle(request, response));
@@ -109,7 +119,9 @@ export class FakeModelServer {
     this.requests.length = 0;
     this.script = [];
     this.responder = undefined;
+    this.rateLimit = undefined;
     this.promptCache.reset();
+    this.batches.reset();
   }
 
   async close(): Promise<void> {
@@ -117,7 +129,23 @@ export class FakeModelServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /** A request inside a batch: recorded, and refused or answered by the script as the same request online. */
+  private batchRequestStep(received: ReceivedRequest): FakeStep | undefined {
+    this.requests.push(received);
+    const problem = wireProblem(received);
+    if (problem) {
+      received.refusal = problem.message;
+      return received.path.includes('/messages')
+        ? anthropicError(problem.status, problem.message)
+        : openaiError(problem.status, problem.message);
+    }
+    const scripted = this.script.shift() ?? this.responder?.(received, this.requests.length - 1);
+    const step = scripted && withCacheUsage(this.promptCache, received.path, received.body, scripted);
+    return received.path.includes('/responses') && step ? asResponsesAnswer(step, received.body) : step;
+  }
+
   private handle(request: http.IncomingMessage, response: http.ServerResponse): void {
+    if (this.batches.owns(request)) return this.batches.handle(request, response);
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -141,6 +169,11 @@ export class FakeModelServer {
           : openaiError(problem.status, problem.message);
         respond(response, problem.status, JSON.stringify((step as { json: unknown }).json));
         return;
+      }
+      const limited = this.rateLimit?.refuse(received);
+      if (limited) {
+        received.rateLimited = true;
+        return this.answer(request, response, limited);
       }
       const scripted = this.script.shift() ?? this.responder?.(received, this.requests.length - 1);
       const step = scripted && withCacheUsage(this.promptCache, received.path, received.body, scripted);

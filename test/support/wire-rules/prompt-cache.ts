@@ -135,6 +135,18 @@ const keptPromptsPerKey = 8;
 export const maxAnthropicBreakpoints = 4;
 const maxPromptCacheKeyLength = 64;
 
+/**
+ * The input tokens of a request as this fake counts them when it models caching (the same count for a request that
+ * reads nothing): Anthropic's tools, system and message blocks, OpenAI's tools and messages or input items. A
+ * responder that scripts it as the reply's input count makes cached and uncached calls comparable.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire JSON
+export function fakeInputTokens(path: string, body: any): number {
+  if (path.includes('/messages'))
+    return anthropicPrefixBlocks(body).reduce((sum, block) => sum + countTokens(block.canonical), 0);
+  return countTokens(openaiPrompt(body));
+}
+
 /** Tokens of a text, as this fake counts them: a token per four characters, rounded up. */
 export function countTokens(text: string): number {
   return Math.ceil(text.length / charactersPerToken);
