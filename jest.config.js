@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': '@swc/jest' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // test/stack/ brings up the whole production topology: `npm run test:stack` (jest.stack.config.js) runs it.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/stack/'],
   // Definitions modules import the public API by the package name, as an app would (tsconfig.json "paths" too).
   moduleNameMapper: {
     '^durable-agent$': '<rootDir>/index.ts',
