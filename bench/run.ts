@@ -14,6 +14,7 @@ import { parallel } from './parallel';
 import { peer } from './peer';
 import { replay } from './replay';
 import { sessions } from './sessions';
+import { stack } from './stack';
 import { streaming } from './streaming';
 import { workflowBundle } from './workflow-bundle';
 import type { BenchContext, Benchmark } from './support/benchmark';
@@ -35,6 +36,7 @@ const benchmarks: Benchmark[] = [
   streaming,
   firstRun,
   workflowBundle,
+  stack,
 ];
 
 const usage = [
