@@ -93,6 +93,7 @@ export interface AgentFlagValues {
   'max-output-tokens'?: string;
   'thinking-budget'?: string;
   'reasoning-effort'?: string;
+  'prompt-cache'?: string;
 }
 
 /**
