@@ -52,6 +52,11 @@ export interface RunSetup {
   mcpTools?: McpToolRequest;
   /** The run's MCP tools as listMcpTools recorded them: model calls name it by id. */
   mcpListing?: McpListing;
+  /**
+   * Provider to task queue, when the worker gives providers queues of their own (worker/provider-queues.ts, added by
+   * the AgentPlugin): model calls of those providers are scheduled there. Absent: on the run's own queue.
+   */
+  modelQueues?: Record<string, string>;
 }
 
 /**

@@ -15,6 +15,7 @@ import { withMcpListing } from '../mcp/workflow/listing-reference';
 import type { AgentState } from './state';
 import { approvalToolsOf } from './approval-tools';
 import { maxToolCallsPerReply } from './tool-call-cap';
+import { runPriority } from './run-priority';
 import { batchModelCall, batchSettingsOf } from './batch-model-call';
 
 /**
@@ -39,6 +40,8 @@ export interface ModelCallRequest {
   mcp?: McpListing;
   /** Publish the text to the run's stream as it is written, as this model call (a run started with `stream: true`). */
   streamAs?: string;
+  /** Provider to task queue (prepareRun's modelQueues): a provider named here has its model calls on its own queue. */
+  modelQueues?: Record<string, string>;
 }
 
 /**
@@ -61,6 +64,8 @@ export function callModel(input: ResolvedAgentInput, state: AgentState, request:
           ...modelActivityOptions,
           startToCloseTimeout: `${input.modelTimeoutSeconds}s`,
           summary: request.label,
+          ...modelQueueOf(request),
+          ...runPriority(),
         }).callModel,
     request.mcp,
     () => state.modelCallsThisRun++,
@@ -95,6 +100,16 @@ export function callModel(input: ResolvedAgentInput, state: AgentState, request:
       return activity(base).then(undefined, failed);
     },
   );
+}
+
+/**
+ * The task queue of the agent's provider, when the worker gave it one (worker/provider-queues.ts: a rate limit the
+ * server enforces across workers); none, and the call stays on the run's queue, otherwise.
+ */
+function modelQueueOf(request: ModelCallRequest): { taskQueue?: string } {
+  const separator = request.agent.model.indexOf(':');
+  const taskQueue = request.modelQueues?.[request.agent.model.slice(0, Math.max(separator, 0))];
+  return taskQueue ? { taskQueue } : {};
 }
 
 function isTranscriptUnavailable(error: unknown): boolean {

@@ -23,6 +23,7 @@ import { runSubagent } from './subagent-call';
 import { parseToolArguments } from '../core/tool-arguments';
 import { toolCallSummary } from './summaries';
 import type { RoundLedger } from './round-ledger';
+import { runPriority } from './run-priority';
 
 /** What a reply's tool calls run with: the run's settings and parts, the agent that asked, and the round's ledger. */
 export interface CallsSetting {
@@ -187,6 +188,7 @@ async function runTool(checked: CheckedCall, setting: CallsSetting): Promise<Too
           heartbeatTimeout: '30s',
           cancellationType,
           retry,
+          ...runPriority(),
         })
   )[call.name];
   try {

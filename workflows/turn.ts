@@ -227,6 +227,7 @@ export class Turn {
       tools: offeredToolNames(current, { subagents: this.maySpawn }),
       toolChoice,
       mcp: setup.mcpListing,
+      modelQueues: setup.modelQueues,
       // Only runs that asked for it get the text as it is written; every run gets each reply whole.
       ...(input.stream && { streamAs: call }),
     });
@@ -318,6 +319,7 @@ export class Turn {
       toolChoice: 'none',
       summarizeUpTo: upTo,
       mcp: setup.mcpListing,
+      modelQueues: setup.modelQueues,
     });
     status.spent(summary.usage);
     state.summary = { content: summary.message.content, upTo };
