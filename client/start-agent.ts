@@ -12,6 +12,7 @@ import { resolveAgentInput, type AgentInput } from '../core/resolve-input';
 import type { AgentResult } from '../core/result';
 import { agentWorkflowType } from '../workflows/definitions';
 import { clip } from '../workflows/summaries';
+import { runKindMemoField, runKinds } from '../workflows/versioning';
 
 export type AgentWorkflow = (input: ResolvedAgentInput) => Promise<AgentResult>;
 export type AgentHandle = WorkflowHandleWithFirstExecutionRunId<AgentWorkflow>;
@@ -87,6 +88,8 @@ export async function startAgent(
     workflowId: options.workflowId ?? newWorkflowId(),
     args: [resolved],
     staticSummary: clip(options.staticSummary ?? resolved.prompt ?? (resolved.session ? 'chat session' : 'agent run'), 200),
+    // Under Worker Versioning a session auto-upgrades and a one-shot run stays pinned (workflows/versioning.ts).
+    memo: { [runKindMemoField]: resolved.session ? runKinds.session : runKinds.oneShot },
     staticDetails: staticDetails(resolved),
     ...(options.searchAttributes && { typedSearchAttributes: options.searchAttributes }),
   });

@@ -14,6 +14,7 @@ import { untracedSpans } from '../telemetry/agent-spans';
 import { startTracing, type Tracing } from '../telemetry/tracing';
 import { assertBundleTraces } from './bundle-tracing';
 import { defaultWorkspaceRoot } from './settings';
+import { checkVersioning, versioningFromEnv, workerDeploymentOptions, type WorkerVersioning } from './versioning';
 
 export const workflowsPath = require.resolve('../workflows');
 
@@ -47,6 +48,12 @@ export interface AgentPluginOptions extends Definitions {
    * plugin from tracing, e.g. in an app that sets up OpenTelemetry and Temporal's OpenTelemetryPlugin itself.
    */
   tracing?: boolean;
+  /**
+   * Temporal's Worker Versioning (worker/versioning.ts, docs/upgrades.md): the worker polls as this build of this
+   * deployment; one-shot runs stay on the build that started them, sessions move to the current one at a turn
+   * boundary. Default: AGENT_DEPLOYMENT_NAME and AGENT_BUILD_ID, else none. `false` turns it off.
+   */
+  versioning?: WorkerVersioning | false;
 }
 
 /**
@@ -67,6 +74,8 @@ export class AgentPlugin extends SimplePlugin {
   readonly registry: AgentRegistry;
   /** This process's tracing, when it is on. */
   readonly tracing: Tracing | undefined;
+  /** The worker deployment this plugin's workers join, when Worker Versioning is on. */
+  readonly versioning: WorkerVersioning | undefined;
   private readonly env: NodeJS.ProcessEnv;
 
   constructor(options: AgentPluginOptions = {}) {
@@ -97,13 +106,20 @@ export class AgentPlugin extends SimplePlugin {
     });
     this.registry = registry;
     this.tracing = tracing;
+    this.versioning =
+      options.versioning === false ? undefined : options.versioning ? checkVersioning(options.versioning) : versioningFromEnv(env);
     this.env = env;
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
     // A worker that brings no workflows of its own runs the agent workflow.
     const withWorkflows = options.workflowsPath || options.workflowBundle ? options : { ...options, workflowsPath };
-    const configured = super.configureWorker(withWorkflows);
+    // Deployment options the worker was given win: the plugin only fills them in.
+    const versioned =
+      this.versioning && !withWorkflows.workerDeploymentOptions
+        ? { ...withWorkflows, workerDeploymentOptions: workerDeploymentOptions(this.versioning, withWorkflows.workflowBundle) }
+        : withWorkflows;
+    const configured = super.configureWorker(versioned);
     if (!this.tracing) return configured;
     if (configured.workflowBundle) assertBundleTraces(configured.workflowBundle);
     return this.tracing.temporalPlugin.configureWorker(configured);

@@ -1,5 +1,5 @@
 import { SimplePlugin } from '@temporalio/plugin';
-import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { TranscriptStore } from '../storage/transcript/transcript-store';
 import type { AgentRegistry, Definitions } from '../agents/registry';
 import { ConfigurationError } from '../core/errors';
@@ -67,7 +67,10 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
             variant: plugin.tracing ? 'tracing' : 'plain',
             logger: Runtime.instance().logger,
           })
-        : undefined);
+        : // A versioned worker without a build id derives one from its bundle (worker/versioning.ts): bundle now.
+          plugin.versioning && !plugin.versioning.buildId
+          ? await bundleWorkflowCode({ workflowsPath, plugins: [plugin], logger: Runtime.instance().logger })
+          : undefined);
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,

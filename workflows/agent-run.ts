@@ -4,8 +4,8 @@ import {
   CancellationScope,
   condition,
   ContinueAsNew,
-  continueAsNew,
   isCancellation,
+  makeContinueAsNewFunc,
   patched,
   proxyActivities,
   setHandler,
@@ -42,6 +42,7 @@ import { RunStatus, type StatusSources } from './run-status';
 import { carry, checkpoint, initialState, rollBack, type AgentState, type TurnInProgress } from './state';
 import { Turn, type TurnParts } from './turn';
 import { TurnScope } from './turn-scope';
+import { carriedMemo, currentBuild, movedToAnotherBuild } from './versioning';
 
 const { prepareRun } = proxyActivities<CoreActivities>({
   startToCloseTimeout: '30s',
@@ -70,6 +71,8 @@ export class AgentRun implements StatusSources {
   private readonly turnScope = new TurnScope();
   private endRequested: boolean;
   private setup: RunSetup | undefined;
+  /** The worker build that prepared this run's setup (its agents and tools), under Worker Versioning. */
+  private preparedOn: string | undefined;
 
   constructor(private readonly input: ResolvedAgentInput) {
     const carried = input.carried;
@@ -157,6 +160,9 @@ export class AgentRun implements StatusSources {
         woke = await condition(wake, `${input.session!.idleTimeoutSeconds}s`);
       }
       if (!this.endRequested && this.handOver.due()) return this.continueAsNew();
+      // A session moved to a new build (Worker Versioning, docs/upgrades.md) answers its next message there, with
+      // that build's agents and tools: its setup is this run's, so it continues as new, carrying the message.
+      if (!this.endRequested && inbox.waiting.length > 0 && movedToAnotherBuild(this.preparedOn)) return this.continueAsNew();
       const start = this.freshTurn();
       const next = inbox.takeNext();
       if (!next) return this.finish(woke ? 'ended' : 'idle_timeout');
@@ -183,6 +189,7 @@ export class AgentRun implements StatusSources {
       throw runFailure(error);
     }
     this.setup = await withMcpTools(this.setup);
+    this.preparedOn = currentBuild();
     return this.setup;
   }
 
@@ -266,7 +273,8 @@ export class AgentRun implements StatusSources {
       endRequested: this.endRequested,
       stream: this.stream.carry(),
     });
-    return continueAsNew<(input: ResolvedAgentInput) => Promise<AgentResult>>({
+    const memo = carriedMemo();
+    return makeContinueAsNewFunc<(input: ResolvedAgentInput) => Promise<AgentResult>>(memo && { memo })({
       ...this.input,
       prompt: undefined,
       messages: undefined,

@@ -4,6 +4,7 @@ import type { ResolvedAgentInput } from '../core/input';
 import { checkResolvedInput } from '../core/input-check';
 import type { AgentResult } from '../core/result';
 import { AgentRun } from './agent-run';
+import { declareVersioningBehavior } from './versioning';
 
 export { idleClockPatch } from './agent-run';
 export { updatesBeforeContinueAsNew } from './hand-over-rule';
@@ -20,6 +21,8 @@ export { emptyReplyPrompt, reflectionPrompt } from './turn';
 export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<AgentResult> {
   return new AgentRun(validInput(rawInput)).run();
 }
+// Under Worker Versioning, one-shot runs are pinned and sessions auto-upgrade (workflows/versioning.ts).
+declareVersioningBehavior(agentWorkflow);
 
 function validInput(rawInput: ResolvedAgentInput): ResolvedAgentInput {
   const check = checkResolvedInput(rawInput);

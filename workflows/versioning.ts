@@ -1,0 +1,53 @@
+import type { VersioningBehavior } from '@temporalio/common';
+import { patched, setWorkflowOptions, workflowInfo, type WorkflowInfo } from '@temporalio/workflow';
+
+/**
+ * Worker Versioning for the agent workflow (docs/upgrades.md). Both kinds of run are one workflow type, so the
+ * behaviour is chosen per run, from the memo the client starts a run with (Temporal reads it before the workflow's
+ * arguments are decoded, which is when the behaviour must be known):
+ * - a one-shot run is PINNED: it finishes on the build that started it, whatever is deployed meanwhile;
+ * - a session is AUTO_UPGRADE: its next workflow task goes to the deployment's current build, and at the next turn
+ *   boundary it continues as new there, so the new build's agents, tools and workflow code answer its next turn.
+ * A run started without the memo (a client that is not startAgent's) is pinned: never replayed on other code.
+ * On a worker without versioning none of this has any effect.
+ */
+
+/** The memo field that says what kind of run this is; its value is one of `runKinds`. */
+export const runKindMemoField = 'durableAgentRun';
+export const runKinds = { session: 'session', oneShot: 'one-shot' } as const;
+
+/** The patch that lets a session continue as new when its build changed: histories from before it never did. */
+export const upgradeAtTurnBoundaryPatch = 'session-upgrade-at-turn-boundary';
+
+export function versioningBehaviorOf(info: Pick<WorkflowInfo, 'memo'>): VersioningBehavior {
+  return info.memo?.[runKindMemoField] === runKinds.session ? 'AUTO_UPGRADE' : 'PINNED';
+}
+
+/** Gives `workflow` its per-run versioning behaviour (read once per run, before the workflow function starts). */
+export function declareVersioningBehavior(workflow: (...args: never[]) => Promise<unknown>): void {
+  setWorkflowOptions(() => ({ versioningBehavior: versioningBehaviorOf(workflowInfo()) }), workflow);
+}
+
+/**
+ * The worker deployment version running this workflow task ("name:build"), undefined on an unversioned worker.
+ * Deterministic: on replay it is the version recorded with each task.
+ */
+export function currentBuild(): string | undefined {
+  const version = workflowInfo().currentDeploymentVersion;
+  return version && `${version.deploymentName}:${version.buildId}`;
+}
+
+/**
+ * Whether this run moved to another build since `preparedOn` (the build that ran its setup), and should continue
+ * as new so that the new build's agents and tools take over. Only an auto-upgrading run ever moves.
+ */
+export function movedToAnotherBuild(preparedOn: string | undefined): boolean {
+  const now = currentBuild();
+  return now !== undefined && now !== preparedOn && patched(upgradeAtTurnBoundaryPatch);
+}
+
+/** The memo a continue-as-new passes on: the next run of a session must know it is one before its arguments are read. */
+export function carriedMemo(): Record<string, unknown> | undefined {
+  const kind = workflowInfo().memo?.[runKindMemoField];
+  return kind === undefined ? undefined : { [runKindMemoField]: kind };
+}
