@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import type { ReplayWorkerOptions, WorkerPlugin } from '@temporalio/worker';
+import { bundleWorkflowCode, Runtime, type ReplayWorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import type { Definitions } from '../agents/registry';
 import {
   readHistoryFile,
@@ -11,7 +11,7 @@ import {
   type HistoryToReplay,
   type ReplayedRun,
 } from '../client/replay-runs';
-import { AgentPlugin } from '../worker/agent-plugin';
+import { AgentPlugin, workflowsPath as agentWorkflowsPath } from '../worker/agent-plugin';
 
 export interface HistoryReplayOptions extends Definitions {
   /**
@@ -56,18 +56,25 @@ export async function replayAgentHistories(
   sources: HistorySource | HistorySource[],
   options: HistoryReplayOptions = {},
 ): Promise<Array<ReplayedRun & { source: string }>> {
+  const plugins = options.plugins ?? [
+    new AgentPlugin({
+      agents: options.agents,
+      tools: options.tools,
+      providers: options.providers,
+      mcpServers: options.mcpServers,
+      tracing: false,
+    }),
+  ];
   const replayOptions = {
-    plugins: options.plugins ?? [
-      new AgentPlugin({
-        agents: options.agents,
-        tools: options.tools,
-        providers: options.providers,
-        mcpServers: options.mcpServers,
-        tracing: false,
-      }),
-    ],
-    workflowsPath: options.workflowsPath,
-    workflowBundle: options.workflowBundle,
+    plugins,
+    // Bundled once for files and server runs alike, logging through the runtime's logger (webpack's report is INFO).
+    workflowBundle:
+      options.workflowBundle ??
+      (await bundleWorkflowCode({
+        workflowsPath: options.workflowsPath ?? agentWorkflowsPath,
+        plugins,
+        logger: Runtime.instance().logger,
+      })),
     dataConverter: options.dataConverter,
   };
   const results: Array<ReplayedRun & { source: string }> = [];

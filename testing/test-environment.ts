@@ -24,6 +24,13 @@ export async function startTestEnvironment(
     return TestWorkflowEnvironment.createTimeSkipping({
       client,
       ...(path && { server: { executable: { type: 'existing-path', path } } }),
+    }).catch((error: Error) => {
+      if (path) throw error;
+      throw new Error(
+        `${error.message}\nThe SDK downloads Temporal's time-skipping test server on first use. Without internet, set ` +
+          "TEMPORAL_TEST_SERVER_PATH to one (docs/testing.md: 'Without internet'), or use server: 'local' or { address }.",
+        { cause: error },
+      );
     });
   }
   if (server === 'local') {
