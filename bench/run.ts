@@ -12,6 +12,7 @@ import { objectStorage } from './object-storage';
 import { overhead } from './overhead';
 import { parallel } from './parallel';
 import { peer } from './peer';
+import { promptCaching } from './prompt-caching';
 import { replay } from './replay';
 import { sessions } from './sessions';
 import { stack } from './stack';
@@ -37,6 +38,7 @@ const benchmarks: Benchmark[] = [
   firstRun,
   workflowBundle,
   stack,
+  promptCaching,
 ];
 
 const usage = [
