@@ -107,7 +107,11 @@ export class AgentPlugin extends SimplePlugin {
     this.registry = registry;
     this.tracing = tracing;
     this.versioning =
-      options.versioning === false ? undefined : options.versioning ? checkVersioning(options.versioning) : versioningFromEnv(env);
+      options.versioning === false
+        ? undefined
+        : options.versioning
+          ? checkVersioning(options.versioning)
+          : versioningFromEnv(env);
     this.env = env;
   }
 

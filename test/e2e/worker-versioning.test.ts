@@ -1,0 +1,218 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { startAgent } from '../../client/start-agent';
+import { sendMessage } from '../../client/send-message';
+import { agentWorkflowType, approveUpdate, statusQuery } from '../../workflows/definitions';
+import { bundleBuildId } from '../../worker/versioning';
+import { workflowsPath } from '../../worker/agent-plugin';
+import { cliEnvironment, runCli } from '../support/cli';
+import { openaiReply, type ReceivedRequest } from '../support/fake-model-server';
+import { fetchEvents } from '../support/history';
+import { uniqueTaskQueue } from '../support/temporal';
+import { useTestBed } from '../support/test-bed';
+import { typescriptArgs } from '../support/typescript-process';
+import { waitFor } from '../support/wait-for';
+import { makeWorkspace } from '../support/workspace';
+
+// Worker Versioning on the real dev server, with the real worker entry point (`npm run worker`, worker/main.ts) in
+// processes of its own: one-shot runs and a session start on build 1; build 2 (new instructions, one more tool, a
+// workflow change behind patched()) becomes current; the pinned run finishes on build 1, the session's next message
+// is answered by build 2; and build 3 (the same workflow change without a patch) is caught by `agent replay`.
+
+const bed = useTestBed();
+jest.setTimeout(240_000);
+afterEach(() => expect(bed.server.refusals).toEqual([]));
+
+const fixtures = path.join(__dirname, '..', 'fixtures', 'versioning');
+const temporalCli = path.join(os.homedir(), '.cache', 'durable-agent', 'temporal-cli', 'v1.5.1', 'temporal');
+const workers: ChildProcess[] = [];
+afterAll(() => workers.forEach((worker) => signalGroup(worker, 'SIGKILL')));
+
+/** Build n's workflow bundle: the agent workflow, with a test-only workflow change bundled in as an interceptor. */
+async function bundle(directory: string, name: string, interceptor?: string): Promise<string> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath,
+    logger: new DefaultLogger('WARN'),
+    ...(interceptor && { workflowInterceptorModules: [path.join(fixtures, interceptor)] }),
+  });
+  const file = path.join(directory, `${name}.js`);
+  await writeFile(file, code);
+  return file;
+}
+
+/** `npm run worker` as a deployment version: AGENT_DEPLOYMENT_NAME, and a build id derived from the bundle. */
+async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(process.execPath, typescriptArgs('worker/main.ts'), {
+    env: cliEnvironment({ ...bed.server.providerEnv, ...env }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
+  workers.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await waitFor(`the worker to poll (${stderr})`, () => stderr.includes('worker polling task queue') || child.exitCode !== null, {
+    timeoutMs: 90_000,
+  });
+  if (child.exitCode !== null) throw new Error(`the worker exited: ${stderr}`);
+  return child;
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** `temporal worker deployment set-current-version`, as docs/upgrades.md tells it, retried until the version has pollers. */
+async function setCurrentVersion(deploymentName: string, buildId: string): Promise<void> {
+  let output = '';
+  await waitFor(
+    `build ${buildId} to become current (${output})`,
+    async () => {
+      const result = await collectProcess(temporalCli, [
+        'worker',
+        'deployment',
+        'set-current-version',
+        '--address',
+        process.env.TEST_TEMPORAL_ADDRESS!,
+        '--deployment-name',
+        deploymentName,
+        '--build-id',
+        buildId,
+        '--yes',
+      ]);
+      output = result.output;
+      return result.code === 0;
+    },
+    { timeoutMs: 60_000, intervalMs: 500 },
+  );
+}
+
+function collectProcess(program: string, args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** The build ids of the worker deployment versions that completed the run's workflow tasks, in order. */
+async function taskBuilds(client: Client, workflowId: string, runId?: string): Promise<string[]> {
+  const events = runId
+    ? (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events!
+    : await fetchEvents(client, workflowId);
+  return events
+    .filter((event) => event.workflowTaskCompletedEventAttributes)
+    .map((event) => event.workflowTaskCompletedEventAttributes!.deploymentVersion?.buildId ?? 'unversioned');
+}
+
+async function failedTasks(client: Client, workflowId: string, runId: string): Promise<number> {
+  const { events } = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  return events!.filter((event) => event.workflowTaskFailedEventAttributes).length;
+}
+
+const systemPromptOf = (request: ReceivedRequest): string => request.body.messages[0].content;
+const toolsOf = (request: ReceivedRequest): string[] =>
+  (request.body.tools ?? []).map((tool: { function: { name: string } }) => tool.function.name).sort();
+
+it('finishes pinned runs on build 1, moves sessions to build 2 at their next message, and the replay gate catches build 3', async () => {
+  const { client } = bed.environment;
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'worker-versioning-'));
+  const [bundle1, bundle2, bundle3] = await Promise.all([
+    bundle(directory, 'build-1'),
+    bundle(directory, 'build-2', 'patched-pause.ts'),
+    bundle(directory, 'build-3', 'unpatched-pause.ts'),
+  ]);
+  const [build1, build2] = [bundleBuildId({ codePath: bundle1 })!, bundleBuildId({ codePath: bundle2 })!];
+  expect(build1).not.toBe(build2);
+  const deploymentName = `agents-${Date.now()}`;
+  const taskQueue = uniqueTaskQueue('versioning');
+  const workspace = await makeWorkspace({ 'notes.txt': 'written before the deploy' });
+  const workerEnv = (build: string, agents: string) => ({
+    AGENT_TASK_QUEUE: taskQueue,
+    AGENT_DEPLOYMENT_NAME: deploymentName,
+    AGENT_WORKFLOW_BUNDLE: build,
+    AGENT_DEFINITIONS: path.join(fixtures, agents),
+  });
+
+  // Build 1 is deployed and current.
+  await startWorker(workerEnv(bundle1, 'build-1-agents.ts'));
+  await setCurrentVersion(deploymentName, build1);
+
+  // A one-shot run asks to read a file and waits for approval; a session answers its first message.
+  bed.server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'notes.txt' } }] }),
+    openaiReply({ content: 'hello from build 1' }),
+  );
+  const oneShot = await startAgent(client, { agent: 'versioned', prompt: 'read notes.txt', workspace }, { taskQueue });
+  await waitFor('the one-shot run to wait for approval', async () => {
+    const status = await oneShot.query(statusQuery);
+    return status.pendingApprovals.length === 1;
+  });
+  const session = await startAgent(client, { agent: 'versioned', session: {}, workspace }, { taskQueue });
+  expect((await sendMessage(session, 'hello')).answer).toBe('hello from build 1');
+  const sessionFirstRun = (await session.describe()).runId;
+
+  // The gate before deploying build 2 (a patched change): every run replays.
+  const gate2 = await runCli(['replay', '--query', `TaskQueue = '${taskQueue}'`], { AGENT_WORKFLOW_BUNDLE: bundle2 });
+  expect(gate2).toMatchObject({ code: 0 });
+  expect(gate2.stdout).toContain('2 runs replayed: 2 ok, 0 FAILED');
+
+  // Build 2 is deployed and becomes current.
+  await startWorker(workerEnv(bundle2, 'build-2-agents.ts'));
+  await setCurrentVersion(deploymentName, build2);
+
+  // The pinned run finishes on build 1: the approved read and the next model call happen there.
+  bed.server.enqueue(openaiReply({ content: 'notes read on build 1' }));
+  await oneShot.executeUpdate(approveUpdate, { args: [{}] });
+  expect(await oneShot.result()).toMatchObject({ status: 'completed', answer: 'notes read on build 1' });
+  expect(new Set(await taskBuilds(client, oneShot.workflowId))).toEqual(new Set([build1]));
+  // Requests so far: the run's first call, the session's first turn, and the run's call after the deploy.
+  const afterDeploy = bed.server.requests[2];
+  expect(afterDeploy.body.messages.some((message: { role: string }) => message.role === 'tool')).toBe(true);
+  expect(systemPromptOf(afterDeploy)).toContain('You are versioned, build 1.');
+  expect(toolsOf(afterDeploy)).toEqual(['read_file']);
+
+  // The session's next message is answered by build 2, with build 2's instructions and tools.
+  bed.server.enqueue(openaiReply({ content: 'hello from build 2' }));
+  expect((await sendMessage(session, 'and now?')).answer).toBe('hello from build 2');
+  const sessionRequest = bed.server.requests.at(-1)!;
+  expect(systemPromptOf(sessionRequest)).toContain('You are versioned, build 2.');
+  expect(toolsOf(sessionRequest)).toEqual(['list_directory', 'read_file']);
+  const sessionNow = (await session.describe()).runId;
+  expect(sessionNow).not.toBe(sessionFirstRun);
+  // Its first run moved to build 2 for the task that continued it as new; the new run is build 2's alone.
+  expect(await taskBuilds(client, session.workflowId, sessionFirstRun)).toEqual(expect.arrayContaining([build1, build2]));
+  expect(new Set(await taskBuilds(client, session.workflowId, sessionNow))).toEqual(new Set([build2]));
+  // The conversation went on: build 2 was sent the first exchange too.
+  expect(sessionRequest.body.messages.map((message: { content: string }) => message.content)).toEqual(
+    expect.arrayContaining(['hello', 'hello from build 1', 'and now?']),
+  );
+
+  // Nothing failed: no workflow task of any run failed.
+  const runs = [
+    { workflowId: oneShot.workflowId, runId: (await oneShot.describe()).runId },
+    { workflowId: session.workflowId, runId: sessionFirstRun },
+    { workflowId: session.workflowId, runId: sessionNow },
+  ];
+  for (const run of runs) expect(await failedTasks(client, run.workflowId, run.runId)).toBe(0);
+  await session.signal('endSession');
+  expect(await session.result()).toMatchObject({ status: 'ended' });
+
+  // Build 3 changes the workflow without a patch: the gate fails before its rollout, naming the runs it would break.
+  const gate3 = await runCli(['replay', '--query', `TaskQueue = '${taskQueue}' AND WorkflowType = '${agentWorkflowType}'`], {
+    AGENT_WORKFLOW_BUNDLE: bundle3,
+  });
+  expect(gate3.code).toBe(1);
+  expect(gate3.stdout).toMatch(new RegExp(`${oneShot.workflowId} \\S+ FAILED: .*`));
+  expect(gate3.stdout).toContain(`${session.workflowId} ${sessionFirstRun} FAILED`);
+});
