@@ -40,10 +40,11 @@ it('installs as a library, type-checks, and passes its own tests of its agents o
   });
   expect({ code: run.code, summary: /^Tests: .*$/m.exec(run.stderr)?.[0] }).toEqual({
     code: 0,
-    summary: 'Tests:       6 passed, 6 total',
+    summary: 'Tests:       7 passed, 7 total',
   });
   // Each test of the doc's worked example ran, by name.
   for (const name of [
+    'the researcher answers from its tool',
     'the researcher looks the order up with its tool and answers from what the tool returned',
     'support asks the researcher, a subagent with a script of its own',
     'a refund waits for a person, and runs once approved',
