@@ -20,7 +20,7 @@ const turns = { full: 50, quick: 10 };
 const anthropicTarget = 0.3;
 
 const models: Record<FakeProvider, string> = {
-  anthropic: 'anthropic:claude-sonnet-4-5',
+  anthropic: 'anthropic:claude-sonnet-4-6',
   openai: 'openai:gpt-5-mini',
   'openai-responses': 'openai-responses:gpt-5-mini',
 };
