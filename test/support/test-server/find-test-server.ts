@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isExecutable, runCommand } from '../../../cli/dev-server/build-tools';
@@ -45,8 +46,7 @@ export async function ensureTestServer(log: (line: string) => void = () => {}): 
   if (await isExecutable(launcher)) return launcher;
   const directory = path.dirname(launcher);
   // Built beside the final place and moved in at the end: an interrupted fetch leaves no launcher without its jars.
-  const building = `${directory}.partial-${process.pid}`;
-  await rm(building, { recursive: true, force: true });
+  const building = `${directory}.partial-${randomUUID()}`;
   await mkdir(building, { recursive: true });
   await writeFile(path.join(building, 'pom.xml'), pom);
   log(`fetching Temporal's test server ${testServerVersion} from Maven Central into ${directory} (once)`);
@@ -75,7 +75,12 @@ export async function ensureTestServer(log: (line: string) => void = () => {}): 
   const script = `#!/bin/sh\nexec java -cp "$(dirname "$0")/lib/*" io.temporal.testserver.TestServer "$@"\n`;
   await writeFile(path.join(building, 'temporal-test-server'), script);
   await chmod(path.join(building, 'temporal-test-server'), 0o755);
-  await rm(directory, { recursive: true, force: true });
-  await rename(building, directory);
+  try {
+    await rename(building, directory);
+  } catch (error) {
+    // Another test file fetched it at the same time (jest runs two at once) and moved its copy in first.
+    await rm(building, { recursive: true, force: true });
+    if (!(await isExecutable(launcher))) throw error;
+  }
   return launcher;
 }
