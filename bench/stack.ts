@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { chmod } from 'node:fs/promises';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { freePort } from '../cli/dev-server/free-port';
 import { ensureTemporalCli } from '../cli/dev-server/find-temporal-cli';
 import { readComposeFile } from '../stack/compose-file';
 import { startTemporalOnPostgres } from '../stack/temporal-on-postgres';
@@ -44,7 +43,6 @@ export const stack: Benchmark = {
       compose: readComposeFile(),
       build: await ensureTemporalServer(log),
       cli: cli.path,
-      frontendPort: await freePort(),
       log,
     });
     const nativeConnection = await NativeConnection.connect({ address: production.server.address });

@@ -62,7 +62,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     throw new Error('the stack needs a Temporal CLI binary: run npm run temporal:cli (it builds one with Go)');
 
   const [ui, minio, otlpGrpc, otlpHttp, codec, temporal] = options.freePorts
-    ? await freePorts(6)
+    ? [...(await freePorts(5)), undefined]
     : [
         composePorts.ui,
         composePorts.minio,

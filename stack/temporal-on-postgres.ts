@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { freePorts } from '../cli/dev-server/free-port';
 import type { ComposeValues } from './compose-file';
+import { lowFreePorts } from './low-ports';
 import { registerNamespace } from './namespace';
 import { startPostgres, type Postgres } from './postgres';
 import { setUpSchemas } from './schema';
@@ -26,7 +26,8 @@ export async function startTemporalOnPostgres(options: {
   build: TemporalServerBuild;
   /** The Temporal CLI (its path ends in /temporal, as the compose file's commands call it). */
   cli: string;
-  frontendPort: number;
+  /** The frontend's gRPC port: a free one (below 32768, as the server's other ports) when not given. */
+  frontendPort?: number;
   log?: (line: string) => void;
 }): Promise<TemporalOnPostgres> {
   const { compose, build, directory } = options;
@@ -42,15 +43,25 @@ export async function startTemporalOnPostgres(options: {
     await setUpSchemas(build.sqlTool, build.postgresSchemaDirectory, compose, postgres);
     const configDirectory = path.join(directory, 'temporal-config');
     await writeServerConfig(build.configTemplate, configDirectory);
-    const [frontendHttp, frontendMembership, history, historyMembership, matching, matchingMembership, worker, workerMembership] =
-      await freePorts(8);
-    const address = `127.0.0.1:${options.frontendPort}`;
+    const [
+      frontendHttp,
+      frontendMembership,
+      history,
+      historyMembership,
+      matching,
+      matchingMembership,
+      worker,
+      workerMembership,
+      free,
+    ] = await lowFreePorts(9);
+    const frontendPort = options.frontendPort ?? free;
+    const address = `127.0.0.1:${frontendPort}`;
     log(`Temporal server ${build.version} on ${address}`);
     const server = await startTemporalServer({
       server: build.server,
       configDirectory,
       environment: serverEnvironment(compose, postgres, {
-        frontendGrpc: options.frontendPort,
+        frontendGrpc: frontendPort,
         frontendHttp,
         frontendMembership,
         history,

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { ServerProcess } from '../cli/dev-server/server-process';
 
 export interface StackWebUi {
@@ -33,8 +35,15 @@ export async function startWebUi(options: {
       ? (options.composeEnvironment.TEMPORAL_CODEC_INCLUDE_CREDENTIALS ?? '')
       : '',
   };
+  // The image's config as it is, plus one line: the image's docker.yaml leaves `host` unset, so the server listens on
+  // every interface; Compose then binds the port to 127.0.0.1 only. Here the server itself listens on loopback only.
+  const configDirectory = path.join(path.dirname(options.logFile), 'temporal-ui-config');
+  await mkdir(configDirectory, { recursive: true });
+  const base = await readFile(path.join(options.configDirectory, 'base.yaml'), 'utf8');
+  await writeFile(path.join(configDirectory, 'base.yaml'), `${base.trimEnd()}\nhost: 127.0.0.1\n`);
+  await writeFile(path.join(configDirectory, 'docker.yaml'), await readFile(path.join(options.configDirectory, 'docker.yaml')));
   const log = openSync(options.logFile, 'a');
-  const child = spawn(options.uiServer, ['--root', options.configDirectory, '--config', '.', '--env', 'docker', 'start'], {
+  const child = spawn(options.uiServer, ['--root', configDirectory, '--config', '.', '--env', 'docker', 'start'], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', log, log],
   });
