@@ -23,18 +23,25 @@ export function versioningBehaviorOf(info: Pick<WorkflowInfo, 'memo'>): Versioni
   return info.memo?.[runKindMemoField] === runKinds.session ? 'AUTO_UPGRADE' : 'PINNED';
 }
 
-/** Gives `workflow` its per-run versioning behaviour (read once per run, before the workflow function starts). */
+/**
+ * Gives `workflow` its per-run versioning behaviour (read once per run, before the workflow function starts). Only on
+ * a versioned worker: the server refuses a workflow task that names a behaviour from an unversioned one.
+ */
 export function declareVersioningBehavior(workflow: (...args: never[]) => Promise<unknown>): void {
-  setWorkflowOptions(() => ({ versioningBehavior: versioningBehaviorOf(workflowInfo()) }), workflow);
+  setWorkflowOptions(() => {
+    const info = workflowInfo();
+    return info.currentDeploymentVersion?.deploymentName ? { versioningBehavior: versioningBehaviorOf(info) } : {};
+  }, workflow);
 }
 
 /**
- * The worker deployment version running this workflow task ("name:build"), undefined on an unversioned worker.
+ * The worker deployment version running this workflow task ("name:build"), undefined on an unversioned worker (whose
+ * build id the SDK makes up per worker, with no deployment name: it says nothing about the code).
  * Deterministic: on replay it is the version recorded with each task.
  */
 export function currentBuild(): string | undefined {
   const version = workflowInfo().currentDeploymentVersion;
-  return version && `${version.deploymentName}:${version.buildId}`;
+  return version?.deploymentName ? `${version.deploymentName}:${version.buildId}` : undefined;
 }
 
 /**
