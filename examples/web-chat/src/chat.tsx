@@ -27,7 +27,7 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
   const [draft, setDraft] = useState('');
   const [stopError, setStopError] = useState<string>();
   const busy = status === 'submitted' || status === 'streaming';
-  const runLink = runLinkOf(messages);
+  const runLink = runLinkOf(id);
   const bottom = useRef<HTMLDivElement>(null);
 
   useEffect(() => bottom.current?.scrollIntoView({ block: 'end' }), [messages]);
@@ -54,12 +54,18 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
         <span className="chat-id" title="This chat's session id">
           {id}
         </span>
-        {runLink && (
+        {messages.length > 0 && (
           <a href={runLink} target="_blank" rel="noreferrer" data-testid="run-link">
             Open the run in the Temporal Web UI
           </a>
         )}
       </div>
+      {messages.length === 0 && (
+        <p className="empty">
+          Ask the agent anything. The conversation is durable: close the page, come back, and it is still here; a tool call that
+          needs your approval waits for you.
+        </p>
+      )}
       <ol className="messages" data-testid="messages">
         {messages.map((message) => (
           <MessageView

@@ -1,8 +1,8 @@
 import type { UIMessage } from 'ai';
 
 /**
- * What the handler tells besides the conversation, as data parts of the assistant's messages: the turn's usage and
- * cost, and where the session's run is in the Temporal Web UI. Read defensively: the data comes over the wire.
+ * What the handler tells besides the conversation, as data parts of the assistant's messages (`data-usage`: each
+ * model call's usage, then the turn's), and where the session's run is. Read defensively: data comes over the wire.
  */
 export interface TurnCost {
   costUsd?: number;
@@ -35,15 +35,18 @@ export function costOf(message: UIMessage): TurnCost | undefined {
   return found;
 }
 
-/** The Temporal Web UI address of the run, from any message that carries it; only http(s) links are followed. */
-export function runLinkOf(messages: UIMessage[]): string | undefined {
-  for (const message of [...messages].reverse()) {
-    for (const { data } of dataParts(message)) {
-      const link = data.webUiUrl ?? data.webUi ?? data.runUrl;
-      if (typeof link === 'string' && /^https?:\/\//.test(link)) return link;
-    }
-  }
-  return undefined;
+/**
+ * Where the session's workflow is in the Temporal Web UI. The page is built for one deployment: the UI's address,
+ * the namespace and the handler's workflow id prefix come from the build's environment (VITE_TEMPORAL_UI_URL,
+ * VITE_TEMPORAL_NAMESPACE, VITE_CHAT_WORKFLOW_PREFIX), by default the dev server's (`agent serve` on localhost).
+ * Without a run id the Web UI opens the workflow's latest run, which is the session's current one across
+ * continue-as-new.
+ */
+export function runLinkOf(chatId: string): string {
+  const ui = (import.meta.env.VITE_TEMPORAL_UI_URL ?? 'http://localhost:8233').replace(/\/+$/, '');
+  const namespace = import.meta.env.VITE_TEMPORAL_NAMESPACE ?? 'default';
+  const workflowId = `${import.meta.env.VITE_CHAT_WORKFLOW_PREFIX ?? 'chat-'}${chatId}`;
+  return `${ui}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
 export function formatCost(cost: TurnCost): string {
