@@ -56,10 +56,10 @@ const openaiEndpoints = new Set([
 const answeredEndpoints = new Set(['/v1/chat/completions', '/v1/responses']);
 const anthropicCustomId = /^[a-zA-Z0-9_-]{1,64}$/;
 
-interface BatchLine {
+export interface BatchLine {
   customId: string;
   url: string;
-  body: Record<string, unknown>;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON, asserted field by field
 }
 
 interface BatchAnswer {
