@@ -98,6 +98,19 @@ describe.each(Object.keys(models) as FakeProvider[])('%s', (provider) => {
     }
   });
 
+  it('keeps reading the cache across continue-as-new: the placement and the key come from the request, not the run', async () => {
+    answerEveryMessage(provider);
+    const { replies, workflowId } = await session(provider, { continueAsNewAfterModelCalls: 2 }, 5);
+
+    const runs: string[] = [];
+    for await (const execution of bed.environment.client.workflow.list({ query: `WorkflowId = "${workflowId}"` }))
+      runs.push(execution.runId);
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    for (const reply of replies.slice(1)) expect(reply.usage.cacheReadTokens).toBeGreaterThan(1024);
+    if (provider !== 'anthropic')
+      expect(new Set(bed.server.requests.map((request) => request.body.prompt_cache_key)).size).toBe(1);
+  });
+
   it('with promptCache off the same session reads nothing from the cache and costs more', async () => {
     answerEveryMessage(provider);
     const cached = await session(provider, {}, 3);
