@@ -31,10 +31,12 @@ export interface AgUiRunOptions {
   source: AgUiTurnFollow;
   /** The request's signal: a client that goes away stops the follow (the turn goes on). */
   signal?: AbortSignal;
+  /** How long to wait, after an approval request, for the others of the same tool round (default 300 ms). */
+  approvalSettleMs?: number;
 }
 
 /** How long to wait after an approval request for the others of the same tool round, which the workflow asks at once. */
-const approvalSettleMs = 300;
+const defaultApprovalSettleMs = 300;
 
 export function agUiRunEvents(options: AgUiRunOptions): ReadableStream<BaseEvent> {
   const stop = new AbortController();
@@ -77,7 +79,7 @@ export function agUiRunEvents(options: AgUiRunOptions): ReadableStream<BaseEvent
         if (translator.ended) return close();
         if (event.type === 'approval_requested') {
           clearTimeout(interruptTimer);
-          interruptTimer = setTimeout(() => void interrupt(), approvalSettleMs);
+          interruptTimer = setTimeout(() => void interrupt(), options.approvalSettleMs ?? defaultApprovalSettleMs);
         }
         // A decision made elsewhere (another tab, the CLI) while this run settles: the turn goes on, no interrupt.
         if (event.type === 'approval_decided' && translator.pendingApprovals.length === 0) clearTimeout(interruptTimer);
