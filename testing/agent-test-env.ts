@@ -150,7 +150,8 @@ export async function createAgentTestEnv(options: AgentTestEnvOptions = {}): Pro
       await writeFile(file, historyToJSON(history));
     },
     async shutdown() {
-      worker.shutdown();
+      // A worker that already stopped (a fatal error) refuses to shut down again: the server must still stop.
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => {});
       await testEnv.teardown();
     },
