@@ -8,7 +8,8 @@ import { ensureTestServer } from '../support/test-server/find-test-server';
 // durable-agent/testing, as a user's test uses it: their agents, a tool and a subagent of theirs, on a real worker in
 // this process, against Temporal's time-skipping test server (the Java server from Maven Central: no internet here).
 
-jest.setTimeout(120_000);
+// The first run on a machine fetches the test server from Maven Central (about a minute) before the env starts.
+jest.setTimeout(300_000);
 
 const lookups: string[] = [];
 const lookupOrder = defineTool({
