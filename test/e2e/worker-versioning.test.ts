@@ -145,7 +145,7 @@ it('finishes pinned runs on build 1, moves sessions to build 2 at their next mes
   });
 
   // Build 1 is deployed and current.
-  await startWorker(workerEnv(bundle1, 'build-1-agents.ts'));
+  const worker1 = await startWorker(workerEnv(bundle1, 'build-1-agents.ts'));
   await setCurrentVersion(deploymentName, build1);
 
   // A one-shot run asks to read a file and waits for approval; a session answers its first message.
@@ -181,6 +181,9 @@ it('finishes pinned runs on build 1, moves sessions to build 2 at their next mes
   expect(afterDeploy.body.messages.some((message: { role: string }) => message.role === 'tool')).toBe(true);
   expect(systemPromptOf(afterDeploy)).toContain('You are versioned, build 1.');
   expect(toolsOf(afterDeploy)).toEqual(['read_file']);
+
+  // Build 1 has no open pinned run left: its worker goes. The session needs nothing of it.
+  signalGroup(worker1, 'SIGKILL');
 
   // The session's next message is answered by build 2, with build 2's instructions and tools.
   bed.server.enqueue(openaiReply({ content: 'hello from build 2' }));
