@@ -80,7 +80,14 @@ export function newWorkflowId(now = new Date()): string {
 export async function startAgent(
   client: Client,
   input: AgentInput,
-  options: { taskQueue: string; workflowId?: string; staticSummary?: string; searchAttributes?: SearchAttributePair[] },
+  options: {
+    taskQueue: string;
+    workflowId?: string;
+    staticSummary?: string;
+    searchAttributes?: SearchAttributePair[];
+    /** More memo fields for the run (durable-agent/web stores a session's owner here). */
+    memo?: Record<string, unknown>;
+  },
 ): Promise<AgentHandle> {
   const resolved = resolveOrThrow(input);
   return client.workflow.start<AgentWorkflow>(agentWorkflowType, {
@@ -89,7 +96,7 @@ export async function startAgent(
     args: [resolved],
     staticSummary: clip(options.staticSummary ?? resolved.prompt ?? (resolved.session ? 'chat session' : 'agent run'), 200),
     // Under Worker Versioning a session auto-upgrades and a one-shot run stays pinned (workflows/versioning.ts).
-    memo: { [runKindMemoField]: resolved.session ? runKinds.session : runKinds.oneShot },
+    memo: { ...options.memo, [runKindMemoField]: resolved.session ? runKinds.session : runKinds.oneShot },
     staticDetails: staticDetails(resolved),
     ...(options.searchAttributes && { typedSearchAttributes: options.searchAttributes }),
   });
