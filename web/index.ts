@@ -2,4 +2,8 @@
  * durable-agent/web: agents in web apps. A chat handler from a Web-standard Request to a Response, speaking the AI SDK
  * UI message stream (useChat) and AG-UI over the run's one event stream (docs/web.md).
  */
-export {};
+export { createChatHandler, type ChatHandler, type ChatHandlerOptions } from './chat-handler';
+export { toNodeListener } from './node-listener';
+export { ChatSessions, ChatSession, ChatRequestError, type ChatSessionsOptions, type TurnInProgress } from './chat-sessions';
+export { UiMessageTranslator, assistantMessageId, type UiMessageChunk, type UiFinishReason } from './ui-message-chunks';
+export { toUiMessages, type ConversationUiMessage, type ConversationUiPart } from './ui-messages';

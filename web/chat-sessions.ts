@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateStage,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { followStream } from '../client/follow-stream';
+import { readConversation } from '../client/read-conversation';
+import { assertMessageSize, MessageNotAnsweredError } from '../client/send-message';
+import { InvalidInputError, startAgent } from '../client/start-agent';
+import type { Message } from '../core/messages';
+import type { AgentInput } from '../core/resolve-input';
+import type { ApprovalDecision, PendingApproval } from '../core/result';
+import type { StreamEvent } from '../core/stream-events';
+import {
+  approveUpdate,
+  denyUpdate,
+  interruptUpdate,
+  sendMessageUpdate,
+  statusQuery,
+  streamTailQuery,
+} from '../workflows/definitions';
+
+/** The memo field that holds a web session's owner: a hash of the principal, so the Web UI shows no user's name. */
+export const ownerMemoField = 'webOwner';
+
+/** A request the session refused, with the status to answer and words for the person. */
+export class ChatRequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ChatSessionsOptions {
+  client: Client;
+  taskQueue: string;
+  /**
+   * What a new session runs: the agent input without a prompt (model or agent, tools, workspace, approvals...). A
+   * session and streaming are always on; `session.idleTimeoutSeconds` is 3600 unless given.
+   */
+  input: Omit<AgentInput, 'prompt'>;
+  /** Prefixed to the chat id to make the workflow id (default `chat-`). */
+  workflowIdPrefix?: string;
+}
+
+/** Where the turn in progress began in the run's stream, and its number. */
+export interface TurnInProgress {
+  offset: number;
+  turn: number;
+}
+
+/**
+ * One chat session as the web handlers see it: a session workflow owned by one principal. Every read goes through
+ * queries or a follow that lasts only while a request is open, so an idle session costs nothing.
+ */
+export class ChatSession {
+  readonly handle: WorkflowHandle;
+
+  constructor(
+    private readonly client: Client,
+    readonly workflowId: string,
+  ) {
+    this.handle = client.workflow.getHandle(workflowId);
+  }
+
+  /** Delivers the stream's events from offset `from` until `signal` aborts or the run ends (the AG-UI adapter uses it too). */
+  follow(from: number, onEvent: (event: StreamEvent, offset: number) => void, signal: AbortSignal): Promise<void> {
+    return followStream(this.client, this.workflowId, {
+      from,
+      signal,
+      onEvent: (item) => onEvent(item.data, item.offset),
+    });
+  }
+
+  async pendingApprovals(): Promise<PendingApproval[]> {
+    return (await this.handle.query(statusQuery)).pendingApprovals;
+  }
+
+  /** The events the stream still holds (the previous turn and this one): a query, nothing written to history. */
+  async tail(): Promise<Array<{ offset: number; event: StreamEvent }>> {
+    const events: Array<{ offset: number; event: StreamEvent }> = [];
+    for (let from = 0; ;) {
+      const tail = await this.handle.query(streamTailQuery, from);
+      events.push(...tail.events);
+      if (!tail.more || tail.next <= from) return events;
+      from = tail.next;
+    }
+  }
+
+  /** The offset the next stream event will get. */
+  async nextOffset(): Promise<number> {
+    let from = 0;
+    for (;;) {
+      const tail = await this.handle.query(streamTailQuery, from);
+      if (!tail.more || tail.next <= from) return Math.max(tail.next, from);
+      from = tail.next;
+    }
+  }
+
+  /** The turn in progress, from the stream: the last turn_start that no turn_end followed. */
+  async turnInProgress(): Promise<TurnInProgress | undefined> {
+    let current: TurnInProgress | undefined;
+    for (const { offset, event } of await this.tail()) {
+      if (event.type === 'turn_start') current = { offset, turn: event.turn };
+      else if (event.type === 'turn_end' && current?.turn === event.turn) current = undefined;
+    }
+    return current;
+  }
+
+  /**
+   * Hands the session a message and returns once the session accepted it (queued behind a turn in progress, as
+   * the CLI's messages are); the answer comes on the stream. Refused messages throw ChatRequestError (422).
+   */
+  async send(text: string): Promise<void> {
+    try {
+      assertMessageSize(text);
+      await this.handle.startUpdate(sendMessageUpdate, { args: [text], waitForStage: WorkflowUpdateStage.ACCEPTED });
+    } catch (error) {
+      throw refused(error, 'the message was not accepted');
+    }
+  }
+
+  async decide(call: string, decision: ApprovalDecision): Promise<void> {
+    try {
+      if (decision.approved) await this.handle.executeUpdate(approveUpdate, { args: [{ call }] });
+      else await this.handle.executeUpdate(denyUpdate, { args: [{ call, reason: decision.reason }] });
+    } catch (error) {
+      throw refused(error, `the decision on ${call} was refused`, 409);
+    }
+  }
+
+  /** Ends the turn in progress, as `agent interrupt` and Ctrl-C in `agent chat` do; the session goes on. */
+  async interrupt(): Promise<void> {
+    try {
+      await this.handle.executeUpdate(interruptUpdate);
+    } catch (error) {
+      throw refused(error, 'the turn could not be stopped', 409);
+    }
+  }
+
+  conversation(): Promise<Message[]> {
+    return readConversation(this.handle);
+  }
+}
+
+/**
+ * The sessions of the web handlers: who owns which, starting one on its first message. A session belongs to the
+ * principal that started it (its hash in the run's memo, set at start); anyone else is told it does not exist.
+ */
+export class ChatSessions {
+  private readonly owners = new Map<string, string>();
+  private readonly prefix: string;
+
+  constructor(private readonly options: ChatSessionsOptions) {
+    this.prefix = options.workflowIdPrefix ?? 'chat-';
+  }
+
+  workflowIdOf(chatId: string): string {
+    return `${this.prefix}${chatId}`;
+  }
+
+  /** Session `chatId` if it exists and is `principal`'s; undefined otherwise (404 for both). */
+  async open(principal: string, chatId: string): Promise<ChatSession | undefined> {
+    const owner = await this.ownerOf(chatId);
+    return owner !== undefined && owner === ownerHash(principal)
+      ? new ChatSession(this.options.client, this.workflowIdOf(chatId))
+      : undefined;
+  }
+
+  /** True when the session's current run is still open (a closed one takes no messages). */
+  async isOpen(chatId: string): Promise<boolean> {
+    const description = await this.options.client.workflow.getHandle(this.workflowIdOf(chatId)).describe();
+    return description.status.name === 'RUNNING';
+  }
+
+  /**
+   * Starts session `chatId` for `principal` with its first message; its first turn starts at offset 0. Undefined
+   * when the id is another principal's session.
+   */
+  async start(principal: string, chatId: string, text: string): Promise<{ session: ChatSession; from: number } | undefined> {
+    assertMessageSize(text);
+    const { input } = this.options;
+    try {
+      await startAgent(
+        this.options.client,
+        { ...input, stream: true, session: input.session ?? { idleTimeoutSeconds: 3600 } },
+        {
+          taskQueue: this.options.taskQueue,
+          workflowId: this.workflowIdOf(chatId),
+          staticSummary: 'web chat',
+          memo: { [ownerMemoField]: ownerHash(principal) },
+        },
+      );
+    } catch (error) {
+      if (error instanceof InvalidInputError) throw new ChatRequestError(500, `the chat handler's input: ${error.message}`);
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      // Started meanwhile (another tab's first message): theirs to use only if it is the same principal's.
+      const session = await this.open(principal, chatId);
+      if (!session) return undefined;
+      const from = await session.nextOffset();
+      await session.send(text);
+      return { session, from };
+    }
+    this.owners.set(chatId, ownerHash(principal));
+    const session = new ChatSession(this.options.client, this.workflowIdOf(chatId));
+    await session.send(text);
+    return { session, from: 0 };
+  }
+
+  private async ownerOf(chatId: string): Promise<string | undefined> {
+    const cached = this.owners.get(chatId);
+    if (cached !== undefined) return cached;
+    const description = await this.options.client.workflow
+      .getHandle(this.workflowIdOf(chatId))
+      .describe()
+      .catch((error: unknown) => {
+        if (error instanceof WorkflowNotFoundError) return undefined;
+        throw error;
+      });
+    const owner = description?.memo?.[ownerMemoField];
+    if (typeof owner !== 'string') return undefined;
+    // An owner never changes: remembered, so that most requests ask the server nothing for it.
+    if (this.owners.size >= maxCachedOwners) this.owners.delete(this.owners.keys().next().value!);
+    this.owners.set(chatId, owner);
+    return owner;
+  }
+}
+
+const maxCachedOwners = 10_000;
+
+function ownerHash(principal: string): string {
+  return createHash('sha256').update(`durable-agent/web owner\0${principal}`).digest('hex');
+}
+
+function refused(error: unknown, what: string, status = 422): unknown {
+  if (error instanceof MessageNotAnsweredError) return new ChatRequestError(422, `${what}: ${error.message}`);
+  if (error instanceof WorkflowUpdateFailedError) {
+    return new ChatRequestError(status, `${what}: ${error.cause?.message ?? error.message}`);
+  }
+  if (error instanceof WorkflowNotFoundError) return new ChatRequestError(409, `${what}: the session has ended`);
+  return error;
+}

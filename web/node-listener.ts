@@ -1,0 +1,72 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+
+/**
+ * Mounts a fetch-style handler (Request in, Response out) on node:http, and so on Express
+ * (`app.use('/api/chat', toNodeListener(handler))` before any body parser, or `app.all('/api/chat*', ...)`).
+ * The request's signal aborts when the client goes away, which stops following the session (the turn goes on);
+ * the response body is written as it comes, so a stream reaches the browser chunk by chunk.
+ */
+export function toNodeListener(
+  handler: (request: Request) => Promise<Response>,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  return (incoming, outgoing) => {
+    const gone = new AbortController();
+    outgoing.on('close', () => {
+      if (!outgoing.writableFinished) gone.abort();
+    });
+    void respond(handler, incoming, outgoing, gone.signal).catch((error: Error) => {
+      if (!outgoing.headersSent) {
+        outgoing.writeHead(500, { 'content-type': 'application/json' });
+        outgoing.end(JSON.stringify({ error: `the chat handler failed: ${error.message}` }));
+      } else outgoing.destroy(error);
+    });
+  };
+}
+
+async function respond(
+  handler: (request: Request) => Promise<Response>,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  signal: AbortSignal,
+): Promise<void> {
+  const request = toRequest(incoming, signal);
+  const response = await handler(request);
+  const headers: Record<string, string[]> = {};
+  response.headers.forEach((value, name) => (headers[name] = [...(headers[name] ?? []), value]));
+  outgoing.writeHead(response.status, headers);
+  // Sent now: a stream's first chunk may be a while away, and the client learns meanwhile that it is connected.
+  outgoing.flushHeaders();
+  if (!response.body) {
+    outgoing.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || signal.aborted) break;
+      outgoing.write(value);
+    }
+  } finally {
+    outgoing.end();
+  }
+}
+
+function toRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
+  const host = incoming.headers.host ?? 'localhost';
+  const url = new URL(incoming.url ?? '/', `http://${host}`);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  const hasBody = incoming.method !== 'GET' && incoming.method !== 'HEAD';
+  return new Request(url, {
+    method: incoming.method,
+    headers,
+    signal,
+    ...(hasBody && { body: Readable.toWeb(incoming) as ReadableStream<Uint8Array>, duplex: 'half' }),
+  } as RequestInit);
+}

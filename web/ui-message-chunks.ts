@@ -1,0 +1,307 @@
+import type { TurnStatus } from '../core/result';
+import type { StreamEvent } from '../core/stream-events';
+import type { Usage } from '../core/usage';
+
+/**
+ * The chunks of the AI SDK's UI message stream (protocol v1) this server sends: the shapes `ai`'s own
+ * `uiMessageChunkSchema` accepts (test/web/ui-message-chunks.test.ts checks every one against it). Declared here,
+ * not imported, so that durable-agent/web does not need `ai` installed to type-check.
+ */
+export type UiMessageChunk =
+  | { type: 'start'; messageId: string; messageMetadata?: unknown }
+  | { type: 'start-step' }
+  | { type: 'finish-step' }
+  | { type: 'reset-step' }
+  | { type: 'text-start'; id: string }
+  | { type: 'text-delta'; id: string; delta: string }
+  | { type: 'text-end'; id: string }
+  | { type: 'reasoning-start'; id: string }
+  | { type: 'reasoning-end'; id: string }
+  | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown; title?: string }
+  | { type: 'tool-output-available'; toolCallId: string; output: unknown }
+  | { type: 'tool-output-error'; toolCallId: string; errorText: string }
+  | { type: 'tool-output-denied'; toolCallId: string }
+  | { type: 'tool-approval-request'; approvalId: string; toolCallId: string; reason?: string; approvalDescriptor?: unknown }
+  | { type: 'tool-approval-response'; approvalId: string; approved: boolean; reason?: string }
+  | { type: `data-${string}`; id?: string; data: unknown }
+  | { type: 'error'; errorText: string }
+  | { type: 'finish'; finishReason?: UiFinishReason; messageMetadata?: unknown };
+
+export type UiFinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'interrupted' | 'other';
+
+/** The id of the assistant message that answers turn `turn`: the same in a live stream, a resume and the conversation. */
+export function assistantMessageId(turn: number): string {
+  return `turn-${turn}`;
+}
+
+/** Where a stream's own chunks begin (see UiMessageTranslator): at a new message's turn, or once the approvals answered have passed. */
+export type StartAfter = { kind: 'turn_start' } | { kind: 'approvals'; calls: string[] };
+
+/**
+ * Turns one turn's stream events (core/stream-events.ts) into UI message chunks: the turn is one assistant message,
+ * each model call one step (start-step), its text one text part per attempt, a retried call's partial text dropped
+ * with reset-step (which removes the current step's parts in the browser) before the new attempt writes again.
+ * Tool calls are tool parts (input, then output, error or denial), approvals the protocol's approval request and
+ * response, usage and cost `data-usage` parts and the finish's metadata. Pure: events in, chunks out.
+ *
+ * Events before `startAfter` are read (they set the turn, the call, the tools seen) but not sent: the client has them.
+ */
+export class UiMessageTranslator {
+  private emitting: boolean;
+  private readonly awaiting: Set<string>;
+  private turn: number | undefined;
+  private sentStart = false;
+  private call: string | undefined;
+  private attempt = 1;
+  private openText: string | undefined;
+  private textSoFar = '';
+  private readonly toolNames = new Map<string, string>();
+  private readonly toolsShown = new Set<string>();
+  private readonly denied = new Set<string>();
+  private readonly pending = new Set<string>();
+  private done = false;
+
+  constructor(private readonly startAfter: StartAfter = { kind: 'turn_start' }) {
+    this.emitting = false;
+    this.awaiting = new Set(startAfter.kind === 'approvals' ? startAfter.calls : []);
+  }
+
+  /** True once the turn ended (`finish` sent). */
+  get ended(): boolean {
+    return this.done;
+  }
+
+  /** Approvals asked in this turn and not yet decided. */
+  get waitingApprovals(): number {
+    return this.pending.size;
+  }
+
+  translate(event: StreamEvent): UiMessageChunk[] {
+    if (this.done) return [];
+    const chunks = this.chunksOf(event);
+    const before = this.emitting;
+    this.updateEmitting(event);
+    // A turn_start that opens the stream is its first chunk; an approval request that opens it was the client's already.
+    const emit = event.type === 'turn_start' ? this.emitting : before;
+    if (!emit) return [];
+    if (this.sentStart || this.turn === undefined) return chunks;
+    this.sentStart = true;
+    return [{ type: 'start', messageId: assistantMessageId(this.turn), messageMetadata: { turn: this.turn } }, ...chunks];
+  }
+
+  /** The response ends here while the turn waits for a person: the message stays open for the approval response. */
+  pause(): UiMessageChunk[] {
+    return [...this.closeStep(), { type: 'finish', finishReason: 'tool-calls' }];
+  }
+
+  /** The follow ended before the turn did (the session closed): tell the client, rather than leave it waiting. */
+  abandon(reason: string): UiMessageChunk[] {
+    this.done = true;
+    return [
+      { type: 'error', errorText: reason },
+      { type: 'finish', finishReason: 'error' },
+    ];
+  }
+
+  private updateEmitting(event: StreamEvent): void {
+    if (this.emitting) return;
+    if (this.startAfter.kind === 'turn_start') {
+      // The first turn_start's chunks are sent too: the turn begins with it.
+      this.emitting = event.type === 'turn_start';
+    } else if (event.type === 'approval_requested') {
+      this.awaiting.delete(event.id);
+      this.emitting = this.awaiting.size === 0;
+    }
+  }
+
+  private chunksOf(event: StreamEvent): UiMessageChunk[] {
+    switch (event.type) {
+      case 'turn_start':
+        this.turn = event.turn;
+        this.call = undefined;
+        this.openText = undefined;
+        this.textSoFar = '';
+        return [];
+      case 'text': {
+        const chunks = this.enterStep(event.call);
+        if (!this.openText) {
+          this.openText = `${event.call}:${this.attempt}`;
+          chunks.push({ type: 'text-start', id: this.openText });
+        }
+        this.textSoFar += event.text;
+        chunks.push({ type: 'text-delta', id: this.openText, delta: event.text });
+        return chunks;
+      }
+      case 'reset': {
+        const chunks = this.enterStep(event.call);
+        this.attempt = event.attempt;
+        this.openText = undefined;
+        this.textSoFar = '';
+        // reset-step removes this step's parts in the browser: the partial text of the failed attempt.
+        chunks.push({ type: 'reset-step' });
+        return chunks;
+      }
+      case 'reply':
+        return this.reply(event);
+      case 'tool_start':
+        return this.showTool(event.id, toolNameOf(event.summary, this.toolNames.get(event.id)), event.summary);
+      case 'tool_result': {
+        if (this.denied.has(event.id)) return [];
+        const chunks = this.showTool(event.id, toolNameOf(event.summary, this.toolNames.get(event.id)), event.summary);
+        chunks.push(
+          event.isError
+            ? { type: 'tool-output-error', toolCallId: event.id, errorText: event.preview }
+            : { type: 'tool-output-available', toolCallId: event.id, output: event.preview },
+        );
+        return chunks;
+      }
+      case 'approval_requested': {
+        this.toolNames.set(event.id, event.tool);
+        this.pending.add(event.id);
+        const chunks = this.showTool(event.id, event.tool, event.summary);
+        chunks.push({
+          type: 'tool-approval-request',
+          approvalId: event.id,
+          toolCallId: event.id,
+          // What will really run: the description built from the arguments the tool will get.
+          reason: event.description ?? event.summary,
+          approvalDescriptor: {
+            tool: event.tool,
+            summary: event.summary,
+            description: event.description ?? event.summary,
+            agents: event.agents,
+            askedAt: event.askedAt,
+          },
+        });
+        return chunks;
+      }
+      case 'approval_decided': {
+        this.pending.delete(event.id);
+        const chunks: UiMessageChunk[] = [
+          {
+            type: 'tool-approval-response',
+            approvalId: event.id,
+            approved: event.approved,
+            ...(event.reason !== undefined && { reason: event.reason }),
+          },
+        ];
+        if (!event.approved) {
+          this.denied.add(event.id);
+          chunks.push({ type: 'tool-output-denied', toolCallId: event.id });
+        }
+        return chunks;
+      }
+      case 'handoff':
+        return [{ type: 'data-handoff', data: { from: event.from, to: event.to } }];
+      case 'turn_end': {
+        this.done = true;
+        const chunks = this.closeStep();
+        if (event.usage) chunks.push({ type: 'data-usage', id: `turn-${event.turn}`, data: usageData(event.usage) });
+        if (event.status === 'failed') chunks.push({ type: 'error', errorText: event.error ?? 'the turn failed' });
+        chunks.push({
+          type: 'finish',
+          finishReason: finishReasonOf(event.status),
+          messageMetadata: {
+            turn: event.turn,
+            status: event.status,
+            iterations: event.iterations,
+            ...(event.usage && { usage: usageData(event.usage) }),
+          },
+        });
+        return chunks;
+      }
+    }
+  }
+
+  private reply(event: Extract<StreamEvent, { type: 'reply' }>): UiMessageChunk[] {
+    const chunks = this.enterStep(event.call);
+    if (event.thought) {
+      // The stream tells that the model thought, not what: an empty reasoning part, which a page shows collapsed.
+      chunks.push(
+        { type: 'reasoning-start', id: `${event.call}:thinking` },
+        { type: 'reasoning-end', id: `${event.call}:thinking` },
+      );
+    }
+    if (this.textSoFar !== event.text) {
+      // Text not streamed (a run without `stream`), or streamed text that is not what the model answered: the reply is
+      // the truth, so what was shown goes and the whole text is written.
+      if (this.textSoFar) chunks.push({ type: 'reset-step' });
+      this.openText = undefined;
+      if (event.text) {
+        const id = `${event.call}:reply`;
+        chunks.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: event.text }, { type: 'text-end', id });
+      }
+    } else if (this.openText) {
+      chunks.push({ type: 'text-end', id: this.openText });
+      this.openText = undefined;
+    }
+    this.textSoFar = event.text;
+    if (event.usage) {
+      chunks.push({
+        type: 'data-usage',
+        id: event.call,
+        data: { call: event.call, model: event.model, agent: event.agent, iteration: event.iteration, ...usageData(event.usage) },
+      });
+    }
+    return chunks;
+  }
+
+  /** Opens model call `call`'s step, closing the previous call's. */
+  private enterStep(call: string): UiMessageChunk[] {
+    if (this.call === call) return [];
+    const chunks = this.closeStep();
+    this.call = call;
+    this.attempt = 1;
+    this.textSoFar = '';
+    chunks.push({ type: 'start-step' });
+    return chunks;
+  }
+
+  private closeStep(): UiMessageChunk[] {
+    if (this.call === undefined) return [];
+    const chunks: UiMessageChunk[] = [];
+    if (this.openText) chunks.push({ type: 'text-end', id: this.openText });
+    this.openText = undefined;
+    chunks.push({ type: 'finish-step' });
+    this.call = undefined;
+    return chunks;
+  }
+
+  /** A tool part needs its input before any output or approval: shown once per call. */
+  private showTool(id: string, toolName: string, summary: string): UiMessageChunk[] {
+    if (this.toolsShown.has(id)) return [];
+    this.toolsShown.add(id);
+    // The stream carries the call's one-line summary, not its arguments (the conversation has those).
+    return [{ type: 'tool-input-available', toolCallId: id, toolName, input: { summary }, title: summary }];
+  }
+}
+
+/** The tool's name: known from its approval request, else the summary's first word (`write_file "notes.txt"`). */
+function toolNameOf(summary: string, known: string | undefined): string {
+  if (known) return known;
+  return /^[A-Za-z0-9_.:-]+/.exec(summary)?.[0] ?? 'tool';
+}
+
+function usageData(usage: Usage): Record<string, unknown> {
+  return { ...usage };
+}
+
+function finishReasonOf(status: TurnStatus | 'failed'): UiFinishReason {
+  switch (status) {
+    case 'completed':
+      return 'stop';
+    case 'interrupted':
+      return 'interrupted';
+    case 'max_iterations':
+    case 'truncated':
+    case 'token_budget':
+    case 'cost_budget':
+      return 'length';
+    case 'refused':
+      return 'content-filter';
+    case 'failed':
+      return 'error';
+    default:
+      return 'other';
+  }
+}

@@ -1,0 +1,79 @@
+import type { Message } from '../core/messages';
+import { assistantMessageId } from './ui-message-chunks';
+
+/** A UIMessage of the AI SDK (`ai`'s type), as much of it as a conversation read back has. */
+export interface ConversationUiMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  parts: ConversationUiPart[];
+}
+
+export type ConversationUiPart =
+  | { type: 'step-start' }
+  | { type: 'text'; text: string; state: 'done' }
+  | { type: 'reasoning'; text: string; state: 'done' }
+  | {
+      type: `tool-${string}`;
+      toolCallId: string;
+      state: 'output-available' | 'output-error' | 'input-available';
+      input: unknown;
+      output?: unknown;
+      errorText?: string;
+    };
+
+/**
+ * The session's conversation as useChat's messages, to show after a reload: each user message, then one assistant
+ * message per turn (one step per model reply, its tool calls as tool parts with their results), with the same ids
+ * the live stream gives (`turn-N`), so a resumed turn replaces its message instead of adding a second one.
+ */
+export function toUiMessages(conversation: Message[]): ConversationUiMessage[] {
+  const messages: ConversationUiMessage[] = [];
+  let turn = 0;
+  let answer: ConversationUiMessage | undefined;
+  const tools = new Map<string, Extract<ConversationUiPart, { toolCallId: string }>>();
+  for (const message of conversation) {
+    if (message.role === 'system') continue;
+    if (message.role === 'user') {
+      turn++;
+      answer = undefined;
+      messages.push({ id: `user-${turn}`, role: 'user', parts: [{ type: 'text', text: message.content, state: 'done' }] });
+      continue;
+    }
+    if (!answer) {
+      answer = { id: assistantMessageId(Math.max(turn, 1)), role: 'assistant', parts: [] };
+      messages.push(answer);
+    }
+    if (message.role === 'assistant') {
+      answer.parts.push({ type: 'step-start' });
+      for (const thinking of message.thinking ?? []) {
+        if (thinking.type === 'thinking') answer.parts.push({ type: 'reasoning', text: thinking.text, state: 'done' });
+      }
+      if (message.content) answer.parts.push({ type: 'text', text: message.content, state: 'done' });
+      for (const call of message.toolCalls) {
+        const part = {
+          type: `tool-${call.name}` as const,
+          toolCallId: call.id,
+          state: 'input-available' as const,
+          input: parseArguments(call.arguments),
+        };
+        tools.set(call.id, part);
+        answer.parts.push(part);
+      }
+      continue;
+    }
+    const part = tools.get(message.toolCallId);
+    if (!part) continue;
+    if (message.isError) Object.assign(part, { state: 'output-error', errorText: message.content });
+    else Object.assign(part, { state: 'output-available', output: message.content });
+  }
+  return messages;
+}
+
+/** The arguments as the model wrote them: JSON when they parse, else the text itself. */
+function parseArguments(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
