@@ -20,7 +20,8 @@ export function ChatPage() {
       setState({ kind: 'ready', id: newChatId(), messages: [], existing: false });
       return;
     }
-    loadConversation(id).then(
+    // `void`: an effect returns a cleanup or nothing, and Vite's minifier turned this branch into a returned promise.
+    void loadConversation(id).then(
       (conversation) =>
         setState(
           conversation.found ? { kind: 'ready', id, messages: conversation.messages, existing: true } : { kind: 'missing', id },

@@ -30,7 +30,10 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
   const runLink = runLinkOf(id);
   const bottom = useRef<HTMLDivElement>(null);
 
-  useEffect(() => bottom.current?.scrollIntoView({ block: 'end' }), [messages]);
+  // Effects return nothing but a cleanup: the block body keeps the minifier from returning scrollIntoView's value.
+  useEffect(() => {
+    bottom.current?.scrollIntoView({ block: 'end' });
+  }, [messages]);
 
   function submit(event: FormEvent) {
     event.preventDefault();
