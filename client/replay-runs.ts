@@ -8,6 +8,7 @@ import { AgentPlugin, workflowsPath as agentWorkflowsPath } from '../worker/agen
 import { cachedWorkflowBundle } from '../worker/bundle-cache';
 import { agentWorkflowType } from '../workflows/definitions';
 import { describeDivergence, type Divergence } from './replay-divergence';
+import { firstDivergingTask } from './replay-locate';
 
 export type { Divergence } from './replay-divergence';
 
@@ -71,15 +72,39 @@ export async function replayHistories(
     plugins,
     ...(options.dataConverter && { dataConverter: options.dataConverter }),
   };
+  // Runs whose error names the diverging event by an attribute many events share (an activity type): located after.
+  const unlocated: Array<{ run: ReplayedRun; events: temporal.api.history.v1.IHistoryEvent[] }> = [];
   for await (const result of Worker.runReplayHistories(replayOptions, remembered())) {
     const run: ReplayedRun = { workflowId: result.workflowId, runId: result.runId, ok: !result.error };
     if (result.error) {
       run.error = result.error.message;
-      run.divergence = describeDivergence(result.error.message, eventsOf.get(result.workflowId));
+      const events = eventsOf.get(result.workflowId) ?? [];
+      run.divergence = describeDivergence(result.error.message, events);
+      if (run.divergence.eventId === undefined && result.error.name === 'DeterminismViolationError')
+        unlocated.push({ run, events });
     }
     runs.push(run);
   }
+  for (const { run, events } of unlocated) {
+    const task = await firstDivergingTask(events, (prefix) => replayFails(replayOptions, run.workflowId, prefix));
+    // Within the one task that diverged, the attribute the error names usually belongs to one event only.
+    const located = task && describeDivergence(run.error!, task);
+    if (located?.eventId !== undefined) run.divergence = located;
+  }
   return runs;
+}
+
+async function replayFails(
+  options: ReplayWorkerOptions,
+  workflowId: string,
+  events: temporal.api.history.v1.IHistoryEvent[],
+): Promise<boolean> {
+  try {
+    await Worker.runReplayHistory(options, { events }, workflowId);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 export interface ReplayRecentRunsOptions extends ReplayOptions {

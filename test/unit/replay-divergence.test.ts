@@ -1,5 +1,6 @@
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { describeDivergence } from '../../client/replay-divergence';
+import { firstDivergingTask } from '../../client/replay-locate';
 
 // The messages are sdk-core's nondeterminism errors as the TypeScript SDK wraps them (DeterminismViolationError).
 const wrapped = (core: string) =>
@@ -100,4 +101,27 @@ it('keeps any other reason as it is, cut to a line', () => {
     difference: 'TypeError: x is not a function',
   });
   expect(describeDivergence(wrapped('y'.repeat(1000))).difference).toHaveLength(301);
+});
+
+it('finds the first workflow task that diverges by replaying prefixes, in log2(tasks) replays', async () => {
+  // Five workflow tasks; the third (events 13-15) scheduled what this code does not: a prefix fails once it reaches
+  // the WorkflowTaskStarted after that task's commands.
+  const started = [3, 7, 11, 16, 20];
+  const events = historyFromJSON({
+    events: Array.from({ length: 22 }, (_, index) =>
+      started.includes(index + 1)
+        ? { eventId: String(index + 1), eventType: 'EVENT_TYPE_WORKFLOW_TASK_STARTED', workflowTaskStartedEventAttributes: {} }
+        : { eventId: String(index + 1), eventType: 'EVENT_TYPE_TIMER_STARTED', timerStartedEventAttributes: { timerId: '1' } },
+    ),
+  }).events!;
+  const replayed: number[] = [];
+  const fails = async (prefix: typeof events) => {
+    replayed.push(prefix.length);
+    return prefix.length >= 16;
+  };
+  const task = await firstDivergingTask(events, fails);
+  expect(task!.map((event) => Number(event.eventId))).toEqual([12, 13, 14, 15]);
+  expect(replayed.length).toBeLessThanOrEqual(1 + Math.ceil(Math.log2(started.length)));
+  // A history that replays after all (the failure was not the code's) locates nothing.
+  expect(await firstDivergingTask(events, async () => false)).toBeUndefined();
 });
