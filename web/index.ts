@@ -7,3 +7,15 @@ export { toNodeListener } from './node-listener';
 export { ChatSessions, ChatSession, ChatRequestError, type ChatSessionsOptions, type TurnInProgress } from './chat-sessions';
 export { UiMessageTranslator, assistantMessageId, type UiMessageChunk, type UiFinishReason } from './ui-message-chunks';
 export { toUiMessages, type ConversationUiMessage, type ConversationUiPart } from './ui-messages';
+export { createAgUiHandler, type AgUiHandlerOptions, type AgUiSession, type AgUiSessionAccess } from './ag-ui-handler';
+export {
+  AgUiTranslator,
+  agUiCustomNames,
+  approvalResponseSchema,
+  toolApprovalReason,
+  runInterrupted,
+  runStarted,
+  type AgUiRunIds,
+} from './ag-ui-events';
+export { agUiRunEvents, agUiEventStreamResponse, type AgUiRunOptions, type AgUiTurnFollow } from './ag-ui-run';
+export { readRunAgentInput, AgUiInputError, type AgUiRequest } from './ag-ui-input';
