@@ -29,8 +29,12 @@ Commands:
       --stream, --no-stream    print the answer as it is written (default: on a terminal, and not with --json);
                                a streamed run's text can be watched from elsewhere: see watch
       --detach                 start the run and exit without waiting
+      --batch                  every model call through the provider's batch API: half the price, answered within
+                               24 hours, waited for on durable timers (run only; chat refuses it)
   chat                   start a session and talk to it line by line (/end or Ctrl-D ends it)
       (the run options above, and) --idle-timeout SECONDS (default: 3600)
+  serve                  the web chat: useChat's endpoint at /api/chat and the chat page (docs/web.md)
+      (the run options above, and) --port N (3000) --host H (127.0.0.1) --static DIR --principal-header NAME
   watch <workflow-id>    follow a run from anywhere: its text as it is written, its tool calls, until it ends
       --from OFFSET            start at this event offset (after a disconnect: the one after the last seen)
       --json                   one JSON event per line, each with its offset, then {"type":"run_end",…}

@@ -22,6 +22,7 @@ const commands: Record<string, () => Promise<Command>> = {
   replay: async () => (await import('./commands/replay')).replayCommand,
   cancel: async () => (await import('./commands/cancel')).cancelCommand,
   chat: async () => (await import('./commands/chat')).chatCommand,
+  serve: async () => (await import('./commands/serve')).serveCommand,
   send: async () => (await import('./commands/session')).sendCommand,
   end: async () => (await import('./commands/session')).endCommand,
   watch: async () => (await import('./commands/watch')).watchCommand,
