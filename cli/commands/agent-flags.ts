@@ -60,6 +60,7 @@ export const agentOptions = {
   id: { type: 'string' },
   stream: { type: 'boolean' },
   'no-stream': { type: 'boolean' },
+  batch: { type: 'boolean' },
 } as const;
 
 const numericFlags = [
@@ -93,6 +94,8 @@ export interface AgentFlagValues {
   'max-output-tokens'?: string;
   'thinking-budget'?: string;
   'reasoning-effort'?: string;
+  /** Every model call through the provider's batch API (`run` only: `chat` refuses it). */
+  batch?: boolean;
   'prompt-cache'?: string;
 }
 
@@ -139,6 +142,7 @@ export function agentInputFromFlags(values: AgentFlagValues, approveTools: strin
     ...(values['max-tool-calls-per-reply'] !== undefined && { maxToolCallsPerReply: integer('max-tool-calls-per-reply') }),
     ...(values['max-session-tokens'] !== undefined && { maxSessionTokens: integer('max-session-tokens') }),
     ...(values['max-cost-usd'] !== undefined && { maxCostUsd: parseAmount('--max-cost-usd', values['max-cost-usd']) }),
+    ...(values.batch && { batch: true }),
     approval: {
       tools:
         values['approve-tools'] !== undefined

@@ -8,6 +8,7 @@ import { LineQueue } from '../line-queue';
 import { MessageNotAnsweredError, sendMessage } from '../../client/send-message';
 import { assertRegistered, assertRunnable, startAgent, type AgentWorkflow } from '../../client/start-agent';
 import { UsageError } from '../help';
+import { batchSessionProblem } from '../../core/batch-settings';
 import { runLink } from '../web-ui';
 import { RunFollower } from '../follow-run';
 import { StreamRenderer } from '../stream-renderer';
@@ -38,6 +39,7 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
     options: { ...agentOptions, 'idle-timeout': { type: 'string' } },
   });
   if (positionals.length > 0) throw new UsageError('chat takes no prompt: type the messages once it starts');
+  if (values.batch) throw new UsageError(`--batch: ${batchSessionProblem}`);
   const stream = streamWanted(values);
   const agentInput: AgentInput = {
     ...agentInputFromFlags(values, chatApprovesByDefault),
