@@ -129,6 +129,8 @@ export async function replayRecentRuns(options: ReplayRecentRunsOptions): Promis
     ? [{ query: options.query, limit }]
     : [
         { query: `WorkflowType = '${agentWorkflowType}' AND ExecutionStatus = 'Running'`, limit: Infinity },
+        // The last `limit` to close: Temporal's visibility stores (SQL and Elasticsearch alike, server 1.29) list by
+        // close time, newest first, then by start time; ORDER BY is not accepted by SQL visibility, so that order is relied on.
         { query: `WorkflowType = '${agentWorkflowType}' AND ExecutionStatus != 'Running'`, limit },
       ];
   return replayHistories(listedHistories(options.client, selections), options);
