@@ -13,6 +13,7 @@ import type { AgentResult } from '../core/result';
 import { agentWorkflowType } from '../workflows/definitions';
 import { clip } from '../workflows/summaries';
 import { runKindMemoField, runKinds } from '../workflows/versioning';
+import { priorityOf, type RunTenancy } from './run-tenancy';
 
 export type AgentWorkflow = (input: ResolvedAgentInput) => Promise<AgentResult>;
 export type AgentHandle = WorkflowHandleWithFirstExecutionRunId<AgentWorkflow>;
@@ -87,9 +88,11 @@ export async function startAgent(
     searchAttributes?: SearchAttributePair[];
     /** More memo fields for the run (durable-agent/web stores a session's owner here). */
     memo?: Record<string, unknown>;
-  },
+  } & RunTenancy,
 ): Promise<AgentHandle> {
   const resolved = resolveOrThrow(input);
+  const tenancy = priorityOf(options);
+  if ('problem' in tenancy) throw new InvalidInputError(`invalid input: ${tenancy.problem}`);
   return client.workflow.start<AgentWorkflow>(agentWorkflowType, {
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? newWorkflowId(),
@@ -97,14 +100,18 @@ export async function startAgent(
     staticSummary: clip(options.staticSummary ?? resolved.prompt ?? (resolved.session ? 'chat session' : 'agent run'), 200),
     // Under Worker Versioning a session auto-upgrades and a one-shot run stays pinned (workflows/versioning.ts).
     memo: { ...options.memo, [runKindMemoField]: resolved.session ? runKinds.session : runKinds.oneShot },
-    staticDetails: staticDetails(resolved),
+    staticDetails: staticDetails(resolved, options),
+    ...tenancy,
     ...(options.searchAttributes && { typedSearchAttributes: options.searchAttributes }),
   });
 }
 
 /** The run's static details in the Web UI: the agent and what the run sets for it. */
-function staticDetails(input: ResolvedAgentInput): string {
+function staticDetails(input: ResolvedAgentInput, tenancy: RunTenancy): string {
   return [
+    tenancy.tenant !== undefined &&
+      `**tenant** \`${tenancy.tenant}\`${tenancy.tenantWeight !== undefined ? ` (weight ${tenancy.tenantWeight})` : ''}`,
+    tenancy.priority !== undefined && `**priority** ${tenancy.priority}`,
     input.agent !== defaultAgentName && `**agent** \`${input.agent}\``,
     input.model && `**model** \`${input.model}\``,
     input.tools && `**tools** ${input.tools.length ? input.tools.map((tool) => `\`${tool}\``).join(', ') : 'none'}`,

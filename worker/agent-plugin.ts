@@ -12,11 +12,38 @@ import { loadPrices } from '../pricing/load-prices';
 import { agentDataConverter } from '../storage/data-converter';
 import { untracedSpans } from '../telemetry/agent-spans';
 import { startTracing, type Tracing } from '../telemetry/tracing';
+import { ConfigurationError } from '../core/errors';
 import { assertBundleTraces } from './bundle-tracing';
 import { defaultWorkspaceRoot } from './settings';
 import { checkVersioning, versioningFromEnv, workerDeploymentOptions, type WorkerVersioning } from './versioning';
+import {
+  checkProviderQueues,
+  providerQueueNames,
+  providerQueuesFromEnv,
+  withProviderQueueWorkers,
+  type ProviderQueues,
+} from './provider-queues';
 
 export const workflowsPath = require.resolve('../workflows');
+
+/**
+ * prepareRun's answer with the provider queues added: recorded in history with the rest of the run's setup, so the
+ * workflow schedules each provider's model calls on its queue, and a replay schedules them where the run did.
+ */
+function withModelQueues(
+  activities: ReturnType<typeof createActivities>,
+  names: () => Record<string, string>,
+): ReturnType<typeof createActivities> {
+  const { prepareRun } = activities;
+  return {
+    ...activities,
+    prepareRun: async (input: Parameters<typeof prepareRun>[0]) => {
+      const setup = await prepareRun(input);
+      const modelQueues = names();
+      return Object.keys(modelQueues).length > 0 ? { ...setup, modelQueues } : setup;
+    },
+  };
+}
 
 /** Whether the environment has what the provider needs to be called (its API key, say). */
 function canCall(provider: ModelProvider, env: NodeJS.ProcessEnv): boolean {
@@ -49,6 +76,12 @@ export interface AgentPluginOptions extends Definitions {
    */
   tracing?: boolean;
   /**
+   * Providers whose model calls run on a task queue of their own, with a requests-per-second limit the server
+   * enforces across every worker polling it (worker/provider-queues.ts). Every worker with this plugin polls these
+   * queues too. Default: AGENT_PROVIDER_QUEUES (`openai:10,anthropic:4`), else none: model calls stay on the worker's queue.
+   */
+  providerQueues?: ProviderQueues;
+  /**
    * Temporal's Worker Versioning (worker/versioning.ts, docs/upgrades.md): the worker polls as this build of this
    * deployment; one-shot runs stay on the build that started them, sessions move to the current one at a turn
    * boundary. Default: AGENT_DEPLOYMENT_NAME and AGENT_BUILD_ID, else none. `false` turns it off.
@@ -77,6 +110,9 @@ export class AgentPlugin extends SimplePlugin {
   /** The worker deployment this plugin's workers join, when Worker Versioning is on. */
   readonly versioning: WorkerVersioning | undefined;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly providerQueues: ProviderQueues | undefined;
+  /** The task queue of the worker this plugin configured: the default provider queue names derive from it. */
+  private workerTaskQueue: string | undefined;
 
   constructor(options: AgentPluginOptions = {}) {
     const registry = options.registry ?? createAgentRegistry(options);
@@ -84,17 +120,27 @@ export class AgentPlugin extends SimplePlugin {
     const tracing = options.tracing === false ? undefined : startTracing(env);
     // Stdio MCP servers are the worker's child processes: they start on first use and stop with the worker.
     const mcpConnections = new McpConnections(registry.mcpServers);
+    const providerQueues = options.providerQueues ? checkProviderQueues(options.providerQueues) : providerQueuesFromEnv(env);
+    const unknownProviders = Object.keys(providerQueues ?? {}).filter((name) => !registry.providers.has(name));
+    if (unknownProviders.length > 0) {
+      throw new ConfigurationError(
+        `provider queues name unknown providers: ${unknownProviders.join(', ')}; this worker has: ${[...registry.providers.keys()].join(', ')}`,
+      );
+    }
+    const activities = createActivities({
+      registry,
+      env,
+      workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
+      transcripts: options.transcripts,
+      prices: options.prices ?? loadPrices(env),
+      spans: tracing?.spans ?? untracedSpans,
+      mcpConnections,
+    });
+    // Known once configureWorker has seen the worker's task queue: read when prepareRun runs.
+    const modelQueues = { names: (): Record<string, string> => ({}) };
     super({
       name: 'durable-agent',
-      activities: createActivities({
-        registry,
-        env,
-        workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
-        transcripts: options.transcripts,
-        prices: options.prices ?? loadPrices(env),
-        spans: tracing?.spans ?? untracedSpans,
-        mcpConnections,
-      }),
+      activities: providerQueues ? withModelQueues(activities, () => modelQueues.names()) : activities,
       runContext: async (run) => {
         try {
           await run();
@@ -113,6 +159,14 @@ export class AgentPlugin extends SimplePlugin {
           ? checkVersioning(options.versioning)
           : versioningFromEnv(env);
     this.env = env;
+    this.providerQueues = providerQueues;
+    modelQueues.names = () => this.modelQueueNames();
+  }
+
+  /** Provider to task queue, for prepareRun to record: the workflow schedules each model call on its provider's queue. */
+  private modelQueueNames(): Record<string, string> {
+    if (!this.providerQueues || !this.workerTaskQueue) return {};
+    return providerQueueNames(this.providerQueues, this.workerTaskQueue);
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
@@ -123,6 +177,7 @@ export class AgentPlugin extends SimplePlugin {
       this.versioning && !withWorkflows.workerDeploymentOptions
         ? { ...withWorkflows, workerDeploymentOptions: workerDeploymentOptions(this.versioning, withWorkflows.workflowBundle) }
         : withWorkflows;
+    this.workerTaskQueue = options.taskQueue;
     const configured = super.configureWorker(versioned);
     if (!this.tracing) return configured;
     if (configured.workflowBundle) assertBundleTraces(configured.workflowBundle);
@@ -158,7 +213,8 @@ export class AgentPlugin extends SimplePlugin {
           .catch(() => {});
     }
     try {
-      await super.runWorker(worker, next);
+      if (this.providerQueues) await withProviderQueueWorkers(worker, this.providerQueues, () => super.runWorker(worker, next));
+      else await super.runWorker(worker, next);
     } finally {
       await this.tracing?.flush();
     }

@@ -8,6 +8,7 @@ import { assertWorkspaceDirectory } from '../tools/workspace';
 import { AgentPlugin, workflowsPath } from './agent-plugin';
 import { cachedWorkflowBundle } from './bundle-cache';
 import { defaultWorkspaceRoot } from './settings';
+import type { ProviderQueues } from './provider-queues';
 
 export { workflowsPath } from './agent-plugin';
 
@@ -38,6 +39,11 @@ export interface AgentWorkerOptions extends Definitions {
   transcripts?: TranscriptStore;
   /** Activities that replace the built-in ones by name, e.g. a scripted callModel in workflow tests. */
   activityOverrides?: Record<string, (...args: never[]) => Promise<unknown>>;
+  /**
+   * Providers whose model calls run on a task queue of their own with a server-enforced requests-per-second limit
+   * (worker/provider-queues.ts); this worker polls those queues too. Default: AGENT_PROVIDER_QUEUES of `env`.
+   */
+  providerQueues?: ProviderQueues;
   /** Extra worker options, e.g. maxCachedWorkflows: 0 to force replay in tests. */
   overrides?: Partial<WorkerOptions>;
 }

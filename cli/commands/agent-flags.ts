@@ -5,6 +5,7 @@ import type { AgentInput } from '../../core/resolve-input';
 import { builtInTools } from '../../tools';
 import { UsageError } from '../help';
 import { invocationDirectory } from '../output';
+import { priorityOf, type RunTenancy } from '../../client/run-tenancy';
 
 export const defaultModel = 'openai:gpt-4o-mini';
 
@@ -58,6 +59,8 @@ export const agentOptions = {
   system: { type: 'string' },
   ...modelSettingOptions(),
   id: { type: 'string' },
+  tenant: { type: 'string' },
+  priority: { type: 'string' },
   stream: { type: 'boolean' },
   'no-stream': { type: 'boolean' },
   batch: { type: 'boolean' },
@@ -72,6 +75,7 @@ const numericFlags = [
   '--max-cost-usd',
   '--approval-timeout',
   '--idle-timeout',
+  '--priority',
   ...Object.keys(modelSettingFlags).map((flag) => `--${flag}`),
 ];
 
@@ -164,6 +168,21 @@ export function agentInputFromFlags(values: AgentFlagValues, approveTools: strin
       },
     }),
   };
+}
+
+/**
+ * The run's tenant and priority (`--tenant acme --priority 2`): start options of the run, not its input, since they are
+ * Temporal's task priority (client/run-tenancy.ts). startAgent checks them and says what is wrong.
+ */
+export function tenancyFromFlags(values: { tenant?: string; priority?: string }): RunTenancy {
+  const tenancy = {
+    ...(values.tenant !== undefined && { tenant: values.tenant }),
+    ...(values.priority !== undefined && { priority: parseInteger('--priority', values.priority) }),
+  };
+  // Refused before any server or worker starts, with the flag's name.
+  const checked = priorityOf(tenancy);
+  if ('problem' in checked) throw new UsageError(`--${checked.problem.replace(/^tenantWeight/, 'tenant-weight')}`);
+  return tenancy;
 }
 
 export function parseAmount(flag: string, text: string): number {

@@ -13,7 +13,14 @@ import { runLink } from '../web-ui';
 import { RunFollower } from '../follow-run';
 import { StreamRenderer } from '../stream-renderer';
 import { printable } from '../terminal-text';
-import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger, streamWanted } from './agent-flags';
+import {
+  agentInputFromFlags,
+  agentOptions,
+  attachNegativeNumbers,
+  tenancyFromFlags,
+  parseInteger,
+  streamWanted,
+} from './agent-flags';
 import { streamedText, type Output } from '../output';
 import { endAndReport, messageFailure, printReply } from './session';
 
@@ -47,6 +54,7 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
     session: { idleTimeoutSeconds: values['idle-timeout'] ? parseInteger('--idle-timeout', values['idle-timeout']) : 3600 },
   };
   await assertRunnable(agentInput);
+  const tenancy = tenancyFromFlags(values);
   const session = await connect({
     ensureWorker: true,
     log: output.info,
@@ -73,7 +81,11 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
   let follower: RunFollower | undefined;
   process.on('SIGINT', onCtrlC);
   try {
-    const started = await startAgent(session.client, agentInput, { taskQueue: session.taskQueue, workflowId: values.id });
+    const started = await startAgent(session.client, agentInput, {
+      taskQueue: session.taskQueue,
+      workflowId: values.id,
+      ...tenancy,
+    });
     output.info(`session ${started.workflowId} started; type a message, or /end to finish`);
     const link = runLink(session.uiBase, session.namespace, started.workflowId);
     if (link) output.info(`Web UI: ${link}`);

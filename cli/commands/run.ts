@@ -15,7 +15,7 @@ import { runLink } from '../web-ui';
 import { RunFollower } from '../follow-run';
 import { StreamRenderer } from '../stream-renderer';
 import { printable } from '../terminal-text';
-import { agentInputFromFlags, agentOptions, attachNegativeNumbers, streamWanted } from './agent-flags';
+import { agentInputFromFlags, agentOptions, attachNegativeNumbers, tenancyFromFlags, streamWanted } from './agent-flags';
 import { usageSuffix } from '../usage-text';
 import { streamedText, type Output } from '../output';
 import { failureMessage } from '../../client/failure-message';
@@ -34,6 +34,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
   const stream = streamWanted(values, { json: values.json });
   const input: AgentInput = { prompt: positionals[0], ...agentInputFromFlags(values), stream };
   await assertRunnable(input);
+  const tenancy = tenancyFromFlags(values);
 
   const session = await connect({
     ensureWorker: !values.detach,
@@ -41,7 +42,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     beforeOwnWorker: () => assertRegistered(input, cliRegistry()),
   });
   try {
-    const handle = await startAgent(session.client, input, { taskQueue: session.taskQueue, workflowId: values.id });
+    const handle = await startAgent(session.client, input, { taskQueue: session.taskQueue, workflowId: values.id, ...tenancy });
     // Before the line that says the run started: a script that reads it may press Ctrl-C at once.
     const interrupt = new InterruptListener();
     const runId = handle.firstExecutionRunId;

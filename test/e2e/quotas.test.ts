@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import { temporal } from '@temporalio/proto';
+import type { Worker } from '@temporalio/worker';
+import { startAgent } from '../../client/start-agent';
+import { ConfigurationError } from '../../core/errors';
+import { AgentPlugin } from '../../worker/agent-plugin';
+import { createAgentWorker } from '../../worker/create-worker';
+import { providerQueuesFromEnv } from '../../worker/provider-queues';
+import { openaiReply } from '../support/fake-model-server';
+import { fetchEvents } from '../support/history';
+import { killSpawnedWorkers, spawnWorker, type SpawnedWorker } from '../support/spawned-worker';
+import { testWorkspaceRoot, uniqueTaskQueue } from '../support/temporal';
+import { useTestBed } from '../support/test-bed';
+import { RequestRateLimit } from '../support/wire-rules/rate-limit';
+
+const EventType = temporal.api.enums.v1.EventType;
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const bed = useTestBed();
+const model = 'openai:gpt-4o-mini';
+// The fake provider lets 5 requests a second through and answers the rest 429. The shared limit is 2: the server's
+// limiter lets a short burst through beside its rate (measured at 2/s: 4 calls within 90 ms, 5 in the first second),
+// so a limit at half the provider's keeps every second under it.
+const providerLimit = 5;
+const sharedLimit = 2;
+const runs = 16;
+
+/**
+ * Two workers on one task queue, as two machines of a deployment with the same settings: one in this process, one
+ * in a process of its own (the SDK allows one worker per task queue in a process) reading AGENT_PROVIDER_QUEUES.
+ */
+async function twoWorkers(taskQueue: string, requestsPerSecond?: number): Promise<{ local: Worker; other: SpawnedWorker }> {
+  const local = await createAgentWorker({
+    connection: bed.environment.nativeConnection,
+    namespace: bed.environment.namespace ?? 'default',
+    taskQueue,
+    env: bed.server.providerEnv,
+    workspaceRoot: testWorkspaceRoot,
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    ...(requestsPerSecond !== undefined && { providerQueues: { openai: { requestsPerSecond } } }),
+    overrides: { identity: 'worker-a' },
+  });
+  const other = await spawnWorker({
+    address: process.env.TEST_TEMPORAL_ADDRESS!,
+    taskQueue,
+    identity: 'worker-b',
+    env: {
+      ...bed.server.providerEnv,
+      ...(requestsPerSecond !== undefined && { AGENT_PROVIDER_QUEUES: `openai:${requestsPerSecond}` }),
+    },
+  });
+  return { local, other };
+}
+
+/** Starts `count` one-call runs at once and waits for them all, with both workers running. */
+async function runAll(
+  workers: { local: Worker; other: SpawnedWorker },
+  taskQueue: string,
+  count: number,
+): Promise<Array<{ workflowId: string; answer: string }>> {
+  try {
+    return await workers.local.runUntil(async () => {
+      const handles = await Promise.all(
+        Array.from({ length: count }, (_, index) =>
+          startAgent(
+            bed.environment.client,
+            { prompt: `task ${index}`, model, tools: [], workspace: bed.workspace },
+            { taskQueue, workflowId: `quota-${randomUUID()}` },
+          ),
+        ),
+      );
+      return Promise.all(
+        handles.map(async (handle) => ({ workflowId: handle.workflowId, answer: (await handle.result()).answer })),
+      );
+    });
+  } finally {
+    await workers.other.kill();
+  }
+}
+
+afterEach(() => killSpawnedWorkers());
+
+/** The most requests the provider saw in any one second (a window starting at each request). */
+function busiestSecond(times: number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  return Math.max(...sorted.map((start, index) => sorted.slice(index).filter((time) => time - start < 1000).length));
+}
+
+function callModelEvents(events: HistoryEvent[]) {
+  const scheduled = events.filter((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
+  const started = events.filter((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED);
+  return scheduled.map((event) => {
+    const attributes = event.activityTaskScheduledEventAttributes!;
+    const start = started.find(
+      (candidate) => Number(candidate.activityTaskStartedEventAttributes!.scheduledEventId) === Number(event.eventId),
+    );
+    return {
+      type: attributes.activityType!.name!,
+      taskQueue: attributes.taskQueue!.name!,
+      identity: start?.activityTaskStartedEventAttributes?.identity ?? undefined,
+    };
+  });
+}
+
+beforeEach(() => {
+  bed.server.rateLimit = new RequestRateLimit(providerLimit);
+  bed.server.respondWith(() => openaiReply({ content: 'ok' }));
+});
+
+it("runs a provider's model calls on its own queue, at the shared limit across two workers: no 429s", async () => {
+  const taskQueue = uniqueTaskQueue('quotas');
+  const modelQueue = `${taskQueue}-model-openai`;
+  const workers = await twoWorkers(taskQueue, sharedLimit);
+  const results = await runAll(workers, taskQueue, runs);
+
+  expect(results.map((result) => result.answer)).toEqual(Array(runs).fill('ok'));
+  expect(bed.server.rateLimit!.refused).toBe(0);
+  expect(bed.server.requests).toHaveLength(runs);
+  expect(busiestSecond(bed.server.requests.map((request) => request.receivedAt))).toBeLessThanOrEqual(providerLimit);
+  // Sixteen calls at two a second, after a burst, cannot all start within two seconds (measured: 7 s).
+  const times = bed.server.requests.map((request) => request.receivedAt);
+  expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(2000);
+  const calls = (
+    await Promise.all(
+      results.map(async (result) => callModelEvents(await fetchEvents(bed.environment.client, result.workflowId))),
+    )
+  ).flat();
+  const modelCalls = calls.filter((call) => call.type === 'callModel');
+  expect(modelCalls).toHaveLength(runs);
+  expect(new Set(modelCalls.map((call) => call.taskQueue))).toEqual(new Set([modelQueue]));
+  // Both workers took model calls from the provider's queue: the limit held across them, not per worker.
+  expect(new Set(modelCalls.map((call) => call.identity))).toEqual(new Set(['worker-a', 'worker-b']));
+  // prepareRun stays on the run's own queue.
+  expect(new Set(calls.filter((call) => call.type !== 'callModel').map((call) => call.taskQueue))).toEqual(new Set([taskQueue]));
+});
+
+it('without the shared limit, the same two workers overrun the provider: 429s, each retried by the model activity', async () => {
+  const taskQueue = uniqueTaskQueue('quotas-off');
+  const results = await runAll(await twoWorkers(taskQueue), taskQueue, runs);
+
+  // Every run still answers: the 429's retry-after becomes the next attempt's delay (provider-errors.test.ts).
+  expect(results.map((result) => result.answer)).toEqual(Array(runs).fill('ok'));
+  expect(bed.server.rateLimit!.refused).toBeGreaterThan(0);
+  expect(bed.server.requests.filter((request) => request.rateLimited)).toHaveLength(bed.server.rateLimit!.refused);
+  const calls = (
+    await Promise.all(
+      results.map(async (result) => callModelEvents(await fetchEvents(bed.environment.client, result.workflowId))),
+    )
+  ).flat();
+  expect(new Set(calls.map((call) => call.taskQueue))).toEqual(new Set([taskQueue]));
+});
+
+it("keeps tools on the run's queue while the model calls go to the provider's", async () => {
+  bed.server.rateLimit = undefined;
+  bed.server.respondWith((_request, index) =>
+    index === 0
+      ? openaiReply({ toolCalls: [{ id: 'call_list', name: 'list_directory', arguments: { path: '.' } }] })
+      : openaiReply({ content: 'listed' }),
+  );
+  const taskQueue = uniqueTaskQueue('quotas-tools');
+  const modelQueue = `${taskQueue}-model-openai`;
+  const worker = await createAgentWorker({
+    connection: bed.environment.nativeConnection,
+    namespace: bed.environment.namespace ?? 'default',
+    taskQueue,
+    env: bed.server.providerEnv,
+    workspaceRoot: testWorkspaceRoot,
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    providerQueues: { openai: { taskQueue: modelQueue, requestsPerSecond: 50 } },
+  });
+  const handle = await worker.runUntil(async () => {
+    const started = await startAgent(
+      bed.environment.client,
+      { prompt: 'list', model, tools: ['list_directory'], workspace: bed.workspace },
+      { taskQueue, workflowId: `quota-${randomUUID()}` },
+    );
+    await started.result();
+    return started;
+  });
+  const calls = callModelEvents(await fetchEvents(bed.environment.client, handle.workflowId));
+  expect(calls.filter((call) => call.type === 'callModel').map((call) => call.taskQueue)).toEqual([modelQueue, modelQueue]);
+  expect(calls.filter((call) => call.type === 'list_directory').map((call) => call.taskQueue)).toEqual([taskQueue]);
+});
+
+describe('provider queue settings', () => {
+  it('reads AGENT_PROVIDER_QUEUES as provider[:requests per second]', () => {
+    expect(providerQueuesFromEnv({ AGENT_PROVIDER_QUEUES: 'openai:10, anthropic:2.5,openai-responses' })).toEqual({
+      openai: { requestsPerSecond: 10 },
+      anthropic: { requestsPerSecond: 2.5 },
+      'openai-responses': {},
+    });
+    expect(providerQueuesFromEnv({})).toBeUndefined();
+  });
+
+  it.each([
+    ['openai=10', /"openai=10" is not provider\[:requests per second\]/],
+    ['openai:0', /requests per second of "openai" must be a number above 0, got 0/],
+    ['openai:fast', /requests per second of "openai" must be a number above 0, got NaN/],
+  ])('refuses AGENT_PROVIDER_QUEUES=%s, saying why', (value, message) => {
+    expect(() => providerQueuesFromEnv({ AGENT_PROVIDER_QUEUES: value })).toThrow(message);
+  });
+
+  it('refuses a provider the worker does not have, and a limit that is not a positive number, when the plugin is made', () => {
+    expect(() => new AgentPlugin({ tracing: false, providerQueues: { opneai: { requestsPerSecond: 5 } } })).toThrow(
+      new ConfigurationError(
+        'provider queues name unknown providers: opneai; this worker has: openai, openai-responses, anthropic',
+      ),
+    );
+    expect(() => new AgentPlugin({ tracing: false, providerQueues: { openai: { requestsPerSecond: -1 } } })).toThrow(
+      /requests per second of "openai" must be a number above 0, got -1/,
+    );
+    expect(() => new AgentPlugin({ tracing: false, providerQueues: { openai: { taskQueue: ' ' } } })).toThrow(
+      /the task queue of "openai" must not be empty/,
+    );
+  });
+});
