@@ -41,13 +41,14 @@ const defaultApprovalSettleMs = 300;
 export function agUiRunEvents(options: AgUiRunOptions): ReadableStream<BaseEvent> {
   const stop = new AbortController();
   options.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  // Set when the stream is closed by us or cancelled by its reader: after either, enqueue and close would throw.
+  let closed = false;
   return new ReadableStream<BaseEvent>({
     start(controller) {
       const translator = new AgUiTranslator(options.ids);
       const awaiting = new Set(options.startAfter.kind === 'approvals' ? options.startAfter.calls : []);
       let started = false;
       let interruptTimer: ReturnType<typeof setTimeout> | undefined;
-      let closed = false;
       const close = () => {
         if (closed) return;
         closed = true;
@@ -108,6 +109,7 @@ export function agUiRunEvents(options: AgUiRunOptions): ReadableStream<BaseEvent
       );
     },
     cancel() {
+      closed = true;
       stop.abort();
     },
   });

@@ -181,3 +181,24 @@ describe('reading RunAgentInput', () => {
     expect(() => readRunAgentInput(body)).toThrow(AgUiInputError);
   });
 });
+
+it('stops following when its reader goes away, and nothing is written after', async () => {
+  let followSignal: AbortSignal | undefined;
+  let deliver: ((event: StreamEvent, offset: number) => void) | undefined;
+  const source: AgUiTurnFollow = {
+    follow: (_from, onEvent, signal) =>
+      new Promise<void>((resolve) => {
+        followSignal = signal;
+        deliver = onEvent;
+        onEvent({ type: 'turn_start', turn: 1 }, 0);
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      }),
+  };
+  const reader = agUiRunEvents({ ids, from: 0, startAfter: { kind: 'turn_start' }, source }).getReader();
+  expect((await reader.read()).value).toMatchObject({ type: EventType.RUN_STARTED });
+  await reader.cancel();
+  expect(followSignal?.aborted).toBe(true);
+  // A late event (or the follow ending) after the reader left throws nothing: a page reload is not an error.
+  expect(() => deliver!({ type: 'text', call: 'm1', text: 'late' }, 1)).not.toThrow();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+});
