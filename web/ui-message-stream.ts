@@ -26,10 +26,11 @@ export function turnChunks(options: TurnChunksOptions): ReadableStream<UiMessage
   const onAbort = () => stop.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const settleMs = options.approvalSettleMs ?? 300;
+  // Set when the stream is closed here or cancelled by its reader (a reload, stop()): after either, close() throws.
+  let closed = false;
   return new ReadableStream<UiMessageChunk>({
     start(controller) {
       const translator = new UiMessageTranslator(options.startAfter);
-      let closed = false;
       let pauseTimer: ReturnType<typeof setTimeout> | undefined;
       const close = () => {
         if (closed) return;
@@ -75,6 +76,7 @@ export function turnChunks(options: TurnChunksOptions): ReadableStream<UiMessage
         );
     },
     cancel() {
+      closed = true;
       stop.abort();
     },
   });
