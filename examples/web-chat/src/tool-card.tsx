@@ -52,9 +52,7 @@ export function ToolCard({ part, onDecide }: ToolCardProps) {
       )}
       {part.state === 'output-available' && <pre className="tool-output">{show(part.output)}</pre>}
       {part.state === 'output-error' && <pre className="tool-output error">{part.errorText}</pre>}
-      {part.state === 'output-denied' && (
-        <p className="tool-output denied">Denied{part.approval.reason ? `: ${part.approval.reason}` : ''}</p>
-      )}
+      {part.state === 'output-denied' && <p className="tool-output denied">{part.approval.reason ?? 'Denied'}</p>}
     </section>
   );
 }
