@@ -51,7 +51,11 @@ export const anthropicBatch: BatchCapability = {
     for await (const entry of results) {
       if (entry?.custom_id !== submitted.customId) continue;
       // Two results for one request: the server's words cannot be trusted to say which is the answer.
-      if (found) throw new Error(`batch ${submitted.id} holds two results for ${submitted.customId}; one was expected`);
+      if (found)
+        throw new BatchRequestLost(
+          'missing',
+          `batch ${submitted.id} holds two results for ${submitted.customId}; one was expected`,
+        );
       found = entry;
     }
     const result = found?.result;

@@ -118,7 +118,9 @@ export function lineFor(text: string, customId: string): OutputLine | undefined 
       return [];
     }
   });
-  if (matches.length > 1) throw new Error(`the batch result holds ${matches.length} answers to ${customId}; one was expected`);
+  // Submitted again (a new batch, a new custom id), up to the run's limit: no answer of the two is taken.
+  if (matches.length > 1)
+    throw new BatchRequestLost('missing', `the batch result holds ${matches.length} answers to ${customId}; one was expected`);
   return matches[0];
 }
 
