@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { batch } from './batch';
 import { encryption } from './encryption';
 import { firstRun } from './first-run';
 import { historyBytes } from './history-bytes';
@@ -17,6 +18,7 @@ import { replay } from './replay';
 import { sessions } from './sessions';
 import { stack } from './stack';
 import { streaming } from './streaming';
+import { webChat } from './web-chat';
 import { workflowBundle } from './workflow-bundle';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { startBenchEnvironment } from './support/environment';
@@ -35,10 +37,12 @@ const benchmarks: Benchmark[] = [
   objectStorage,
   encryption,
   streaming,
+  webChat,
   firstRun,
   workflowBundle,
   stack,
   promptCaching,
+  batch,
 ];
 
 const usage = [
