@@ -1,0 +1,261 @@
+import { execFile } from 'node:child_process';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createChatHandler, toNodeListener } from 'durable-agent/web';
+import { serveStatic } from '../../web/static-files';
+import { launchBrowser, type Browser } from '../support/browser';
+import { openaiReply, type FakeStep } from '../support/fake-model-server';
+import { scriptByPrompt } from '../support/script-by-prompt';
+import { killSpawnedWorkers, spawnWorker, type SpawnedWorker } from '../support/spawned-worker';
+import { uniqueTaskQueue } from '../support/temporal';
+import { useTestBed } from '../support/test-bed';
+import { waitFor } from '../support/wait-for';
+import { fileExists } from '../support/workspace';
+
+// The example chat page (examples/web-chat, built into dist/web-chat) in headless chromium, against the chat handler
+// served with the page, a worker in a process of its own (so that it can be killed) and the strict fake model. Each
+// test is one person's conversation; the model's answers are scripted by the conversation's first message.
+// Screenshots land in test-output/web-chat/.
+
+jest.setTimeout(240_000);
+
+const bed = useTestBed();
+const root = path.join(__dirname, '..', '..');
+const pageDirectory = path.join(root, 'dist', 'web-chat');
+const screenshots = path.join(root, 'test-output', 'web-chat');
+const taskQueue = uniqueTaskQueue('web-chat');
+const startWorker = (identity: string) =>
+  spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: bed.server.providerEnv });
+
+let browser: Browser;
+let worker: SpawnedWorker;
+let server: http.Server;
+let base: string;
+let scripts: Record<string, FakeStep[]>;
+
+const words = (count: number, prefix: string) => Array.from({ length: count }, (_, index) => `${prefix}${index}`).join(' ');
+const streamed = (content: string, intervalMs = 50): FakeStep => ({ ...openaiReply({ content }), stream: { intervalMs } });
+
+/** Builds the page when its sources are newer than the build (npm run build:web), so the test never runs a stale page. */
+async function buildPageIfStale(): Promise<void> {
+  const built = await stat(path.join(pageDirectory, 'index.html')).catch(() => undefined);
+  const sources = path.join(root, 'examples', 'web-chat');
+  const files = (await readdir(sources, { recursive: true })).filter((file) => !file.startsWith('node_modules'));
+  const newest = Math.max(...(await Promise.all(files.map(async (file) => (await stat(path.join(sources, file))).mtimeMs))));
+  if (built && built.mtimeMs >= newest) return;
+  await promisify(execFile)('npm', ['run', 'build:web'], { cwd: root });
+}
+
+/** The person of a request: the `user` cookie the test sets, as an app's own sign-in would. */
+function userOf(request: Request): string | undefined {
+  const cookie = request.headers.get('cookie') ?? '';
+  return /(?:^|;\s*)user=(\w+)/.exec(cookie)?.[1];
+}
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  await buildPageIfStale();
+  worker = await startWorker('web-chat-worker-1');
+  const handler = createChatHandler({
+    client: bed.environment.client,
+    taskQueue,
+    authorize: userOf,
+    input: {
+      model: 'openai:gpt-4o-mini',
+      tools: ['write_file', 'read_file'],
+      workspace: bed.workspace,
+      approval: { tools: ['write_file'], skip: false, timeoutSeconds: 600 },
+    },
+  });
+  // The page and the handler from one origin, as `agent serve` serves them.
+  const pageAndApi = async (request: Request) =>
+    new URL(request.url).pathname.startsWith('/api/')
+      ? handler(request)
+      : ((await serveStatic(request, pageDirectory)) ?? new Response('not found', { status: 404 }));
+  server = http.createServer(toNodeListener(pageAndApi));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+beforeEach(() => {
+  scripts = {};
+  scriptByPrompt(bed.server, scripts);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await killSpawnedWorkers();
+});
+
+async function signInAs(user: string): Promise<void> {
+  const context = browser.page.context();
+  await context.clearCookies();
+  await context.addCookies([{ name: 'user', value: user, url: base }]);
+}
+
+async function openNewChat(user = 'alice'): Promise<void> {
+  await signInAs(user);
+  await browser.page.goto(`${base}/`);
+  await browser.page.getByLabel('Message').waitFor();
+}
+
+async function send(text: string): Promise<void> {
+  await browser.page.getByLabel('Message').fill(text);
+  await browser.page.getByRole('button', { name: 'Send' }).click();
+}
+
+/** All the agent's text on the page, as a person reads it. */
+async function agentText(): Promise<string> {
+  const texts = await browser.page.locator('li.message.assistant [data-testid="text"]').allInnerTexts();
+  return texts.join('\n');
+}
+
+async function shot(name: string): Promise<void> {
+  await browser.page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
+}
+
+const occurrences = (text: string, part: string) => text.split(part).length - 1;
+
+it('streams the answer in as the model writes it', async () => {
+  const answer = words(60, 'stream');
+  scripts['Tell me sixty words'] = [streamed(answer, 60)];
+  await openNewChat();
+  await send('Tell me sixty words');
+  const partial = await waitFor('part of the answer on the page', async () => {
+    const text = await agentText();
+    return text.length > 0 && text.length < answer.length && text;
+  });
+  expect(answer.startsWith(partial.trim())).toBe(true);
+  await shot('streaming');
+  await waitFor('the whole answer', async () => (await agentText()).includes(answer), { timeoutMs: 60_000 });
+  expect(occurrences(await agentText(), 'stream0 ')).toBe(1);
+  await shot('answered');
+});
+
+it('asks before each write: an approved write is on disk, a denied one is not', async () => {
+  const prompt = 'Write the two notes';
+  scripts[prompt] = [
+    openaiReply({
+      content: 'First the kept note.',
+      toolCalls: [{ id: 'call_keep', name: 'write_file', arguments: { path: 'kept.txt', content: 'KEEP ME' } }],
+    }),
+    openaiReply({
+      content: 'Now the other one.',
+      toolCalls: [{ id: 'call_drop', name: 'write_file', arguments: { path: 'dropped.txt', content: 'DROP ME' } }],
+    }),
+    openaiReply({ content: 'Wrote kept.txt; you denied dropped.txt.' }),
+  ];
+  await openNewChat();
+  await send(prompt);
+  const approval = browser.page.getByTestId('approval');
+  await approval.waitFor({ timeout: 60_000 });
+  // The person sees what will really run: the path and the content.
+  expect(await approval.getByTestId('approval-description').innerText()).toContain('kept.txt');
+  await shot('approval');
+  await approval.getByRole('button', { name: 'Approve' }).click();
+  await waitFor(
+    'the second approval',
+    async () =>
+      (await browser.page.getByTestId('approval-description').allInnerTexts()).some((text) => text.includes('dropped.txt')),
+    {
+      timeoutMs: 60_000,
+    },
+  );
+  await browser.page.getByTestId('approval').getByRole('button', { name: 'Deny' }).click();
+  await waitFor('the final answer', async () => (await agentText()).includes('you denied dropped.txt'), { timeoutMs: 60_000 });
+  await shot('approved-and-denied');
+  expect(await readFile(path.join(bed.workspace, 'kept.txt'), 'utf8')).toBe('KEEP ME');
+  expect(await fileExists(path.join(bed.workspace, 'dropped.txt'))).toBe(false);
+  const cards = await browser.page
+    .getByTestId('tool-card')
+    .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-state')));
+  expect(cards).toEqual(['output-available', 'output-denied']);
+});
+
+it('stops a long answer, and the session answers the next message', async () => {
+  const prompt = 'Talk for a long time';
+  scripts[prompt] = [streamed(words(400, 'long'), 100), openaiReply({ content: 'AFTER-STOP here I am again' })];
+  await openNewChat();
+  await send(prompt);
+  await waitFor('the long answer to start', async () => (await agentText()).includes('long3 '), { timeoutMs: 60_000 });
+  await browser.page.getByRole('button', { name: 'Stop' }).click();
+  // The model call itself was cancelled, not only this page's stream.
+  await waitFor(
+    'the model call to be abandoned',
+    () => bed.server.requests.some((request) => request.abandonedAt !== undefined),
+    {
+      timeoutMs: 60_000,
+    },
+  );
+  await browser.page.getByRole('button', { name: 'Send' }).waitFor({ timeout: 60_000 });
+  await shot('stopped');
+  await send('Are you still there?');
+  await waitFor('the next answer', async () => (await agentText()).includes('AFTER-STOP'), { timeoutMs: 60_000 });
+  expect(await agentText()).not.toContain('long399');
+});
+
+it('shows an answer exactly once after a reload in the middle of it', async () => {
+  const prompt = 'Answer while I reload';
+  const answer = words(80, 'reload');
+  scripts[prompt] = [streamed(answer, 60)];
+  await openNewChat();
+  await send(prompt);
+  await waitFor('part of the answer', async () => (await agentText()).includes('reload2 '), { timeoutMs: 60_000 });
+  await browser.page.reload();
+  await waitFor('the whole answer after the reload', async () => (await agentText()).includes(answer), { timeoutMs: 60_000 });
+  await shot('after-reload');
+  const text = await agentText();
+  expect(occurrences(text, 'reload0 ')).toBe(1);
+  expect(occurrences(text, 'reload79')).toBe(1);
+  // The person's message is there once too, restored from the session.
+  expect(await browser.page.locator('li.message.user').allInnerTexts()).toHaveLength(1);
+});
+
+it('delivers the answer when the worker dies in the middle of it', async () => {
+  const prompt = 'Answer through a crash';
+  const answer = words(40, 'crash');
+  // Attempt 1: a few words, then the worker dies; attempt 2 (after the heartbeat timeout) writes the whole answer.
+  scripts[prompt] = [{ ...openaiReply({ content: answer }), stream: { intervalMs: 100, stopAfter: 6 } }, streamed(answer, 30)];
+  await openNewChat();
+  await send(prompt);
+  await waitFor('part of the answer', async () => (await agentText()).includes('crash1 '), { timeoutMs: 60_000 });
+  // The only worker dies with the model call in flight; another takes the retry after the heartbeat timeout.
+  await worker.kill();
+  worker = await startWorker('web-chat-worker-2');
+  await waitFor('the whole answer from the other worker', async () => (await agentText()).includes(answer), {
+    timeoutMs: 150_000,
+  });
+  await shot('after-worker-crash');
+  expect(occurrences(await agentText(), 'crash0 ')).toBe(1);
+});
+
+it("does not open one person's chat for another", async () => {
+  scripts['A private question'] = [openaiReply({ content: 'PRIVATE-ANSWER for alice only' })];
+  await openNewChat('alice');
+  await send('A private question');
+  await waitFor('the answer', async () => (await agentText()).includes('PRIVATE-ANSWER'), { timeoutMs: 60_000 });
+  const chatUrl = browser.page.url();
+  const chatId = new URL(chatUrl).searchParams.get('chat')!;
+
+  await signInAs('bob');
+  await browser.page.goto(chatUrl);
+  await browser.page.getByTestId('chat-missing').waitFor();
+  expect(await browser.page.content()).not.toContain('PRIVATE-ANSWER');
+  await shot('other-user');
+  // Nor through the API: reading, resuming and posting all answer 404, as for a chat that does not exist.
+  const asBob = { cookie: 'user=bob' };
+  expect((await fetch(`${base}/api/chat/${chatId}`, { headers: asBob })).status).toBe(404);
+  expect((await fetch(`${base}/api/chat/${chatId}/stream`, { headers: asBob })).status).toBe(404);
+  const post = await fetch(`${base}/api/chat`, {
+    method: 'POST',
+    headers: { ...asBob, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: chatId, messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'let me in' }] }] }),
+  });
+  expect(post.status).toBe(404);
+  expect(bed.server.requests.some((request) => JSON.stringify(request.body).includes('let me in'))).toBe(false);
+});
