@@ -18,6 +18,7 @@ import { replay } from './replay';
 import { sessions } from './sessions';
 import { stack } from './stack';
 import { streaming } from './streaming';
+import { webChat } from './web-chat';
 import { workflowBundle } from './workflow-bundle';
 import type { BenchContext, Benchmark } from './support/benchmark';
 import { startBenchEnvironment } from './support/environment';
@@ -36,6 +37,7 @@ const benchmarks: Benchmark[] = [
   objectStorage,
   encryption,
   streaming,
+  webChat,
   firstRun,
   workflowBundle,
   stack,
