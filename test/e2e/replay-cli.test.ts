@@ -1,8 +1,10 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { collect, lastJsonLine, runCli, spawnCli } from '../support/cli';
 import { newKeyEntry } from '../support/encryption';
+import { createTestBucket, filesUnder, privateDirectories } from '../support/object-store';
 import { FakeModelServer, openaiReply } from '../support/fake-model-server';
 import { connectToTestServer, uniqueTaskQueue } from '../support/temporal';
 import { waitFor } from '../support/wait-for';
@@ -182,3 +184,109 @@ it('replays a run still open, from the history it has so far', async () => {
     await environment.teardown();
   }
 });
+
+it('names the first event that differs when the activity type the error names was scheduled many times', async () => {
+  // The second tool call (read_file) recorded as one more callModel: the history now has four, and core's error names
+  // only the type. The replay of the history's prefixes finds the workflow task that diverged, where it is unique.
+  const histories = path.join(__dirname, '..', 'replay', 'histories');
+  const recorded = JSON.parse(await readFile(path.join(histories, 'agent-run-anthropic-write-then-read.json'), 'utf8'));
+  const scheduled = recorded.events.filter(
+    (event: { activityTaskScheduledEventAttributes?: unknown }) => event.activityTaskScheduledEventAttributes,
+  );
+  const readCall = scheduled.find(
+    (event: { activityTaskScheduledEventAttributes: { activityType: { name: string } } }) =>
+      event.activityTaskScheduledEventAttributes.activityType.name === 'read_file',
+  );
+  readCall.activityTaskScheduledEventAttributes.activityType.name = 'callModel';
+  const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'replay-files-')), 'many-model-calls.json');
+  await writeFile(file, JSON.stringify(recorded));
+
+  const replay = await runCli(['replay', '--file', file]);
+  expect(replay.code).toBe(1);
+  const runId = recorded.events[0].workflowExecutionStartedEventAttributes.originalExecutionRunId;
+  expect(replay.stdout.split('\n')[0]).toBe(
+    `replay-agent-run-anthropic-write-then-read ${runId} FAILED: event ${readCall.eventId} (ActivityTaskScheduled): the history has activity type 'callModel' where this code's command has 'read_file'`,
+  );
+});
+
+it('replays by default (no flags) every open run and the last closed ones, ours among them', async () => {
+  // The shared dev server holds other tests' runs too (other keys, stores and workflow changes): only ours are asserted.
+  const env = { ...server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('replay-default') };
+  const closedId = `replay-default-closed-${Date.now()}`;
+  server.enqueue(openaiReply({ content: 'done' }));
+  const closed = await runCli(['run', 'say done', '--id', closedId, '--json', '--workspace', await makeWorkspace()], env);
+  expect(closed.code).toBe(0);
+  const openId = `replay-default-open-${Date.now()}`;
+  server.enqueue({ hang: true });
+  const cli = spawnCli(['run', 'never answered', '--id', openId, '--workspace', await makeWorkspace()], env, { stdin: 'ignore' });
+  const ended = collect(cli);
+  const environment = await connectToTestServer();
+  try {
+    const open = environment.client.workflow.getHandle(openId);
+    // The CLI starts its own worker first: on a loaded machine that takes a while.
+    await waitFor(
+      'the open run in its model call',
+      async () =>
+        ((await open.fetchHistory()).events ?? []).some(
+          (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+        ),
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
+    // Our closed run closed last, so it is among the 100 most recently closed: the server lists closed runs by
+    // close time, newest first (docs/upgrades.md).
+    const replay = await waitFor(
+      'both runs in the default listing',
+      async () => {
+        const result = await runCli(['replay', '--json'], env);
+        return result.stdout.includes(closedId) && result.stdout.includes(openId) && result;
+      },
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    );
+    const { runs } = lastJsonLine(replay.stdout) as { runs: Array<{ workflowId: string; ok: boolean }> };
+    expect(runs.filter((run) => run.workflowId === closedId || run.workflowId === openId)).toEqual([
+      expect.objectContaining({ workflowId: openId, ok: true }),
+      expect.objectContaining({ workflowId: closedId, ok: true }),
+    ]);
+    await open.terminate('replay test done');
+  } finally {
+    cli.kill();
+    await ended;
+    await environment.teardown();
+  }
+}, 360_000);
+
+it('replays a run whose large payloads are in the bucket (MinIO), reading them from there alone', async () => {
+  const bucket = await createTestBucket('replay');
+  const worker = await privateDirectories();
+  const env = { ...server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('replay-s3'), ...bucket.env, ...worker.env };
+  // Over the 256 KiB threshold: the answer goes to the bucket, not into history.
+  server.enqueue(openaiReply({ content: `Stored in the bucket. ${'b'.repeat(300 * 1024)}` }));
+  const workflowId = `replay-s3-${Date.now()}`;
+  const run = await runCli(['run', 'answer at length', '--id', workflowId, '--json', '--workspace', await makeWorkspace()], env);
+  expect(run.code).toBe(0);
+  const { runId } = lastJsonLine(run.stdout);
+  expect((await bucket.objects()).length).toBeGreaterThan(0);
+
+  // Another machine's replay: the same bucket, and local directories of its own that hold nothing.
+  const elsewhere = await privateDirectories();
+  const query = ['--query', `WorkflowId = '${workflowId}'`];
+  const replay = await waitFor(
+    'the run in the replay listing',
+    async () => {
+      const result = await runCli(['replay', ...query], { ...env, ...elsewhere.env });
+      return result.stdout.includes(workflowId) && result;
+    },
+    { timeoutMs: 120_000, intervalMs: 1000 },
+  );
+  expect(replay.stdout).toBe(`${workflowId} ${runId} ok\n1 run replayed: 1 ok, 0 FAILED\n`);
+  expect(replay.code).toBe(0);
+  expect(await filesUnder(elsewhere.root)).toEqual([]);
+
+  // The claims in history name the bucket and key themselves: without the objects (deleted, as a lifecycle rule
+  // would), the payload cannot be read, and the gate fails.
+  for (const { key } of await bucket.objects())
+    await bucket.s3.send(new DeleteObjectCommand({ Bucket: bucket.bucket, Key: key }));
+  const deleted = await runCli(['replay', ...query], { ...env, ...elsewhere.env });
+  expect(deleted.code).toBe(1);
+  expect(deleted.stdout).toMatch(new RegExp(`^${workflowId} ${runId} FAILED: `));
+}, 360_000);
