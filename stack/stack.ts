@@ -61,16 +61,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   if (cli.type !== 'existing-path')
     throw new Error('the stack needs a Temporal CLI binary: run npm run temporal:cli (it builds one with Go)');
 
-  const [ui, minio, otlpGrpc, otlpHttp, codec, temporal] = options.freePorts
-    ? [...(await freePorts(5)), undefined]
-    : [
-        composePorts.ui,
-        composePorts.minio,
-        composePorts.otlpGrpc,
-        composePorts.otlpHttp,
-        composePorts.codec,
-        composePorts.temporal,
-      ];
+  const [ui, minio, otlpGrpc, otlpHttp, codec] = options.freePorts
+    ? await freePorts(5)
+    : [composePorts.ui, composePorts.minio, composePorts.otlpGrpc, composePorts.otlpHttp, composePorts.codec];
+  // With --free-ports the server's frontend port is chosen with its other ports (below 32768: stack/low-ports.ts).
+  const temporal = options.freePorts ? undefined : composePorts.temporal;
 
   const stoppers: Array<() => Promise<void>> = [];
   const stop = async () => {
