@@ -10,7 +10,7 @@ import { agentWorkflowType, approveUpdate, statusQuery } from '../../workflows/d
 import { bundleBuildId } from '../../worker/versioning';
 import { workflowsPath } from '../../worker/agent-plugin';
 import { cliEnvironment, runCli } from '../support/cli';
-import { openaiReply, type ReceivedRequest } from '../support/fake-model-server';
+import { anthropicReply, openaiReply, type ReceivedRequest } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
 import { uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
@@ -120,9 +120,17 @@ async function failedTasks(client: Client, workflowId: string, runId: string): P
   return events!.filter((event) => event.workflowTaskFailedEventAttributes).length;
 }
 
-const systemPromptOf = (request: ReceivedRequest): string => request.body.messages[0].content;
+// Build 1's agent is on OpenAI's Chat Completions, build 2's on Anthropic's Messages.
+const onAnthropic = (request: ReceivedRequest) => request.path.includes('/messages');
+const systemPromptOf = (request: ReceivedRequest): string => {
+  if (!onAnthropic(request)) return request.body.messages[0].content;
+  const { system } = request.body;
+  return typeof system === 'string' ? system : system.map((block: { text: string }) => block.text).join('');
+};
 const toolsOf = (request: ReceivedRequest): string[] =>
-  (request.body.tools ?? []).map((tool: { function: { name: string } }) => tool.function.name).sort();
+  (request.body.tools ?? [])
+    .map((tool: { name?: string; function?: { name: string } }) => tool.name ?? tool.function!.name)
+    .sort();
 
 it('finishes pinned runs on build 1, moves sessions to build 2 at their next message, and the replay gate catches build 3', async () => {
   const { client } = bed.environment;
@@ -185,10 +193,11 @@ it('finishes pinned runs on build 1, moves sessions to build 2 at their next mes
   // Build 1 has no open pinned run left: its worker goes. The session needs nothing of it.
   signalGroup(worker1, 'SIGKILL');
 
-  // The session's next message is answered by build 2, with build 2's instructions and tools.
-  bed.server.enqueue(openaiReply({ content: 'hello from build 2' }));
+  // The session's next message is answered by build 2, with build 2's instructions and tools, on its provider.
+  bed.server.enqueue(anthropicReply({ text: 'hello from build 2' }));
   expect((await sendMessage(session, 'and now?')).answer).toBe('hello from build 2');
   const sessionRequest = bed.server.requests.at(-1)!;
+  expect(onAnthropic(sessionRequest)).toBe(true);
   expect(systemPromptOf(sessionRequest)).toContain('You are versioned, build 2.');
   expect(toolsOf(sessionRequest)).toEqual(['list_directory', 'read_file']);
   const sessionNow = (await session.describe()).runId;
@@ -196,10 +205,10 @@ it('finishes pinned runs on build 1, moves sessions to build 2 at their next mes
   // Its first run moved to build 2 for the task that continued it as new; the new run is build 2's alone.
   expect(await taskBuilds(client, session.workflowId, sessionFirstRun)).toEqual(expect.arrayContaining([build1, build2]));
   expect(new Set(await taskBuilds(client, session.workflowId, sessionNow))).toEqual(new Set([build2]));
-  // The conversation went on: build 2 was sent the first exchange too.
-  expect(sessionRequest.body.messages.map((message: { content: string }) => message.content)).toEqual(
-    expect.arrayContaining(['hello', 'hello from build 1', 'and now?']),
-  );
+  // The conversation went on: build 2 was sent the first exchange too, in Anthropic's wire format.
+  const conversation = JSON.stringify(sessionRequest.body.messages);
+  for (const text of ['hello', 'hello from build 1', 'and now?'])
+    expect(conversation).toContain(JSON.stringify(text).slice(1, -1));
 
   // Nothing failed: no workflow task of any run failed.
   const runs = [
