@@ -14,6 +14,7 @@ import { overhead } from './overhead';
 import { parallel } from './parallel';
 import { peer } from './peer';
 import { promptCaching } from './prompt-caching';
+import { quotas } from './quotas';
 import { replay } from './replay';
 import { sessions } from './sessions';
 import { stack } from './stack';
@@ -43,6 +44,7 @@ const benchmarks: Benchmark[] = [
   stack,
   promptCaching,
   batch,
+  quotas,
 ];
 
 const usage = [

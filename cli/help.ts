@@ -25,6 +25,9 @@ Commands:
       --reasoning-effort E     OpenAI reasoning models: low, medium or high
       --prompt-cache C         prompt caching: off, 5m, 1h or 24h (default: on; Anthropic offers 5m/1h, OpenAI 5m/24h)
       --id WORKFLOW_ID         workflow id (default: agent-<time>-<random>)
+      --tenant NAME            the run's tenant (Temporal fairness key, at most 64 bytes): on a server with fairness
+                               on, backlogged runs are dispatched fairly across tenants (docs/production.md)
+      --priority N             1 (first) to 5 (last); runs without one are 3
       --json                   print one JSON object as the last line of stdout
       --stream, --no-stream    print the answer as it is written (default: on a terminal, and not with --json);
                                a streamed run's text can be watched from elsewhere: see watch
