@@ -48,6 +48,9 @@ async function follow(client: Client, workflowId: string, options: FollowOptions
         if (item.offset < next) continue;
         next = item.offset + 1;
         options.onEvent(item);
+        // Leaving now, while the subscription waits at this item, asks the run nothing more; the next turn round would
+        // send one more poll, which stays open on the run until its next event (a web response that ended at turn_end).
+        if (options.signal?.aborted) return;
       }
       await catchUp(client, workflowId, next, options);
       return;
