@@ -66,7 +66,11 @@ export const webChat: Benchmark = {
     const server = http.createServer(toNodeListener(handler));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/chat`;
-    const chatOnce = (chat: string) => chatThroughTransport(api, chat, firstTokens);
+    const chats: string[] = [];
+    const chatOnce = (chat: string) => {
+      chats.push(chat);
+      return chatThroughTransport(api, chat, firstTokens);
+    };
 
     try {
       const sequential = quick ? 8 : 30;
@@ -91,6 +95,15 @@ export const webChat: Benchmark = {
         targets: [],
       };
     } finally {
+      // The sessions would idle for an hour; ended now, so that nothing polls them once the server is gone.
+      await Promise.all(
+        chats.map((chat) =>
+          client.workflow
+            .getHandle(`chat-${chat}`)
+            .terminate('benchmark over')
+            .catch(() => undefined),
+        ),
+      );
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await killSpawnedWorkers();
