@@ -37,6 +37,8 @@ COPY worker ./worker
 COPY telemetry ./telemetry
 COPY client ./client
 COPY cli ./cli
+# agent serve (the CLI's chat endpoint) loads the web handler.
+COPY web ./web
 
 # The file tools' workspace; docker-compose.yml mounts a host directory over it.
 RUN mkdir -p /workspace && chown node:node /workspace
