@@ -36,7 +36,7 @@ Commands:
                                24 hours, waited for on durable timers (run only; chat refuses it)
   chat                   start a session and talk to it line by line (/end or Ctrl-D ends it)
       (the run options above, and) --idle-timeout SECONDS (default: 3600)
-  serve                  the web chat: useChat's endpoint at /api/chat and the chat page (docs/web.md)
+  serve                  the web chat: /api/chat (useChat), /api/ag-ui (AG-UI) and the chat page (docs/web.md)
       (the run options above, and) --port N (3000) --host H (127.0.0.1) --static DIR --principal-header NAME
   watch <workflow-id>    follow a run from anywhere: its text as it is written, its tool calls, until it ends
       --from OFFSET            start at this event offset (after a disconnect: the one after the last seen)

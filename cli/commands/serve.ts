@@ -3,6 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { assertRegistered, assertRunnable } from '../../client/start-agent';
+import { createAgUiHandler } from '../../web/ag-ui-handler';
 import { createChatHandler } from '../../web/chat-handler';
 import { toNodeListener } from '../../web/node-listener';
 import { connect } from '../connect';
@@ -15,12 +16,15 @@ import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger 
 /** Where `npm run build:web` writes the chat page (examples/web-chat), from the package's root. */
 const builtPage = path.resolve(__dirname, '..', '..', 'dist', 'web-chat');
 
+/** Where AG-UI clients (CopilotKit...) post a RunAgentInput; everything else goes to the chat handler. */
+const agUiPath = '/api/ag-ui';
+
 /** What needs approval in a web chat unless --approve-tools says otherwise, as in `agent chat`. */
 const serveApprovesByDefault = ['write_file'];
 
 /**
  * `agent serve [--port N] [--host H] [--static DIR]`: the useChat endpoint (createChatHandler, docs/web.md) at
- * /api/chat and a chat page, with the connection settings and embedded dev server `agent chat` uses. Every request
+ * /api/chat, the AG-UI endpoint (createAgUiHandler) over the same sessions at /api/ag-ui, and a chat page, with the connection settings and embedded dev server `agent chat` uses. Every request
  * is one principal (`local`) unless --principal-header names a header a proxy in front sets to the signed-in user.
  */
 export async function serveCommand(argv: string[], output: Output): Promise<number> {
@@ -53,16 +57,17 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
     log: output.info,
     beforeOwnWorker: () => assertRegistered(input, cliRegistry()),
   });
+  // One set of options for both endpoints: the same sessions, principals and ownership rule.
+  const options = {
+    client: session.client,
+    taskQueue: session.taskQueue,
+    input,
+    authorize: (request: Request) => (header ? (request.headers.get(header) ?? undefined) : 'local'),
+  };
+  const chat = createChatHandler({ ...options, staticDirectory });
+  const agUi = createAgUiHandler(options);
   const server = http.createServer(
-    toNodeListener(
-      createChatHandler({
-        client: session.client,
-        taskQueue: session.taskQueue,
-        input,
-        authorize: (request) => (header ? (request.headers.get(header) ?? undefined) : 'local'),
-        staticDirectory,
-      }),
-    ),
+    toNodeListener((request) => (new URL(request.url).pathname === agUiPath ? agUi(request) : chat(request))),
   );
   try {
     await new Promise<void>((resolve, reject) => {
@@ -72,7 +77,9 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
     const address = server.address();
     const url = `http://${host}:${typeof address === 'object' && address ? address.port : port}`;
     if (!staticDirectory) output.info('no chat page built: `npm run build:web` builds it (or --static DIR); the API is served');
-    output.info(`serving ${url}/api/chat${staticDirectory ? ` and the chat page at ${url}/` : ''} (Ctrl-C stops)`);
+    output.info(
+      `serving ${url}/api/chat, AG-UI at ${url}${agUiPath}${staticDirectory ? ` and the chat page at ${url}/` : ''} (Ctrl-C stops)`,
+    );
     await listener.signalled;
     return 0;
   } finally {
