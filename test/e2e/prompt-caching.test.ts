@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult, TurnReply } from '../../core/result';
 import { sendMessage } from '../../client/send-message';
-import { agentWorkflowType } from '../../workflows/definitions';
+import type { StreamEvent } from '../../core/stream-events';
+import { agentWorkflowType, streamTailQuery } from '../../workflows/definitions';
 import { activityCalls } from '../support/activity-calls';
 import { providerReply, type FakeProvider } from '../support/fake-model-server';
 import { fakeInputTokens } from '../support/wire-rules/prompt-cache';
@@ -40,7 +41,7 @@ async function session(
   provider: FakeProvider,
   input: Partial<AgentInput>,
   messages: number,
-): Promise<{ replies: TurnReply[]; workflowId: string }> {
+): Promise<{ replies: TurnReply[]; workflowId: string; events: StreamEvent[] }> {
   const taskQueue = uniqueTaskQueue('prompt-cache');
   const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
   return worker.runUntil(async () => {
@@ -63,15 +64,17 @@ async function session(
     const replies: TurnReply[] = [];
     for (let turn = 1; turn <= messages; turn++)
       replies.push(await sendMessage(handle, `Question ${turn}: which rule applies to item ${turn}?`));
+    // The run's stream as a follower reads it (the query the CLI's catch-up uses): its usage must carry the cache too.
+    const tail = await handle.query(streamTailQuery, 0);
     await handle.terminate('test over');
-    return { replies, workflowId };
+    return { replies, workflowId, events: tail.events.map(({ event }) => event) };
   });
 }
 
 describe.each(Object.keys(models) as FakeProvider[])('%s', (provider) => {
   it('a session reads its earlier turns from the prompt cache, and its later turns cost less than its first', async () => {
     answerEveryMessage(provider);
-    const { replies, workflowId } = await session(provider, {}, 4);
+    const { replies, workflowId, events } = await session(provider, {}, 4);
 
     expect(replies.map((reply) => reply.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
     const [first, ...later] = replies;
@@ -83,6 +86,17 @@ describe.each(Object.keys(models) as FakeProvider[])('%s', (provider) => {
       expect(reply.usage.inputTokens).toBeGreaterThan(first.usage.inputTokens);
       expect(reply.usage.costUsd).toBeLessThan(first.usage.costUsd!);
     }
+    // The stream tells the same counts, apart from the rest of the input, in each model call's reply and each turn's
+    // end. A session's stream keeps its latest turns only: compare those.
+    const turnEnds = events.flatMap((event) => (event.type === 'turn_end' ? [event] : []));
+    const modelReplies = events.flatMap((event) => (event.type === 'reply' ? [event] : []));
+    const kept = replies.slice(-turnEnds.length);
+    expect(turnEnds.length).toBeGreaterThanOrEqual(2);
+    for (const streamed of [turnEnds, modelReplies])
+      expect(streamed.map(({ usage }) => [usage?.cacheReadTokens, usage?.cacheWriteTokens])).toEqual(
+        kept.map(({ usage }) => [usage.cacheReadTokens, usage.cacheWriteTokens]),
+      );
+    expect(kept.every((reply) => reply.usage.cacheReadTokens! > 1024)).toBe(true);
     // What each model activity returned is in history: the reads are recorded there, not recomputed.
     const calls = activityCalls(await fetchEvents(bed.environment.client, workflowId)).filter(
       (call) => call.activityType === 'callModel',
