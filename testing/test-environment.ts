@@ -21,10 +21,12 @@ export async function startTestEnvironment(
   const client = { dataConverter: agentDataConverter(options.env) };
   if (server === 'time-skipping') {
     const path = options.testServerPath ?? options.env.TEMPORAL_TEST_SERVER_PATH;
-    return TestWorkflowEnvironment.createTimeSkipping({
-      client,
-      ...(path && { server: { executable: { type: 'existing-path', path } } }),
-    }).catch((error: Error) => {
+    return startWithRetries(() =>
+      TestWorkflowEnvironment.createTimeSkipping({
+        client,
+        ...(path && { server: { executable: { type: 'existing-path', path } } }),
+      }),
+    ).catch((error: Error) => {
       if (path) throw error;
       throw new Error(
         `${error.message}\nThe SDK downloads Temporal's time-skipping test server on first use. Without internet, set ` +
@@ -43,4 +45,19 @@ export async function startTestEnvironment(
   if (typeof server?.address !== 'string')
     throw new TypeError(`server must be 'time-skipping', 'local' or { address, namespace }, not ${JSON.stringify(server)}`);
   return TestWorkflowEnvironment.createFromExistingServer({ address: server.address, namespace: server.namespace, client });
+}
+
+/**
+ * The SDK gives a test server 5 seconds to listen and then gives up; the Java test server's start-up can take longer
+ * on a busy CI machine. A start that only missed that window is tried again, twice: a second JVM start finds its
+ * classes in the page cache.
+ */
+async function startWithRetries(start: () => Promise<TestWorkflowEnvironment>): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt === 3 || !/did not start within/.test((error as Error).message)) throw error;
+    }
+  }
 }
