@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createChatHandler, toNodeListener } from 'durable-agent/web';
 import { serveStatic } from '../../web/static-files';
+import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../support/browser';
 import { openaiReply, type FakeStep } from '../support/fake-model-server';
 import { scriptByPrompt } from '../support/script-by-prompt';
@@ -258,4 +259,56 @@ it("does not open one person's chat for another", async () => {
   });
   expect(post.status).toBe(404);
   expect(bed.server.requests.some((request) => JSON.stringify(request.body).includes('let me in'))).toBe(false);
+});
+
+it('shows a message sent from another tab, and its whole answer once, when that tab comes to the front', async () => {
+  const prompt = 'Two tabs, first message';
+  const second = 'Second message, from tab A';
+  const answer = words(60, 'tabs');
+  // The script follows the conversation's first message: its first answer, then the answer to the second message.
+  scripts[prompt] = [openaiReply({ content: 'FIRST-ANSWER in both tabs' }), streamed(answer, 60)];
+  await openNewChat('alice');
+  const tabA = browser.page;
+  await send(prompt);
+  await waitFor('the first answer in tab A', async () => (await agentText()).includes('FIRST-ANSWER'), { timeoutMs: 60_000 });
+
+  // Tab B: the same person (the context's cookies) on the same chat.
+  const tabB = await tabA.context().newPage();
+  try {
+    const textIn = async (page: Page) =>
+      (await page.locator('li.message.assistant [data-testid="text"]').allInnerTexts()).join('\n');
+    const userMessagesIn = (page: Page) => page.locator('li.message.user').allInnerTexts();
+    await tabB.goto(tabA.url());
+    await waitFor('the first answer in tab B', async () => (await textIn(tabB)).includes('FIRST-ANSWER'), { timeoutMs: 60_000 });
+
+    await tabA.bringToFront();
+    await send(second);
+    await waitFor('part of the second answer in tab A', async () => (await textIn(tabA)).includes('tabs2 '), {
+      timeoutMs: 60_000,
+    });
+    // Nothing pushes to tab B: until it comes to the front it shows what it loaded.
+    expect(await userMessagesIn(tabB)).toHaveLength(1);
+
+    // Tab B comes to the front, as a person switching tabs makes it (headless chromium does not fire focus by itself).
+    await tabB.bringToFront();
+    await tabB.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await waitFor('the whole second answer in tab B', async () => (await textIn(tabB)).includes(answer), { timeoutMs: 60_000 });
+    await tabB.screenshot({ path: path.join(screenshots, 'other-tab.png'), fullPage: true });
+    await waitFor('the whole second answer in tab A', async () => (await textIn(tabA)).includes(answer), { timeoutMs: 60_000 });
+
+    for (const page of [tabA, tabB]) {
+      const users = await userMessagesIn(page);
+      expect(users).toHaveLength(2);
+      expect(users[0]).toContain(prompt);
+      expect(users[1]).toContain(second);
+      const text = await textIn(page);
+      expect(occurrences(text, 'FIRST-ANSWER')).toBe(1);
+      expect(occurrences(text, 'tabs0 ')).toBe(1);
+      expect(occurrences(text, 'tabs59')).toBe(1);
+    }
+    // One model call per message: bringing a tab to the front asks the session, it never sends anything again.
+    expect(bed.server.requests).toHaveLength(2);
+  } finally {
+    await tabB.close();
+  }
 });

@@ -4,7 +4,7 @@ import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { showChatInAddress } from './chat-id';
 import { MessageView } from './message-view';
 import { runLinkOf } from './run-facts';
-import { chatApi, stopTurn } from './server-api';
+import { chatApi, loadConversation, stopTurn } from './server-api';
 
 interface ChatProps {
   id: string;
@@ -15,7 +15,7 @@ interface ChatProps {
 
 export function Chat({ id, initialMessages, existing }: ChatProps) {
   const transport = useMemo(() => new DefaultChatTransport({ api: chatApi }), []);
-  const { messages, sendMessage, status, stop, addToolApprovalResponse, error } = useChat({
+  const { messages, setMessages, sendMessage, resumeStream, status, stop, addToolApprovalResponse, error } = useChat({
     id,
     messages: initialMessages,
     transport,
@@ -29,6 +29,40 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
   const busy = status === 'submitted' || status === 'streaming';
   const runLink = runLinkOf(id);
   const bottom = useRef<HTMLDivElement>(null);
+  const [syncError, setSyncError] = useState<string>();
+  // Read by the focus listener, which outlives renders: whether this tab streams a turn, and whether it is catching up.
+  const busyNow = useRef(busy);
+  busyNow.current = busy;
+  const catchingUp = useRef(false);
+
+  // Another tab of the same chat may have sent a message: nothing pushes it here, so this tab asks when it comes to
+  // the front (one query, no polling), takes the server's conversation and follows the turn in progress, if any. Not
+  // while this tab streams a turn itself, and once at a time, since focus and visibilitychange arrive together.
+  useEffect(() => {
+    async function catchUp() {
+      if (document.visibilityState !== 'visible' || busyNow.current || catchingUp.current) return;
+      catchingUp.current = true;
+      try {
+        const conversation = await loadConversation(id);
+        if (!conversation.found || busyNow.current) return;
+        setSyncError(undefined);
+        setMessages(conversation.messages);
+        // The resumed stream starts at the turn's start with the id of its message: useChat replaces it, shown once.
+        if (conversation.turnInProgress) await resumeStream();
+      } catch (failure) {
+        setSyncError((failure as Error).message);
+      } finally {
+        catchingUp.current = false;
+      }
+    }
+    const onFront = () => void catchUp();
+    window.addEventListener('focus', onFront);
+    document.addEventListener('visibilitychange', onFront);
+    return () => {
+      window.removeEventListener('focus', onFront);
+      document.removeEventListener('visibilitychange', onFront);
+    };
+  }, [id, setMessages, resumeStream]);
 
   // Effects return nothing but a cleanup: the block body keeps the minifier from returning scrollIntoView's value.
   useEffect(() => {
@@ -88,6 +122,11 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
       {error && (
         <p className="notice error" role="alert">
           {error.message}
+        </p>
+      )}
+      {syncError && (
+        <p className="notice error" role="alert">
+          {syncError}
         </p>
       )}
       {stopError && (

@@ -7,15 +7,16 @@ import type { UIMessage } from 'ai';
  */
 export const chatApi = '/api/chat';
 
-export type Conversation = { found: true; messages: UIMessage[] } | { found: false };
+export type Conversation = { found: true; messages: UIMessage[]; turnInProgress: boolean } | { found: false };
 
 export async function loadConversation(id: string): Promise<Conversation> {
   const response = await fetch(`${chatApi}/${encodeURIComponent(id)}`, { headers: { accept: 'application/json' } });
   // 404 is both "no such chat yet" and "not yours": the handler does not say which, so ids cannot be probed.
   if (response.status === 404) return { found: false };
   if (!response.ok) throw new Error(`loading the conversation: ${response.status} ${await response.text()}`);
-  const body = (await response.json()) as UIMessage[] | { messages: UIMessage[] };
-  return { found: true, messages: Array.isArray(body) ? body : body.messages };
+  const body = (await response.json()) as UIMessage[] | { messages: UIMessage[]; turnInProgress?: boolean };
+  if (Array.isArray(body)) return { found: true, messages: body, turnInProgress: false };
+  return { found: true, messages: body.messages, turnInProgress: body.turnInProgress === true };
 }
 
 export async function stopTurn(id: string): Promise<void> {
