@@ -9,6 +9,7 @@ import { isServerUnavailable } from './await-result';
 const busyRetryMs = 2_000;
 const catchUpTimeoutMs = 5_000;
 const lostServerRetryMs = 2_000;
+const pollTimeoutRetryMs = 1_000;
 /**
  * The pause between one poll's answer and the next poll, by default: what arrives meanwhile comes in the next answer.
  * Every poll is an Update in the run's history, so a follower polls at most this often; a run's last events, which no
@@ -52,6 +53,14 @@ async function follow(client: Client, workflowId: string, options: FollowOptions
         // send one more poll, which stays open on the run until its next event (a web response that ended at turn_end).
         if (options.signal?.aborted) return;
       }
+      // The package's subscription also ends, as if the run had, when one poll's Update times out at the server (a
+      // busy server: "context deadline exceeded"): only a closed run ends the following; a running one is followed
+      // again from the next offset (under 200 chats at once, 8 web responses ended mid-turn before this check).
+      if (await isStillRunning(client, workflowId)) {
+        options.onPause?.(`a poll of the run's stream timed out; following again from offset ${next}`);
+        await new Promise((resolve) => setTimeout(resolve, pollTimeoutRetryMs));
+        continue;
+      }
       await catchUp(client, workflowId, next, options);
       return;
     } catch (error) {
@@ -86,6 +95,12 @@ async function catchUp(client: Client, workflowId: string, from: number, options
     if (!tail.more || tail.next <= next) return;
     next = tail.next;
   }
+}
+
+/** Whether the latest run of `workflowId` is still open (a describe, once per ended subscription). */
+async function isStillRunning(client: Client, workflowId: string): Promise<boolean> {
+  const description = await client.workflow.getHandle(workflowId).describe();
+  return description.status.name === 'RUNNING';
 }
 
 function pauseFor(error: unknown): { reason: string; ms: number } | undefined {
