@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import os from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { failureTypes } from '../../core/errors';
+import { cachedCliPath } from '../../cli/dev-server/find-temporal-cli';
 import { startAgent } from '../../client/start-agent';
 import { approveUpdate, statusQuery } from '../../workflows/definitions';
 import { activityCalls } from '../support/activity-calls';
@@ -25,7 +25,8 @@ jest.setTimeout(240_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const fixtures = path.join(__dirname, '..', 'fixtures', 'versioning');
-const temporalCli = path.join(os.homedir(), '.cache', 'durable-agent', 'temporal-cli', 'v1.5.1', 'temporal');
+// The CLI `npm run temporal:cli` put in the cache (the dev server of these tests is the same binary).
+const temporalCli = cachedCliPath();
 const workers: ChildProcess[] = [];
 afterAll(() => Promise.all(workers.map(stopWorker)));
 

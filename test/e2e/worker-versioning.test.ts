@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { cachedCliPath } from '../../cli/dev-server/find-temporal-cli';
 import { startAgent } from '../../client/start-agent';
 import { sendMessage } from '../../client/send-message';
 import { agentWorkflowType, approveUpdate, statusQuery } from '../../workflows/definitions';
@@ -28,7 +29,8 @@ jest.setTimeout(240_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const fixtures = path.join(__dirname, '..', 'fixtures', 'versioning');
-const temporalCli = path.join(os.homedir(), '.cache', 'durable-agent', 'temporal-cli', 'v1.5.1', 'temporal');
+// The CLI `npm run temporal:cli` put in the cache (the dev server of these tests is the same binary).
+const temporalCli = cachedCliPath();
 const workers: ChildProcess[] = [];
 afterAll(() => workers.forEach((worker) => signalGroup(worker, 'SIGKILL')));
 
