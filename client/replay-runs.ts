@@ -143,7 +143,7 @@ async function* listedHistories(
   for (const { query, limit } of selections) {
     let listed = 0;
     // Fetched one at a time, as the replay worker asks for the next: a long list is never all in memory.
-    for await (const execution of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
+    for await (const execution of listedRuns(client, query, Math.min(limit, 1000))) {
       if (listed >= limit) break;
       listed += 1;
       try {
@@ -156,6 +156,30 @@ async function* listedHistories(
       }
     }
   }
+}
+
+/**
+ * The runs a visibility query lists, by id only. Not `client.workflow.list()`: it decodes each run's memo with the
+ * data converter, so a memo encrypted under a key this process lacks (a session's, sealed by the codec) would stop the
+ * whole listing, where the gate must report that run as one that fails to replay.
+ */
+async function* listedRuns(
+  client: Client,
+  query: string,
+  pageSize: number,
+): AsyncIterable<{ workflowId: string; runId: string }> {
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await client.workflowService.listWorkflowExecutions({
+      namespace: client.options.namespace,
+      query,
+      pageSize,
+      nextPageToken,
+    });
+    for (const { execution } of page.executions ?? [])
+      if (execution?.workflowId && execution.runId) yield { workflowId: execution.workflowId, runId: execution.runId };
+    nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+  } while (nextPageToken);
 }
 
 /**
