@@ -93,13 +93,16 @@ export async function startAgent(
   const resolved = resolveOrThrow(input);
   const tenancy = priorityOf(options);
   if ('problem' in tenancy) throw new InvalidInputError(`invalid input: ${tenancy.problem}`);
+  const memo = memoOf(Boolean(resolved.session), options.memo);
   return client.workflow.start<AgentWorkflow>(agentWorkflowType, {
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? newWorkflowId(),
     args: [resolved],
     staticSummary: clip(options.staticSummary ?? resolved.prompt ?? (resolved.session ? 'chat session' : 'agent run'), 200),
-    // Under Worker Versioning a session auto-upgrades and a one-shot run stays pinned (workflows/versioning.ts).
-    memo: { ...options.memo, [runKindMemoField]: resolved.session ? runKinds.session : runKinds.oneShot },
+    // Under Worker Versioning a session auto-upgrades and a one-shot run stays pinned (workflows/versioning.ts), as a
+    // run without the field is. Only sessions carry it: a memo is sealed by the codec like every payload, and the SDK
+    // client's describe() decodes memos, so a one-shot run stays describable by a client without the keys.
+    ...(memo && { memo }),
     staticDetails: staticDetails(resolved, options),
     ...tenancy,
     ...(options.searchAttributes && { typedSearchAttributes: options.searchAttributes }),
@@ -127,4 +130,9 @@ function staticDetails(input: ResolvedAgentInput, tenancy: RunTenancy): string {
   ]
     .filter(Boolean)
     .join('\n\n');
+}
+
+function memoOf(session: boolean, extra: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const memo = { ...extra, ...(session && { [runKindMemoField]: runKinds.session }) };
+  return Object.keys(memo).length > 0 ? memo : undefined;
 }
