@@ -6,6 +6,7 @@ import { collect, lastJsonLine, runCli, spawnCli } from '../support/cli';
 import { newKeyEntry } from '../support/encryption';
 import { createTestBucket, filesUnder, privateDirectories } from '../support/object-store';
 import { FakeModelServer, openaiReply } from '../support/fake-model-server';
+import { replayGateNamespace } from '../support/global-setup';
 import { connectToTestServer, uniqueTaskQueue } from '../support/temporal';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
@@ -210,8 +211,14 @@ it('names the first event that differs when the activity type the error names wa
 });
 
 it('replays by default (no flags) every open run and the last closed ones, ours among them', async () => {
-  // The shared dev server holds other tests' runs too (other keys, stores and workflow changes): only ours are asserted.
-  const env = { ...server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('replay-default') };
+  // A namespace of its own: in `default`, the default selection would replay every other test's open runs (other
+  // keys, stores and workflow changes), which took past two minutes per listing under the full suite. Only ours are
+  // asserted all the same.
+  const env = {
+    ...server.providerEnv,
+    AGENT_TASK_QUEUE: uniqueTaskQueue('replay-default'),
+    TEMPORAL_NAMESPACE: replayGateNamespace,
+  };
   const closedId = `replay-default-closed-${Date.now()}`;
   server.enqueue(openaiReply({ content: 'done' }));
   const closed = await runCli(['run', 'say done', '--id', closedId, '--json', '--workspace', await makeWorkspace()], env);
@@ -220,7 +227,7 @@ it('replays by default (no flags) every open run and the last closed ones, ours 
   server.enqueue({ hang: true });
   const cli = spawnCli(['run', 'never answered', '--id', openId, '--workspace', await makeWorkspace()], env, { stdin: 'ignore' });
   const ended = collect(cli);
-  const environment = await connectToTestServer();
+  const environment = await connectToTestServer(replayGateNamespace);
   try {
     const open = environment.client.workflow.getHandle(openId);
     // The CLI starts its own worker first: on a loaded machine that takes a while.

@@ -13,6 +13,8 @@ import { testTmpDirectory, useTestDirectories } from './test-directories';
 
 /** A namespace besides `default` on the tests' dev server. */
 export const walkthroughNamespace = 'production-walkthrough';
+/** A namespace that holds only the runs of `agent replay`'s default-selection test (every open run, the last closed). */
+export const replayGateNamespace = 'replay-gate';
 
 /**
  * Starts one real Temporal dev server and one MinIO server, makes sure the
@@ -23,8 +25,13 @@ export default async function globalSetup(): Promise<void> {
   const collector = provideCollector();
   const executable = await ensureTemporalCli((line) => console.error(line));
   const environment = await TestWorkflowEnvironment.createLocal({
-    // A second namespace, as a deployment has its own (test/e2e/production-walkthrough.test.ts).
-    server: { executable, ip: '127.0.0.1', extraArgs: [...devServerArgs, '--namespace', walkthroughNamespace] },
+    // A second namespace, as a deployment has its own (test/e2e/production-walkthrough.test.ts), and a third whose
+    // every run the replay gate's default selection may replay (test/e2e/replay-cli.test.ts).
+    server: {
+      executable,
+      ip: '127.0.0.1',
+      extraArgs: [...devServerArgs, '--namespace', walkthroughNamespace, '--namespace', replayGateNamespace],
+    },
   });
   (globalThis as Record<string, unknown>).temporalTestEnvironment = environment;
   process.env.TEST_TEMPORAL_ADDRESS = environment.address;

@@ -14,10 +14,14 @@ import { agentWorkflowType } from '../../workflows/definitions';
 import type { ScriptedModel } from './scripted-model';
 
 /** Connects to the dev server that global-setup started. */
-export function connectToTestServer(): Promise<TestWorkflowEnvironment> {
+export function connectToTestServer(namespace?: string): Promise<TestWorkflowEnvironment> {
   const address = process.env.TEST_TEMPORAL_ADDRESS;
   if (!address) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run the tests through jest (npm test)');
-  return TestWorkflowEnvironment.createFromExistingServer({ address, client: { dataConverter: agentDataConverter() } });
+  return TestWorkflowEnvironment.createFromExistingServer({
+    address,
+    ...(namespace && { namespace }),
+    client: { dataConverter: agentDataConverter() },
+  });
 }
 
 export function uniqueTaskQueue(prefix: string): string {
