@@ -1,4 +1,5 @@
 import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { WorkflowStreamClient, type WorkflowStreamItem } from '@temporalio/workflow-streams/client';
 import { agentStreamTopic, type StreamEvent } from '../core/stream-events';
 import { streamBusyType } from '../workflows/agent-stream';
@@ -55,7 +56,8 @@ async function follow(client: Client, workflowId: string, options: FollowOptions
       }
       // The package's subscription also ends, as if the run had, when one poll's Update times out at the server (a
       // busy server: "context deadline exceeded"): only a closed run ends the following; a running one is followed
-      // again from the next offset (under 200 chats at once, 8 web responses ended mid-turn before this check).
+      // again from the next offset. (The web bench's 8 of 200 chats that ended mid-turn while the dev server timed out
+      // Updates fit this path.)
       if (await isStillRunning(client, workflowId)) {
         options.onPause?.(`a poll of the run's stream timed out; following again from offset ${next}`);
         await new Promise((resolve) => setTimeout(resolve, pollTimeoutRetryMs));
@@ -97,10 +99,16 @@ async function catchUp(client: Client, workflowId: string, from: number, options
   }
 }
 
-/** Whether the latest run of `workflowId` is still open (a describe, once per ended subscription). */
+/**
+ * Whether the latest run of `workflowId` is still open (a describe, once per ended subscription). The raw call: the
+ * client's describe() decodes the run's memo, which a session seals with the codec.
+ */
 async function isStillRunning(client: Client, workflowId: string): Promise<boolean> {
-  const description = await client.workflow.getHandle(workflowId).describe();
-  return description.status.name === 'RUNNING';
+  const { workflowExecutionInfo } = await client.workflowService.describeWorkflowExecution({
+    namespace: client.options.namespace,
+    execution: { workflowId },
+  });
+  return workflowExecutionInfo?.status === temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
 }
 
 function pauseFor(error: unknown): { reason: string; ms: number } | undefined {
