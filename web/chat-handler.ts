@@ -29,6 +29,11 @@ export interface ChatHandlerOptions {
   approvalSettleMs?: number;
   /** A built page to serve at every other GET (index.html for the page's own routes), as `agent serve` does. */
   staticDirectory?: string;
+  /**
+   * Told of an unexpected failure (Temporal unreachable, a bug): the browser gets a bare 500, since the error's words
+   * (addresses, internals) are for the operator. `console.error` by default.
+   */
+  onError?(error: unknown, request: Request): void;
 }
 
 export type ChatHandler = (request: Request) => Promise<Response>;
@@ -74,7 +79,8 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       return Response.json({ id: route.id, stopped: true });
     } catch (error) {
       if (error instanceof ChatRequestError) return problem(error.status, error.message);
-      return problem(500, `the chat handler failed: ${describe(error)}`);
+      (options.onError ?? logFailure)(error, request);
+      return problem(500, 'the chat handler failed; the server logged why');
     }
   };
 
@@ -140,9 +146,6 @@ function problem(status: number, message: string, headers: Record<string, string
   return Response.json({ error: message }, { status, headers });
 }
 
-/** An error's message and its causes' (Temporal's errors say what happened in their cause). */
-function describe(error: unknown): string {
-  const words: string[] = [];
-  for (let current = error; current instanceof Error && words.length < 4; current = current.cause) words.push(current.message);
-  return words.join(': ') || String(error);
+function logFailure(error: unknown, request: Request): void {
+  console.error(`chat handler: ${request.method} ${new URL(request.url).pathname} failed:`, error);
 }

@@ -16,9 +16,11 @@ export function toNodeListener(
       if (!outgoing.writableFinished) gone.abort();
     });
     void respond(handler, incoming, outgoing, gone.signal).catch((error: Error) => {
+      // The handler's own failure: said to the operator, not to the browser.
+      console.error(`${incoming.method} ${incoming.url} failed:`, error);
       if (!outgoing.headersSent) {
         outgoing.writeHead(500, { 'content-type': 'application/json' });
-        outgoing.end(JSON.stringify({ error: `the chat handler failed: ${error.message}` }));
+        outgoing.end(JSON.stringify({ error: 'the handler failed; the server logged why' }));
       } else outgoing.destroy(error);
     });
   };
