@@ -158,6 +158,30 @@ describe('OpenAI Batch API', () => {
     expect(server.refusals).toHaveLength(1);
   });
 
+  it('puts a request with a tool call its tool message never answers in the error file, as online', async () => {
+    const unpaired = chatLine('a', {
+      tools: [{ type: 'function', function: { name: 'read_file', parameters: { type: 'object' } } }],
+      messages: [
+        { role: 'user', content: 'read a.txt' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{}' } }],
+        },
+        { role: 'user', content: 'and then?' },
+      ],
+    });
+    const batch = await settled((await openaiBatch(unpaired)).id);
+    const errors = (await (await openai.files.content(batch.error_file_id!)).text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(errors[0]).toMatchObject({ custom_id: 'a', response: { status_code: 400 } });
+    expect(server.refusals.map(({ refusal }) => refusal)).toEqual([
+      expect.stringContaining('The following tool_call_ids did not have response messages: call_1'),
+    ]);
+  });
+
   it('expires a batch: status expired, every request batch_expired in the error file, nothing answered', async () => {
     server.batches.plan({ outcome: 'expired' });
     server.enqueue(openaiReply({ content: 'never sent' }));
@@ -235,6 +259,42 @@ describe('Anthropic Message Batches', () => {
     const results = [];
     for await (const result of await anthropic.messages.batches.results(created.id)) results.push(result);
     expect(results[0].result).toMatchObject({ type: 'errored', error: { error: { type: 'not_found_error' } } });
+  });
+
+  it('holds a batched request to the online rules: tool blocks without tools, and a tool_use without its result', async () => {
+    const toolUse = { type: 'tool_use' as const, id: 'toolu_1', name: 'read_file', input: { path: 'a.txt' } };
+    const created = await anthropic.messages.batches.create({
+      requests: [
+        // tool_use and tool_result blocks, but no tools defined.
+        request('no_tools', {
+          messages: [
+            { role: 'user', content: 'read a.txt' },
+            { role: 'assistant', content: [toolUse] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'A' }] },
+          ],
+        }),
+        // A tool_use whose tool_result never comes.
+        request('unpaired', {
+          tools: [{ name: 'read_file', input_schema: { type: 'object' } }],
+          messages: [
+            { role: 'user', content: 'read a.txt' },
+            { role: 'assistant', content: [toolUse] },
+            { role: 'user', content: 'and then?' },
+          ],
+        }),
+      ],
+    });
+    await waitFor(
+      'the batch to end',
+      async () => (await anthropic.messages.batches.retrieve(created.id)).processing_status === 'ended',
+    );
+    const results = [];
+    for await (const result of await anthropic.messages.batches.results(created.id)) results.push(result);
+    expect(results.map((result) => result.result.type)).toEqual(['errored', 'errored']);
+    expect(server.refusals.map(({ refusal }) => refusal)).toEqual([
+      'Requests which include `tool_use` or `tool_result` blocks must define tools.',
+      expect.stringContaining('tool_use'),
+    ]);
   });
 
   it('expires every request of a batch planned to expire', async () => {
