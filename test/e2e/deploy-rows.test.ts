@@ -1,17 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { failureTypes } from '../../core/errors';
-import { cachedCliPath } from '../../cli/dev-server/find-temporal-cli';
 import { startAgent } from '../../client/start-agent';
 import { approveUpdate, statusQuery } from '../../workflows/definitions';
 import { activityCalls } from '../support/activity-calls';
-import { cliEnvironment } from '../support/cli';
 import { openaiReply } from '../support/fake-model-server';
+import { setCurrentVersion, taskBuilds, WorkerProcesses } from '../support/deployment-workers';
 import { fetchEvents } from '../support/history';
 import { uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
-import { typescriptArgs } from '../support/typescript-process';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
@@ -25,65 +23,15 @@ jest.setTimeout(240_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const fixtures = path.join(__dirname, '..', 'fixtures', 'versioning');
-// The CLI `npm run temporal:cli` put in the cache (the dev server of these tests is the same binary).
-const temporalCli = cachedCliPath();
-const workers: ChildProcess[] = [];
-afterAll(() => Promise.all(workers.map(stopWorker)));
-
-/** `npm run worker` in a process group of its own, resolved once it polls. */
-async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, typescriptArgs('worker/main.ts'), {
-    env: cliEnvironment({ ...bed.server.providerEnv, ...env }),
-    stdio: ['ignore', 'ignore', 'pipe'],
-    detached: true,
-  });
-  workers.push(child);
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await waitFor(`the worker to poll (${stderr})`, () => stderr.includes('worker polling task queue') || child.exitCode !== null, {
-    timeoutMs: 90_000,
-  });
-  if (child.exitCode !== null) throw new Error(`the worker exited: ${stderr}`);
-  return child;
-}
-
-/** SIGKILLs the worker's process group (tsx relays no SIGKILL) and waits until the worker process is gone. */
-async function stopWorker(child: ChildProcess): Promise<void> {
-  try {
-    process.kill(-child.pid!, 'SIGKILL');
-  } catch {
-    return; // Already gone.
-  }
-  await waitFor('the worker to exit', () => child.exitCode !== null || child.signalCode !== null, { timeoutMs: 10_000 });
-}
-
-/** `temporal worker deployment set-current-version`, retried until the version has pollers. */
-async function setCurrentVersion(deploymentName: string, buildId: string): Promise<void> {
-  const args = ['worker', 'deployment', 'set-current-version', '--address', process.env.TEST_TEMPORAL_ADDRESS!];
-  args.push('--deployment-name', deploymentName, '--build-id', buildId, '--yes');
-  await waitFor(`build ${buildId} to become current`, () => exitsCleanly(temporalCli, args), {
-    timeoutMs: 60_000,
-    intervalMs: 500,
-  });
-}
-
-function exitsCleanly(program: string, args: string[]): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('close', (code) => resolve(code === 0));
-  });
-}
+const workers = new WorkerProcesses(() => bed.server.providerEnv);
+afterAll(() => workers.stopAll());
+const startWorker = (env: NodeJS.ProcessEnv) => workers.start(env);
+const stopWorker = (child: ChildProcess) => workers.stop(child);
 
 /** The build ids that completed the run's workflow tasks, and how many workflow tasks failed. */
 async function workflowTasks(client: Client, workflowId: string): Promise<{ builds: string[]; failed: number }> {
   const events = await fetchEvents(client, workflowId);
-  return {
-    builds: events
-      .filter((event) => event.workflowTaskCompletedEventAttributes)
-      .map((event) => event.workflowTaskCompletedEventAttributes!.deploymentVersion?.buildId ?? 'unversioned'),
-    failed: events.filter((event) => event.workflowTaskFailedEventAttributes).length,
-  };
+  return { builds: taskBuilds(events), failed: events.filter((event) => event.workflowTaskFailedEventAttributes).length };
 }
 
 const toolMessages = (body: { messages: Array<{ role: string; content: string }> }) =>

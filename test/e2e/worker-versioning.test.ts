@@ -1,21 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { cachedCliPath } from '../../cli/dev-server/find-temporal-cli';
 import { startAgent } from '../../client/start-agent';
 import { sendMessage } from '../../client/send-message';
 import { agentWorkflowType, approveUpdate, statusQuery } from '../../workflows/definitions';
 import { bundleBuildId } from '../../worker/versioning';
 import { workflowsPath } from '../../worker/agent-plugin';
-import { cliEnvironment, runCli } from '../support/cli';
+import { runCli } from '../support/cli';
 import { anthropicReply, openaiReply, type ReceivedRequest } from '../support/fake-model-server';
+import { setCurrentVersion, taskBuilds, WorkerProcesses } from '../support/deployment-workers';
 import { fetchEvents } from '../support/history';
 import { uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
-import { typescriptArgs } from '../support/typescript-process';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
@@ -29,10 +27,9 @@ jest.setTimeout(240_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const fixtures = path.join(__dirname, '..', 'fixtures', 'versioning');
-// The CLI `npm run temporal:cli` put in the cache (the dev server of these tests is the same binary).
-const temporalCli = cachedCliPath();
-const workers: ChildProcess[] = [];
-afterAll(() => workers.forEach((worker) => signalGroup(worker, 'SIGKILL')));
+const workers = new WorkerProcesses(() => bed.server.providerEnv);
+afterAll(() => workers.stopAll());
+const startWorker = (env: NodeJS.ProcessEnv) => workers.start(env);
 
 /** Build n's workflow bundle: the agent workflow, with a test-only workflow change bundled in as an interceptor. */
 async function bundle(directory: string, name: string, interceptor?: string): Promise<string> {
@@ -46,75 +43,11 @@ async function bundle(directory: string, name: string, interceptor?: string): Pr
   return file;
 }
 
-/** `npm run worker` as a deployment version: AGENT_DEPLOYMENT_NAME, and a build id derived from the bundle. */
-async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, typescriptArgs('worker/main.ts'), {
-    env: cliEnvironment({ ...bed.server.providerEnv, ...env }),
-    stdio: ['ignore', 'ignore', 'pipe'],
-    detached: true,
-  });
-  workers.push(child);
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await waitFor(`the worker to poll (${stderr})`, () => stderr.includes('worker polling task queue') || child.exitCode !== null, {
-    timeoutMs: 90_000,
-  });
-  if (child.exitCode !== null) throw new Error(`the worker exited: ${stderr}`);
-  return child;
-}
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-child.pid!, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-/** `temporal worker deployment set-current-version`, as docs/upgrades.md tells it, retried until the version has pollers. */
-async function setCurrentVersion(deploymentName: string, buildId: string): Promise<void> {
-  let output = '';
-  await waitFor(
-    `build ${buildId} to become current (${output})`,
-    async () => {
-      const result = await collectProcess(temporalCli, [
-        'worker',
-        'deployment',
-        'set-current-version',
-        '--address',
-        process.env.TEST_TEMPORAL_ADDRESS!,
-        '--deployment-name',
-        deploymentName,
-        '--build-id',
-        buildId,
-        '--yes',
-      ]);
-      output = result.output;
-      return result.code === 0;
-    },
-    { timeoutMs: 60_000, intervalMs: 500 },
-  );
-}
-
-function collectProcess(program: string, args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
-
 /** The build ids of the worker deployment versions that completed the run's workflow tasks, in order. */
-async function taskBuilds(client: Client, workflowId: string, runId?: string): Promise<string[]> {
-  const events = runId
-    ? (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events!
-    : await fetchEvents(client, workflowId);
-  return events
-    .filter((event) => event.workflowTaskCompletedEventAttributes)
-    .map((event) => event.workflowTaskCompletedEventAttributes!.deploymentVersion?.buildId ?? 'unversioned');
+async function runTaskBuilds(client: Client, workflowId: string, runId?: string): Promise<string[]> {
+  return taskBuilds(
+    runId ? (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events! : await fetchEvents(client, workflowId),
+  );
 }
 
 async function failedTasks(client: Client, workflowId: string, runId: string): Promise<number> {
@@ -185,7 +118,7 @@ it('finishes pinned runs on build 1, moves sessions to build 2 at their next mes
   bed.server.enqueue(openaiReply({ content: 'notes read on build 1' }));
   await oneShot.executeUpdate(approveUpdate, { args: [{}] });
   expect(await oneShot.result()).toMatchObject({ status: 'completed', answer: 'notes read on build 1' });
-  expect(new Set(await taskBuilds(client, oneShot.workflowId))).toEqual(new Set([build1]));
+  expect(new Set(await runTaskBuilds(client, oneShot.workflowId))).toEqual(new Set([build1]));
   // Requests so far: the run's first call, the session's first turn, and the run's call after the deploy.
   const afterDeploy = bed.server.requests[2];
   expect(afterDeploy.body.messages.some((message: { role: string }) => message.role === 'tool')).toBe(true);
@@ -193,7 +126,7 @@ it('finishes pinned runs on build 1, moves sessions to build 2 at their next mes
   expect(toolsOf(afterDeploy)).toEqual(['read_file']);
 
   // Build 1 has no open pinned run left: its worker goes. The session needs nothing of it.
-  signalGroup(worker1, 'SIGKILL');
+  await workers.stop(worker1);
 
   // The session's next message is answered by build 2, with build 2's instructions and tools, on its provider.
   bed.server.enqueue(anthropicReply({ text: 'hello from build 2' }));
@@ -205,8 +138,8 @@ it('finishes pinned runs on build 1, moves sessions to build 2 at their next mes
   const sessionNow = (await session.describe()).runId;
   expect(sessionNow).not.toBe(sessionFirstRun);
   // Its first run moved to build 2 for the task that continued it as new; the new run is build 2's alone.
-  expect(await taskBuilds(client, session.workflowId, sessionFirstRun)).toEqual(expect.arrayContaining([build1, build2]));
-  expect(new Set(await taskBuilds(client, session.workflowId, sessionNow))).toEqual(new Set([build2]));
+  expect(await runTaskBuilds(client, session.workflowId, sessionFirstRun)).toEqual(expect.arrayContaining([build1, build2]));
+  expect(new Set(await runTaskBuilds(client, session.workflowId, sessionNow))).toEqual(new Set([build2]));
   // The conversation went on: build 2 was sent the first exchange too, in Anthropic's wire format.
   const conversation = JSON.stringify(sessionRequest.body.messages);
   for (const text of ['hello', 'hello from build 1', 'and now?'])
