@@ -17,16 +17,16 @@ async function main(): Promise<void> {
   try {
     const worker = await createAgentWorker({ connection, namespace: settings.namespace, taskQueue: taskQueue(), registry });
     const tracing = tracingSettings();
-    console.error(
-      `worker polling task queue "${taskQueue()}" on ${settings.connectionOptions.address} (namespace ${settings.namespace}); Ctrl-C stops it`,
-    );
-    console.error(`worker stores: ${describeStorage(storageSettings())}`);
-    console.error(`worker agents: ${[...registry.agents.keys()].join(', ')}`);
-    console.error(
-      `worker tracing: ${tracing ? `OTLP to ${tracing.tracesUrl} as service "${tracing.serviceName}"` : 'off (no OTEL_EXPORTER_OTLP_ENDPOINT)'}`,
-    );
     const mcpServers = Object.entries(registry.mcpServers).map(([name, server]) => `${name} (${server.transport})`);
-    if (mcpServers.length > 0) console.error(`worker MCP servers (started when a run lists them): ${mcpServers.join(', ')}`);
+    // One write: a reader that waits for the first line (a test, a supervisor) finds the others with it.
+    const lines = [
+      `worker polling task queue "${taskQueue()}" on ${settings.connectionOptions.address} (namespace ${settings.namespace}); Ctrl-C stops it`,
+      `worker stores: ${describeStorage(storageSettings())}`,
+      `worker agents: ${[...registry.agents.keys()].join(', ')}`,
+      `worker tracing: ${tracing ? `OTLP to ${tracing.tracesUrl} as service "${tracing.serviceName}"` : 'off (no OTEL_EXPORTER_OTLP_ENDPOINT)'}`,
+      ...(mcpServers.length > 0 ? [`worker MCP servers (started when a run lists them): ${mcpServers.join(', ')}`] : []),
+    ];
+    process.stderr.write(`${lines.join('\n')}\n`);
     // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown; run() resolves once it has drained.
     await worker.run();
   } finally {

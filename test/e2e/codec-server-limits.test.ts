@@ -56,8 +56,11 @@ interface Answer {
 /**
  * POSTs `body` in 256 KiB pieces, each after the last was taken, and stops sending once an answer
  * arrives: a server that answers early (413, 503) is seen doing so. `declared: false` sends it chunked.
+ * With `holdAfter`, the sender stops once it has sent that many bytes and waits up to 20 s for an answer
+ * before it sends the rest: a server that waits for the whole body before answering is then seen doing so,
+ * however slow the machine (without it, a loaded machine can take the whole body before the answer is read).
  */
-function post(url: string, body: Buffer, { declared = true } = {}): Promise<Answer> {
+function post(url: string, body: Buffer, { declared = true, holdAfter = Infinity } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     let bytesSent = 0;
     let answered = false;
@@ -82,8 +85,13 @@ function post(url: string, body: Buffer, { declared = true } = {}): Promise<Answ
     request.on('error', (error) => {
       if (!answered) reject(error);
     });
+    let held = false;
     const sendMore = () => {
       while (!answered && bytesSent < body.length) {
+        if (!held && bytesSent >= holdAfter) {
+          held = true;
+          return void setTimeout(sendMore, 20_000).unref();
+        }
         const piece = body.subarray(bytesSent, bytesSent + 256 * 1024);
         bytesSent += piece.length;
         if (!request.write(piece)) return void request.once('drain', sendMore);
@@ -98,13 +106,13 @@ it('refuses a body over the limit with 413 before it has arrived, declared or ch
   const server = await codecServer(['--max-request-bytes', String(megabyte)]);
   const body = Buffer.alloc(20 * megabyte, 'x');
 
-  const declared = await post(server.url, body);
+  const declared = await post(server.url, body, { holdAfter: 2 * megabyte });
   expect(declared.status).toBe(413);
   expect(JSON.parse(declared.text)).toEqual({ error: `the body is larger than ${megabyte} bytes` });
   // Answered from the Content-Length, before the sender was done with its 20 MB.
   expect(declared.bytesSent).toBeLessThan(body.length);
 
-  const chunked = await post(server.url, body, { declared: false });
+  const chunked = await post(server.url, body, { declared: false, holdAfter: 2 * megabyte });
   expect(chunked.status).toBe(413);
   expect(chunked.bytesSent).toBeLessThan(body.length);
   expect(server.stderr()).toContain(`refused POST /decode: the body is larger than ${megabyte} bytes`);
