@@ -24,6 +24,17 @@ export interface ReplayedRun {
   divergence?: Divergence;
 }
 
+/** The line a person reads for a failed run: where it diverged (event id and type, when the error names them) and what differed. */
+export function replayFailureLine(run: ReplayedRun): string {
+  const divergence = run.divergence;
+  if (!divergence) return run.error ?? 'failed';
+  const event =
+    divergence.eventId !== undefined
+      ? `event ${divergence.eventId}${divergence.eventType ? ` (${divergence.eventType})` : ''}: `
+      : '';
+  return `${event}${divergence.difference}`;
+}
+
 export interface ReplayOptions {
   /**
    * The worker's plugins, as its Worker.create gets them: they give the replay the data converter (codec, external

@@ -6,6 +6,7 @@ import { bundleWorkflowCode, Runtime, type ReplayWorkerOptions, type WorkerPlugi
 import type { Definitions } from '../agents/registry';
 import {
   readHistoryFile,
+  replayFailureLine,
   replayHistories,
   replayRecentRuns,
   type HistoryToReplay,
@@ -42,7 +43,7 @@ export class HistoryReplayError extends Error {
   ) {
     super(
       `${failed.length} of ${replayed} histor${replayed === 1 ? 'y does' : 'ies do'} not replay against this code:\n` +
-        failed.map((run) => `  ${run.source}: ${divergenceLine(run)}`).join('\n'),
+        failed.map((run) => `  ${run.source}: ${replayFailureLine(run)}`).join('\n'),
     );
     this.name = 'HistoryReplayError';
   }
@@ -122,15 +123,4 @@ async function historiesAt(file: string): Promise<Array<{ source: string; histor
         .map((name) => path.join(file, name))
     : [file];
   return Promise.all(files.map(async (name) => ({ source: name, history: await readHistoryFile(name) })));
-}
-
-/** Where the run diverged (the event, when the error names it) and what differed; the SDK's error otherwise. */
-function divergenceLine(run: ReplayedRun): string {
-  const divergence = run.divergence;
-  if (!divergence) return run.error ?? 'failed';
-  const event =
-    divergence.eventId !== undefined
-      ? `event ${divergence.eventId}${divergence.eventType ? ` (${divergence.eventType})` : ''}: `
-      : '';
-  return `${event}${divergence.difference}`;
 }

@@ -1,7 +1,13 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { readHistoryFile, replayHistories, replayRecentRuns, type ReplayedRun } from '../../client/replay-runs';
+import {
+  readHistoryFile,
+  replayFailureLine,
+  replayHistories,
+  replayRecentRuns,
+  type ReplayedRun,
+} from '../../client/replay-runs';
 import { cacheDirectory } from '../dev-server/find-temporal-cli';
 import { connect } from '../connect';
 import { portAccepts } from '../dev-server/free-port';
@@ -78,7 +84,7 @@ export async function replayCommand(argv: string[], output: Output): Promise<num
   const failed = runs.filter((run) => !run.ok).length;
   if (values.json) {
     // error is the line a person reads; divergence has its parts (eventId, eventType, difference) for a program.
-    const described = runs.map((run) => (run.ok ? run : { ...run, error: failureLine(run) }));
+    const described = runs.map((run) => (run.ok ? run : { ...run, error: replayFailureLine(run) }));
     output.result(JSON.stringify({ runs: described, failed }));
   } else {
     for (const run of runs) output.result(runLine(run));
@@ -88,16 +94,5 @@ export async function replayCommand(argv: string[], output: Output): Promise<num
 }
 
 function runLine(run: ReplayedRun): string {
-  return `${run.workflowId} ${run.runId} ${run.ok ? 'ok' : `FAILED: ${failureLine(run)}`}`;
-}
-
-/** Where the run diverged (event id and type, when the error names them) and what differed. */
-function failureLine(run: ReplayedRun): string {
-  const divergence = run.divergence;
-  if (!divergence) return run.error ?? 'failed';
-  const event =
-    divergence.eventId !== undefined
-      ? `event ${divergence.eventId}${divergence.eventType ? ` (${divergence.eventType})` : ''}: `
-      : '';
-  return `${event}${divergence.difference}`;
+  return `${run.workflowId} ${run.runId} ${run.ok ? 'ok' : `FAILED: ${replayFailureLine(run)}`}`;
 }
