@@ -1,8 +1,5 @@
-import { spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
-import { collect } from '../support/cli';
+import { exampleApp } from '../support/example-app';
 import { anthropicReply, openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
 import { agentOf, scriptByAgent } from '../support/script-by-agent';
@@ -14,32 +11,13 @@ import { useTestBed } from '../support/test-bed';
 // its own workflow, which runs an agent as its child. This installs it afresh and runs it.
 
 const bed = useTestBed();
-const app = path.join(__dirname, '..', '..', 'examples', 'research-team');
+const app = exampleApp('research-team');
 jest.setTimeout(300_000);
 
-function npm(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return collect(spawn('npm', args, { cwd: app, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
-}
-
-beforeAll(async () => {
-  // The app installs the library packed (install-links), which copies dist/ but does not run its prepack:
-  // build dist/ from this checkout first, so the app uses this code and a fresh clone has one.
-  const build = await collect(
-    spawn('npm', ['run', '-s', 'build:lib'], { cwd: path.join(app, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] }),
-  );
-  if (build.code !== 0) throw new Error(`npm run build:lib failed:\n${build.stdout}${build.stderr}`);
-  await rm(path.join(app, 'node_modules', 'durable-agent'), { recursive: true, force: true });
-  const install = await npm(['install', '--no-audit', '--no-fund']);
-  if (install.code !== 0) throw new Error(`npm install in examples/research-team failed:\n${install.stderr}`);
-});
+beforeAll(() => app.install());
 
 it('installs as a library, type-checks, and runs two agents with a subagent and a handoff from its own worker and client', async () => {
-  const typeCheck = await npm(['run', '-s', 'build']);
-  // tsc reports type errors on stdout: show both when it fails.
-  expect({ code: typeCheck.code, output: `${typeCheck.stdout}${typeCheck.stderr.replace(/npm warn[^\n]*\n/g, '')}` }).toEqual({
-    code: 0,
-    output: '',
-  });
+  expect(await app.typeCheck()).toEqual({ code: 0, output: '' });
 
   scriptByAgent(bed.server, {
     assistant: [
@@ -57,7 +35,7 @@ it('installs as a library, type-checks, and runs two agents with a subagent and 
     ],
   });
   const taskQueue = uniqueTaskQueue('research-team');
-  const run = await npm(['run', '-s', 'start'], {
+  const run = await app.npm(['run', '-s', 'start'], {
     ...bed.server.providerEnv,
     TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
     EXAMPLE_TASK_QUEUE: taskQueue,

@@ -1,41 +1,20 @@
-import { spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
-import { collect } from '../support/cli';
+import { exampleApp } from '../support/example-app';
 import { ensureTestServer } from '../support/test-server/find-test-server';
 
 // examples/testing-kit is an app that tests its own agents with durable-agent/testing, the worked example of
 // docs/testing.md: installed as a packed copy of the library (as from a registry), it runs its own jest tests (a tool,
 // a subagent, approvals approved, denied and timed out under time skipping, a replay of its recorded runs).
 
-const app = path.join(__dirname, '..', '..', 'examples', 'testing-kit');
+const app = exampleApp('testing-kit');
 jest.setTimeout(600_000);
 
-function npm(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return collect(spawn('npm', args, { cwd: app, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
-}
-
-beforeAll(async () => {
-  // The app installs the library packed (install-links), which copies dist/ but does not run its prepack:
-  // build dist/ from this checkout first, so the app tests this code.
-  const build = await collect(
-    spawn('npm', ['run', '-s', 'build:lib'], { cwd: path.join(app, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] }),
-  );
-  if (build.code !== 0) throw new Error(`npm run build:lib failed:\n${build.stdout}${build.stderr}`);
-  await rm(path.join(app, 'node_modules', 'durable-agent'), { recursive: true, force: true });
-  const install = await npm(['install', '--no-audit', '--no-fund']);
-  if (install.code !== 0) throw new Error(`npm install in examples/testing-kit failed:\n${install.stderr}`);
-});
+beforeAll(() => app.install());
 
 it('installs as a library, type-checks, and passes its own tests of its agents on the time-skipping test server', async () => {
-  const typeCheck = await npm(['run', '-s', 'build']);
-  expect({ code: typeCheck.code, output: `${typeCheck.stdout}${typeCheck.stderr.replace(/npm warn[^\n]*\n/g, '')}` }).toEqual({
-    code: 0,
-    output: '',
-  });
+  expect(await app.typeCheck()).toEqual({ code: 0, output: '' });
 
   // The SDK would download the test server; this machine has no internet, so it gets the one fetched from Maven Central.
-  const run = await npm(['test', '--', '--ci', '--verbose'], {
+  const run = await app.npm(['test', '--', '--ci', '--verbose'], {
     TEMPORAL_TEST_SERVER_PATH: await ensureTestServer(),
   });
   expect({ code: run.code, summary: /^Tests: .*$/m.exec(run.stderr)?.[0] }).toEqual({
