@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -6,10 +5,9 @@ import { temporal } from '@temporalio/proto';
 import { startAgent } from '../client/start-agent';
 import { formatUsd } from '../core/cost';
 import type { AgentResult } from '../core/result';
-import { builtInTools } from '../tools';
-import { createAgentWorker } from '../worker/create-worker';
-import { FakeModelServer, providerReply, type FakeProvider, type Responder } from '../test/support/fake-model-server';
+import { providerReply, type FakeProvider, type Responder } from '../test/support/fake-model-server';
 import type { Benchmark } from './support/benchmark';
+import { startFakeModelWorker } from './support/fake-model-worker';
 import { formatBytes, formatCount, formatMs, markdownTable, type TargetRow } from './support/format';
 import { log } from './support/log';
 
@@ -42,21 +40,9 @@ export const batch: Benchmark = {
   title: 'A 20-run job through the batch APIs vs online',
   async run({ environment, quick }) {
     const count = quick ? runs.quick : runs.full;
-    const server = await environment.server('project');
-    const fake = await FakeModelServer.start();
     const workspace = await environment.temporaryDirectory('bench-batch-');
     await writeFile(path.join(workspace, 'ticket.txt'), 'The printer on floor 3 is out of toner.\n');
-    const taskQueue = `bench-batch-${randomUUID()}`;
-    const worker = await createAgentWorker({
-      connection: server.nativeConnection,
-      namespace: server.namespace,
-      taskQueue,
-      tools: builtInTools,
-      env: fake.providerEnv,
-      workspaceRoot: workspace,
-      workflowBundle: { code: environment.bundleCode },
-    });
-    environment.runWorker(worker);
+    const { fake, taskQueue } = await startFakeModelWorker(environment, { name: 'batch', workspace });
     // Each run: read the ticket, then answer. The first request of a conversation asks for the tool.
     const responder: Responder = (request, index) => {
       const provider: FakeProvider = request.path.includes('/messages') ? 'anthropic' : 'openai';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sendMessage } from '../client/send-message';
@@ -7,11 +6,10 @@ import type { PromptCacheSetting } from '../core/agent-spec';
 import { formatUsd, priceOf, priced } from '../core/cost';
 import { addUsage, zeroUsage, type Usage } from '../core/usage';
 import { loadPrices } from '../pricing/load-prices';
-import { builtInTools } from '../tools';
-import { createAgentWorker } from '../worker/create-worker';
-import { FakeModelServer, providerReply, type FakeProvider, type Responder } from '../test/support/fake-model-server';
+import { providerReply, type FakeProvider, type Responder } from '../test/support/fake-model-server';
 import { fakeInputTokens } from '../test/support/wire-rules/prompt-cache';
 import type { Benchmark } from './support/benchmark';
+import { startFakeModelWorker } from './support/fake-model-worker';
 import { formatCount, markdownTable, type TargetRow } from './support/format';
 import { log } from './support/log';
 
@@ -42,21 +40,9 @@ export const promptCaching: Benchmark = {
   title: 'Billed input cost of a long session, prompt caching on vs off',
   async run({ environment, quick }) {
     const count = quick ? turns.quick : turns.full;
-    const target = await environment.server('project');
-    const fake = await FakeModelServer.start();
     const workspace = await environment.temporaryDirectory('bench-cache-');
     await writeFile(path.join(workspace, 'notes.txt'), notes);
-    const taskQueue = `bench-cache-${randomUUID()}`;
-    const worker = await createAgentWorker({
-      connection: target.nativeConnection,
-      namespace: target.namespace,
-      taskQueue,
-      tools: builtInTools,
-      env: fake.providerEnv,
-      workspaceRoot: workspace,
-      workflowBundle: { code: environment.bundleCode },
-    });
-    environment.runWorker(worker);
+    const { fake, taskQueue } = await startFakeModelWorker(environment, { name: 'cache', workspace: workspace });
     const prices = loadPrices({});
 
     // Every message: first a read_file call, then an answer; the input each reply reports is the fake's own count.

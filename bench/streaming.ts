@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { builtInTools } from '../tools';
-import { createAgentWorker } from '../worker/create-worker';
 import { followStream } from '../client/follow-stream';
 import { startAgent } from '../client/start-agent';
-import { FakeModelServer, openaiReply } from '../test/support/fake-model-server';
+import { openaiReply } from '../test/support/fake-model-server';
 import type { Benchmark } from './support/benchmark';
+import { startFakeModelWorker } from './support/fake-model-worker';
 import { formatBytes, formatCount, markdownTable } from './support/format';
 import { fetchRunChain } from './support/history';
 import { log } from './support/log';
@@ -26,19 +24,7 @@ export const streaming: Benchmark = {
   name: 'streaming',
   title: 'History cost of streaming a run',
   async run({ environment }) {
-    const target = await environment.server('project');
-    const fake = await FakeModelServer.start();
-    const taskQueue = `bench-stream-${randomUUID()}`;
-    const worker = await createAgentWorker({
-      connection: target.nativeConnection,
-      namespace: target.namespace,
-      taskQueue,
-      tools: builtInTools,
-      env: fake.providerEnv,
-      workspaceRoot: environment.workspace,
-      workflowBundle: { code: environment.bundleCode },
-    });
-    environment.runWorker(worker);
+    const { fake, taskQueue } = await startFakeModelWorker(environment, { name: 'stream', workspace: environment.workspace });
     const answer = Array.from({ length: words }, (_, index) => `word${index}`).join(' ');
     const variants: Variant[] = [
       { label: 'not streamed', stream: false, watchers: 0 },
