@@ -68,6 +68,9 @@ export class StreamRenderer {
       case 'text':
         if (showText) this.shown.piece(event.call, event.text);
         break;
+      case 'thinking':
+        // The terminal says that the model thought (in the reply's line), never what: `agent show --thinking` prints it.
+        break;
       case 'reset':
         this.lastReset = { call: event.call, attempt: event.attempt };
         if (showText) this.shown.reset(event.call, event.attempt);

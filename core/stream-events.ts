@@ -14,20 +14,28 @@ import type { Usage } from './usage';
  * subscriber then drops what it holds of that call, since the new attempt writes
  * it again from the start. A model call's `reply` always follows its `text`.
  *
+ * Since 0.3 the model's thinking is told too, as its text is: whole in the reply (`thinking`, what the provider let
+ * us read; redacted thinking never), and as `thinking` events while it is written, for runs with `stream: true` whose
+ * provider streams it (Anthropic). Tool calls carry their name and their arguments, bounded
+ * (core/stream-tool-input.ts).
+ *
  * Events a run carried over from an older version of this code may lack the
- * fields marked "since 0.2"; renderers treat them as unknown.
+ * fields marked "since 0.2" or "since 0.3"; renderers treat them as unknown.
  */
 export type StreamEvent =
   /** A user message's turn begins (`turn` counts the run's messages from 1; a one-shot run has one); `agent` has the conversation (since 0.2). */
   | { type: 'turn_start'; turn: number; agent?: string }
   /** Text of model call `call` as it was written. */
   | { type: 'text'; call: string; text: string }
-  /** Attempt `attempt` of model call `call` starts over: forget its text so far. */
+  /** Thinking of model call `call` as it was written (since 0.3): parts of the reply's `thinking`, in order. */
+  | { type: 'thinking'; call: string; text: string }
+  /** Attempt `attempt` of model call `call` starts over: forget its text (and thinking) so far. */
   | { type: 'reset'; call: string; attempt: number }
   /**
    * Model call `call` answered: its whole text and the tools it asked for; since 0.2 also the iteration (model calls
    * of this turn, from 1), the agent and model that answered, its usage (with `costUsd` when priced) and whether it
-   * carried thinking.
+   * carried thinking; since 0.3 the thinking's text (the readable parts joined by a blank line; absent when the
+   * model did not think or its thinking was all redacted or hidden).
    */
   | {
       type: 'reply';
@@ -39,8 +47,13 @@ export type StreamEvent =
       model?: string;
       usage?: Usage;
       thought?: true;
+      thinking?: string;
     }
-  | { type: 'tool_start'; id: string; summary: string }
+  /**
+   * A tool call starts: its one-line summary; since 0.3 the tool's name and its arguments as the stream shows them
+   * (streamToolInput: strings cut, depth and size bounded, hidden characters made visible).
+   */
+  | { type: 'tool_start'; id: string; summary: string; name?: string; input?: unknown }
   /** A tool call's result, cut to `toolPreviewChars`. */
   | { type: 'tool_result'; id: string; summary: string; isError: boolean; preview: string }
   /** A tool call waits for a person: the request, with the description the person approves (this run's or a subagent's). */
@@ -76,4 +89,12 @@ export const textBatchMs = 200;
 
 export function preview(text: string): string {
   return text.length <= toolPreviewChars ? text : `${text.slice(0, toolPreviewChars)}…`;
+}
+
+/** Separates two thinking blocks of one reply in its `thinking` text, and in the `thinking` events that stream it. */
+export const thinkingSeparator = '\n\n';
+
+/** What a reply lets us read of the model's thinking: its readable parts' text; redacted parts never. */
+export function readableThinking(parts: ReadonlyArray<{ type: string; text?: string }> | undefined): string {
+  return (parts ?? []).flatMap((part) => (part.type === 'thinking' && part.text ? [part.text] : [])).join(thinkingSeparator);
 }

@@ -77,6 +77,12 @@ export interface ProviderCall extends ProviderRequest {
    * cannot stream may ignore it (its text then arrives whole, with the reply).
    */
   onTextDelta?(text: string): void;
+  /**
+   * Set with onTextDelta: a provider that streams the model's readable thinking (Anthropic's `thinking_delta`) reports
+   * each piece as it arrives, `thinkingSeparator` (core/stream-events.ts) between two blocks, so that the pieces add up
+   * to the reply's thinking text. Redacted thinking is never reported. Others may ignore it.
+   */
+  onThinkingDelta?(text: string): void;
 }
 
 /**

@@ -86,6 +86,8 @@ function interruptOf(approval: PendingApproval): Interrupt {
  */
 export class AgUiTranslator {
   private readonly openMessages = new Map<string, string>();
+  /** Each model call's reasoning span open while its thinking streams, and the thinking streamed so far. */
+  private readonly openReasoning = new Map<string, { span: string; message: string; text: string }>();
   private readonly attempts = new Map<string, number>();
   private readonly usageByModel = new Map<string, Usage>();
   private readonly pending = new Map<string, PendingApproval>();
@@ -115,20 +117,26 @@ export class AgUiTranslator {
       case 'turn_start':
         return [];
       case 'text':
-        return this.text(event.call, event.text);
+        return [...this.closeReasoning(event.call), ...this.text(event.call, event.text)];
+      case 'thinking':
+        return this.thinking(event.call, event.text);
       case 'reset':
         return this.reset(event.call, event.attempt);
       case 'reply':
         return this.reply(event);
       case 'tool_start':
         return [
-          // The summary starts with the tool's name (workflows/summaries.ts); the arguments stay in the run, not the stream.
           {
             type: EventType.TOOL_CALL_START,
             toolCallId: event.id,
-            toolCallName: toolNameOf(event.summary),
+            // Since 0.3 the event names the tool; an older one's summary starts with the name (workflows/summaries.ts).
+            toolCallName: event.name ?? toolNameOf(event.summary),
             ...(this.lastReplyMessage && { parentMessageId: this.lastReplyMessage }),
           },
+          // The arguments as the stream bounds them (core/stream-tool-input.ts), as JSON in one piece; none in older events.
+          ...('input' in event
+            ? [{ type: EventType.TOOL_CALL_ARGS, toolCallId: event.id, delta: JSON.stringify(event.input) }]
+            : []),
           { type: EventType.TOOL_CALL_END, toolCallId: event.id },
         ] as BaseEvent[];
       case 'tool_result':
@@ -183,24 +191,97 @@ export class AgUiTranslator {
     return events;
   }
 
+  /** A span of reasoning opened for model call `call` (REASONING_START, then one reasoning message in it). */
+  private openSpan(call: string, suffix = ''): { events: BaseEvent[]; span: string; message: string } {
+    const span = `${this.messageIdOf(call)}:reasoning${suffix}`;
+    const message = `${this.messageIdOf(call)}:thinking${suffix}`;
+    return {
+      span,
+      message,
+      events: [
+        { type: EventType.REASONING_START, messageId: span } as BaseEvent,
+        { type: EventType.REASONING_MESSAGE_START, messageId: message, role: 'reasoning' } as BaseEvent,
+      ],
+    };
+  }
+
+  private closeSpan(ids: { span: string; message: string }): BaseEvent[] {
+    return [
+      { type: EventType.REASONING_MESSAGE_END, messageId: ids.message } as BaseEvent,
+      { type: EventType.REASONING_END, messageId: ids.span } as BaseEvent,
+    ];
+  }
+
+  /** The model's thinking as it is written: a reasoning span per model call (per attempt), its text as content. */
+  private thinking(call: string, text: string): BaseEvent[] {
+    if (text === '') return [];
+    const events: BaseEvent[] = [];
+    let open = this.openReasoning.get(call);
+    if (!open) {
+      const opened = this.openSpan(call);
+      events.push(...opened.events);
+      open = { span: opened.span, message: opened.message, text: '' };
+      this.openReasoning.set(call, open);
+    }
+    open.text += text;
+    events.push({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: open.message, delta: text } as BaseEvent);
+    return events;
+  }
+
+  private closeReasoning(call: string): BaseEvent[] {
+    const open = this.openReasoning.get(call);
+    if (!open) return [];
+    this.openReasoning.delete(call);
+    return this.closeSpan(open);
+  }
+
   /** AG-UI cannot take text back: the partial message is closed and named for dropping, the new attempt is a new message. */
   private reset(call: string, attempt: number): BaseEvent[] {
+    const events: BaseEvent[] = [];
+    const reasoning = this.openReasoning.get(call);
+    if (reasoning) {
+      events.push(...this.closeReasoning(call), this.custom(agUiCustomNames.textReset, { messageId: reasoning.message }));
+    }
     const messageId = this.openMessages.get(call);
     this.attempts.set(call, attempt);
-    if (!messageId) return [];
+    if (!messageId) return events;
     this.openMessages.delete(call);
-    return [{ type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent, this.custom(agUiCustomNames.textReset, { messageId })];
+    events.push(
+      { type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent,
+      this.custom(agUiCustomNames.textReset, { messageId }),
+    );
+    return events;
+  }
+
+  /**
+   * A reply's thinking: the span streamed is closed when it holds the reply's thinking; otherwise (not streamed, or not
+   * what the model answered) the reply's thinking is told whole, a streamed span named for dropping. Thinking the
+   * provider hid (redacted or encrypted), and events older than 0.3, say only that the model thought: an empty span.
+   */
+  private replyThinking(event: Extract<StreamEvent, { type: 'reply' }>): BaseEvent[] {
+    const thinking = event.thinking ?? '';
+    const streamed = this.openReasoning.get(event.call);
+    if (streamed && streamed.text === thinking) return this.closeReasoning(event.call);
+    const events: BaseEvent[] = [];
+    if (streamed) {
+      events.push(...this.closeReasoning(event.call), this.custom(agUiCustomNames.textReset, { messageId: streamed.message }));
+    }
+    if (thinking) {
+      const whole = this.openSpan(event.call, streamed ? ':reply' : '');
+      events.push(...whole.events);
+      events.push({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: whole.message, delta: thinking } as BaseEvent);
+      events.push(...this.closeSpan(whole));
+    } else if (event.thought) {
+      const span = `${this.messageIdOf(event.call)}:reasoning${streamed ? ':reply' : ''}`;
+      events.push({ type: EventType.REASONING_START, messageId: span } as BaseEvent);
+      events.push({ type: EventType.REASONING_END, messageId: span } as BaseEvent);
+    }
+    return events;
   }
 
   private reply(event: Extract<StreamEvent, { type: 'reply' }>): BaseEvent[] {
-    const events: BaseEvent[] = [];
+    const events: BaseEvent[] = this.replyThinking(event);
     let messageId = this.openMessages.get(event.call);
-    if (event.thought) {
-      // Our stream says that the model thought, not what (providers return it signed or hidden): a span with no content.
-      const reasoningId = `${this.messageIdOf(event.call)}:reasoning`;
-      events.push({ type: EventType.REASONING_START, messageId: reasoningId } as BaseEvent);
-      events.push({ type: EventType.REASONING_END, messageId: reasoningId } as BaseEvent);
-    }
     if (!messageId && event.text !== '') {
       // A run followed without `stream: true` has no text events: the reply is the whole message at once.
       events.push(...this.text(event.call, event.text));
@@ -220,8 +301,10 @@ export class AgUiTranslator {
   }
 
   private turnEnd(event: Extract<StreamEvent, { type: 'turn_end' }>): BaseEvent[] {
-    const events: BaseEvent[] = [...this.openMessages.values()].map(
-      (messageId) => ({ type: EventType.TEXT_MESSAGE_END, messageId }) as BaseEvent,
+    const events: BaseEvent[] = [...this.openReasoning.values()].flatMap((open) => this.closeSpan(open));
+    this.openReasoning.clear();
+    events.push(
+      ...[...this.openMessages.values()].map((messageId) => ({ type: EventType.TEXT_MESSAGE_END, messageId }) as BaseEvent),
     );
     this.openMessages.clear();
     this.pending.clear();

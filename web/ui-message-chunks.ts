@@ -16,7 +16,9 @@ export type UiMessageChunk =
   | { type: 'text-delta'; id: string; delta: string }
   | { type: 'text-end'; id: string }
   | { type: 'reasoning-start'; id: string }
+  | { type: 'reasoning-delta'; id: string; delta: string }
   | { type: 'reasoning-end'; id: string }
+  | { type: 'tool-input-start'; toolCallId: string; toolName: string; title?: string }
   | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown; title?: string }
   | { type: 'tool-output-available'; toolCallId: string; output: unknown }
   | { type: 'tool-output-error'; toolCallId: string; errorText: string }
@@ -39,10 +41,12 @@ export type StartAfter = { kind: 'turn_start' } | { kind: 'approvals'; calls: st
 
 /**
  * Turns one turn's stream events (core/stream-events.ts) into UI message chunks: the turn is one assistant message,
- * each model call one step (start-step), its text one text part per attempt, a retried call's partial text dropped
- * with reset-step (which removes the current step's parts in the browser) before the new attempt writes again.
- * Tool calls are tool parts (input, then output, error or denial), approvals the protocol's approval request and
- * response, usage and cost `data-usage` parts and the finish's metadata. Pure: events in, chunks out.
+ * each model call one step (start-step), its thinking reasoning parts and its text text parts (a new part each time
+ * the two alternate), a retried call's partial text and thinking dropped with reset-step (which removes the current
+ * step's parts in the browser) before the new attempt writes again. Tool calls are tool parts (tool-input-start, then
+ * tool-input-available with the arguments as the stream bounds them, then output, error or denial), approvals the
+ * protocol's approval request and response, usage and cost `data-usage` parts and the finish's metadata. Pure:
+ * events in, chunks out.
  *
  * Events before `startAfter` are read (they set the turn, the call, the tools seen) but not sent: the client has them.
  */
@@ -55,6 +59,10 @@ export class UiMessageTranslator {
   private attempt = 1;
   private openText: string | undefined;
   private textSoFar = '';
+  private openReasoning: string | undefined;
+  private thinkingSoFar = '';
+  /** Parts opened in the current step: each gets an id of its own (`call:attempt:n`). */
+  private parts = 0;
   private readonly toolNames = new Map<string, string>();
   private readonly toolsShown = new Set<string>();
   private readonly denied = new Set<string>();
@@ -121,15 +129,28 @@ export class UiMessageTranslator {
         this.call = undefined;
         this.openText = undefined;
         this.textSoFar = '';
+        this.openReasoning = undefined;
+        this.thinkingSoFar = '';
         return [];
       case 'text': {
-        const chunks = this.enterStep(event.call);
+        const chunks = [...this.enterStep(event.call), ...this.closeReasoning()];
         if (!this.openText) {
-          this.openText = `${event.call}:${this.attempt}`;
+          this.openText = this.partId(event.call);
           chunks.push({ type: 'text-start', id: this.openText });
         }
         this.textSoFar += event.text;
         chunks.push({ type: 'text-delta', id: this.openText, delta: event.text });
+        return chunks;
+      }
+      case 'thinking': {
+        if (event.text === '') return [];
+        const chunks = [...this.enterStep(event.call), ...this.closeText()];
+        if (!this.openReasoning) {
+          this.openReasoning = this.partId(event.call);
+          chunks.push({ type: 'reasoning-start', id: this.openReasoning });
+        }
+        this.thinkingSoFar += event.text;
+        chunks.push({ type: 'reasoning-delta', id: this.openReasoning, delta: event.text });
         return chunks;
       }
       case 'reset': {
@@ -137,6 +158,8 @@ export class UiMessageTranslator {
         this.attempt = event.attempt;
         this.openText = undefined;
         this.textSoFar = '';
+        this.openReasoning = undefined;
+        this.thinkingSoFar = '';
         // reset-step removes this step's parts in the browser: the partial text of the failed attempt.
         chunks.push({ type: 'reset-step' });
         return chunks;
@@ -144,7 +167,13 @@ export class UiMessageTranslator {
       case 'reply':
         return this.reply(event);
       case 'tool_start':
-        return this.showTool(event.id, toolNameOf(event.summary, this.toolNames.get(event.id)), event.summary);
+        return this.showTool(
+          event.id,
+          event.name ?? toolNameOf(event.summary, this.toolNames.get(event.id)),
+          event.summary,
+          // Since 0.3 the call's arguments, bounded (core/stream-tool-input.ts); an older run's event has only its summary.
+          'input' in event ? event.input : { summary: event.summary },
+        );
       case 'tool_result': {
         if (this.denied.has(event.id)) return [];
         const chunks = this.showTool(event.id, toolNameOf(event.summary, this.toolNames.get(event.id)), event.summary);
@@ -215,27 +244,34 @@ export class UiMessageTranslator {
 
   private reply(event: Extract<StreamEvent, { type: 'reply' }>): UiMessageChunk[] {
     const chunks = this.enterStep(event.call);
-    if (event.thought) {
-      // The stream tells that the model thought, not what: an empty reasoning part, which a page shows collapsed.
-      chunks.push(
-        { type: 'reasoning-start', id: `${event.call}:thinking` },
-        { type: 'reasoning-end', id: `${event.call}:thinking` },
-      );
-    }
-    if (this.textSoFar !== event.text) {
-      // Text not streamed (a run without `stream`), or streamed text that is not what the model answered: the reply is
-      // the truth, so what was shown goes and the whole text is written.
-      if (this.textSoFar) chunks.push({ type: 'reset-step' });
+    const thinking = event.thinking ?? '';
+    if (this.textSoFar === event.text && this.thinkingSoFar === thinking) {
+      chunks.push(...this.closeReasoning(), ...this.closeText());
+      if (event.thought && !thinking) {
+        // Thinking the provider hid (redacted, or encrypted without a summary), or an event older than 0.3: the stream
+        // tells that the model thought, not what; an empty reasoning part, which a page shows collapsed.
+        const id = this.partId(event.call);
+        chunks.push({ type: 'reasoning-start', id }, { type: 'reasoning-end', id });
+      }
+    } else {
+      // Text or thinking not streamed (a run without `stream`, a provider that does not stream thinking), or streamed
+      // but not what the model answered: the reply is the truth, so what was shown goes and the whole is written.
+      if (this.textSoFar || this.thinkingSoFar) chunks.push({ type: 'reset-step' });
       this.openText = undefined;
+      this.openReasoning = undefined;
+      if (thinking || event.thought) {
+        const id = this.partId(event.call);
+        chunks.push({ type: 'reasoning-start', id });
+        if (thinking) chunks.push({ type: 'reasoning-delta', id, delta: thinking });
+        chunks.push({ type: 'reasoning-end', id });
+      }
       if (event.text) {
-        const id = `${event.call}:reply`;
+        const id = this.partId(event.call);
         chunks.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: event.text }, { type: 'text-end', id });
       }
-    } else if (this.openText) {
-      chunks.push({ type: 'text-end', id: this.openText });
-      this.openText = undefined;
     }
     this.textSoFar = event.text;
+    this.thinkingSoFar = thinking;
     if (event.usage) {
       chunks.push({
         type: 'data-usage',
@@ -252,27 +288,49 @@ export class UiMessageTranslator {
     const chunks = this.closeStep();
     this.call = call;
     this.attempt = 1;
+    this.parts = 0;
     this.textSoFar = '';
+    this.thinkingSoFar = '';
     chunks.push({ type: 'start-step' });
     return chunks;
   }
 
   private closeStep(): UiMessageChunk[] {
     if (this.call === undefined) return [];
-    const chunks: UiMessageChunk[] = [];
-    if (this.openText) chunks.push({ type: 'text-end', id: this.openText });
-    this.openText = undefined;
+    const chunks: UiMessageChunk[] = [...this.closeReasoning(), ...this.closeText()];
     chunks.push({ type: 'finish-step' });
     this.call = undefined;
     return chunks;
   }
 
-  /** A tool part needs its input before any output or approval: shown once per call. */
-  private showTool(id: string, toolName: string, summary: string): UiMessageChunk[] {
+  private closeText(): UiMessageChunk[] {
+    const open = this.openText;
+    this.openText = undefined;
+    return open ? [{ type: 'text-end', id: open }] : [];
+  }
+
+  private closeReasoning(): UiMessageChunk[] {
+    const open = this.openReasoning;
+    this.openReasoning = undefined;
+    return open ? [{ type: 'reasoning-end', id: open }] : [];
+  }
+
+  /** A new part's id, unique in the message: the call, its attempt, and the part's place in the attempt. */
+  private partId(call: string): string {
+    return `${call}:${this.attempt}:${++this.parts}`;
+  }
+
+  /**
+   * A tool part needs its input before any output or approval: shown once per call, as the protocol opens one
+   * (tool-input-start, then tool-input-available with the whole input; we have no partial arguments to stream).
+   */
+  private showTool(id: string, toolName: string, summary: string, input: unknown = { summary }): UiMessageChunk[] {
     if (this.toolsShown.has(id)) return [];
     this.toolsShown.add(id);
-    // The stream carries the call's one-line summary, not its arguments (the conversation has those).
-    return [{ type: 'tool-input-available', toolCallId: id, toolName, input: { summary }, title: summary }];
+    return [
+      { type: 'tool-input-start', toolCallId: id, toolName, title: summary },
+      { type: 'tool-input-available', toolCallId: id, toolName, input, title: summary },
+    ];
   }
 }
 

@@ -13,6 +13,7 @@ import type { ResolvedAgentInput } from '../core/input';
 import type { ApprovalDecision } from '../core/result';
 import type { ToolCall, ToolResultMessage } from '../core/messages';
 import { preview } from '../core/stream-events';
+import { streamToolInput } from '../core/stream-tool-input';
 import { zeroUsage, type Usage } from '../core/usage';
 import type { RunSetup, ToolActivityInput } from '../activities';
 import type { ToolActivitySettings } from '../tools/define-tool';
@@ -138,7 +139,7 @@ async function runGated(checked: CheckedCall, setting: CallsSetting): Promise<To
   if (kind?.kind !== 'subagent') return runTool(checked, setting);
   const task = (parsed as { task?: unknown } | null)?.task;
   if (typeof task !== 'string' || !task.trim()) return done(summary, `Error: ${call.name} takes {"task": "<what to do>"}.`, true);
-  started(setting, summary, call);
+  started(setting, checked);
   const outcome = await spawn(setting, { callId: call.id, agent: kind.agent, task });
   return done(summary, outcome.content, outcome.isError, outcome.usage);
 }
@@ -171,7 +172,7 @@ function spawn(setting: CallsSetting, request: { callId: string; agent: string; 
 async function runTool(checked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
   const { call, parsed, summary, done } = checked;
   const settings = setting.setup.tools[call.name];
-  started(setting, summary, call);
+  started(setting, checked);
   const retry = {
     maximumAttempts: settings.maximumAttempts,
     initialInterval: settings.initialRetryInterval,
@@ -211,8 +212,10 @@ function resultOf(call: ToolCall, content: string, isError: boolean): ToolResult
   return { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError };
 }
 
-function started(setting: CallsSetting, summary: string, call: ToolCall): void {
-  setting.stream.publish({ type: 'tool_start', id: call.id, summary });
+function started(setting: CallsSetting, { call, parsed, summary }: CheckedCall): void {
+  // The arguments bounded for the stream (every event is carried in history); the activity gets them whole. They are
+  // the model's own output, already in history as the activity's input: nothing of the worker's (keys, MCP secrets).
+  setting.stream.publish({ type: 'tool_start', id: call.id, summary, name: call.name, input: streamToolInput(parsed) });
   setting.status.toolStarted(summary);
 }
 

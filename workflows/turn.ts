@@ -4,6 +4,7 @@ import { summaryCutIndex } from '../core/context-view';
 import type { ResolvedAgentInput } from '../core/input';
 import type { TurnReply, TurnStatus } from '../core/result';
 import { notRunResults } from '../core/tool-pairing';
+import { readableThinking } from '../core/stream-events';
 import type { ModelCallResult, RunSetup } from '../activities';
 import type { ToolChoice } from '../providers/provider-call';
 import { costBudgetOf, spendCheck, withBoundedOutput } from './cost-budget';
@@ -246,6 +247,8 @@ export class Turn {
     };
     // The stored transcript now covers every message including this response; without one, the next call goes inline.
     state.transcript = response.transcript ?? { length: 0 };
+    // What the provider let us read of the thinking, as the text is told; redacted thinking never.
+    const thinking = readableThinking(response.message.thinking);
     stream.publish({
       type: 'reply',
       call: asked.call,
@@ -256,6 +259,7 @@ export class Turn {
       model: asked.model,
       usage: response.usage,
       ...(response.message.thinking?.length && { thought: true as const }),
+      ...(thinking && { thinking }),
     });
     return response;
   }

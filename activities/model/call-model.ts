@@ -133,7 +133,10 @@ export function createModelActivities({
               const callProvider = () =>
                 respond(provider, {
                   ...call,
-                  ...(publisher && { onTextDelta: (text: string) => publisher.text(text) }),
+                  ...(publisher && {
+                    onTextDelta: (text: string) => publisher.text(text),
+                    onThinkingDelta: (text: string) => publisher.thinking(text),
+                  }),
                   onUsage: (usage) => {
                     spent = addUsage(earlier, priced(usage, price, pricing));
                     context.heartbeat({ spent } satisfies AttemptSpend);

@@ -3,8 +3,8 @@ import { WorkflowStreamClient, type TopicHandle } from '@temporalio/workflow-str
 import { agentStreamTopic, textBatchMs, type StreamEvent } from '../../core/stream-events';
 
 /**
- * Publishes one model call's text to the stream of the workflow that runs the
- * activity, as it is written: the pieces that arrive within `textBatchMs` go out
+ * Publishes one model call's text (and readable thinking, as `thinking` events) to the stream of the workflow that
+ * runs the activity, as it is written: the pieces that arrive within `textBatchMs` go out
  * as one `text` event in one signal, so history grows by a signal per batch, not
  * per token. A retried attempt first says `reset`, so subscribers drop the text
  * the failed attempt had written. Publishing is best effort: a stream that cannot
@@ -14,6 +14,8 @@ export class TextPublisher {
   private readonly client: WorkflowStreamClient;
   private readonly topic: TopicHandle<StreamEvent>;
   private pending = '';
+  /** What `pending` is: the answer's text, or the model's thinking (since 0.3), each published as its own event type. */
+  private pendingKind: 'text' | 'thinking' = 'text';
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -27,6 +29,18 @@ export class TextPublisher {
   }
 
   text(piece: string): void {
+    this.add('text', piece);
+  }
+
+  /** The model's readable thinking as it is written (never redacted thinking: providers do not report it). */
+  thinking(piece: string): void {
+    this.add('thinking', piece);
+  }
+
+  private add(kind: 'text' | 'thinking', piece: string): void {
+    // Thinking and text alternate in one reply (interleaved thinking): a change of kind sends what was gathered, in order.
+    if (kind !== this.pendingKind) this.flushText();
+    this.pendingKind = kind;
     this.pending += piece;
     this.timer ??= setTimeout(() => this.flushText(), textBatchMs);
   }
@@ -45,7 +59,7 @@ export class TextPublisher {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (!this.pending) return;
-    this.topic.publish({ type: 'text', call: this.call, text: this.pending }, { forceFlush: true });
+    this.topic.publish({ type: this.pendingKind, call: this.call, text: this.pending }, { forceFlush: true });
     this.pending = '';
   }
 }

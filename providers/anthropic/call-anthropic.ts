@@ -4,6 +4,7 @@ import type { ModelResponse } from '../../core/messages';
 import { loadOnce } from '../../core/load-once';
 import { ClientCache } from '../client-cache';
 import type { ProviderCall } from '../provider-call';
+import { thinkingSeparator } from '../../core/stream-events';
 import { anthropicUsage, fromAnthropicMessage } from './convert-response';
 import { anthropicBetaHeaders, anthropicProviderName, prepareAnthropicRequest } from './prepare-request';
 
@@ -39,8 +40,13 @@ export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> 
   let response: Message;
   if (call.onTextDelta) {
     const onText = call.onTextDelta;
+    const onThinking = thinkingReporter(call.onThinkingDelta);
     response = await client.messages
       .stream(body, options)
+      .on('streamEvent', (event) => {
+        if (event.type === 'content_block_start' && event.content_block.type === 'thinking') onThinking.blockStarted();
+      })
+      .on('thinking', (delta) => onThinking.piece(delta))
       .on('text', (text) => onText(text))
       .finalMessage();
   } else {
@@ -52,4 +58,22 @@ export async function callAnthropic(call: ProviderCall): Promise<ModelResponse> 
     finalOutput: call.output !== undefined,
     source: { provider: anthropicProviderName, model: call.model },
   });
+}
+
+/**
+ * The thinking deltas as the reply will tell the thinking (readableThinking): the blocks' text joined by
+ * `thinkingSeparator`, empty blocks skipped. Redacted blocks have no deltas, so they are never reported.
+ */
+function thinkingReporter(report: ((text: string) => void) | undefined) {
+  let reported = false;
+  let newBlock = false;
+  return {
+    blockStarted: () => void (newBlock = true),
+    piece(delta: string) {
+      if (!report || !delta) return;
+      report(reported && newBlock ? `${thinkingSeparator}${delta}` : delta);
+      reported = true;
+      newBlock = false;
+    },
+  };
 }
