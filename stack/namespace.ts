@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { ComposeValues } from './compose-file';
+import { runToEnd } from './run-to-end';
 
 /**
  * What happens after the server is up in the compose file: the auto-setup image registers the `default`
@@ -16,7 +16,7 @@ export async function registerNamespace(cli: string, address: string, compose: C
     HOME: process.env.HOME,
     TEMPORAL_ADDRESS: address,
   };
-  const shell = (script: string) => run('sh', ['-c', script], env);
+  const shell = (script: string) => runToEnd('sh', ['-c', script], { env });
   const namespace = 'default';
   const retention = compose.temporalEnvironment.DEFAULT_NAMESPACE_RETENTION || '24h';
   // auto-setup.sh: create the namespace unless it exists (a restart on the same database).
@@ -25,17 +25,4 @@ export async function registerNamespace(cli: string, address: string, compose: C
   );
   await shell('temporal operator namespace describe --namespace default >/dev/null');
   await shell(compose.searchAttributeCommand);
-}
-
-function run(program: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const child = spawn(program, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${args.join(' ')} failed (${code}): ${output.trim()}`)),
-    );
-  });
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { runCommand } from '../cli/dev-server/build-tools';
 import { freePort } from '../cli/dev-server/free-port';
 import { ServerProcess } from '../cli/dev-server/server-process';
+import { runToEnd } from './run-to-end';
 
 export interface Postgres {
   host: string;
@@ -40,7 +41,7 @@ export async function startPostgres(options: PostgresOptions): Promise<Postgres>
     const passwordFile = path.join(options.directory, 'superuser-password');
     await writeFile(passwordFile, `${options.password}\n`, { mode: 0o600 });
     if (runAs) await chown(passwordFile, runAs.uid, runAs.gid);
-    await run(
+    await runToEnd(
       path.join(binaries, 'initdb'),
       [
         '--pgdata',
@@ -55,7 +56,7 @@ export async function startPostgres(options: PostgresOptions): Promise<Postgres>
         'UTF8',
         '--no-instructions',
       ],
-      runAs,
+      { ...spawnAs(runAs), cwd: '/' },
     );
   }
   const port = options.port ?? (await freePort());
@@ -157,17 +158,4 @@ function spawnAs(runAs: RunAs | undefined): SpawnOptions {
   return runAs
     ? { uid: runAs.uid, gid: runAs.gid, env: { PATH: process.env.PATH, LANG: 'C.UTF-8' } }
     : { env: { ...process.env, LANG: 'C.UTF-8' } };
-}
-
-function run(program: string, args: string[], runAs: RunAs | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const child = spawn(program, args, { ...spawnAs(runAs), cwd: '/', stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${path.basename(program)} failed (${code}): ${output.trim()}`)),
-    );
-  });
 }

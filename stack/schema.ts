@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { ComposeValues } from './compose-file';
+import { runToEnd } from './run-to-end';
 
 /**
  * Creates the `temporal` and `temporal_visibility` databases and brings their schemas to the server's version, as
@@ -28,26 +28,11 @@ export async function setUpSchemas(
     SQL_PASSWORD: compose.temporalEnvironment.POSTGRES_PWD,
   };
   for (const { name, schema } of databases) {
-    const tool = (args: string[]) => run(sqlTool, ['--db', name, ...args], env);
+    const tool = (args: string[]) => runToEnd(sqlTool, ['--db', name, ...args], { env });
     await tool(['create']).catch((error: Error) => {
       if (!/already exists/.test(error.message)) throw error;
     });
     await tool(['setup-schema', '-v', '0.0']);
     await tool(['update-schema', '-d', path.join(schemaDirectory, schema, 'versioned')]);
   }
-}
-
-function run(program: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const child = spawn(program, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve()
-        : reject(new Error(`temporal-sql-tool ${args.join(' ')} failed (${code}): ${output.trim().slice(-2000)}`)),
-    );
-  });
 }
