@@ -86,8 +86,10 @@ function interruptOf(approval: PendingApproval): Interrupt {
  */
 export class AgUiTranslator {
   private readonly openMessages = new Map<string, string>();
-  /** Each model call's reasoning span open while its thinking streams, and the thinking streamed so far. */
-  private readonly openReasoning = new Map<string, { span: string; message: string; text: string }>();
+  /** Each model call's reasoning span open while its thinking streams. */
+  private readonly openReasoning = new Map<string, { span: string; message: string }>();
+  /** Each model call's thinking streamed so far (this attempt), and the reasoning message that told it. */
+  private readonly thoughtSoFar = new Map<string, { text: string; message: string }>();
   private readonly attempts = new Map<string, number>();
   private readonly usageByModel = new Map<string, Usage>();
   private readonly pending = new Map<string, PendingApproval>();
@@ -220,10 +222,11 @@ export class AgUiTranslator {
     if (!open) {
       const opened = this.openSpan(call);
       events.push(...opened.events);
-      open = { span: opened.span, message: opened.message, text: '' };
+      open = { span: opened.span, message: opened.message };
       this.openReasoning.set(call, open);
     }
-    open.text += text;
+    const before = this.thoughtSoFar.get(call)?.text ?? '';
+    this.thoughtSoFar.set(call, { text: before + text, message: open.message });
     events.push({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: open.message, delta: text } as BaseEvent);
     return events;
   }
@@ -238,7 +241,8 @@ export class AgUiTranslator {
   /** AG-UI cannot take text back: the partial message is closed and named for dropping, the new attempt is a new message. */
   private reset(call: string, attempt: number): BaseEvent[] {
     const events: BaseEvent[] = [];
-    const reasoning = this.openReasoning.get(call);
+    const reasoning = this.thoughtSoFar.get(call);
+    this.thoughtSoFar.delete(call);
     if (reasoning) {
       events.push(...this.closeReasoning(call), this.custom(agUiCustomNames.textReset, { messageId: reasoning.message }));
     }
@@ -260,12 +264,11 @@ export class AgUiTranslator {
    */
   private replyThinking(event: Extract<StreamEvent, { type: 'reply' }>): BaseEvent[] {
     const thinking = event.thinking ?? '';
-    const streamed = this.openReasoning.get(event.call);
+    const streamed = this.thoughtSoFar.get(event.call);
+    this.thoughtSoFar.delete(event.call);
     if (streamed && streamed.text === thinking) return this.closeReasoning(event.call);
-    const events: BaseEvent[] = [];
-    if (streamed) {
-      events.push(...this.closeReasoning(event.call), this.custom(agUiCustomNames.textReset, { messageId: streamed.message }));
-    }
+    const events: BaseEvent[] = [...this.closeReasoning(event.call)];
+    if (streamed) events.push(this.custom(agUiCustomNames.textReset, { messageId: streamed.message }));
     if (thinking) {
       const whole = this.openSpan(event.call, streamed ? ':reply' : '');
       events.push(...whole.events);

@@ -213,3 +213,78 @@ describe('AG-UI events from the run stream', () => {
     expect(out.find((event) => event.type === EventType.TEXT_MESSAGE_CONTENT)).toMatchObject({ delta: hostile });
   });
 });
+
+describe('AG-UI tool arguments and reasoning (stream vocabulary 0.3)', () => {
+  const thinkingTurn: StreamEvent[] = [
+    { type: 'turn_start', turn: 1 },
+    { type: 'thinking', call: 'm1', text: 'The user wants ' },
+    { type: 'thinking', call: 'm1', text: 'the folder listed.' },
+    { type: 'text', call: 'm1', text: 'Looking.' },
+    {
+      type: 'reply',
+      call: 'm1',
+      text: 'Looking.',
+      toolCalls: ['list_directory'],
+      thought: true,
+      thinking: 'The user wants the folder listed.',
+    },
+    { type: 'tool_start', id: 'call_ls', summary: 'list_directory src', name: 'list_directory', input: { path: 'src' } },
+    { type: 'tool_result', id: 'call_ls', summary: 'list_directory src', isError: false, preview: 'a.ts' },
+    { type: 'turn_end', turn: 1, status: 'completed', answer: 'Looking.' },
+  ];
+
+  it('sends the tool call as START, ARGS with the arguments as JSON, END; the thinking as a reasoning message', () => {
+    const { out } = translateAll(thinkingTurn);
+    validated(out);
+    const types = out.map((event) => event.type);
+    expect(types.slice(1, 6)).toEqual([
+      EventType.REASONING_START,
+      EventType.REASONING_MESSAGE_START,
+      EventType.REASONING_MESSAGE_CONTENT,
+      EventType.REASONING_MESSAGE_CONTENT,
+      EventType.REASONING_MESSAGE_END,
+    ]);
+    const reasoning = out.filter((event) => event.type === EventType.REASONING_MESSAGE_CONTENT) as unknown as { delta: string }[];
+    expect(reasoning.map((event) => event.delta).join('')).toBe('The user wants the folder listed.');
+    const tool = out.filter((event) => 'toolCallId' in event && event.type !== EventType.TOOL_CALL_RESULT);
+    expect(tool.map((event) => event.type)).toEqual([
+      EventType.TOOL_CALL_START,
+      EventType.TOOL_CALL_ARGS,
+      EventType.TOOL_CALL_END,
+    ]);
+    expect(tool[0]).toMatchObject({ toolCallName: 'list_directory' });
+    expect(JSON.parse((tool[1] as unknown as { delta: string }).delta)).toEqual({ path: 'src' });
+  });
+
+  it('tells thinking that was not streamed whole at the reply; an older tool_start gets no ARGS', () => {
+    const { out } = translateAll([
+      { type: 'turn_start', turn: 1 },
+      { type: 'reply', call: 'm1', text: 'Hi.', toolCalls: ['read_file'], thought: true, thinking: 'Say hi.' },
+      { type: 'tool_start', id: 'c1', summary: 'read_file a.txt' },
+      { type: 'tool_result', id: 'c1', summary: 'read_file a.txt', isError: false, preview: 'alpha' },
+      { type: 'turn_end', turn: 1, status: 'completed', answer: 'Hi.' },
+    ]);
+    validated(out);
+    expect(out.find((event) => event.type === EventType.REASONING_MESSAGE_CONTENT)).toMatchObject({ delta: 'Say hi.' });
+    expect(out.find((event) => event.type === EventType.TOOL_CALL_START)).toMatchObject({ toolCallName: 'read_file' });
+    expect(out.some((event) => event.type === EventType.TOOL_CALL_ARGS)).toBe(false);
+  });
+
+  it('a retried call: its streamed reasoning is closed and named for dropping, the new attempt streams a new one', () => {
+    const { out } = translateAll([
+      { type: 'turn_start', turn: 1 },
+      { type: 'thinking', call: 'm1', text: 'First try' },
+      { type: 'reset', call: 'm1', attempt: 2 },
+      { type: 'thinking', call: 'm1', text: 'Second try' },
+      { type: 'reply', call: 'm1', text: 'Ok.', toolCalls: [], thought: true, thinking: 'Second try' },
+      { type: 'turn_end', turn: 1, status: 'completed', answer: 'Ok.' },
+    ]);
+    validated(out);
+    const starts = out.filter((event) => event.type === EventType.REASONING_MESSAGE_START) as unknown as { messageId: string }[];
+    expect(starts).toHaveLength(2);
+    expect(out.find((event) => event.type === EventType.CUSTOM)).toMatchObject({
+      name: agUiCustomNames.textReset,
+      value: { messageId: starts[0].messageId },
+    });
+  });
+});

@@ -2,14 +2,15 @@ import { EventType, type BaseEvent } from '@ag-ui/core';
 
 /**
  * AG-UI's ordering rules, which its schemas (one event at a time) cannot check: the run starts first and closes once,
- * last; a message's or tool call's events come between its start and its end; reasoning spans close; ids are not reused.
+ * last; a message's or tool call's events come between its start and its end; reasoning messages lie within a reasoning
+ * span and spans close; ids are not reused.
  */
 export function assertAgUiSequence(events: BaseEvent[]): void {
   const fail = (index: number, why: string) => {
     throw new Error(`AG-UI event ${index} (${events[index].type}): ${why}`);
   };
   if (events[0]?.type !== EventType.RUN_STARTED) fail(0, 'a run starts with RUN_STARTED');
-  const open = { message: new Set<string>(), tool: new Set<string>(), reasoning: new Set<string>() };
+  const open = { message: new Set<string>(), tool: new Set<string>(), reasoning: new Set<string>(), thinking: new Set<string>() };
   const used = new Set<string>();
   events.forEach((event, index) => {
     const fields = event as BaseEvent & { messageId?: string; toolCallId?: string };
@@ -47,12 +48,22 @@ export function assertAgUiSequence(events: BaseEvent[]): void {
         return openOnce('reasoning', fields.messageId!);
       case EventType.REASONING_END:
         within('reasoning', fields.messageId!);
+        if (open.thinking.size > 0) fail(index, `reasoning span closed with message ${[...open.thinking].join(', ')} open`);
         return void open.reasoning.delete(fields.messageId!);
+      case EventType.REASONING_MESSAGE_START:
+        if (open.reasoning.size === 0) fail(index, 'a reasoning message outside a reasoning span');
+        return openOnce('thinking', fields.messageId!);
+      case EventType.REASONING_MESSAGE_CONTENT:
+        return within('thinking', fields.messageId!);
+      case EventType.REASONING_MESSAGE_END:
+        within('thinking', fields.messageId!);
+        return void open.thinking.delete(fields.messageId!);
     }
   });
   const last = events.length - 1;
   const ended = events[last]?.type === EventType.RUN_FINISHED || events[last]?.type === EventType.RUN_ERROR;
-  if (ended && open.message.size + open.tool.size + open.reasoning.size > 0) {
-    fail(last, `the run ended with ${[...open.message, ...open.tool, ...open.reasoning].join(', ')} still open`);
+  const stillOpen = [...open.message, ...open.tool, ...open.reasoning, ...open.thinking];
+  if (ended && stillOpen.length > 0) {
+    fail(last, `the run ended with ${stillOpen.join(', ')} still open`);
   }
 }

@@ -82,3 +82,80 @@ it('an approval continuation sends nothing the client has, and starts after the 
     { type: 'tool-output-available', toolCallId: 'c1', output: 'wrote' },
   ]);
 });
+
+it('streams thinking as a reasoning part before the text, and a tool part with its name and arguments (0.3)', () => {
+  const chunks = run([
+    { type: 'turn_start', turn: 1 },
+    { type: 'thinking', call: 'm1', text: 'List the ' },
+    { type: 'thinking', call: 'm1', text: 'folder.' },
+    { type: 'text', call: 'm1', text: 'Looking.' },
+    { type: 'reply', call: 'm1', text: 'Looking.', toolCalls: ['list_directory'], thought: true, thinking: 'List the folder.' },
+    { type: 'tool_start', id: 'c1', summary: 'list_directory src', name: 'list_directory', input: { path: 'src' } },
+    { type: 'tool_result', id: 'c1', summary: 'list_directory src', isError: false, preview: 'a.ts' },
+  ]);
+  const reasoning = chunks.find((chunk) => chunk.type === 'reasoning-start') as { id: string };
+  expect(chunks.slice(2, 9)).toEqual([
+    { type: 'reasoning-start', id: reasoning.id },
+    { type: 'reasoning-delta', id: reasoning.id, delta: 'List the ' },
+    { type: 'reasoning-delta', id: reasoning.id, delta: 'folder.' },
+    { type: 'reasoning-end', id: reasoning.id },
+    expect.objectContaining({ type: 'text-start' }),
+    expect.objectContaining({ type: 'text-delta', delta: 'Looking.' }),
+    expect.objectContaining({ type: 'text-end' }),
+  ]);
+  const title = 'list_directory src';
+  expect(chunks.filter((chunk) => chunk.type.startsWith('tool-input'))).toEqual([
+    { type: 'tool-input-start', toolCallId: 'c1', toolName: 'list_directory', title },
+    { type: 'tool-input-available', toolCallId: 'c1', toolName: 'list_directory', input: { path: 'src' }, title },
+  ]);
+});
+
+it('writes thinking that was not streamed whole at the reply; a retry drops streamed thinking; hidden thinking is an empty part', () => {
+  const whole = run([
+    { type: 'turn_start', turn: 1 },
+    { type: 'reply', call: 'm1', text: 'Hi.', toolCalls: [], thought: true, thinking: 'Say hi.' },
+  ]);
+  expect(whole.filter((chunk) => chunk.type === 'reasoning-delta')).toEqual([expect.objectContaining({ delta: 'Say hi.' })]);
+
+  const retried = run([
+    { type: 'turn_start', turn: 1 },
+    { type: 'thinking', call: 'm1', text: 'First try' },
+    { type: 'reset', call: 'm1', attempt: 2 },
+    { type: 'thinking', call: 'm1', text: 'Second' },
+    { type: 'reply', call: 'm1', text: '', toolCalls: [], thought: true, thinking: 'Second' },
+  ]);
+  expect(retried.map((chunk) => chunk.type)).toEqual([
+    'start',
+    'start-step',
+    'reasoning-start',
+    'reasoning-delta',
+    'reset-step',
+    'reasoning-start',
+    'reasoning-delta',
+    'reasoning-end',
+  ]);
+
+  // Redacted (or encrypted) thinking, or an event from before 0.3: that the model thought, never what.
+  const hidden = run([
+    { type: 'turn_start', turn: 1 },
+    { type: 'reply', call: 'm1', text: 'Ok.', toolCalls: [], thought: true },
+  ]);
+  expect(hidden.filter((chunk) => chunk.type.startsWith('reasoning')).map((chunk) => chunk.type)).toEqual([
+    'reasoning-start',
+    'reasoning-end',
+  ]);
+});
+
+it('a tool_start from before 0.3 (no name, no input) still shows a tool part, named from its summary', () => {
+  const chunks = run([
+    { type: 'turn_start', turn: 1 },
+    { type: 'tool_start', id: 'c1', summary: 'read_file a.txt' },
+  ]);
+  expect(chunks.find((chunk) => chunk.type === 'tool-input-available')).toEqual({
+    type: 'tool-input-available',
+    toolCallId: 'c1',
+    toolName: 'read_file',
+    input: { summary: 'read_file a.txt' },
+    title: 'read_file a.txt',
+  });
+});
