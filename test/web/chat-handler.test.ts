@@ -1,6 +1,6 @@
 import type { Worker } from '@temporalio/worker';
 import { fetchEvents } from '../support/history';
-import { openaiReply } from '../support/fake-model-server';
+import { anthropicReply, openaiReply } from '../support/fake-model-server';
 import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { chat, newChatId, resume, serveHandler, textOf, userMessage, type ServedHandler } from './chat-client';
@@ -9,6 +9,7 @@ import { chat, newChatId, resume, serveHandler, textOf, userMessage, type Served
 // node:http, and `ai`'s own DefaultChatTransport as the browser's client.
 
 let worker: Worker | undefined;
+let taskQueue = '';
 let running: Promise<void> | undefined;
 let served: ServedHandler | undefined;
 // Registered before the test bed's: the worker lets go of the connection before the bed closes it.
@@ -22,7 +23,7 @@ const bed = useTestBed();
 jest.setTimeout(120_000);
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue('web-chat');
+  taskQueue = uniqueTaskQueue('web-chat');
   worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
   running = worker.run();
   served = await serveHandler({
@@ -131,4 +132,46 @@ it("gives another principal 404 for every route of someone else's chat, and the 
   // Bob's message reached no model and no session.
   expect(bed.server.requests).toHaveLength(1);
   expect(JSON.stringify(bed.server.requests)).not.toContain('let me in');
+});
+
+it("shows a tool card's input as the arguments the model sent, and the model's thinking as reasoning parts (Anthropic, streamed)", async () => {
+  const thinking = await serveHandler({
+    client: bed.environment.client,
+    taskQueue,
+    authorize: (request) => request.headers.get('x-user') ?? undefined,
+    input: {
+      model: 'anthropic:claude-sonnet-4-6',
+      modelSettings: { thinkingBudget: 2048 },
+      tools: ['list_directory'],
+      workspace: bed.workspace,
+    },
+  });
+  try {
+    const args = { path: '.', note: 'say "hi" <b>twice</b>' };
+    const firstThought = 'The user wants to see the folder, so I will list it now.';
+    bed.server.enqueue(
+      {
+        ...anthropicReply({
+          thinking: [firstThought],
+          text: 'Let me look.',
+          toolCalls: [{ id: 'toolu_ls', name: 'list_directory', arguments: args }],
+        }),
+        stream: { intervalMs: 60 },
+      },
+      // Redacted thinking beside readable thinking: only the readable text is shown.
+      anthropicReply({ thinking: [{ redacted: true }, 'It is empty.'], text: 'The folder is empty.' }),
+    );
+    const { chunks, invalid, message } = await chat(thinking.api, 'alice', newChatId(), [userMessage('what is here?')]);
+    expect(invalid).toEqual([]);
+    const tool = message.parts.find((part) => part.type === 'tool-list_directory');
+    expect(tool).toMatchObject({ state: 'output-available', input: args });
+    const reasoning = message.parts.filter((part) => part.type === 'reasoning').map((part) => part.text);
+    expect(reasoning).toEqual([firstThought, 'It is empty.']);
+    // Streamed as it was written (more than one delta), and what was streamed was what the model answered (no reset).
+    expect(chunks.filter((chunk) => chunk.type === 'reasoning-delta').length).toBeGreaterThan(2);
+    expect(chunks.some((chunk) => chunk.type === 'reset-step')).toBe(false);
+    expect(textOf(message)).toBe('Let me look.The folder is empty.');
+  } finally {
+    await thinking.close();
+  }
 });
