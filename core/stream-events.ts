@@ -57,7 +57,11 @@ export type StreamEvent =
   /** A tool call's result, cut to `toolPreviewChars`. */
   | { type: 'tool_result'; id: string; summary: string; isError: boolean; preview: string }
   /** A tool call waits for a person: the request, with the description the person approves (this run's or a subagent's). */
-  | ({ type: 'approval_requested' } & PendingApproval)
+  | ({
+      type: 'approval_requested';
+      /** The call's arguments, bounded as on tool_start (since 0.3; a subagent's request forwarded up has none). */
+      input?: unknown;
+    } & PendingApproval)
   /** A person (or the approval timeout) decided on call `id`. */
   | { type: 'approval_decided'; id: string; approved: boolean; reason?: string }
   /** The model handed the conversation from one agent to another (since 0.2). */

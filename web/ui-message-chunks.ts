@@ -187,7 +187,8 @@ export class UiMessageTranslator {
       case 'approval_requested': {
         this.toolNames.set(event.id, event.tool);
         this.pending.add(event.id);
-        const chunks = this.showTool(event.id, event.tool, event.summary);
+        // Since 0.3 the request carries the arguments (bounded); an older one only its summary.
+        const chunks = this.showTool(event.id, event.tool, event.summary, event.input);
         chunks.push({
           type: 'tool-approval-request',
           approvalId: event.id,

@@ -83,7 +83,8 @@ export class AgentRun implements StatusSources {
     this.status = new RunStatus(input, this, () => this.state.agent);
     this.approvals = new Approvals(input.subagent?.parentWorkflowId, {
       changed: () => this.status.show(),
-      asked: (request) => this.stream.publish({ type: 'approval_requested', ...request }),
+      asked: (request, input) =>
+        this.stream.publish({ type: 'approval_requested', ...request, ...(input !== undefined && { input }) }),
       decided: (id, decision) => this.stream.publish({ type: 'approval_decided', id, ...decision }),
     });
     this.approvals.restore(carried?.turn?.openRound?.waiting ?? []);

@@ -10,7 +10,8 @@ interface Local {
 /** What the run is told as requests come and go: its details refresh, and its stream tells watchers. */
 export interface ApprovalListener {
   changed(): void;
-  asked(request: PendingApproval): void;
+  /** `input`: the call's arguments bounded for the stream (core/stream-tool-input.ts), for this run's own calls. */
+  asked(request: PendingApproval, input?: unknown): void;
   decided(id: string, decision: ApprovalDecision): void;
 }
 
@@ -102,11 +103,11 @@ export class Approvals {
    * after it was first asked (none: as long as it takes). A cancelled turn
    * stops waiting; either way the request is withdrawn, here and at the parent.
    */
-  async await(request: PendingApproval, timeoutSeconds: number | undefined): Promise<ApprovalDecision> {
+  async await(request: PendingApproval, timeoutSeconds: number | undefined, input?: unknown): Promise<ApprovalDecision> {
     const entry = this.local.get(request.id) ?? { request };
     this.local.set(request.id, entry);
     this.tellParent(approvalRequestedSignal, { from: workflowInfo().workflowId, request });
-    this.listener.asked(request);
+    this.listener.asked(request, input);
     this.listener.changed();
     try {
       const decision = await this.decisionOn(entry, timeoutSeconds);

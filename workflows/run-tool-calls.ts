@@ -132,7 +132,7 @@ interface CheckedCall {
 async function runGated(checked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
   const { call, parsed, summary, done } = checked;
   if (setting.ledger.needsApproval(call)) {
-    const decision = await approval(call, setting);
+    const decision = await approval(call, parsed, setting);
     if (!decision.approved) return done(summary, `Error: not run: ${decision.reason}`, true);
   }
   const kind = toolKind(setting.agent, call.name);
@@ -145,14 +145,15 @@ async function runGated(checked: CheckedCall, setting: CallsSetting): Promise<To
 }
 
 /** Waits for a person's decision on a call, counted as waiting meanwhile (a round of waits only may be handed over). */
-async function approval(call: ToolCall, setting: CallsSetting): Promise<ApprovalDecision> {
+async function approval(call: ToolCall, parsed: unknown, setting: CallsSetting): Promise<ApprovalDecision> {
   const { ledger } = setting;
   const askedAt = ledger.askedAt(call.id);
   ledger.waiting++;
   try {
     const { summary, description } = ledger.describe(call);
     const request = { id: call.id, tool: call.name, summary, description, agents: [setting.agent.name], askedAt };
-    return await setting.approvals.await(request, setting.input.approval?.timeoutSeconds);
+    // The arguments go to the stream only (bounded as on tool_start), for the card that asks; not into the status.
+    return await setting.approvals.await(request, setting.input.approval?.timeoutSeconds, streamToolInput(parsed));
   } finally {
     ledger.waiting--;
   }

@@ -138,11 +138,14 @@ it('streams the answer in as the model writes it', async () => {
   await shot('answered');
 });
 
-it('asks before each write: an approved write is on disk, a denied one is not', async () => {
+it('asks before each write: an approved write is on disk, a denied one is not; cards show arguments, thinking its text', async () => {
   const prompt = 'Write the two notes';
+  const thought = 'THOUGHT: the kept note goes first.';
   scripts[prompt] = [
     openaiReply({
       content: 'First the kept note.',
+      // An OpenAI-compatible server's reasoning_content: the model's thinking, shown collapsed.
+      reasoningContent: thought,
       toolCalls: [{ id: 'call_keep', name: 'write_file', arguments: { path: 'kept.txt', content: 'KEEP ME' } }],
     }),
     openaiReply({
@@ -176,6 +179,19 @@ it('asks before each write: an approved write is on disk, a denied one is not', 
     .getByTestId('tool-card')
     .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-state')));
   expect(cards).toEqual(['output-available', 'output-denied']);
+
+  // The card shows the arguments the model sent (collapsed under "Arguments"), the thinking its text (collapsed).
+  const firstCard = browser.page.getByTestId('tool-card').first();
+  await firstCard.getByTestId('tool-input').locator('summary').click();
+  expect(JSON.parse(await firstCard.getByTestId('tool-input').locator('pre').innerText())).toEqual({
+    path: 'kept.txt',
+    content: 'KEEP ME',
+  });
+  const thinking = browser.page.getByTestId('thinking').first();
+  expect(await thinking.locator('.thinking-text').isVisible()).toBe(false);
+  await thinking.locator('summary').click();
+  expect(await thinking.locator('.thinking-text').innerText()).toBe(thought);
+  await shot('tool-arguments-and-thinking');
 });
 
 it('stops a long answer, and the session answers the next message', async () => {

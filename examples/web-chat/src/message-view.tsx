@@ -25,10 +25,11 @@ export function MessageView({ message, onDecide }: MessageViewProps) {
             );
           }
           if (part.type === 'reasoning') {
+            // Collapsed: the model's thinking as the server streamed it (redacted thinking never reaches the page).
             return (
-              <details key={key} className="thinking">
-                <summary>Thinking</summary>
-                <p>{part.text || 'The model thought; its provider does not show the reasoning.'}</p>
+              <details key={key} className="thinking" data-testid="thinking">
+                <summary>{part.state === 'streaming' ? 'Thinking…' : 'Thinking'}</summary>
+                <p className="thinking-text">{part.text || 'The model thought; its provider does not show the reasoning.'}</p>
               </details>
             );
           }

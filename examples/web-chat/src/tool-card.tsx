@@ -45,7 +45,8 @@ export function ToolCard({ part, onDecide }: ToolCardProps) {
         </div>
       )}
       {!approval && part.input !== undefined && (
-        <details className="tool-input">
+        // The arguments as the server's stream bounds them: long strings cut, and the cut says so.
+        <details className="tool-input" data-testid="tool-input">
           <summary>Arguments</summary>
           <pre>{show(part.input)}</pre>
         </details>
