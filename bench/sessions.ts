@@ -18,13 +18,27 @@ import { scrapeMetrics } from './support/prometheus';
 import { percentile } from './support/stats';
 
 const modelDelayMs = 1_000;
-const targetSessions = 500;
+const targetSessions = 1_000;
 const targetP95Ms = 100;
+const targetIdleSessions = 5_000;
+const targetIdleRssBytes = 2 * 1024 ** 3;
 /** A session's next message follows the previous reply after a pause drawn from this range: a person reading and typing. */
 const pauseMs: [number, number] = [5_000, 25_000];
+/**
+ * Idle sessions send one message each at a moment drawn uniformly from this window: a message every few minutes
+ * per session, with the whole population's rate (5,000 over 5 minutes: 17 a second) about that of 270 busy sessions.
+ */
+const idleWindowMs = (env: NodeJS.ProcessEnv): [number, number] => [0, Number(env.BENCH_IDLE_MINUTES || 5) * 60_000];
+
+/** How a size's sessions talk: busy (messages 5–25 s apart) or idle (one message in a 5-minute window). */
+type Load = 'busy' | 'idle';
 
 interface Measured {
   sessions: number;
+  load: Load;
+  /** The worker's RSS before the sessions started, and once all of them waited for their first message. */
+  baseRssBytes: number;
+  idleRssBytes: number;
   answered: number;
   failures: string[];
   startingMs: number;
@@ -65,14 +79,26 @@ async function sampleTimelines(
   return timelines.flat();
 }
 
-/** BENCH_SESSIONS=200,2000 measures other counts (to size a worker); otherwise 100, 500 and 1,000 (20 and 100 with --quick). */
-function sessionCounts(quick: boolean): number[] {
-  const listed = process.env.BENCH_SESSIONS;
-  if (!listed) return quick ? [20, 100] : [100, 500, 1000];
-  const counts = listed.split(',').map(Number);
-  if (counts.some((count) => !Number.isInteger(count) || count < 1))
-    throw new Error(`BENCH_SESSIONS must list session counts, e.g. 200,2000 (got "${listed}")`);
-  return counts;
+/**
+ * Busy sessions: BENCH_SESSIONS=200,2000 measures other counts (to size a worker); otherwise 100, 500 and 1,000 (20
+ * and 100 with --quick). Idle sessions: BENCH_IDLE_SESSIONS, otherwise 5,000 (300 with --quick); "none" for none.
+ */
+export function sessionSizes(env: NodeJS.ProcessEnv, quick: boolean): { sessions: number; load: Load }[] {
+  const busy = counts('BENCH_SESSIONS', env.BENCH_SESSIONS, quick ? [20, 100] : [100, 500, 1000]);
+  const idle = counts('BENCH_IDLE_SESSIONS', env.BENCH_IDLE_SESSIONS, quick ? [300] : [targetIdleSessions]);
+  return [
+    ...busy.map((sessions) => ({ sessions, load: 'busy' as const })),
+    ...idle.map((sessions) => ({ sessions, load: 'idle' as const })),
+  ];
+}
+
+function counts(name: string, listed: string | undefined, defaults: number[]): number[] {
+  if (!listed) return defaults;
+  if (listed === 'none') return [];
+  const parsed = listed.split(',').map(Number);
+  if (parsed.some((count) => !Number.isInteger(count) || count < 1))
+    throw new Error(`${name} must list session counts, e.g. 200,2000, or be "none" (got "${listed}")`);
+  return parsed;
 }
 
 /**
@@ -84,8 +110,8 @@ export const sessions: Benchmark = {
   name: 'sessions',
   title: 'Concurrent chat sessions on one worker',
   async run({ environment, quick }) {
-    const sizes = sessionCounts(quick);
-    const messagesPerSession = quick ? 2 : 4;
+    const sizes = sessionSizes(process.env, quick);
+    const busyMessages = quick ? 2 : 4;
     // The model lives behind HTTP: the worker makes a real Chat Completions call through its openai
     // provider (its CPU and memory count in the worker's), and the 1 s wait is the server's, not an activity's.
     const model = await FakeModelServer.start();
@@ -95,8 +121,19 @@ export const sessions: Benchmark = {
     });
     try {
       const measured: Measured[] = [];
-      for (const count of sizes) measured.push(await measure(environment, model.url, count, messagesPerSession));
-      return report(measured, messagesPerSession);
+      for (const { sessions: count, load } of sizes)
+        measured.push(
+          await measure(
+            environment,
+            model.url,
+            count,
+            load,
+            load === 'busy'
+              ? { messagesPerSession: busyMessages, pauseMs }
+              : { messagesPerSession: 1, pauseMs: idleWindowMs(process.env) },
+          ),
+        );
+      return report(measured, busyMessages);
     } finally {
       await model.close();
     }
@@ -107,13 +144,20 @@ async function measure(
   environment: BenchEnvironment,
   modelUrl: string,
   count: number,
-  messagesPerSession: number,
+  load: Load,
+  talk: { messagesPerSession: number; pauseMs: [number, number] },
 ): Promise<Measured> {
+  const { messagesPerSession } = talk;
   const server = await environment.server('project');
-  const bundlePath = path.join(await environment.temporaryDirectory('bench-bundle-'), 'workflow-bundle.js');
-  await writeFile(bundlePath, environment.bundleCode);
+  // BENCH_SESSIONS_BUNDLE=<file> runs the worker on another workflow bundle, to compare two builds of the workflows.
+  let bundlePath = process.env.BENCH_SESSIONS_BUNDLE;
+  if (!bundlePath) {
+    bundlePath = path.join(await environment.temporaryDirectory('bench-bundle-'), 'workflow-bundle.js');
+    await writeFile(bundlePath, environment.bundleCode);
+  }
   const taskQueue = `bench-sessions-${randomUUID()}`;
-  log(`sessions: ${count} sessions on one worker, ${messagesPerSession} messages each...`);
+  log(`sessions: ${count} ${load} sessions on one worker, ${messagesPerSession} messages each...`);
+  const snapshots = process.env.BENCH_WORKER_HEAP_SNAPSHOT;
   const worker = await forkWorker({
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -127,10 +171,21 @@ async function measure(
     AGENT_WORKSPACE_ROOT: environment.workspace,
     OPENAI_BASE_URL: `${modelUrl}/v1`,
     OPENAI_API_KEY: 'sk-bench',
+    // To measure the workflow cache sized from a memory budget (worker/settings.ts).
+    AGENT_WORKER_MEMORY_MB: process.env.AGENT_WORKER_MEMORY_MB,
     BENCH_WORKER_OPTIONS: process.env.BENCH_WORKER_OPTIONS,
     BENCH_WORKER_CPU_PROFILE: process.env.BENCH_WORKER_CPU_PROFILE,
+    BENCH_WORKER_HEAP_SNAPSHOT: snapshots,
   });
+  // BENCH_WORKER_HEAP_SNAPSHOT=<dir> (with BENCH_WORKER_OPTIONS='{"debugMode":true}', so that the workflows live in the
+  // worker's main thread): snapshots before the sessions, once they all wait, and after the messages, to compare.
+  const snapshot = async (moment: string) => {
+    if (snapshots) await worker.heapSnapshot(path.join(snapshots, `${load}-${count}-${moment}.heapsnapshot`));
+  };
   try {
+    await snapshot('0-before');
+    const base = await worker.stats();
+    const baseRssBytes = base.rssBytes;
     const { handles, startingMs } = await startSessions({
       client: environment.client,
       taskQueue,
@@ -143,6 +198,15 @@ async function measure(
       idPrefix: `bench-session-${taskQueue.slice(-8)}`,
     });
     log(`  ${count} sessions started in ${formatMs(startingMs)}; sending messages...`);
+    const idle = await worker.stats();
+    const idleRssBytes = idle.rssBytes;
+    const perSession = (bytes: (stats: typeof idle) => number) => formatBytes((bytes(idle) - bytes(base)) / count);
+    log(
+      `  per waiting session: RSS ${perSession((stats) => stats.rssBytes)}; the worker's main thread's V8 heap ` +
+        `${perSession((stats) => stats.heapUsedBytes)} used, ${perSession((stats) => stats.heapTotalBytes)} reserved, ` +
+        `${perSession((stats) => stats.externalBytes)} external (the workflows' heap is in a thread of its own unless debugMode)`,
+    );
+    await snapshot('1-idle');
     const serverPid = await devServerPid(server.address.split(':').at(-1)!);
     const metricsBefore = await scrapeMetrics(worker.metricsUrl);
     const statsBefore = await worker.stats();
@@ -153,7 +217,7 @@ async function measure(
     const sampler = setInterval(() => {
       void worker.stats().then((stats) => (peakRssBytes = Math.max(peakRssBytes, stats.rssBytes)));
     }, 1_000);
-    const load = await driveSessions(handles, { messagesPerSession, pauseMs }).finally(() => clearInterval(sampler));
+    const talked = await driveSessions(handles, talk).finally(() => clearInterval(sampler));
     const statsAfter = await worker.stats();
     const machineAfter = machineCpu();
     const serverCpuAfter = serverPid ? await processCpuMs(serverPid) : undefined;
@@ -161,18 +225,22 @@ async function measure(
     const metricsAfter = await scrapeMetrics(worker.metricsUrl);
     const delta = (name: string) => (metricsAfter.get(name) ?? 0) - (metricsBefore.get(name) ?? 0);
     log(
-      `  ${load.replyMs.length} replies, ${load.failures.length} failures in ${formatMs(load.windowMs)}; ending the sessions...`,
+      `  ${talked.replyMs.length} replies, ${talked.failures.length} failures in ${formatMs(talked.windowMs)}; ending the sessions...`,
     );
-    for (const failure of load.failures.slice(0, 5)) log(`    ${failure}`);
-    const timelines = await sampleTimelines(environment, handles, load.messages);
+    for (const failure of talked.failures.slice(0, 5)) log(`    ${failure}`);
+    const timelines = await sampleTimelines(environment, handles, talked.messages);
+    await snapshot('2-after');
     await terminateSessions(handles, 50);
     return {
       sessions: count,
-      answered: load.replyMs.length,
-      failures: load.failures,
+      load,
+      baseRssBytes,
+      idleRssBytes,
+      answered: talked.replyMs.length,
+      failures: talked.failures,
       startingMs,
-      windowMs: load.windowMs,
-      added: load.replyMs.map((ms) => ms - modelDelayMs),
+      windowMs: talked.windowMs,
+      added: talked.replyMs.map((ms) => ms - modelDelayMs),
       workerCpuMs: (statsAfter.cpuMicros - statsBefore.cpuMicros) / 1000,
       serverCpuMs: serverCpuAfter !== undefined && serverCpuBefore !== undefined ? serverCpuAfter - serverCpuBefore : Number.NaN,
       benchCpuMs: (benchCpu.user + benchCpu.system) / 1000,
@@ -189,7 +257,7 @@ async function measure(
 
 function report(measured: Measured[], messagesPerSession: number) {
   const rows = measured.map((result) => [
-    formatCount(result.sessions),
+    `${formatCount(result.sessions)} ${result.load}`,
     `${formatCount(result.answered)}${result.failures.length ? ` (${result.failures.length} failed)` : ''}`,
     `${(result.answered / (result.windowMs / 1000)).toFixed(1)}/s`,
     formatMs(percentile(result.added, 50)),
@@ -200,6 +268,8 @@ function report(measured: Measured[], messagesPerSession: number) {
     perMessage(result, result.serverCpuMs),
     perMessage(result, result.benchCpuMs),
     formatBytes(result.peakRssBytes),
+    formatBytes(result.baseRssBytes),
+    formatBytes((result.idleRssBytes - result.baseRssBytes) / result.sessions),
     cacheRate(result),
     `${Math.round(result.machineBusy * 100)}% (${Math.round(otherWork(result) * 100)}% other work)`,
     formatMs(result.startingMs),
@@ -218,15 +288,18 @@ function report(measured: Measured[], messagesPerSession: number) {
       return [formatMs(percentile(values, 50)), formatMs(percentile(values, 95))];
     }),
   ]);
-  const qualifying = measured.filter(
+  const busy = measured.filter((result) => result.load === 'busy');
+  const idle = measured.filter((result) => result.load === 'idle');
+  const qualifying = busy.filter(
     (result) => result.sessions >= targetSessions && result.failures.length === 0 && percentile(result.added, 95) < targetP95Ms,
   );
-  const reached = measured.some((result) => result.sessions >= targetSessions);
+  const reached = busy.some((result) => result.sessions >= targetSessions);
+  const idleReached = idle.some((result) => result.sessions >= targetIdleSessions);
   const targets: TargetRow[] = [
     {
       measure: 'concurrent chat sessions on one worker (1 s model)',
       result:
-        measured
+        busy
           .map(
             (result) =>
               `${formatCount(result.sessions)}: p95 +${formatMs(percentile(result.added, 95))}` +
@@ -235,6 +308,22 @@ function report(measured: Measured[], messagesPerSession: number) {
           .join('; ') + (reached ? '' : ` (not measured at ${targetSessions} sessions or more)`),
       target: `≥ ${targetSessions} sessions with p95 added latency < ${targetP95Ms} ms`,
       pass: qualifying.length > 0,
+    },
+    {
+      measure: 'idle chat sessions on one worker (one message each in 5 minutes)',
+      result:
+        idle
+          .map(
+            (result) =>
+              `${formatCount(result.sessions)}: peak RSS ${formatBytes(result.peakRssBytes)}, p95 +${formatMs(percentile(result.added, 95))}` +
+              (result.failures.length ? `, ${result.failures.length} failed` : ''),
+          )
+          .join('; ') + (idleReached ? '' : ` (not measured at ${formatCount(targetIdleSessions)} idle sessions or more)`),
+      target: `≥ ${formatCount(targetIdleSessions)} idle sessions under ${formatBytes(targetIdleRssBytes)} RSS`,
+      pass: idle.some(
+        (result) =>
+          result.sessions >= targetIdleSessions && result.failures.length === 0 && result.peakRssBytes < targetIdleRssBytes,
+      ),
     },
   ];
   return {
@@ -252,14 +341,18 @@ function report(measured: Measured[], messagesPerSession: number) {
           'dev server',
           'benchmark (clients, model)',
           'worker RSS (peak)',
+          'RSS before the sessions',
+          'RSS per waiting session',
           'workflow cache hit rate',
           'machine CPU busy',
           'starting them (until all wait for messages)',
         ],
         rows,
       ),
-      `Each session sends ${messagesPerSession} messages, each ${pauseMs[0] / 1000}–${pauseMs[1] / 1000} s (uniform) after the previous reply ` +
-        `(the first one too, so the sessions do not all speak at once). The model answers each call after ${modelDelayMs / 1000} s: a local ` +
+      `Each busy session sends ${messagesPerSession} messages, each ${pauseMs[0] / 1000}–${pauseMs[1] / 1000} s (uniform) after the previous reply ` +
+        `(the first one too, so the sessions do not all speak at once); each idle session sends one message, at a moment drawn ` +
+        `uniformly from the ${idleWindowMs(process.env)[1] / 60_000} minutes after all have started. RSS per waiting session = (RSS once every ` +
+        `session waits for its first message − RSS before they started) / sessions. The model answers each call after ${modelDelayMs / 1000} s: a local ` +
         'HTTP server speaking Chat Completions, called by the worker through its real openai provider. Added latency = time from the ' +
         'sendMessage update to its reply, minus 1 s. The worker is `createAgentWorker` with its defaults, alone in its own process; CPU is ' +
         'its process time over the time the messages took (1.00 = one core busy), the cache hit rate comes from its ' +

@@ -14,6 +14,7 @@ import { untracedSpans } from '../telemetry/agent-spans';
 import { startTracing, type Tracing } from '../telemetry/tracing';
 import { ConfigurationError } from '../core/errors';
 import { assertBundleTraces } from './bundle-tracing';
+import { withSharedWorkflowModules } from './shared-workflow-modules';
 import { defaultWorkspaceRoot } from './settings';
 import { checkVersioning, versioningFromEnv, workerDeploymentOptions, type WorkerVersioning } from './versioning';
 import {
@@ -190,7 +191,8 @@ export class AgentPlugin extends SimplePlugin {
   }
 
   override configureBundler(options: BundleOptions): BundleOptions {
-    const configured = super.configureBundler(options);
+    // core/'s pure modules are evaluated once per worker, not once per workflow (worker/shared-workflow-modules.ts).
+    const configured = super.configureBundler(withSharedWorkflowModules(options));
     return this.tracing ? this.tracing.temporalPlugin.configureBundler(configured) : configured;
   }
 

@@ -7,7 +7,8 @@ import { agentDataConverter } from '../storage/data-converter';
 import { assertWorkspaceDirectory } from '../tools/workspace';
 import { AgentPlugin, workflowsPath } from './agent-plugin';
 import { cachedWorkflowBundle } from './bundle-cache';
-import { defaultWorkspaceRoot } from './settings';
+import { defaultWorkspaceRoot, workflowCacheSize } from './settings';
+import { sharedWorkflowModules } from './shared-workflow-modules';
 import type { ProviderQueues } from './provider-queues';
 
 export { workflowsPath } from './agent-plugin';
@@ -56,6 +57,8 @@ export interface AgentWorkerOptions extends Definitions {
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const workspaceRoot = options.workspaceRoot ?? defaultWorkspaceRoot();
+  // AGENT_WORKER_MEMORY_MB sizes the workflow cache to the worker's memory (a bad value fails here, before any polling).
+  const maxCachedWorkflows = workflowCacheSize(options.env ?? process.env);
   await assertWorkspaceDirectory(workspaceRoot).catch(() => {
     throw new ConfigurationError(`the workspace root "${workspaceRoot}" (AGENT_WORKSPACE_ROOT) is not an existing directory`);
   });
@@ -70,7 +73,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
             directory: options.workflowBundleCache,
             workflowsPath,
             plugins: [plugin],
-            variant: plugin.tracing ? 'tracing' : 'plain',
+            // Bundles that preload other shared modules are other bundles (the list is not one of webpack's inputs).
+            variant: [plugin.tracing ? 'tracing' : 'plain', ...sharedWorkflowModules].join('\n'),
             logger: Runtime.instance().logger,
           })
         : // A versioned worker without a build id derives one from its bundle (worker/versioning.ts): bundle now.
@@ -92,6 +96,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ],
     // Cancellation reaches an activity in a heartbeat response; a short throttle delivers it within seconds.
     maxHeartbeatThrottleInterval: '2s',
+    ...(maxCachedWorkflows !== undefined && { maxCachedWorkflows }),
     ...options.overrides,
   });
 }

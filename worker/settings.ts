@@ -1,5 +1,7 @@
 import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { getHeapStatistics } from 'node:v8';
 import type { NativeConnectionOptions } from '@temporalio/worker';
+import { ConfigurationError } from '../core/errors';
 import { defaultTaskQueue } from '../core/limits';
 
 export interface ConnectionSettings {
@@ -33,4 +35,35 @@ export function taskQueue(env: NodeJS.ProcessEnv = process.env): string {
 /** The directory every workspace of this worker's runs must lie inside: AGENT_WORKSPACE_ROOT, else `fallback`. */
 export function defaultWorkspaceRoot(env: NodeJS.ProcessEnv = process.env, fallback = process.cwd()): string {
   return env.AGENT_WORKSPACE_ROOT || fallback;
+}
+
+/** What a worker holds before it caches any workflow, and what each cached session adds (BENCHMARKS.md, "Sessions per worker"). */
+export const workerBaseMemoryMb = 300;
+export const memoryPerCachedSessionMb = 0.5;
+/** Of that, what a cached session keeps in the workflow thread's V8 heap (about 0.2 MB measured), with a margin. */
+const heapPerCachedSessionMb = 0.25;
+
+/**
+ * How many workflows the worker keeps cached when AGENT_WORKER_MEMORY_MB says how much memory it may use: as many
+ * sessions as fit beside the worker's base, so that a container's limit, not Node's heap size, decides. Never more
+ * than the V8 heap (`heapLimitMb`, Node's --max-old-space-size) can hold, or a large budget would end in an
+ * out-of-memory crash instead. Undefined without the setting: the SDK's default then, about 600 per GB of heap.
+ */
+export function workflowCacheSize(
+  env: NodeJS.ProcessEnv = process.env,
+  heapLimitMb = getHeapStatistics().heap_size_limit / 1024 ** 2,
+): number | undefined {
+  const setting = env.AGENT_WORKER_MEMORY_MB;
+  if (setting === undefined || setting === '') return undefined;
+  const megabytes = Number(setting);
+  if (!Number.isFinite(megabytes) || megabytes <= 0)
+    throw new ConfigurationError(`AGENT_WORKER_MEMORY_MB must be the worker's memory in megabytes, e.g. 2048 (got "${setting}")`);
+  const fitInMemory = Math.floor((megabytes - workerBaseMemoryMb) / memoryPerCachedSessionMb);
+  // The SDK needs at least 2 (one workflow task in flight and the next); fewer means the budget does not hold the worker.
+  if (fitInMemory < 2)
+    throw new ConfigurationError(
+      `AGENT_WORKER_MEMORY_MB=${setting} leaves no room for cached sessions: a worker needs about ${workerBaseMemoryMb} MB before its first`,
+    );
+  const fitInHeap = Math.floor((heapLimitMb - workerBaseMemoryMb) / heapPerCachedSessionMb);
+  return Math.max(2, Math.min(fitInMemory, fitInHeap));
 }

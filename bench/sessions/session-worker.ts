@@ -7,7 +7,9 @@
 // Environment: TEMPORAL_ADDRESS, AGENT_TASK_QUEUE, AGENT_WORKFLOW_BUNDLE,
 // OPENAI_BASE_URL/OPENAI_API_KEY (the scripted model), AGENT_TRANSCRIPT_DIR,
 // AGENT_PAYLOAD_DIR, AGENT_WORKSPACE_ROOT, BENCH_METRICS_PORT, and BENCH_WORKER_OPTIONS (JSON worker
-// options laid over the defaults, to try other settings).
+// options laid over the defaults, to try other settings). A message { heapSnapshot: path } writes a V8 heap
+// snapshot of this thread there (with debugMode the workflows run in this thread, so their memory is in it).
+import { writeHeapSnapshot } from 'node:v8';
 import { DefaultLogger, NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
 import { createAgentWorker } from '../../worker/create-worker';
 import { loadConnectionSettings, taskQueue } from '../../worker/settings';
@@ -16,6 +18,10 @@ export interface WorkerStats {
   /** process.cpuUsage(): user and system microseconds since the process started, every thread included. */
   cpuMicros: number;
   rssBytes: number;
+  /** This thread's V8 heap (with debugMode, the workflows' too), and memory outside it that V8 knows of. */
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  externalBytes: number;
 }
 
 async function main(): Promise<void> {
@@ -34,10 +40,21 @@ async function main(): Promise<void> {
     process.on('message', (message) => {
       if (message === 'stats') {
         const cpu = process.cpuUsage();
-        const stats: WorkerStats = { cpuMicros: cpu.user + cpu.system, rssBytes: process.memoryUsage().rss };
+        const memory = process.memoryUsage();
+        const stats: WorkerStats = {
+          cpuMicros: cpu.user + cpu.system,
+          rssBytes: memory.rss,
+          heapUsedBytes: memory.heapUsed,
+          heapTotalBytes: memory.heapTotal,
+          externalBytes: memory.external,
+        };
         process.send?.(stats);
       }
       if (message === 'stop') worker.shutdown();
+      if (typeof message === 'object' && message !== null && 'heapSnapshot' in message) {
+        global.gc?.();
+        process.send?.({ written: writeHeapSnapshot(String(message.heapSnapshot)) });
+      }
     });
     const running = worker.run();
     process.send?.('ready');

@@ -9,6 +9,7 @@ import { FileTranscriptStore } from '../../storage/transcript/transcript-store';
 import { agentDataConverter } from '../../storage/data-converter';
 import { builtInTools } from '../../tools';
 import { createAgentWorker, workflowsPath } from '../../worker/create-worker';
+import { withSharedWorkflowModules } from '../../worker/shared-workflow-modules';
 import { benchTools } from './bench-tools';
 import { startBenchServer, type BenchServer, type ServerSetting } from './bench-server';
 import { log, quietLogger } from './log';
@@ -78,7 +79,10 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
     return servers.get(setting)!;
   };
   try {
-    const [bundle] = await Promise.all([bundleWorkflowCode({ workflowsPath, logger: quietLogger }), server('project')]);
+    const [bundle] = await Promise.all([
+      bundleWorkflowCode(withSharedWorkflowModules({ workflowsPath, logger: quietLogger })),
+      server('project'),
+    ]);
     const workspace = await temporaryDirectory('bench-workspace-');
     // Large payloads (a long conversation carried across continue-as-new) go to external storage, and
     // transcripts to a store of their own: this run's directories, not the user's, since its dev

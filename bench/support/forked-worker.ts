@@ -10,6 +10,8 @@ export interface ForkedWorker {
   pid: number;
   metricsUrl: string;
   stats(): Promise<WorkerStats>;
+  /** Writes a V8 heap snapshot of the worker's main thread to `file` (after a full GC when BENCH_WORKER_HEAP_SNAPSHOT is set). */
+  heapSnapshot(file: string): Promise<void>;
   /** Graceful shutdown (in-flight tasks finish), then the process exits. */
   stop(): Promise<void>;
 }
@@ -26,6 +28,8 @@ export async function forkWorker(env: NodeJS.ProcessEnv): Promise<ForkedWorker> 
       '--import',
       'tsx',
       ...(env.BENCH_WORKER_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_WORKER_CPU_PROFILE}`] : []),
+      // BENCH_WORKER_HEAP_SNAPSHOT=<dir>: heap snapshots need a full GC first, to count only what is retained.
+      ...(env.BENCH_WORKER_HEAP_SNAPSHOT ? ['--expose-gc'] : []),
     ],
     env: { ...env, BENCH_METRICS_PORT: String(metricsPort) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -43,15 +47,16 @@ export async function forkWorker(env: NodeJS.ProcessEnv): Promise<ForkedWorker> 
   return {
     pid: child.pid!,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
-    stats: () => request<WorkerStats>(child),
+    stats: () => request<WorkerStats>(child, 'stats'),
+    heapSnapshot: (file) => request<{ written: string }>(child, { heapSnapshot: file }).then(() => undefined),
     stop: () => stop(child),
   };
 }
 
-function request<T>(child: ChildProcess): Promise<T> {
+function request<T>(child: ChildProcess, question: string | object): Promise<T> {
   return new Promise<T>((resolve) => {
     child.once('message', (message) => resolve(message as T));
-    child.send('stats');
+    child.send(question);
   });
 }
 

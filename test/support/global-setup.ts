@@ -9,6 +9,7 @@ import { ensureCollector } from './otel-collector/find-collector';
 import { devServerArgs } from '../../cli/dev-server/dev-server-options';
 import { ensureTemporalCli } from '../../cli/dev-server/find-temporal-cli';
 import { workflowsPath } from '../../worker/create-worker';
+import { withSharedWorkflowModules } from '../../worker/shared-workflow-modules';
 import { testTmpDirectory, useTestDirectories } from './test-directories';
 
 /** A namespace besides `default` on the tests' dev server. */
@@ -37,7 +38,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_TEMPORAL_ADDRESS = environment.address;
   if (executable.type === 'existing-path') process.env.TEST_TEMPORAL_CLI = executable.path;
 
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+  // As the AgentPlugin bundles it: core/'s pure modules shared by every workflow (worker/shared-workflow-modules.ts).
+  const bundle = await bundleWorkflowCode(withSharedWorkflowModules({ workflowsPath, logger: quietLogger }));
   // Transcripts and large payloads of test runs stay out of the user's data directory; workspaces are temporary directories.
   await useTestDirectories();
   const bundlePath = path.join(testTmpDirectory, 'workflow-bundle.js');
