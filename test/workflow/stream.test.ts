@@ -88,7 +88,7 @@ describe('the run stream', () => {
     expect(events).toEqual([
       { type: 'turn_start', turn: 1, agent: 'default' },
       { type: 'reply', ...reply, text: '', toolCalls: ['read_file'], iteration: 1, usage: { inputTokens: 20, outputTokens: 8 } },
-      { type: 'tool_start', id: 'call_read', summary: 'read_file notes.txt' },
+      { type: 'tool_start', id: 'call_read', summary: 'read_file notes.txt', name: 'read_file', input: { path: 'notes.txt' } },
       { type: 'tool_result', id: 'call_read', summary: 'read_file notes.txt', isError: false, preview: 'remember the milk' },
       { type: 'reply', ...reply, text: 'milk', toolCalls: [], iteration: 2, usage: { inputTokens: 10, outputTokens: 5 } },
       {
@@ -121,6 +121,9 @@ describe('the run stream', () => {
     const priced = { inputTokens: 100, outputTokens: 40, costUsd: 0.0012, reasoningTokens: 16 };
     const thinking = [
       { type: 'thinking' as const, provider: 'anthropic', model: 'claude-haiku-4-5', text: 'paid on the 3rd', signature: 'sig' },
+      // Redacted thinking is never told: the stream's thinking text is the readable parts only.
+      { type: 'redacted_thinking' as const, provider: 'anthropic', model: 'claude-haiku-4-5', data: 'OPAQUE-REDACTED' },
+      { type: 'thinking' as const, provider: 'anthropic', model: 'claude-haiku-4-5', text: 'no more due', signature: 'sig2' },
     ];
     const model = ScriptedModel.byAgent({
       triage: [
@@ -161,7 +164,7 @@ describe('the run stream', () => {
     expect(items.map((item) => item.data)).toEqual([
       { type: 'turn_start', turn: 1, agent: 'triage' },
       { ...triageReply, toolCalls: ['read_file'], iteration: 1 },
-      { type: 'tool_start', id: 'call_read', summary: 'read_file notes.txt' },
+      { type: 'tool_start', id: 'call_read', summary: 'read_file notes.txt', name: 'read_file', input: { path: 'notes.txt' } },
       { type: 'tool_result', id: 'call_read', summary: 'read_file notes.txt', isError: false, preview: 'remember the milk' },
       { ...triageReply, toolCalls: ['transfer_to_billing'], iteration: 2 },
       {
@@ -182,6 +185,7 @@ describe('the run stream', () => {
         model: billingModel,
         usage: priced,
         thought: true,
+        thinking: 'paid on the 3rd\n\nno more due',
       },
       {
         type: 'turn_end',
@@ -257,6 +261,31 @@ describe('the run stream', () => {
         usage: { inputTokens: 10, outputTokens: 5 },
       },
     ]);
+  });
+
+  it("bounds a hostile call's arguments on the stream: the tool gets them whole, the stream a few kilobytes", async () => {
+    const huge = 'A'.repeat(50_000);
+    // As the model would write it: a long path, a __proto__ key, nesting deeper than the stream shows.
+    const args = JSON.parse(`{"path":"${huge}","__proto__":{"polluted":true},"deep":[[[[[[[["bottom"]]]]]]]]}`) as Record<
+      string,
+      unknown
+    >;
+    const model = new ScriptedModel([callTools({ name: 'read_file', arguments: args, id: 'call_big' }), answer('no such file')]);
+    const events = await withRun(model, { prompt: 'read it', session: { idleTimeoutSeconds: 600 } }, async (workflowId) => {
+      const items = await gather(workflowId, 0, turnEnded(1));
+      await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
+      return items.map((item) => item.data);
+    });
+    const started = events.find((event) => event.type === 'tool_start');
+    expect(started).toMatchObject({ name: 'read_file', id: 'call_big' });
+    // Every subscriber's poll result carries this event: it stays small whatever the model sent.
+    expect(JSON.stringify(started).length).toBeLessThan(6_000);
+    const input = (started as { input: Record<string, unknown> }).input;
+    expect(input.path).toMatch(/^A{200}… \[49800 more characters not shown\]$/);
+    expect(JSON.stringify(input.deep)).toContain('nested deeper than 6 levels');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // The tool ran with the whole path: the model read its error about the 50,000-character path.
+    expect(JSON.stringify(model.requests[1].messages)).toContain(huge.slice(0, 1000));
   });
 
   it('passes the model activity a name for each call when the run streams', async () => {
