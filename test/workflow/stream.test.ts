@@ -263,7 +263,7 @@ describe('the run stream', () => {
     ]);
   });
 
-  it("bounds a hostile call's arguments on the stream: the tool gets them whole, the stream a few kilobytes", async () => {
+  it("bounds a hostile call's arguments on the stream: the conversation keeps them whole, the stream a few kilobytes", async () => {
     const huge = 'A'.repeat(50_000);
     // As the model would write it: a long path, a __proto__ key, nesting deeper than the stream shows.
     const args = JSON.parse(`{"path":"${huge}","__proto__":{"polluted":true},"deep":[[[[[[[["bottom"]]]]]]]]}`) as Record<
@@ -284,8 +284,8 @@ describe('the run stream', () => {
     expect(input.path).toMatch(/^A{200}… \[49800 more characters not shown\]$/);
     expect(JSON.stringify(input.deep)).toContain('nested deeper than 6 levels');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    // The tool ran with the whole path: the model read its error about the 50,000-character path.
-    expect(JSON.stringify(model.requests[1].messages)).toContain(huge.slice(0, 1000));
+    // Only the stream is cut: the conversation the model reads next keeps the call's arguments whole.
+    expect(JSON.stringify(model.requests[1].messages)).toContain(huge);
   });
 
   it('passes the model activity a name for each call when the run streams', async () => {
