@@ -12,6 +12,12 @@ it('keeps ordinary arguments as they are', () => {
   expect(streamToolInput(args)).toEqual(args);
 });
 
+it('cuts a long array with one marker item that counts what was left out', () => {
+  const items = streamToolInput({ lines: Array.from({ length: 1_000 }, () => 'y'.repeat(50)) }) as { lines: string[] };
+  expect(items.lines.length).toBeLessThan(100);
+  expect(items.lines.at(-1)).toBe(`[${1_000 - items.lines.length + 1} more items not shown]`);
+});
+
 it('bounds hostile arguments: a huge string, thousands of keys, deep nesting, __proto__ and hidden characters', () => {
   const nested = `${'{"a":'.repeat(60)}1${'}'.repeat(60)}`;
   const manyKeys = Object.fromEntries(Array.from({ length: 5_000 }, (_, index) => [`key${index}`, 'v'.repeat(50)]));
@@ -19,7 +25,7 @@ it('bounds hostile arguments: a huge string, thousands of keys, deep nesting, __
     huge: 'x'.repeat(1_000_000),
     ['k'.repeat(10_000)]: 1,
     deep: '__NESTED__',
-    bidi: 'rm -rf \u202Eosd.txt\u0007\u001b[2J',
+    bidi: 'rm -rf \u202Eosd.txt\u0007\u001b[2J\t',
     many: manyKeys,
   })
     .replace('"__NESTED__"', nested)
@@ -44,7 +50,7 @@ it('bounds hostile arguments: a huge string, thousands of keys, deep nesting, __
   expect(Object.prototype.hasOwnProperty.call(input, '__proto__')).toBe(true);
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   // Characters that hide or fake text are shown as escapes.
-  expect(input.bidi).toBe('rm -rf \\u{202E}osd.txt\\u{0007}\\u{001B}[2J');
+  expect(input.bidi).toBe('rm -rf \\u{202E}osd.txt\\u{0007}\\u{001B}[2J\\t');
   // What did not fit says how much was left out.
   expect((input.many as Record<string, unknown>)[omittedKey]).toMatch(/^\d+ more keys not shown$/);
 

@@ -159,3 +159,25 @@ it('a tool_start from before 0.3 (no name, no input) still shows a tool part, na
     title: 'read_file a.txt',
   });
 });
+
+it('an approval request with the arguments (0.3) gives the tool part its input before the decision', () => {
+  const chunks = run([
+    { type: 'turn_start', turn: 1 },
+    { type: 'reply', call: 'm1', text: '', toolCalls: ['write_file'] },
+    {
+      type: 'approval_requested',
+      id: 'c1',
+      tool: 'write_file',
+      summary: 'write_file "a.txt" (2 bytes, 1 line)',
+      agents: ['default'],
+      askedAt: '',
+      input: { path: 'a.txt', content: 'hi' },
+    },
+  ]);
+  const types = chunks.map((chunk) => chunk.type);
+  expect(types.indexOf('tool-input-available')).toBeLessThan(types.indexOf('tool-approval-request'));
+  expect(chunks.find((chunk) => chunk.type === 'tool-input-available')).toMatchObject({
+    toolName: 'write_file',
+    input: { path: 'a.txt', content: 'hi' },
+  });
+});
