@@ -1,4 +1,4 @@
-import { Worker } from '@temporalio/worker';
+import { Worker, type CompiledWorkerOptions, type WorkerOptions } from '@temporalio/worker';
 import { ConfigurationError } from '../core/errors';
 
 /**
@@ -70,9 +70,34 @@ export function providerQueueNames(queues: ProviderQueues, workerTaskQueue: stri
 }
 
 /**
- * Runs, beside `worker`, one activity worker per provider queue: the same connection, namespace, data converter,
- * activity interceptors (tracing) and model activity as `worker`, polling only that queue, with its rate limit.
- * They stop when `run` (the main worker's run) ends, and a failed one stops the main worker.
+ * The options of the activity worker that polls one provider's queue: the main worker's connection, namespace,
+ * identity, data converter, activity interceptors (tracing) and Worker Versioning, the model activity only, and the
+ * queue's rate limit. Versioning matters: a versioned worker registers each queue it polls in its build's deployment
+ * version, and the server sends a pinned run's activity on such a queue only to that build's workers. Unversioned,
+ * the provider's queue stays outside every version, and during a deploy a run's model calls could go to any build.
+ */
+export function providerQueueWorkerOptions(
+  main: CompiledWorkerOptions,
+  taskQueue: string,
+  queue: ProviderQueue,
+  callModel: NonNullable<WorkerOptions['activities']>,
+): Omit<WorkerOptions, 'connection'> {
+  return {
+    namespace: main.namespace,
+    taskQueue,
+    activities: callModel,
+    identity: main.identity,
+    dataConverter: main.dataConverter,
+    interceptors: { activity: main.interceptors.activity },
+    maxHeartbeatThrottleInterval: main.maxHeartbeatThrottleIntervalMs,
+    ...(main.workerDeploymentOptions && { workerDeploymentOptions: main.workerDeploymentOptions }),
+    ...(queue.requestsPerSecond !== undefined && { maxTaskQueueActivitiesPerSecond: queue.requestsPerSecond }),
+  };
+}
+
+/**
+ * Runs, beside `worker`, one activity worker per provider queue (providerQueueWorkerOptions), polling only that
+ * queue, with its rate limit. They stop when `run` (the main worker's run) ends, and a failed one stops the main worker.
  */
 export async function withProviderQueueWorkers(worker: Worker, queues: ProviderQueues, run: () => Promise<void>): Promise<void> {
   const connection = worker.connection;
@@ -83,14 +108,7 @@ export async function withProviderQueueWorkers(worker: Worker, queues: ProviderQ
     Object.entries(queues).map(([provider, queue]) =>
       Worker.create({
         connection,
-        namespace: worker.options.namespace,
-        taskQueue: names[provider],
-        activities: { callModel },
-        identity: worker.options.identity,
-        dataConverter: worker.options.dataConverter,
-        interceptors: { activity: worker.options.interceptors.activity },
-        maxHeartbeatThrottleInterval: worker.options.maxHeartbeatThrottleIntervalMs,
-        ...(queue.requestsPerSecond !== undefined && { maxTaskQueueActivitiesPerSecond: queue.requestsPerSecond }),
+        ...providerQueueWorkerOptions(worker.options, names[provider], queue, { callModel }),
       }),
     ),
   );

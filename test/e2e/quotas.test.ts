@@ -11,9 +11,11 @@ import { fetchEvents } from '../support/history';
 import { killSpawnedWorkers, spawnWorker, type SpawnedWorker } from '../support/spawned-worker';
 import { testWorkspaceRoot, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
+import { waitFor } from '../support/wait-for';
 import { RequestRateLimit } from '../support/wire-rules/rate-limit';
 
 const EventType = temporal.api.enums.v1.EventType;
+const TaskQueueType = temporal.api.enums.v1.TaskQueueType;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const bed = useTestBed();
 const model = 'openai:gpt-4o-mini';
@@ -179,6 +181,39 @@ it("keeps tools on the run's queue while the model calls go to the provider's", 
   const calls = callModelEvents(await fetchEvents(bed.environment.client, handle.workflowId));
   expect(calls.filter((call) => call.type === 'callModel').map((call) => call.taskQueue)).toEqual([modelQueue, modelQueue]);
   expect(calls.filter((call) => call.type === 'list_directory').map((call) => call.taskQueue)).toEqual([taskQueue]);
+});
+
+it("polls the provider's queue as the worker's deployment version, so a pinned run's model calls stay on its build", async () => {
+  const taskQueue = uniqueTaskQueue('quotas-versioned');
+  const deploymentName = `quotas-${randomUUID()}`;
+  const worker = await createAgentWorker({
+    connection: bed.environment.nativeConnection,
+    namespace: bed.environment.namespace ?? 'default',
+    taskQueue,
+    env: { ...bed.server.providerEnv, AGENT_DEPLOYMENT_NAME: deploymentName, AGENT_BUILD_ID: 'build-1' },
+    workspaceRoot: testWorkspaceRoot,
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    providerQueues: { openai: { requestsPerSecond: 50 } },
+  });
+  // The server registers a queue in a version when a poller of that version polls it: the version then lists the
+  // provider's queue beside the worker's own (an unversioned poller would leave it out, and it would get none).
+  const queues = await worker.runUntil(
+    waitFor('the deployment version to list the provider queue', async () => {
+      const { workerDeploymentVersionInfo } = await bed.environment.client.workflowService.describeWorkerDeploymentVersion({
+        namespace: bed.environment.namespace ?? 'default',
+        deploymentVersion: { deploymentName, buildId: 'build-1' },
+      });
+      const listed = (workerDeploymentVersionInfo?.taskQueueInfos ?? []).map((info) => `${info.name} ${info.type}`);
+      return listed.includes(`${taskQueue}-model-openai ${TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY}`) && listed;
+    }),
+  );
+  expect(queues).toEqual(
+    expect.arrayContaining([
+      `${taskQueue} ${TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW}`,
+      `${taskQueue} ${TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY}`,
+      `${taskQueue}-model-openai ${TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY}`,
+    ]),
+  );
 });
 
 describe('provider queue settings', () => {
