@@ -150,7 +150,20 @@ it('a tool_start from before 0.3 (no name, no input) still shows a tool part, na
   const chunks = run([
     { type: 'turn_start', turn: 1 },
     { type: 'tool_start', id: 'c1', summary: 'read_file a.txt' },
+    // An approval request without arguments (older, or a subagent's forwarded up): its summary is the input.
+    {
+      type: 'approval_requested',
+      id: 'sub/c2',
+      tool: 'write_file',
+      summary: 'write_file b.txt',
+      agents: ['a', 'b'],
+      askedAt: '',
+    },
   ]);
+  expect(chunks.filter((chunk) => chunk.type === 'tool-input-available')[1]).toMatchObject({
+    toolCallId: 'sub/c2',
+    input: { summary: 'write_file b.txt' },
+  });
   expect(chunks.find((chunk) => chunk.type === 'tool-input-available')).toEqual({
     type: 'tool-input-available',
     toolCallId: 'c1',
