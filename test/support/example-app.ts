@@ -5,6 +5,18 @@ import { collect } from './cli';
 
 const root = path.join(__dirname, '..', '..');
 
+/** The environment a person's shell has: without jest's NODE_ENV=test, which would make Vite build React's development copy. */
+function shellEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { NODE_ENV: _jest, ...outside } = process.env;
+  return { ...outside, ...env };
+}
+
+export interface StartedScript {
+  /** What it has printed so far, stdout and stderr together. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
 /**
  * An app under examples/ that uses durable-agent as a library, the way a user's app does: it installs the library
  * as a packed copy (install-links, as from a registry) and builds and runs with its own scripts.
@@ -12,7 +24,7 @@ const root = path.join(__dirname, '..', '..');
 export function exampleApp(name: string) {
   const dir = path.join(root, 'examples', name);
   const npm = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-    collect(spawn('npm', args, { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    collect(spawn('npm', args, { cwd: dir, env: shellEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] }));
   return {
     dir,
     npm,
@@ -26,6 +38,29 @@ export function exampleApp(name: string) {
       await rm(path.join(dir, 'node_modules', 'durable-agent'), { recursive: true, force: true });
       const install = await npm(['install', '--no-audit', '--no-fund']);
       if (install.code !== 0) throw new Error(`npm install in examples/${name} failed:\n${install.stderr}`);
+    },
+    /**
+     * Starts one of the app's long-running scripts (a worker, a server) in a process group of its own, so that stop()
+     * ends npm and everything it started.
+     */
+    start(script: string, env: NodeJS.ProcessEnv = {}): StartedScript {
+      const child = spawn('npm', ['run', '-s', script], {
+        cwd: dir,
+        env: shellEnvironment(env),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+      return {
+        output: () => output,
+        async stop() {
+          if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGTERM');
+          await exited;
+        },
+      };
     },
     /** The app's own type check: exit code and what it printed (tsc reports type errors on stdout), npm's warnings left out. */
     async typeCheck(): Promise<{ code: number | null; output: string }> {

@@ -1,0 +1,9 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { Chat } from './chat';
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <Chat />
+  </StrictMode>,
+);
