@@ -91,6 +91,8 @@ export class AgUiTranslator {
   /** Each model call's thinking streamed so far (this attempt), and the reasoning message that told it. */
   private readonly thoughtSoFar = new Map<string, { text: string; message: string }>();
   private readonly attempts = new Map<string, number>();
+  /** Reasoning spans opened per model call: thinking and text may alternate in one reply, and ids are never reused. */
+  private readonly spans = new Map<string, number>();
   private readonly usageByModel = new Map<string, Usage>();
   private readonly pending = new Map<string, PendingApproval>();
   /** The message of the model call whose reply asked for the tools now starting, for TOOL_CALL_START's parent. */
@@ -194,9 +196,8 @@ export class AgUiTranslator {
   }
 
   /** A span of reasoning opened for model call `call` (REASONING_START, then one reasoning message in it). */
-  private openSpan(call: string, suffix = ''): { events: BaseEvent[]; span: string; message: string } {
-    const span = `${this.messageIdOf(call)}:reasoning${suffix}`;
-    const message = `${this.messageIdOf(call)}:thinking${suffix}`;
+  private openSpan(call: string): { events: BaseEvent[]; span: string; message: string } {
+    const { span, message } = this.spanIds(call);
     return {
       span,
       message,
@@ -205,6 +206,14 @@ export class AgUiTranslator {
         { type: EventType.REASONING_MESSAGE_START, messageId: message, role: 'reasoning' } as BaseEvent,
       ],
     };
+  }
+
+  /** Ids for the next reasoning span of `call` and its message: `…:reasoning` and `…:thinking`, numbered after the first. */
+  private spanIds(call: string): { span: string; message: string } {
+    const count = (this.spans.get(call) ?? 0) + 1;
+    this.spans.set(call, count);
+    const suffix = count === 1 ? '' : `:${count}`;
+    return { span: `${this.messageIdOf(call)}:reasoning${suffix}`, message: `${this.messageIdOf(call)}:thinking${suffix}` };
   }
 
   private closeSpan(ids: { span: string; message: string }): BaseEvent[] {
@@ -270,12 +279,12 @@ export class AgUiTranslator {
     const events: BaseEvent[] = [...this.closeReasoning(event.call)];
     if (streamed) events.push(this.custom(agUiCustomNames.textReset, { messageId: streamed.message }));
     if (thinking) {
-      const whole = this.openSpan(event.call, streamed ? ':reply' : '');
+      const whole = this.openSpan(event.call);
       events.push(...whole.events);
       events.push({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: whole.message, delta: thinking } as BaseEvent);
       events.push(...this.closeSpan(whole));
     } else if (event.thought) {
-      const span = `${this.messageIdOf(event.call)}:reasoning${streamed ? ':reply' : ''}`;
+      const { span } = this.spanIds(event.call);
       events.push({ type: EventType.REASONING_START, messageId: span } as BaseEvent);
       events.push({ type: EventType.REASONING_END, messageId: span } as BaseEvent);
     }

@@ -288,3 +288,17 @@ describe('AG-UI tool arguments and reasoning (stream vocabulary 0.3)', () => {
     });
   });
 });
+
+it('interleaved thinking (thinking, text, thinking in one reply) opens a new reasoning span with ids of its own', () => {
+  const { out } = translateAll([
+    { type: 'turn_start', turn: 1 },
+    { type: 'thinking', call: 'm1', text: 'First.' },
+    { type: 'text', call: 'm1', text: 'Saying something.' },
+    { type: 'thinking', call: 'm1', text: '\n\nSecond.' },
+    { type: 'reply', call: 'm1', text: 'Saying something.', toolCalls: [], thought: true, thinking: 'First.\n\nSecond.' },
+    { type: 'turn_end', turn: 1, status: 'completed', answer: 'Saying something.' },
+  ]);
+  validated(out);
+  expect(out.filter((event) => event.type === EventType.REASONING_START)).toHaveLength(2);
+  expect(out.some((event) => event.type === EventType.CUSTOM)).toBe(false);
+});

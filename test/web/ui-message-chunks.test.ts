@@ -194,3 +194,28 @@ it('an approval request with the arguments (0.3) gives the tool part its input b
     input: { path: 'a.txt', content: 'hi' },
   });
 });
+
+it('interleaved thinking and text in one reply: each run of them a part of its own, nothing written twice', () => {
+  const chunks = run([
+    { type: 'turn_start', turn: 1 },
+    { type: 'thinking', call: 'm1', text: 'First.' },
+    { type: 'text', call: 'm1', text: 'Saying.' },
+    { type: 'thinking', call: 'm1', text: '\n\nSecond.' },
+    { type: 'reply', call: 'm1', text: 'Saying.', toolCalls: [], thought: true, thinking: 'First.\n\nSecond.' },
+  ]);
+  expect(chunks.map((chunk) => chunk.type)).toEqual([
+    'start',
+    'start-step',
+    'reasoning-start',
+    'reasoning-delta',
+    'reasoning-end',
+    'text-start',
+    'text-delta',
+    'text-end',
+    'reasoning-start',
+    'reasoning-delta',
+    'reasoning-end',
+  ]);
+  const ids = chunks.flatMap((chunk) => (chunk.type.endsWith('-start') && 'id' in chunk ? [chunk.id] : []));
+  expect(new Set(ids).size).toBe(3);
+});
