@@ -164,6 +164,10 @@ it('ends a run at an approval as an interrupt with what will run, and the next r
     ),
   );
   expect(resumed.map((event) => event.type)).toContain(EventType.TOOL_CALL_RESULT);
+  // The call as it runs: its name, then its arguments as JSON, equal to what the model sent.
+  expect(resumed.find((event) => event.type === EventType.TOOL_CALL_START)).toMatchObject({ toolCallName: 'write_file' });
+  const args = resumed.find((event) => event.type === EventType.TOOL_CALL_ARGS) as BaseEvent & { delta: string };
+  expect(JSON.parse(args.delta)).toEqual({ path: 'agui.txt', content: 'FROM AG-UI' });
   expect(textOf(resumed)).toBe('Written.');
   expect(resumed.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
   expect(await readFile(path.join(bed.workspace, 'agui.txt'), 'utf8')).toBe('FROM AG-UI');
