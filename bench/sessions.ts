@@ -9,6 +9,7 @@ import { driveSessions, startSessions, terminateSessions, type SentMessage } fro
 import type { BenchEnvironment } from './support/environment';
 import { formatBytes, formatCount, formatMs, markdownTable, type TargetRow } from './support/format';
 import { forkWorker } from './support/forked-worker';
+import type { WorkerStats } from './sessions/session-worker';
 import { fetchRunChain } from './support/history';
 import { messageTimelines, type MessageTimeline } from './support/update-timeline';
 import { log } from './support/log';
@@ -26,11 +27,16 @@ const targetIdleRssBytes = 2 * 1024 ** 3;
 const pauseMs: [number, number] = [5_000, 25_000];
 /**
  * Idle sessions send one message each at a moment drawn uniformly from this window: a message every few minutes
- * per session, with the whole population's rate (5,000 over 5 minutes: 17 a second) about that of 270 busy sessions.
+ * per session, with the whole population's rate (5,000 over 4 minutes: 21 a second) about that of 330 busy sessions.
+ * BENCH_IDLE_MINUTES sets another window.
  */
-const idleWindowMs = (env: NodeJS.ProcessEnv): [number, number] => [0, Number(env.BENCH_IDLE_MINUTES || 5) * 60_000];
+function idleWindowMs(env: NodeJS.ProcessEnv): [number, number] {
+  const minutes = Number(env.BENCH_IDLE_MINUTES || 4);
+  if (!(minutes > 0)) throw new Error(`BENCH_IDLE_MINUTES must be a number of minutes (got "${env.BENCH_IDLE_MINUTES}")`);
+  return [0, minutes * 60_000];
+}
 
-/** How a size's sessions talk: busy (messages 5–25 s apart) or idle (one message in a 5-minute window). */
+/** How a size's sessions talk: busy (messages 5–25 s apart) or idle (one message in a window of a few minutes). */
 type Load = 'busy' | 'idle';
 
 interface Measured {
@@ -176,6 +182,7 @@ async function measure(
     BENCH_WORKER_OPTIONS: process.env.BENCH_WORKER_OPTIONS,
     BENCH_WORKER_CPU_PROFILE: process.env.BENCH_WORKER_CPU_PROFILE,
     BENCH_WORKER_HEAP_SNAPSHOT: snapshots,
+    BENCH_COUNT_SANDBOX_CALLS: process.env.BENCH_COUNT_SANDBOX_CALLS,
   });
   // BENCH_WORKER_HEAP_SNAPSHOT=<dir> (with BENCH_WORKER_OPTIONS='{"debugMode":true}', so that the workflows live in the
   // worker's main thread): snapshots before the sessions, once they all wait, and after the messages, to compare.
@@ -228,6 +235,14 @@ async function measure(
       `  ${talked.replyMs.length} replies, ${talked.failures.length} failures in ${formatMs(talked.windowMs)}; ending the sessions...`,
     );
     for (const failure of talked.failures.slice(0, 5)) log(`    ${failure}`);
+    if (process.env.BENCH_COUNT_SANDBOX_CALLS) {
+      const per = (after: WorkerStats, before: WorkerStats, divisor: number) =>
+        Object.entries(after.sandboxCalls)
+          .map(([called, calls]) => `${called} ${((calls - (before.sandboxCalls[called] ?? 0)) / divisor).toFixed(1)}`)
+          .join(', ');
+      log(`  calls into the workflow sandbox per session started: ${per(idle, base, count)}`);
+      log(`  calls into the workflow sandbox per message: ${per(statsAfter, statsBefore, Math.max(1, talked.replyMs.length))}`);
+    }
     const timelines = await sampleTimelines(environment, handles, talked.messages);
     await snapshot('2-after');
     await terminateSessions(handles, 50);
@@ -310,7 +325,7 @@ function report(measured: Measured[], messagesPerSession: number) {
       pass: qualifying.length > 0,
     },
     {
-      measure: 'idle chat sessions on one worker (one message each in 5 minutes)',
+      measure: `idle chat sessions on one worker (one message each in ${idleWindowMs(process.env)[1] / 60_000} minutes)`,
       result:
         idle
           .map(

@@ -10,6 +10,7 @@
 // options laid over the defaults, to try other settings). A message { heapSnapshot: path } writes a V8 heap
 // snapshot of this thread there (with debugMode the workflows run in this thread, so their memory is in it).
 import { writeHeapSnapshot } from 'node:v8';
+import { Script } from 'node:vm';
 import { DefaultLogger, NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
 import { createAgentWorker } from '../../worker/create-worker';
 import { loadConnectionSettings, taskQueue } from '../../worker/settings';
@@ -22,9 +23,27 @@ export interface WorkerStats {
   heapUsedBytes: number;
   heapTotalBytes: number;
   externalBytes: number;
+  /** Calls into the workflow sandbox so far, by function (BENCH_COUNT_SANDBOX_CALLS only). */
+  sandboxCalls: Record<string, number>;
+}
+
+/**
+ * BENCH_COUNT_SANDBOX_CALLS=1 (with debugMode, so that the sandbox is in this thread): counts the SDK's calls into the
+ * workflow sandbox by the function called. Each runs with the SDK's deadlock timeout, for which Node starts a watchdog
+ * per call: ~0.1 ms of CPU each (BENCHMARKS.md), so their number per message is a cost of its own.
+ */
+const sandboxCalls = new Map<string, number>();
+function countSandboxCalls(): void {
+  const runInContext = Script.prototype.runInContext;
+  Script.prototype.runInContext = function (this: Script, context, options) {
+    const called = (context as { __temporal_args?: [unknown, string] } | undefined)?.__temporal_args?.[1] ?? '(other)';
+    sandboxCalls.set(called, (sandboxCalls.get(called) ?? 0) + 1);
+    return runInContext.call(this, context, options);
+  };
 }
 
 async function main(): Promise<void> {
+  if (process.env.BENCH_COUNT_SANDBOX_CALLS) countSandboxCalls();
   Runtime.install({
     logger: new DefaultLogger('ERROR'),
     telemetryOptions: {
@@ -47,6 +66,7 @@ async function main(): Promise<void> {
           heapUsedBytes: memory.heapUsed,
           heapTotalBytes: memory.heapTotal,
           externalBytes: memory.external,
+          sandboxCalls: Object.fromEntries(sandboxCalls),
         };
         process.send?.(stats);
       }
