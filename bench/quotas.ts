@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { startAgent } from '../client/start-agent';
+import { eagerActivityArgs, liftedDispatchArgs } from '../cli/dev-server/dev-server-options';
 import { ensureTemporalCli } from '../cli/dev-server/find-temporal-cli';
 import { freePort } from '../cli/dev-server/free-port';
 import { createAgentWorker } from '../worker/create-worker';
@@ -12,33 +13,75 @@ import { startDevServer } from '../test/support/dev-server-process';
 import { FakeModelServer, openaiReply } from '../test/support/fake-model-server';
 import { spawnWorker } from '../test/support/spawned-worker';
 import { RequestRateLimit } from '../test/support/wire-rules/rate-limit';
-import type { Benchmark } from './support/benchmark';
+import { measureDispatchRate } from './quota-dispatch/dispatch-rate';
+import type { Benchmark, BenchContext } from './support/benchmark';
 import { formatMs, markdownTable } from './support/format';
 import { log } from './support/log';
 import { percentile } from './support/stats';
 
 const model = 'openai:gpt-4o-mini';
-const sizes = { full: { quotaRuns: 200, tenantA: 300, tenantB: 10 }, quick: { quotaRuns: 60, tenantA: 100, tenantB: 10 } };
+const sizes = {
+  full: { quotaRuns: 200, tenantA: 300, tenantB: 10, backlog: 60 },
+  quick: { quotaRuns: 60, tenantA: 100, tenantB: 10, backlog: 30 },
+};
 const providerLimit = 10;
-// Half the provider's: the server's limiter lets a burst through beside its rate (test/e2e/quotas.test.ts).
+// Half the provider's: a token bucket lets its burst through beside its rate, so a second can see up to twice the
+// limit (docs/production.md, "Quotas and tenants").
 const sharedLimit = 5;
+/** The project's dev server settings (lifted dispatch limit, eager activities), as dynamic config values. */
+const projectSettings = [...liftedDispatchArgs, ...eagerActivityArgs].filter((arg) => arg !== '--dynamic-config-value');
+const onePartition = ['matching.numTaskqueueReadPartitions=1', 'matching.numTaskqueueWritePartitions=1'];
 
-/**
- * Issue 24's two tables, side by side in one run. Shared quota: two workers (one here, one in a process of its own)
- * and a provider the fake server limits to 10 requests a second (429 beyond, with Retry-After), N one-call runs
- * started at once: with the provider's own queue limited to 5/s by the server, against the model activity's
- * per-worker 429 backoff alone. Fairness: on a dev server of its own (one task queue partition), tenant A queues its
- * runs, then tenant B its ten, against a worker with two activity slots; B's time to finish, with
- * matching.enableFairness on and with the server's defaults.
- */
 /** The built Temporal CLI (a downloaded one has no path to start a server of our own with). */
 async function temporalCliPath(): Promise<string> {
   const executable = await ensureTemporalCli(log);
   if (executable.type !== 'existing-path')
-    throw new Error('the fairness table needs a Temporal CLI on this machine (npm run temporal:cli)');
+    throw new Error('this bench needs a Temporal CLI on this machine (npm run temporal:cli)');
   return executable.path;
 }
 
+/** A dev server of the bench's own, with `dynamicConfig`, and the connections to it. */
+async function ownServer(environment: BenchContext['environment'], dynamicConfig: string[]) {
+  const server = await startDevServer({
+    cli: await temporalCliPath(),
+    port: await freePort(),
+    dbFilename: path.join(await environment.temporaryDirectory('bench-quotas-server-'), 'db.sqlite'),
+    dynamicConfig,
+  });
+  const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  return {
+    address: server.address,
+    nativeConnection,
+    client: new Client({ connection, dataConverter: environment.dataConverter }),
+    async close() {
+      await connection.close();
+      await nativeConnection.close();
+      await server.stop();
+    },
+  };
+}
+
+/** Requests a second from the first to the last, and the most in any one second (a window starting at each). */
+function requestRates(times: number[]): { perSecond: number; busiestSecond: number } {
+  const sorted = [...times].sort((a, b) => a - b);
+  const spanSeconds = (sorted.at(-1)! - sorted[0]) / 1000;
+  const busiestSecond = Math.max(
+    ...sorted.map((start, index) => sorted.slice(index).filter((time) => time - start < 1000).length),
+  );
+  return { perSecond: (sorted.length - 1) / Math.max(spanSeconds, 0.001), busiestSecond };
+}
+
+/**
+ * Issue 24's tables, side by side in one run, each on a dev server of its own.
+ * Shared quota: two workers (one here, one in a process of its own) and a provider the fake server limits to 10
+ * requests a second (429 beyond, with Retry-After), N one-call runs started at once: the provider's own queue limited
+ * to 5/s by the server (task queues in the server's default four partitions, and in one), against the model
+ * activity's per-worker 429 backoff alone.
+ * Dispatch: how the server hands out a queue's backlog at a limit, with four partitions and with one.
+ * Fairness: one task queue partition; tenant A queues its runs, then tenant B its ten, against a worker with two
+ * activity slots; B's time to finish, with matching.enableFairness on and with the server's defaults.
+ */
 export const quotas: Benchmark = {
   name: 'quotas',
   title: 'Provider quotas shared across workers, and fairness between tenants',
@@ -48,18 +91,62 @@ export const quotas: Benchmark = {
     const bundle = path.join(await environment.temporaryDirectory('bench-quotas-'), 'workflow-bundle.js');
     await writeFile(bundle, environment.bundleCode);
     try {
-      const shared = await quotaRun(true);
-      const alone = await quotaRun(false);
+      const quotaRows = [await quotaRun('shared limit'), await quotaRun('own queue, no limit'), await quotaRun('alone')];
+      // The limit set by the worker, in four partitions (the server's default) and in one, then through the API.
+      const dispatchCases = [
+        ...[sharedLimit, 2].flatMap((limit) => [4, 1].map((partitions) => ({ limit, partitions, setBy: 'worker' as const }))),
+        { limit: sharedLimit, partitions: 4, setBy: 'api' as const },
+      ];
+      const dispatchRows = [];
+      for (const dispatchCase of dispatchCases) {
+        log(
+          `quotas: a backlog of ${size.backlog} tasks at ${dispatchCase.limit}/s set by the ${dispatchCase.setBy}, ${dispatchCase.partitions} partition(s)`,
+        );
+        const directory = await environment.temporaryDirectory('bench-quotas-dispatch-');
+        dispatchRows.push(
+          await measureDispatchRate({ cli: await temporalCliPath(), directory, tasks: size.backlog, ...dispatchCase }),
+        );
+      }
       const fair = await tenantRun(['matching.enableFairness=true']);
       const fifo = await tenantRun([]);
       const quotaTable = markdownTable(
-        ['two workers, provider at 10 req/s', 'runs', '429s', 'model requests', 'wall time'],
-        [shared, alone].map((row) => [
+        [
+          'two workers, provider at 10 req/s',
+          'runs',
+          '429s',
+          'model requests',
+          'requests/s, first to last',
+          'busiest second',
+          'wall time',
+        ],
+        quotaRows.map((row) => [
           row.label,
           String(size.quotaRuns),
           String(row.refused),
           String(row.requests),
+          row.perSecond.toFixed(1),
+          String(row.busiestSecond),
           formatMs(row.wallMs),
+        ]),
+      );
+      const dispatchTable = markdownTable(
+        [
+          'limit',
+          'set by',
+          'task queue partitions',
+          'backlog',
+          'started in the first second',
+          'per second after it',
+          'all dispatched in',
+        ],
+        dispatchRows.map((row) => [
+          `${row.limit}/s`,
+          row.setBy === 'api' ? 'the API (task-queue config set)' : 'the worker',
+          String(row.partitions),
+          String(row.tasks),
+          String(row.firstSecond),
+          row.afterFirstSecond.toFixed(2),
+          formatMs(row.spanMs),
         ]),
       );
       const fairnessTable = markdownTable(
@@ -69,6 +156,7 @@ export const quotas: Benchmark = {
       return {
         details: [
           `Shared quota (${size.quotaRuns} runs, one model call each, the fake provider answers in 50 ms):\n\n${quotaTable}`,
+          `The server's dispatch of a backlog under a task queue rate limit (one worker, activities that return at once):\n\n${dispatchTable}`,
           `Fairness (tenant A queues ${size.tenantA} runs, then tenant B ${size.tenantB}; one worker, 2 activity slots, 100 ms model calls):\n\n${fairnessTable}`,
         ],
         targets: [],
@@ -77,57 +165,68 @@ export const quotas: Benchmark = {
       await fake.close();
     }
 
-    async function quotaRun(withLimit: boolean) {
-      log(`quotas: ${size.quotaRuns} runs on two workers, ${withLimit ? `shared limit ${sharedLimit}/s` : 'no shared limit'}`);
+    /**
+     * `own queue, no limit` is the control: the provider's model calls on their own queue, without a limit. It shows
+     * what the extra queue costs (no eager activity execution, one more trip through the server per call) apart from
+     * what the limit costs.
+     */
+    async function quotaRun(kind: 'shared limit' | 'own queue, no limit' | 'alone') {
+      const label = {
+        'shared limit': `shared limit (${sharedLimit}/s on the provider's queue)`,
+        'own queue, no limit': "the provider's own queue, no limit",
+        alone: 'per-worker 429 backoff alone',
+      }[kind];
+      const queue = { 'shared limit': { requestsPerSecond: sharedLimit }, 'own queue, no limit': {}, alone: undefined }[kind];
+      log(`quotas: ${size.quotaRuns} runs on two workers, ${label}`);
       fake.reset();
       fake.rateLimit = new RequestRateLimit(providerLimit);
       fake.respondWith(() => ({ ...openaiReply({ content: 'ok' }), delayMs: 50 }) as ReturnType<typeof openaiReply>);
-      const server = await environment.server('project');
+      const server = await ownServer(environment, projectSettings);
       const taskQueue = `bench-quotas-${randomUUID()}`;
       const workspace = environment.workspace;
-      const local = await createAgentWorker({
-        connection: server.nativeConnection,
-        namespace: server.namespace,
-        taskQueue,
-        env: fake.providerEnv,
-        workspaceRoot: workspace,
-        workflowBundle: { codePath: bundle },
-        ...(withLimit && { providerQueues: { openai: { requestsPerSecond: sharedLimit } } }),
-      });
-      const other = await spawnWorker({
-        address: server.address,
-        taskQueue,
-        identity: 'bench-worker-b',
-        env: {
-          ...fake.providerEnv,
-          AGENT_WORKFLOW_BUNDLE: bundle,
-          AGENT_WORKSPACE_ROOT: workspace,
-          ...(withLimit && { AGENT_PROVIDER_QUEUES: `openai:${sharedLimit}` }),
-        },
-      });
       try {
-        const client = new Client({
-          connection: server.connection,
-          namespace: server.namespace,
-          dataConverter: environment.dataConverter,
+        const local = await createAgentWorker({
+          connection: server.nativeConnection,
+          namespace: 'default',
+          taskQueue,
+          env: fake.providerEnv,
+          workspaceRoot: workspace,
+          workflowBundle: { codePath: bundle },
+          ...(queue && { providerQueues: { openai: queue } }),
         });
-        const started = performance.now();
-        await local.runUntil(async () => {
-          const handles = await Promise.all(
-            Array.from({ length: size.quotaRuns }, (_, index) =>
-              startAgent(client, { prompt: `task ${index}`, model, tools: [], workspace }, { taskQueue }),
-            ),
-          );
-          await Promise.all(handles.map((handle) => handle.result()));
+        const other = await spawnWorker({
+          address: server.address,
+          taskQueue,
+          identity: 'bench-worker-b',
+          env: {
+            ...fake.providerEnv,
+            AGENT_WORKFLOW_BUNDLE: bundle,
+            AGENT_WORKSPACE_ROOT: workspace,
+            ...(queue && { AGENT_PROVIDER_QUEUES: queue.requestsPerSecond ? `openai:${queue.requestsPerSecond}` : 'openai' }),
+          },
         });
-        return {
-          label: withLimit ? `shared limit (${sharedLimit}/s on the provider's queue)` : 'per-worker 429 backoff alone',
-          refused: fake.rateLimit.refused,
-          requests: fake.requests.length,
-          wallMs: performance.now() - started,
-        };
+        try {
+          const started = performance.now();
+          await local.runUntil(async () => {
+            const handles = await Promise.all(
+              Array.from({ length: size.quotaRuns }, (_, index) =>
+                startAgent(server.client, { prompt: `task ${index}`, model, tools: [], workspace }, { taskQueue }),
+              ),
+            );
+            await Promise.all(handles.map((handle) => handle.result()));
+          });
+          return {
+            label,
+            refused: fake.rateLimit.refused,
+            requests: fake.requests.length,
+            ...requestRates(fake.requests.map((request) => request.receivedAt)),
+            wallMs: performance.now() - started,
+          };
+        } finally {
+          await other.kill();
+        }
       } finally {
-        await other.kill();
+        await server.close();
       }
     }
 
@@ -135,20 +234,13 @@ export const quotas: Benchmark = {
       log(`quotas: tenants A ${size.tenantA} and B ${size.tenantB}, ${dynamicConfig.length ? 'fairness on' : 'server defaults'}`);
       fake.reset();
       fake.respondWith(() => ({ ...openaiReply({ content: 'ok' }), delayMs: 100 }) as ReturnType<typeof openaiReply>);
-      const server = await startDevServer({
-        cli: await temporalCliPath(),
-        port: await freePort(),
-        dbFilename: path.join(await environment.temporaryDirectory('bench-fairness-'), 'db.sqlite'),
-        dynamicConfig: ['matching.numTaskqueueReadPartitions=1', 'matching.numTaskqueueWritePartitions=1', ...dynamicConfig],
-      });
-      const nativeConnection = await NativeConnection.connect({ address: server.address });
-      const connection = await Connection.connect({ address: server.address });
+      // One partition: the dispatch order of a queue is the order of its one backlog.
+      const server = await ownServer(environment, [...onePartition, ...dynamicConfig]);
       try {
-        const client = new Client({ connection, dataConverter: environment.dataConverter });
         const taskQueue = `bench-fairness-${randomUUID()}`;
         const workspace = environment.workspace;
         const worker = await createAgentWorker({
-          connection: nativeConnection,
+          connection: server.nativeConnection,
           namespace: 'default',
           taskQueue,
           env: fake.providerEnv,
@@ -157,7 +249,7 @@ export const quotas: Benchmark = {
           overrides: { maxConcurrentActivityTaskExecutions: 2 },
         });
         const start = (tenant: string, index: number) =>
-          startAgent(client, { prompt: `${tenant} ${index}`, model, tools: [], workspace }, { taskQueue, tenant });
+          startAgent(server.client, { prompt: `${tenant} ${index}`, model, tools: [], workspace }, { taskQueue, tenant });
         const started = performance.now();
         return await worker.runUntil(async () => {
           const a = await Promise.all(Array.from({ length: size.tenantA }, (_, index) => start('A', index)));
@@ -173,9 +265,7 @@ export const quotas: Benchmark = {
           };
         });
       } finally {
-        await connection.close();
-        await nativeConnection.close();
-        await server.stop();
+        await server.close();
       }
     }
   },
