@@ -179,10 +179,11 @@ describe('the CLI', () => {
 });
 
 /**
- * Tenant A queues 20 runs, then tenant B queues 3, before any worker polls; then a worker with one activity slot
- * works through them. Where B's model calls fall among the 23 shows how the server dispatched the backlog.
+ * Tenant A queues 20 runs, then tenant B queues 3, then tenant C one at priority 1 (the others have the default, 3),
+ * before any worker polls; then a worker with one activity slot works through them. Where B's and C's model calls fall
+ * among the 24 shows how the server dispatched the backlog.
  */
-async function positionsOfB(dynamicConfig: string[]): Promise<number[]> {
+async function positions(dynamicConfig: string[]): Promise<{ b: number[]; urgent: number }> {
   const server: DevServer = await startDevServer({
     port: await freePort(),
     dbFilename: path.join(await mkdtemp(path.join(os.tmpdir(), 'fairness-server-')), 'db.sqlite'),
@@ -194,10 +195,15 @@ async function positionsOfB(dynamicConfig: string[]): Promise<number[]> {
   try {
     const client = new Client({ connection, dataConverter: agentDataConverter() });
     const taskQueue = uniqueTaskQueue('fairness-order');
-    const start = (tenant: string, index: number) =>
-      startAgent(client, { prompt: `${tenant} ${index}`, model, tools: [], workspace: bed.workspace }, { taskQueue, tenant });
+    const start = (tenant: string, index: number, priority?: number) =>
+      startAgent(
+        client,
+        { prompt: `${tenant} ${index}`, model, tools: [], workspace: bed.workspace },
+        { taskQueue, tenant, ...(priority && { priority }) },
+      );
     const a = await Promise.all(Array.from({ length: 20 }, (_, index) => start('A', index)));
     const b = await Promise.all(Array.from({ length: 3 }, (_, index) => start('B', index)));
+    const c = await start('C', 0, 1);
     bed.server.respondWith(() => openaiReply({ content: 'ok' }));
     const worker = await createAgentWorker({
       connection: nativeConnection,
@@ -211,9 +217,12 @@ async function positionsOfB(dynamicConfig: string[]): Promise<number[]> {
       // slot needs no sticky cache (the SDK refuses a cache with a single workflow poller).
       overrides: { maxConcurrentActivityTaskExecutions: 1, maxConcurrentWorkflowTaskExecutions: 1, maxCachedWorkflows: 0 },
     });
-    await worker.runUntil(Promise.all([...a, ...b].map((handle) => handle.result())));
+    await worker.runUntil(Promise.all([...a, ...b, c].map((handle) => handle.result())));
     const prompts = bed.server.requests.map((request) => request.body.messages.at(-1).content as string);
-    return prompts.flatMap((prompt, index) => (prompt.startsWith('B ') ? [index + 1] : []));
+    return {
+      b: prompts.flatMap((prompt, index) => (prompt.startsWith('B ') ? [index + 1] : [])),
+      urgent: prompts.indexOf('C 0') + 1,
+    };
   } finally {
     await connection.close();
     await nativeConnection.close();
@@ -221,12 +230,16 @@ async function positionsOfB(dynamicConfig: string[]): Promise<number[]> {
   }
 }
 
-it("dispatches tenant B's runs among tenant A's backlog on a server with fairness on, and after it on one without", async () => {
-  const withFairness = await positionsOfB(['matching.enableFairness=true']);
+it("dispatches by priority, then tenant B's runs among tenant A's backlog on a server with fairness on; in order on one without", async () => {
+  const withFairness = await positions(['matching.enableFairness=true']);
   bed.server.reset();
-  const without = await positionsOfB([]);
-  // Fairness: B's three calls alternate with A's from the start of the backlog (measured: 1, 3, 5).
-  expect(Math.max(...withFairness)).toBeLessThanOrEqual(8);
-  // Without (the dev server's default): the keys are accepted and ignored; B waits for A's twenty, first in first out.
-  expect(Math.min(...without)).toBeGreaterThan(15);
+  const without = await positions([]);
+  // Fairness: the priority-1 run goes before the whole backlog, and B's three calls alternate with A's from its start
+  // (measured: 1, 3, 5).
+  expect(withFairness.urgent).toBeLessThanOrEqual(2);
+  expect(Math.max(...withFairness.b)).toBeLessThanOrEqual(8);
+  // Without (the dev server's default): the keys are accepted and ignored; B waits for A's twenty, first in first out,
+  // and the priority-1 run, queued last, goes last.
+  expect(Math.min(...without.b)).toBeGreaterThan(15);
+  expect(without.urgent).toBeGreaterThan(20);
 }, 240_000);
