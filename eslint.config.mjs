@@ -44,6 +44,7 @@ export default tseslint.config(
       '.test-tmp/',
       'coverage/',
       'examples/*/node_modules/',
+      'examples/*/dist/',
       'test/support/summary-reporter.js',
     ],
   },
