@@ -38,8 +38,10 @@ export class TextPublisher {
   }
 
   private add(kind: 'text' | 'thinking', piece: string): void {
-    // Thinking and text alternate in one reply (interleaved thinking): a change of kind sends what was gathered, in order.
-    if (kind !== this.pendingKind) this.flushText();
+    // Thinking and text alternate in one reply (interleaved thinking): a change of kind closes what was gathered as
+    // its own event, in order, but sends nothing yet. The batch still goes out as one signal when the timer fires, so
+    // a model that alternates on every token costs no more signals (and history events) than plain text does.
+    if (kind !== this.pendingKind) this.publishPending(false);
     this.pendingKind = kind;
     this.pending += piece;
     this.timer ??= setTimeout(() => this.flushText(), textBatchMs);
@@ -58,8 +60,13 @@ export class TextPublisher {
   private flushText(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.publishPending(true);
+  }
+
+  /** Adds what was gathered to the client's buffer; `forceFlush` sends the buffer (one signal) now. */
+  private publishPending(forceFlush: boolean): void {
     if (!this.pending) return;
-    this.topic.publish({ type: this.pendingKind, call: this.call, text: this.pending }, { forceFlush: true });
+    this.topic.publish({ type: this.pendingKind, call: this.call, text: this.pending }, { forceFlush });
     this.pending = '';
   }
 }

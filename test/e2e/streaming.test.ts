@@ -3,7 +3,8 @@ import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { startAgent } from '../../client/start-agent';
 import { agentStreamTopic, type StreamEvent } from '../../core/stream-events';
 import { endSessionSignal, sendMessageUpdate } from '../../workflows/definitions';
-import { providerReply, type FakeProvider } from '../support/fake-model-server';
+import { anthropicBlocksReply, providerReply, type FakeAnthropicBlock, type FakeProvider } from '../support/fake-model-server';
+import { fetchEvents } from '../support/history';
 import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 
@@ -78,4 +79,49 @@ describe.each(Object.keys(models) as FakeProvider[])('streaming through the real
     expect(bed.server.requests.every((request) => request.body.stream === true)).toBe(true);
     expect(result).toMatchObject({ answer: 'Nothing here.', status: 'completed', iterations: 2 });
   });
+});
+
+/** Streams one Anthropic reply of these blocks, 5 ms apart, into a streamed session; its answer and its history's signals. */
+async function signalsOfStreamedReply(blocks: FakeAnthropicBlock[]): Promise<{ answer: unknown; signals: number }> {
+  bed.server.enqueue({ ...anthropicBlocksReply(blocks), stream: { intervalMs: 5 } });
+  const { workflowId, reply } = await withWorker(async (taskQueue) => {
+    const handle = await startAgent(
+      bed.environment.client,
+      {
+        model: models.anthropic,
+        tools: [],
+        workspace: bed.workspace,
+        modelSettings: { thinkingBudget: 2048 },
+        session: { idleTimeoutSeconds: 600 },
+        stream: true,
+      },
+      { taskQueue },
+    );
+    const reply = await handle.executeUpdate(sendMessageUpdate, { args: ['think aloud'] });
+    await handle.signal(endSessionSignal);
+    await handle.result();
+    return { workflowId: handle.workflowId, reply };
+  });
+  const events = await fetchEvents(bed.environment.client, workflowId);
+  return {
+    answer: (reply as { answer: unknown }).answer,
+    signals: events.filter((event) => event.workflowExecutionSignaledEventAttributes).length,
+  };
+}
+
+it('a model that alternates thinking and text on every piece costs no more signals than plain text: the batch is one signal', async () => {
+  // The attack: interleaved thinking, 120 one-word blocks alternating thinking and text, written 5 ms apart. A
+  // publisher that sent a signal at every change of kind wrote a history event per block (121 signals, measured).
+  const alternating: FakeAnthropicBlock[] = Array.from({ length: 120 }, (_, index) =>
+    index % 2 === 0 ? { thinking: `t${index}` } : { text: `w${index} ` },
+  );
+  const attack = await signalsOfStreamedReply(alternating);
+  // The same number of blocks, all text, written at the same pace: what batching costs anyway.
+  const plain = await signalsOfStreamedReply(alternating.map((_, index) => ({ text: `w${index} ` })));
+  expect(bed.server.refusals).toEqual([]);
+  expect(attack.answer).toBe(alternating.flatMap((block) => ('text' in block ? [block.text] : [])).join(''));
+  // Thinking blocks stream more events (their signature too), so that reply takes longer to write and gets a few more
+  // 200 ms batches; one signal per block would be 120 and more.
+  expect(attack.signals).toBeLessThanOrEqual(plain.signals * 2);
+  expect(attack.signals).toBeLessThan(40);
 });
