@@ -5,7 +5,7 @@ import { sendMessage } from '../../client/send-message';
 import { startAgent } from '../../client/start-agent';
 import { ConfigurationError } from '../../core/errors';
 import { AgentPlugin } from '../../worker/agent-plugin';
-import { createAgentWorker } from '../../worker/create-worker';
+import { createAgentWorker, type AgentWorkerOptions } from '../../worker/create-worker';
 import { providerQueuesFromEnv, type ProviderQueues } from '../../worker/provider-queues';
 import { anthropicReply, openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
@@ -28,18 +28,25 @@ const providerLimit = 5;
 const sharedLimit = 1;
 const runs = 16;
 
-/**
- * Two workers on one task queue, as two machines of a deployment with the same settings: one in this process, one
- * in a process of its own (the SDK allows one worker per task queue in a process) reading AGENT_PROVIDER_QUEUES.
- */
-async function twoWorkers(taskQueue: string, requestsPerSecond?: number): Promise<{ local: Worker; other: SpawnedWorker }> {
-  const local = await createAgentWorker({
+/** A worker of the tests' bundle on `taskQueue`, calling the fake provider, with these settings laid over. */
+function quotaWorker(taskQueue: string, options: Partial<AgentWorkerOptions> = {}): Promise<Worker> {
+  return createAgentWorker({
     connection: bed.environment.nativeConnection,
     namespace: bed.environment.namespace ?? 'default',
     taskQueue,
     env: bed.server.providerEnv,
     workspaceRoot: testWorkspaceRoot,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    ...options,
+  });
+}
+
+/**
+ * Two workers on one task queue, as two machines of a deployment with the same settings: one in this process, one
+ * in a process of its own (the SDK allows one worker per task queue in a process) reading AGENT_PROVIDER_QUEUES.
+ */
+async function twoWorkers(taskQueue: string, requestsPerSecond?: number): Promise<{ local: Worker; other: SpawnedWorker }> {
+  const local = await quotaWorker(taskQueue, {
     ...(requestsPerSecond !== undefined && { providerQueues: { openai: { requestsPerSecond } } }),
     overrides: { identity: 'worker-a' },
   });
@@ -164,13 +171,7 @@ it("keeps tools and the other providers' calls on the run's queue while the mode
   );
   const taskQueue = uniqueTaskQueue('quotas-tools');
   const modelQueue = `${taskQueue}-model-openai`;
-  const worker = await createAgentWorker({
-    connection: bed.environment.nativeConnection,
-    namespace: bed.environment.namespace ?? 'default',
-    taskQueue,
-    env: bed.server.providerEnv,
-    workspaceRoot: testWorkspaceRoot,
-    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+  const worker = await quotaWorker(taskQueue, {
     providerQueues: { openai: { taskQueue: modelQueue, requestsPerSecond: 50 } },
   });
   const [openaiRun, anthropicRun] = await worker.runUntil(async () => {
@@ -197,16 +198,7 @@ it("keeps a session's model calls on the run's queue when its worker is given pr
   bed.server.rateLimit = undefined;
   bed.server.respondWith(() => openaiReply({ content: 'ok' }));
   const taskQueue = uniqueTaskQueue('quotas-before');
-  const workerWith = (providerQueues?: ProviderQueues) =>
-    createAgentWorker({
-      connection: bed.environment.nativeConnection,
-      namespace: bed.environment.namespace ?? 'default',
-      taskQueue,
-      env: bed.server.providerEnv,
-      workspaceRoot: testWorkspaceRoot,
-      workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
-      ...(providerQueues && { providerQueues }),
-    });
+  const workerWith = (providerQueues?: ProviderQueues) => quotaWorker(taskQueue, providerQueues && { providerQueues });
   const handle = await (
     await workerWith()
   ).runUntil(async () => {
@@ -232,13 +224,8 @@ it("keeps a session's model calls on the run's queue when its worker is given pr
 it("polls the provider's queue as the worker's deployment version, so a pinned run's model calls stay on its build", async () => {
   const taskQueue = uniqueTaskQueue('quotas-versioned');
   const deploymentName = `quotas-${randomUUID()}`;
-  const worker = await createAgentWorker({
-    connection: bed.environment.nativeConnection,
-    namespace: bed.environment.namespace ?? 'default',
-    taskQueue,
+  const worker = await quotaWorker(taskQueue, {
     env: { ...bed.server.providerEnv, AGENT_DEPLOYMENT_NAME: deploymentName, AGENT_BUILD_ID: 'build-1' },
-    workspaceRoot: testWorkspaceRoot,
-    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     providerQueues: { openai: { requestsPerSecond: 50 } },
   });
   const expected = [
