@@ -8,6 +8,11 @@ export interface CodecServerProcess {
   pid: number;
   /** What the command printed on stderr so far (refused requests, failures). */
   stderr(): string;
+  /**
+   * Waits until stderr holds `text` (at least `times` times) and returns it. The server's log line travels on
+   * its own pipe, so it may arrive after the HTTP answer it describes: assert on it only through this.
+   */
+  printed(text: string, times?: number): Promise<string>;
   /** SIGTERM (as an operator or a container runtime stops it) or SIGINT (Ctrl-C); resolves with the exit code. */
   stop(signal?: 'SIGTERM' | 'SIGINT'): Promise<number | null>;
 }
@@ -33,6 +38,11 @@ export async function startCodecServer(args: string[], env: NodeJS.ProcessEnv): 
     url,
     pid: child.pid!,
     stderr: () => stderr,
+    printed: (text, times = 1) =>
+      waitFor(`the codec server to print "${text}" ${times} time(s)`, () => stderr.split(text).length - 1 >= times && stderr, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+      }),
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null) child.kill(signal);
       return exited;
