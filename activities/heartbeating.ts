@@ -1,14 +1,22 @@
 import { Context } from '@temporalio/activity';
 
-// Heartbeats let Temporal notice a dead worker within the heartbeat timeout instead of the call's full timeout,
-// and carry cancellation back to the activity.
-const heartbeatIntervalMs = 1_000;
+/**
+ * How often a running activity heartbeats, and the worker's heartbeat throttle (worker/create-worker.ts): Core sends
+ * at most one heartbeat per throttle interval, but the first at once. Ticking every second therefore cost every call
+ * that outlived one second a heartbeat (an RPC, and a write of the activity's state on the server) that ticking at the
+ * throttle interval spares every call shorter than it: 1.2 ms of the dev server's CPU per chat message in the sessions
+ * benchmark (BENCHMARKS.md). Cancellation arrives in a heartbeat's response, so within this interval either way.
+ */
+export const heartbeatIntervalMs = 2_000;
 
 /**
- * Runs an activity's work while heartbeating every second, with `details()` as
- * the heartbeat details (a retried attempt reads the last ones). Once Temporal
- * has cancelled the attempt, whatever the work threw (an SDK's abort error, say)
- * is replaced by the CancelledFailure, so the attempt is recorded as cancelled, not failed.
+ * Runs an activity's work while heartbeating every `heartbeatIntervalMs`, with `details()` as the heartbeat details
+ * (a retried attempt reads the last ones). Heartbeats let Temporal notice a dead worker within the heartbeat timeout
+ * instead of the call's full timeout, and carry cancellation back to the activity. An attempt that fails heartbeats
+ * its details once more: Core sends an activity's last details before its failure, so the next attempt reads what
+ * this one learnt (the model activity's spend) without a heartbeat on every call that succeeds. Once Temporal has
+ * cancelled the attempt, whatever the work threw (an SDK's abort error, say) is replaced by the CancelledFailure, so
+ * the attempt is recorded as cancelled, not failed.
  */
 export async function heartbeating<T>(
   work: (context: Context) => Promise<T>,
@@ -20,7 +28,9 @@ export async function heartbeating<T>(
   try {
     return await work(context);
   } catch (error) {
-    throw context.cancellationSignal.aborted ? (context.cancellationSignal.reason ?? error) : error;
+    if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? error;
+    if (!context.info.isLocal) context.heartbeat(details());
+    throw error;
   } finally {
     clearInterval(timer);
   }

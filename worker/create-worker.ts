@@ -1,4 +1,5 @@
 import { SimplePlugin } from '@temporalio/plugin';
+import { heartbeatIntervalMs } from '../activities/heartbeating';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { TranscriptStore } from '../storage/transcript/transcript-store';
 import type { AgentRegistry, Definitions } from '../agents/registry';
@@ -94,8 +95,9 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
         ? [new SimplePlugin({ name: 'activity-overrides', activities: options.activityOverrides })]
         : []),
     ],
-    // Cancellation reaches an activity in a heartbeat response; a short throttle delivers it within seconds.
-    maxHeartbeatThrottleInterval: '2s',
+    // Cancellation reaches an activity in a heartbeat response; a short throttle delivers it within seconds. The
+    // activities heartbeat at the same interval (activities/heartbeating.ts says why).
+    maxHeartbeatThrottleInterval: heartbeatIntervalMs,
     ...(maxCachedWorkflows !== undefined && { maxCachedWorkflows }),
     ...options.overrides,
   });

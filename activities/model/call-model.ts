@@ -137,9 +137,9 @@ export function createModelActivities({
                     onTextDelta: (text: string) => publisher.text(text),
                     onThinkingDelta: (text: string) => publisher.thinking(text),
                   }),
+                  // Kept for the heartbeats: the next one, or the one a failed attempt sends (heartbeating).
                   onUsage: (usage) => {
                     spent = addUsage(earlier, priced(usage, price, pricing));
-                    context.heartbeat({ spent } satisfies AttemptSpend);
                   },
                 });
               const response = await spans.modelCall(
