@@ -3,6 +3,7 @@ import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { FakeModelServer, openaiReply } from '../test/support/fake-model-server';
 import type { Benchmark } from './support/benchmark';
 import { driveSessions, startSessions, terminateSessions, type SentMessage } from './support/chat-load';
@@ -12,7 +13,7 @@ import { forkWorker } from './support/forked-worker';
 import type { WorkerStats } from './sessions/session-worker';
 import { fetchRunChain } from './support/history';
 import { messageTimelines, type MessageTimeline } from './support/update-timeline';
-import { log } from './support/log';
+import { log, quietLogger } from './support/log';
 import { machineCpu } from './support/machine-cpu';
 import { devServerPid, processCpuMs } from './support/process-cpu';
 import { scrapeMetrics } from './support/prometheus';
@@ -39,9 +40,13 @@ function idleWindowMs(env: NodeJS.ProcessEnv): [number, number] {
 /** How a size's sessions talk: busy (messages 5–25 s apart) or idle (one message in a window of a few minutes). */
 type Load = 'busy' | 'idle';
 
+/** Whose sessions: the agent's (createAgentWorker), or Temporal's floor (bench/floor/session-workflow.ts). */
+type Subject = 'agent' | 'floor';
+
 interface Measured {
   sessions: number;
   load: Load;
+  subject: Subject;
   /** The worker's RSS before the sessions started, and once all of them waited for their first message. */
   baseRssBytes: number;
   idleRssBytes: number;
@@ -127,18 +132,22 @@ export const sessions: Benchmark = {
     });
     try {
       const measured: Measured[] = [];
+      // Each busy size is measured twice, ours then Temporal's floor under the same load: the floor's row is the part
+      // of a message's cost (and of its latency under load) that no agent code could take away.
       for (const { sessions: count, load } of sizes)
-        measured.push(
-          await measure(
-            environment,
-            model.url,
-            count,
-            load,
-            load === 'busy'
-              ? { messagesPerSession: busyMessages, pauseMs }
-              : { messagesPerSession: 1, pauseMs: idleWindowMs(process.env) },
-          ),
-        );
+        for (const subject of load === 'busy' ? (['agent', 'floor'] as const) : (['agent'] as const))
+          measured.push(
+            await measure(
+              environment,
+              model.url,
+              count,
+              load,
+              subject,
+              load === 'busy'
+                ? { messagesPerSession: busyMessages, pauseMs }
+                : { messagesPerSession: 1, pauseMs: idleWindowMs(process.env) },
+            ),
+          );
       return report(measured, busyMessages);
     } finally {
       await model.close();
@@ -151,20 +160,24 @@ async function measure(
   modelUrl: string,
   count: number,
   load: Load,
+  subject: Subject,
   talk: { messagesPerSession: number; pauseMs: [number, number] },
 ): Promise<Measured> {
   const { messagesPerSession } = talk;
   const server = await environment.server('project');
   // BENCH_SESSIONS_BUNDLE=<file> runs the worker on another workflow bundle, to compare two builds of the workflows.
-  let bundlePath = process.env.BENCH_SESSIONS_BUNDLE;
+  let bundlePath = subject === 'agent' ? process.env.BENCH_SESSIONS_BUNDLE : undefined;
   if (!bundlePath) {
     bundlePath = path.join(await environment.temporaryDirectory('bench-bundle-'), 'workflow-bundle.js');
-    await writeFile(bundlePath, environment.bundleCode);
+    await writeFile(bundlePath, subject === 'agent' ? environment.bundleCode : await floorSessionBundle());
   }
   const taskQueue = `bench-sessions-${randomUUID()}`;
-  log(`sessions: ${count} ${load} sessions on one worker, ${messagesPerSession} messages each...`);
+  log(
+    `sessions: ${count} ${load} ${subject === 'floor' ? "floor (Temporal's) " : ''}sessions on one worker, ${messagesPerSession} messages each...`,
+  );
   const snapshots = process.env.BENCH_WORKER_HEAP_SNAPSHOT;
   const worker = await forkWorker({
+    BENCH_SESSIONS_WORKER: subject,
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     TEMPORAL_ADDRESS: server.address,
@@ -203,6 +216,7 @@ async function measure(
       pauseMs,
       startConcurrency: 50,
       idPrefix: `bench-session-${taskQueue.slice(-8)}`,
+      floor: subject === 'floor',
     });
     log(`  ${count} sessions started in ${formatMs(startingMs)}; sending messages...`);
     const idle = await worker.stats();
@@ -224,7 +238,7 @@ async function measure(
     const sampler = setInterval(() => {
       void worker.stats().then((stats) => (peakRssBytes = Math.max(peakRssBytes, stats.rssBytes)));
     }, 1_000);
-    const talked = await driveSessions(handles, talk).finally(() => clearInterval(sampler));
+    const talked = await driveSessions(handles, { ...talk, floor: subject === 'floor' }).finally(() => clearInterval(sampler));
     const statsAfter = await worker.stats();
     const machineAfter = machineCpu();
     const serverCpuAfter = serverPid ? await processCpuMs(serverPid) : undefined;
@@ -249,6 +263,7 @@ async function measure(
     return {
       sessions: count,
       load,
+      subject,
       baseRssBytes,
       idleRssBytes,
       answered: talked.replyMs.length,
@@ -272,7 +287,7 @@ async function measure(
 
 function report(measured: Measured[], messagesPerSession: number) {
   const rows = measured.map((result) => [
-    `${formatCount(result.sessions)} ${result.load}`,
+    `${formatCount(result.sessions)} ${result.load}${result.subject === 'floor' ? ", Temporal's floor" : ''}`,
     `${formatCount(result.answered)}${result.failures.length ? ` (${result.failures.length} failed)` : ''}`,
     `${(result.answered / (result.windowMs / 1000)).toFixed(1)}/s`,
     formatMs(percentile(result.added, 50)),
@@ -299,11 +314,12 @@ function report(measured: Measured[], messagesPerSession: number) {
   const segmentRows = segments.map(([label, key]) => [
     label,
     ...measured.flatMap((result) => {
+      // (the floor's rows too: its activity is named callModel, and its messages take the same two workflow tasks)
       const values = result.timelines.map((timeline) => timeline[key]);
       return [formatMs(percentile(values, 50)), formatMs(percentile(values, 95))];
     }),
   ]);
-  const busy = measured.filter((result) => result.load === 'busy');
+  const busy = measured.filter((result) => result.load === 'busy' && result.subject === 'agent');
   const idle = measured.filter((result) => result.load === 'idle');
   const qualifying = busy.filter(
     (result) => result.sessions >= targetSessions && result.failures.length === 0 && percentile(result.added, 95) < targetP95Ms,
@@ -376,13 +392,27 @@ function report(measured: Measured[], messagesPerSession: number) {
       markdownTable(
         [
           `where a message's time goes (${sampledSessions} sessions' histories)`,
-          ...measured.flatMap((result) => [`${formatCount(result.sessions)}: p50`, 'p95']),
+          ...measured.flatMap((result) => [
+            `${formatCount(result.sessions)}${result.subject === 'floor' ? ' floor' : ''}: p50`,
+            'p95',
+          ]),
         ],
         segmentRows,
       ),
     ],
     targets,
   };
+}
+
+let floorBundle: Promise<string> | undefined;
+
+/** The floor session workflow's bundle, built once per benchmark run. */
+function floorSessionBundle(): Promise<string> {
+  floorBundle ??= bundleWorkflowCode({
+    workflowsPath: require.resolve('./floor/session-workflow'),
+    logger: quietLogger,
+  }).then((bundle) => bundle.code);
+  return floorBundle;
 }
 
 /** The share of the machine's CPU that neither the worker, the dev server nor this benchmark used: other people's work. */

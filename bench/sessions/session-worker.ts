@@ -4,15 +4,16 @@
 // metrics for the workflow cache's hits and misses. The parent forks it with an
 // IPC channel; 'stats' asks for CPU time and RSS, 'stop' shuts it down.
 //
-// Environment: TEMPORAL_ADDRESS, AGENT_TASK_QUEUE, AGENT_WORKFLOW_BUNDLE,
+// Environment: BENCH_SESSIONS_WORKER (`floor` for Temporal's floor instead of ours), TEMPORAL_ADDRESS, AGENT_TASK_QUEUE, AGENT_WORKFLOW_BUNDLE,
 // OPENAI_BASE_URL/OPENAI_API_KEY (the scripted model), AGENT_TRANSCRIPT_DIR,
 // AGENT_PAYLOAD_DIR, AGENT_WORKSPACE_ROOT, BENCH_METRICS_PORT, and BENCH_WORKER_OPTIONS (JSON worker
 // options laid over the defaults, to try other settings). A message { heapSnapshot: path } writes a V8 heap
 // snapshot of this thread there (with debugMode the workflows run in this thread, so their memory is in it).
 import { writeHeapSnapshot } from 'node:v8';
 import { Script } from 'node:vm';
-import { DefaultLogger, NativeConnection, Runtime, type WorkerOptions } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createAgentWorker } from '../../worker/create-worker';
+import { floorSessionActivities } from '../floor/session-activities';
 import { loadConnectionSettings, taskQueue } from '../../worker/settings';
 
 export interface WorkerStats {
@@ -55,7 +56,19 @@ async function main(): Promise<void> {
   const settings = loadConnectionSettings();
   const connection = await NativeConnection.connect(settings.connectionOptions);
   try {
-    const worker = await createAgentWorker({ connection, namespace: settings.namespace, taskQueue: taskQueue(), overrides });
+    // BENCH_SESSIONS_WORKER=floor: a plain SDK worker for the floor session workflow (bench/floor/session-workflow.ts),
+    // with the SDK's default options, so that its CPU and memory are Temporal's share of a message.
+    const worker =
+      process.env.BENCH_SESSIONS_WORKER === 'floor'
+        ? await Worker.create({
+            connection,
+            namespace: settings.namespace,
+            taskQueue: taskQueue(),
+            workflowBundle: { codePath: process.env.AGENT_WORKFLOW_BUNDLE! },
+            activities: floorSessionActivities(process.env.OPENAI_BASE_URL!),
+            ...overrides,
+          })
+        : await createAgentWorker({ connection, namespace: settings.namespace, taskQueue: taskQueue(), overrides });
     process.on('message', (message) => {
       if (message === 'stats') {
         const cpu = process.cpuUsage();

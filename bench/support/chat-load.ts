@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { startAgent } from '../../client/start-agent';
 import { sendMessageUpdate } from '../../workflows/definitions';
+import { floorMessageUpdate, type floorSession } from '../floor/session-workflow';
 
 export interface ChatLoadOptions {
   client: Client;
@@ -16,6 +17,8 @@ export interface ChatLoadOptions {
   /** Start requests in flight at once. */
   startConcurrency: number;
   idPrefix: string;
+  /** Temporal's floor session (bench/floor/session-workflow.ts) instead of the agent's. */
+  floor?: boolean;
 }
 
 /** One message of the load: its update id, when it was sent and when its reply came (epoch ms). */
@@ -48,21 +51,21 @@ export async function startSessions(
   const handles = await mapLimited(
     Array.from({ length: options.sessions }, (_, index) => index),
     options.startConcurrency,
-    (index) =>
-      startAgent(
+    (index): Promise<WorkflowHandleWithFirstExecutionRunId> => {
+      const where = { taskQueue: options.taskQueue, workflowId: `${options.idPrefix}-${index}` };
+      if (options.floor) return options.client.workflow.start<typeof floorSession>('floorSession', where);
+      return startAgent(
         options.client,
-        {
-          model: options.model,
-          tools: [],
-          workspace: options.workspace,
-          session: { idleTimeoutSeconds: 3600 },
-        },
-        { taskQueue: options.taskQueue, workflowId: `${options.idPrefix}-${index}` },
-      ),
+        { model: options.model, tools: [], workspace: options.workspace, session: { idleTimeoutSeconds: 3600 } },
+        where,
+      );
+    },
   );
   let waiting = handles;
   while (waiting.length > 0) {
-    const ready = await mapLimited(waiting, options.startConcurrency, isWaitingForMessages);
+    const ready = await mapLimited(waiting, options.startConcurrency, (handle) =>
+      isWaitingForMessages(handle, options.floor ?? false),
+    );
     waiting = waiting.filter((_, index) => !ready[index]);
     if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 500));
   }
@@ -70,11 +73,11 @@ export async function startSessions(
 }
 
 /**
- * A session waits for messages once its idle timer is started and no workflow task is pending (the server's view, no
- * worker involved). A session that ended instead (refused by the worker, say) fails the benchmark with its reason,
+ * A session waits for messages once its idle timer is started (the floor's: once its first workflow task is done) and
+ * no workflow task is pending (the server's view, no worker involved). A session that ended instead (refused by the worker, say) fails the benchmark with its reason,
  * rather than being waited for forever.
  */
-async function isWaitingForMessages(handle: WorkflowHandleWithFirstExecutionRunId): Promise<boolean> {
+async function isWaitingForMessages(handle: WorkflowHandleWithFirstExecutionRunId, floor: boolean): Promise<boolean> {
   const description = await handle.describe();
   if (description.status.name !== 'RUNNING') {
     const reason = await handle.result().then(
@@ -85,12 +88,14 @@ async function isWaitingForMessages(handle: WorkflowHandleWithFirstExecutionRunI
   }
   if (description.raw.pendingWorkflowTask) return false;
   const history = await handle.fetchHistory();
-  return (history.events ?? []).some((event) => event.timerStartedEventAttributes);
+  return (history.events ?? []).some((event) =>
+    floor ? event.workflowTaskCompletedEventAttributes : event.timerStartedEventAttributes,
+  );
 }
 
 export async function driveSessions(
   handles: WorkflowHandleWithFirstExecutionRunId[],
-  options: Pick<ChatLoadOptions, 'messagesPerSession' | 'pauseMs'>,
+  options: Pick<ChatLoadOptions, 'messagesPerSession' | 'pauseMs' | 'floor'>,
 ): Promise<Omit<ChatLoadResult, 'handles' | 'startingMs'>> {
   const replyMs: number[] = [];
   const messages: SentMessage[] = [];
@@ -106,7 +111,9 @@ export async function driveSessions(
         const sentAt = Date.now();
         const updateId = `message-${message}`;
         try {
-          await handle.executeUpdate(sendMessageUpdate, { args: [`message ${message}`], updateId });
+          const args: [string] = [`message ${message}`];
+          if (options.floor) await handle.executeUpdate(floorMessageUpdate, { args, updateId });
+          else await handle.executeUpdate(sendMessageUpdate, { args, updateId });
           replyMs.push(performance.now() - sent);
           messages.push({ workflowId: handle.workflowId, updateId, sentAt, repliedAt: Date.now() });
         } catch (error) {
