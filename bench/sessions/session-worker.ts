@@ -4,8 +4,9 @@
 // metrics for the workflow cache's hits and misses. The parent forks it with an
 // IPC channel; 'stats' asks for CPU time and RSS, 'stop' shuts it down.
 //
-// Environment: BENCH_SESSIONS_WORKER (`floor` for Temporal's floor instead of ours), TEMPORAL_ADDRESS, AGENT_TASK_QUEUE, AGENT_WORKFLOW_BUNDLE,
-// OPENAI_BASE_URL/OPENAI_API_KEY (the scripted model), AGENT_TRANSCRIPT_DIR,
+// Environment: BENCH_SESSIONS_WORKER (`floor`: Temporal's floor session instead of ours, on a plain SDK worker),
+// TEMPORAL_ADDRESS, AGENT_TASK_QUEUE, AGENT_WORKFLOW_BUNDLE, OPENAI_BASE_URL/OPENAI_API_KEY (the model server),
+// AGENT_TRANSCRIPT_DIR,
 // AGENT_PAYLOAD_DIR, AGENT_WORKSPACE_ROOT, BENCH_METRICS_PORT, and BENCH_WORKER_OPTIONS (JSON worker
 // options laid over the defaults, to try other settings). A message { heapSnapshot: path } writes a V8 heap
 // snapshot of this thread there (with debugMode the workflows run in this thread, so their memory is in it).

@@ -74,8 +74,8 @@ export async function startSessions(
 
 /**
  * A session waits for messages once its idle timer is started (the floor's: once its first workflow task is done) and
- * no workflow task is pending (the server's view, no worker involved). A session that ended instead (refused by the worker, say) fails the benchmark with its reason,
- * rather than being waited for forever.
+ * no workflow task is pending (the server's view, no worker involved). A session that ended instead (refused by the
+ * worker, say) fails the benchmark with its reason, rather than being waited for forever.
  */
 async function isWaitingForMessages(handle: WorkflowHandleWithFirstExecutionRunId, floor: boolean): Promise<boolean> {
   const description = await handle.describe();
