@@ -12,24 +12,22 @@ export const heartbeatIntervalMs = 2_000;
 /**
  * Runs an activity's work while heartbeating every `heartbeatIntervalMs`, with `details()` as the heartbeat details
  * (a retried attempt reads the last ones). Heartbeats let Temporal notice a dead worker within the heartbeat timeout
- * instead of the call's full timeout, and carry cancellation back to the activity. An attempt that fails heartbeats
- * its details once more: Core sends an activity's last details before its failure, so the next attempt reads what
+ * instead of the call's full timeout, and carry cancellation back to the activity. An attempt with details that fails
+ * heartbeats them once more: Core sends an activity's last details before its failure, so the next attempt reads what
  * this one learnt (the model activity's spend) without a heartbeat on every call that succeeds. Once Temporal has
  * cancelled the attempt, whatever the work threw (an SDK's abort error, say) is replaced by the CancelledFailure, so
  * the attempt is recorded as cancelled, not failed.
  */
-export async function heartbeating<T>(
-  work: (context: Context) => Promise<T>,
-  details: () => unknown = () => undefined,
-): Promise<T> {
+export async function heartbeating<T>(work: (context: Context) => Promise<T>, details?: () => unknown): Promise<T> {
   const context = Context.current();
   // A local activity has no heartbeats: the workflow task that runs it stands for it.
-  const timer = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(details()), heartbeatIntervalMs);
+  const timer = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(details?.()), heartbeatIntervalMs);
   try {
     return await work(context);
   } catch (error) {
     if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? error;
-    if (!context.info.isLocal) context.heartbeat(details());
+    // Without details there is nothing for the next attempt to read, and no reason for another heartbeat.
+    if (details && !context.info.isLocal) context.heartbeat(details());
     throw error;
   } finally {
     clearInterval(timer);
