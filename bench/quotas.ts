@@ -2,14 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 import { startAgent } from '../client/start-agent';
 import { eagerActivityArgs, liftedDispatchArgs } from '../cli/dev-server/dev-server-options';
-import { ensureTemporalCli } from '../cli/dev-server/find-temporal-cli';
-import { freePort } from '../cli/dev-server/free-port';
-import { createAgentWorker } from '../worker/create-worker';
-import { startDevServer } from '../test/support/dev-server-process';
+import { createAgentWorker, type AgentWorkerOptions } from '../worker/create-worker';
 import { FakeModelServer, openaiReply } from '../test/support/fake-model-server';
 import { spawnWorker } from '../test/support/spawned-worker';
 import { RequestRateLimit } from '../test/support/wire-rules/rate-limit';
@@ -17,6 +12,7 @@ import { measureDispatchRate } from './quota-dispatch/dispatch-rate';
 import type { Benchmark, BenchContext } from './support/benchmark';
 import { formatMs, markdownTable } from './support/format';
 import { log } from './support/log';
+import { startOwnDevServer, type OwnDevServer } from './support/own-dev-server';
 import { percentile } from './support/stats';
 
 const model = 'openai:gpt-4o-mini';
@@ -32,34 +28,10 @@ const sharedLimit = 5;
 const projectSettings = [...liftedDispatchArgs, ...eagerActivityArgs].filter((arg) => arg !== '--dynamic-config-value');
 const onePartition = ['matching.numTaskqueueReadPartitions=1', 'matching.numTaskqueueWritePartitions=1'];
 
-/** The built Temporal CLI (a downloaded one has no path to start a server of our own with). */
-async function temporalCliPath(): Promise<string> {
-  const executable = await ensureTemporalCli(log);
-  if (executable.type !== 'existing-path')
-    throw new Error('this bench needs a Temporal CLI on this machine (npm run temporal:cli)');
-  return executable.path;
-}
-
-/** A dev server of the bench's own, with `dynamicConfig`, and the connections to it. */
-async function ownServer(environment: BenchContext['environment'], dynamicConfig: string[]) {
-  const server = await startDevServer({
-    cli: await temporalCliPath(),
-    port: await freePort(),
-    dbFilename: path.join(await environment.temporaryDirectory('bench-quotas-server-'), 'db.sqlite'),
-    dynamicConfig,
-  });
-  const nativeConnection = await NativeConnection.connect({ address: server.address });
-  const connection = await Connection.connect({ address: server.address });
-  return {
-    address: server.address,
-    nativeConnection,
-    client: new Client({ connection, dataConverter: environment.dataConverter }),
-    async close() {
-      await connection.close();
-      await nativeConnection.close();
-      await server.stop();
-    },
-  };
+/** A dev server of the bench's own, with `dynamicConfig`. */
+async function ownServer(environment: BenchContext['environment'], dynamicConfig: string[]): Promise<OwnDevServer> {
+  const directory = await environment.temporaryDirectory('bench-quotas-server-');
+  return startOwnDevServer({ directory, dynamicConfig, dataConverter: environment.dataConverter });
 }
 
 /** Requests a second from the first to the last, and the most in any one second (a window starting at each). */
@@ -103,9 +75,7 @@ export const quotas: Benchmark = {
           `quotas: a backlog of ${size.backlog} tasks at ${dispatchCase.limit}/s set by the ${dispatchCase.setBy}, ${dispatchCase.partitions} partition(s)`,
         );
         const directory = await environment.temporaryDirectory('bench-quotas-dispatch-');
-        dispatchRows.push(
-          await measureDispatchRate({ cli: await temporalCliPath(), directory, tasks: size.backlog, ...dispatchCase }),
-        );
+        dispatchRows.push(await measureDispatchRate({ directory, tasks: size.backlog, ...dispatchCase }));
       }
       const fair = await tenantRun(['matching.enableFairness=true']);
       const fifo = await tenantRun([]);
@@ -165,6 +135,19 @@ export const quotas: Benchmark = {
       await fake.close();
     }
 
+    /** The bench's worker in this process: the fake provider, the bench's bundle and workspace, and `more`. */
+    function agentWorker(server: OwnDevServer, taskQueue: string, more: Partial<AgentWorkerOptions>) {
+      return createAgentWorker({
+        connection: server.nativeConnection,
+        namespace: 'default',
+        taskQueue,
+        env: fake.providerEnv,
+        workspaceRoot: environment.workspace,
+        workflowBundle: { codePath: bundle },
+        ...more,
+      });
+    }
+
     /**
      * `own queue, no limit` is the control: the provider's model calls on their own queue, without a limit. It shows
      * what the extra queue costs (no eager activity execution, one more trip through the server per call) apart from
@@ -185,15 +168,7 @@ export const quotas: Benchmark = {
       const taskQueue = `bench-quotas-${randomUUID()}`;
       const workspace = environment.workspace;
       try {
-        const local = await createAgentWorker({
-          connection: server.nativeConnection,
-          namespace: 'default',
-          taskQueue,
-          env: fake.providerEnv,
-          workspaceRoot: workspace,
-          workflowBundle: { codePath: bundle },
-          ...(queue && { providerQueues: { openai: queue } }),
-        });
+        const local = await agentWorker(server, taskQueue, { ...(queue && { providerQueues: { openai: queue } }) });
         const other = await spawnWorker({
           address: server.address,
           taskQueue,
@@ -239,15 +214,7 @@ export const quotas: Benchmark = {
       try {
         const taskQueue = `bench-fairness-${randomUUID()}`;
         const workspace = environment.workspace;
-        const worker = await createAgentWorker({
-          connection: server.nativeConnection,
-          namespace: 'default',
-          taskQueue,
-          env: fake.providerEnv,
-          workspaceRoot: workspace,
-          workflowBundle: { codePath: bundle },
-          overrides: { maxConcurrentActivityTaskExecutions: 2 },
-        });
+        const worker = await agentWorker(server, taskQueue, { overrides: { maxConcurrentActivityTaskExecutions: 2 } });
         const start = (tenant: string, index: number) =>
           startAgent(server.client, { prompt: `${tenant} ${index}`, model, tools: [], workspace }, { taskQueue, tenant });
         const started = performance.now();

@@ -1,11 +1,9 @@
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
-import { freePort } from '../../cli/dev-server/free-port';
-import { startDevServer } from '../../test/support/dev-server-process';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { waitFor } from '../../test/support/wait-for';
 import { quietLogger } from '../support/log';
+import { startOwnDevServer } from '../support/own-dev-server';
 
 /**
  * Who sets the limit: the worker (`maxTaskQueueActivitiesPerSecond`, sent with each poll and kept in the server's
@@ -32,10 +30,10 @@ let bundle: Promise<string> | undefined;
  * How the server dispatches a backlog under a task queue rate limit, with nothing else in the way: `tasks` activity
  * tasks are queued first (one per workflow, no poller on their queue yet), then one worker polls the queue with
  * the limit set by the worker (`maxTaskQueueActivitiesPerSecond`, as a provider queue's worker sets it,
- * worker/provider-queues.ts) or beforehand through the API, and each start is timed. On a dev server of its own with `partitions` read and write partitions per task queue.
+ * worker/provider-queues.ts) or beforehand through the API, and each start is timed. On a dev server of its own
+ * (state in `directory`) with `partitions` read and write partitions per task queue.
  */
 export async function measureDispatchRate(options: {
-  cli: string;
   directory: string;
   partitions: number;
   limit: number;
@@ -46,20 +44,16 @@ export async function measureDispatchRate(options: {
   bundle ??= bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows.ts'), logger: quietLogger }).then(
     (built) => built.code,
   );
-  const server = await startDevServer({
-    cli: options.cli,
-    port: await freePort(),
-    dbFilename: path.join(options.directory, `dispatch-${partitions}-${limit}-${setBy}.sqlite`),
+  const server = await startOwnDevServer({
+    directory: options.directory,
     dynamicConfig: [
       'history.transferProcessorMaxPollRPS=10000',
       `matching.numTaskqueueReadPartitions=${partitions}`,
       `matching.numTaskqueueWritePartitions=${partitions}`,
     ],
   });
-  const nativeConnection = await NativeConnection.connect({ address: server.address });
-  const connection = await Connection.connect({ address: server.address });
   try {
-    const client = new Client({ connection });
+    const { client, nativeConnection } = server;
     const limitedQueue = 'limited';
     if (setBy === 'api')
       await client.workflowService.updateTaskQueueConfig({
@@ -113,8 +107,6 @@ export async function measureDispatchRate(options: {
       spanMs: last - first,
     };
   } finally {
-    await connection.close();
-    await nativeConnection.close();
-    await server.stop();
+    await server.close();
   }
 }
