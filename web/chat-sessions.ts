@@ -155,9 +155,9 @@ export class ChatSession {
  * principal that started it, and that is part of the run, not of this process:
  * - the owner (a hash of the principal) is in the run's memo, set at start and carried whole to every run the session
  *   continues as new into (workflows/versioning.ts);
- * - it is read from the server on every request (one describe, about a millisecond against a local server: see
- *   docs/web.md), never remembered here, so a second handler instance, a restart or a new owner never meets a stale
- *   answer;
+ * - it is read from the server on every request (one describe: a few milliseconds, a small part of a request's
+ *   queries; docs/web.md), never remembered here, so a second handler instance, a restart or a new owner never meets a
+ *   stale answer;
  * - a chat id starts a run once: its workflow id is never reused (REJECT_DUPLICATE), so an ended chat cannot be
  *   started again by anyone else; its owner is told it has ended.
  * Anyone but the owner is told the session does not exist.
