@@ -18,6 +18,7 @@ export { everyMcpTool } from './mcp/types';
 export { resolveInWorkspace } from './tools/workspace';
 // For tools of your own: open a path the model gave, confined to the workspace without races (resolveInWorkspace only checks a path).
 export { openInWorkspace, WorkspaceRefusal, type OpenedInWorkspace, type OpenPurpose } from './tools/open-in-workspace';
+export { workspacePath } from './tools/path-argument';
 export {
   defineProvider,
   builtInProviders,

@@ -6,7 +6,8 @@ import { ConfigurationError, failureTypes } from '../core/errors';
 import { priceOf, type ModelPrice, type PriceTable } from '../core/cost';
 import type { McpListing, McpToolOrigin, McpToolRequest } from '../mcp/types';
 import { parseModelId } from '../core/model-id';
-import type { ToolActivitySettings } from '../tools/define-tool';
+import type { Tool, ToolActivitySettings } from '../tools/define-tool';
+import { pathArgumentsOf } from '../tools/path-argument';
 import { assertInsideRoot, assertWorkspaceDirectory } from '../tools/workspace';
 import { timingMark } from '../telemetry/startup-timing';
 
@@ -35,8 +36,12 @@ export interface PrepareRunInput {
   approveTools?: string[];
 }
 
-/** How the workflow schedules one tool: its activity settings, and for an MCP tool, the server and tool it calls. */
-export type ToolRunSettings = ToolActivitySettings & { mcp?: McpToolOrigin };
+/**
+ * How the workflow schedules one tool: its activity settings, and for an MCP tool, the server and tool it calls.
+ * `paths` names its arguments that are paths in the workspace (tools/path-argument.ts): the run shows them resolved,
+ * on the stream and in the activity's summary (absent in the setups of older runs, and for tools with none).
+ */
+export type ToolRunSettings = ToolActivitySettings & { mcp?: McpToolOrigin; paths?: string[] };
 
 export interface RunSetup {
   /** The agent the run starts with, its overrides applied, and every agent it can reach by handoff or as a subagent. */
@@ -107,7 +112,7 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
       }
       return {
         agents,
-        tools: Object.fromEntries([...toolNames].map((name) => [name, registry.tools.get(name)!.activity])),
+        tools: Object.fromEntries([...toolNames].map((name) => [name, runSettingsOf(registry.tools.get(name)!)])),
         prices: Object.fromEntries(models.flatMap((model) => (priceOf(prices, model) ? [[model, priceOf(prices, model)!]] : []))),
         ...(mcpTools && { mcpTools }),
       };
@@ -119,6 +124,11 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
       });
     }
   };
+}
+
+function runSettingsOf(tool: Tool): ToolRunSettings {
+  const paths = pathArgumentsOf(tool);
+  return { ...tool.activity, ...(paths.length > 0 && { paths }) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import type { SearchAttributePair } from '@temporalio/common';
+import type { SearchAttributePair, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { AgentRegistry } from '../agents/registry';
 import type { ResolvedAgentInput } from '../core/input';
 import { parseModelId } from '../core/model-id';
@@ -88,6 +88,8 @@ export async function startAgent(
     searchAttributes?: SearchAttributePair[];
     /** More memo fields for the run (durable-agent/web stores a session's owner here). */
     memo?: Record<string, unknown>;
+    /** Whether the id may start again once its run has closed (Temporal's default: yes). The web's chats never do. */
+    workflowIdReusePolicy?: WorkflowIdReusePolicy;
   } & RunTenancy,
 ): Promise<AgentHandle> {
   const resolved = resolveOrThrow(input);
@@ -106,6 +108,7 @@ export async function startAgent(
     staticDetails: staticDetails(resolved, options),
     ...tenancy,
     ...(options.searchAttributes && { typedSearchAttributes: options.searchAttributes }),
+    ...(options.workflowIdReusePolicy && { workflowIdReusePolicy: options.workflowIdReusePolicy }),
   });
 }
 

@@ -1,6 +1,7 @@
 import type { ToolCall } from './messages';
 import { parseToolArguments } from './tool-arguments';
 import { visible } from './visible-text';
+import { cutInTheMiddle } from './workspace-path';
 
 /**
  * What a person approves: a description of a tool call built from the arguments
@@ -12,9 +13,11 @@ import { visible } from './visible-text';
  * A tool may describe its own calls (`defineTool`'s `describeForApproval`): the
  * built-in file tools put the path first, then the size and a preview of the
  * content. Any other call is described by its arguments as canonical JSON (keys
- * sorted, so their order cannot put a harmless value first). Either way every
+ * sorted, so their order cannot put a harmless value first). A path argument
+ * (tools/path-argument.ts) is shown as the path the tool will open: resolved
+ * against the workspace, `..` applied (core/workspace-path.ts). Either way every
  * character that could hide or fake text is escaped, and anything clipped says
- * so and where the whole call can be read.
+ * so (a preview also says where the whole call can be read).
  */
 
 /** How a tool describes one call for approval: a one-line headline, and optionally a preview shown as lines below it. */
@@ -37,26 +40,31 @@ const maxPreviewLines = 12;
 const maxInlineJsonChars = 120;
 
 /**
- * Describes `call` for a person. `described` is the tool's own description of the parsed, validated arguments,
- * when it has one; `run` is the workflow id whose conversation holds the whole call.
+ * Describes `call` for a person. `described` is the tool's own description of the parsed, validated arguments (or
+ * argumentsText's, of arguments whose paths are shown resolved), when there is one; `run` is the workflow id whose
+ * conversation holds the whole call. A headline too long to show is shortened in its middle, never at its end: a
+ * headline puts what the call acts on first, and a path's end is the file it names.
  */
 export function describeCall(call: ToolCall, described: ApprovalText | undefined, run: string): ApprovalDescription {
   const text = described ?? genericText(call);
   const seeAll = `\`agent show ${visible(run)}\` prints the whole call`;
-  const headline = clipped(text.headline, maxHeadlineChars);
-  const firstLine = visible(headline.text);
-  const lines = [headline.clipped > 0 ? `${firstLine}… [${headline.clipped} more characters not shown; ${seeAll}]` : firstLine];
+  const firstLine = cutInTheMiddle(visible(text.headline), maxHeadlineChars);
+  const lines = [firstLine];
   if (text.preview !== undefined && text.preview !== '') lines.push(...previewLines(text.preview, seeAll));
-  const summary = firstLine.length > maxSummaryChars ? `${firstLine.slice(0, maxSummaryChars - 1)}…` : firstLine;
-  return { summary, description: lines.join('\n') };
+  return { summary: cutInTheMiddle(firstLine, maxSummaryChars), description: lines.join('\n') };
 }
 
 /** A call's description from its arguments alone: its name and canonical JSON. */
 function genericText(call: ToolCall): ApprovalText {
   const parsed = parseToolArguments(call.arguments);
   if (!parsed.ok) return { headline: `${call.name} (arguments that ${parsed.problem})`, preview: call.arguments };
-  const json = canonicalJson(parsed.value);
-  return json.length <= maxInlineJsonChars ? { headline: `${call.name} ${json}` } : { headline: call.name, preview: json };
+  return argumentsText(call.name, parsed.value);
+}
+
+/** A call described by its parsed arguments as canonical JSON: on the headline when short, else as the preview. */
+export function argumentsText(name: string, args: unknown): ApprovalText {
+  const json = canonicalJson(args);
+  return json.length <= maxInlineJsonChars ? { headline: `${name} ${json}` } : { headline: name, preview: json };
 }
 
 /** JSON with every object's keys sorted: the same value always reads the same, whatever order the model wrote. */

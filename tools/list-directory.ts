@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { z } from 'zod';
 import { describeList } from './approval-texts';
 import { defineTool } from './define-tool';
+import { workspacePath } from './path-argument';
 import { openInWorkspace } from './open-in-workspace';
 
 const maxEntries = 1000;
@@ -9,7 +10,7 @@ const maxEntries = 1000;
 export const listDirectory = defineTool({
   name: 'list_directory',
   description: 'List the entries of a directory in the workspace; directories end with "/", symlinks with "@".',
-  input: z.object({ path: z.string().default('.').describe('Directory path relative to the workspace') }),
+  input: z.object({ path: workspacePath('Directory path relative to the workspace').default('.') }),
   activity: { timeout: '30s' },
   describeForApproval: describeList,
   async handler({ path }, { workspace }) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { maxToolOutputChars } from '../core/limits';
 import { describeRead } from './approval-texts';
 import { defineTool } from './define-tool';
+import { workspacePath } from './path-argument';
 import { openInWorkspace } from './open-in-workspace';
 
 // Read a little past the output bound, so truncation can report the real size without loading a huge file.
@@ -11,7 +12,7 @@ export const readFile = defineTool({
   name: 'read_file',
   description:
     'Read a text file in the workspace. Returns its contents (long files are truncated). Only regular files with a single hard link are read.',
-  input: z.object({ path: z.string().describe('File path relative to the workspace') }),
+  input: z.object({ path: workspacePath('File path relative to the workspace') }),
   activity: { timeout: '30s' },
   describeForApproval: describeRead,
   async handler({ path }, { workspace }) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describeSearch } from './approval-texts';
 import { defineTool } from './define-tool';
+import { workspacePath } from './path-argument';
 import { searchWorkspace } from './search-workspace';
 
 export const searchFiles = defineTool({
@@ -12,7 +13,7 @@ export const searchFiles = defineTool({
     'searches only the first 4096 characters of a line; stops after 20 s, saying so.',
   input: z.object({
     pattern: z.string().min(1).max(2000).describe('Regular expression, RE2 syntax'),
-    path: z.string().optional().describe('Directory or file to search, relative to the workspace (default: the whole workspace)'),
+    path: workspacePath('Directory or file to search, relative to the workspace (default: the whole workspace)').optional(),
   }),
   activity: { timeout: '60s' },
   describeForApproval: describeSearch,

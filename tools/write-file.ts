@@ -3,6 +3,7 @@ import { ToolInputError } from '../core/errors';
 import { maxWriteFileBytes } from '../core/limits';
 import { describeWrite } from './approval-texts';
 import { defineTool } from './define-tool';
+import { workspacePath } from './path-argument';
 import { openInWorkspace } from './open-in-workspace';
 
 export const writeFile = defineTool({
@@ -10,7 +11,7 @@ export const writeFile = defineTool({
   description:
     'Create or overwrite a text file in the workspace. Parent directories are created. Files with more than one hard link are not overwritten.',
   input: z.object({
-    path: z.string().describe('File path relative to the workspace'),
+    path: workspacePath('File path relative to the workspace'),
     content: z.string().describe('The full new contents of the file'),
   }),
   activity: { timeout: '30s' },

@@ -5,6 +5,7 @@ import {
   WorkflowUpdateFailedError,
   WorkflowUpdateStage,
   type Client,
+  type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client';
 import { followStream } from '../client/follow-stream';
@@ -151,10 +152,17 @@ export class ChatSession {
 
 /**
  * The sessions of the web handlers: who owns which, starting one on its first message. A session belongs to the
- * principal that started it (its hash in the run's memo, set at start); anyone else is told it does not exist.
+ * principal that started it, and that is part of the run, not of this process:
+ * - the owner (a hash of the principal) is in the run's memo, set at start and carried whole to every run the session
+ *   continues as new into (workflows/versioning.ts);
+ * - it is read from the server on every request (one describe: a few milliseconds, a small part of a request's
+ *   queries; docs/web.md), never remembered here, so a second handler instance, a restart or a new owner never meets a
+ *   stale answer;
+ * - a chat id starts a run once: its workflow id is never reused (REJECT_DUPLICATE), so an ended chat cannot be
+ *   started again by anyone else; its owner is told it has ended.
+ * Anyone but the owner is told the session does not exist.
  */
 export class ChatSessions {
-  private readonly owners = new Map<string, string>();
   private readonly prefix: string;
 
   constructor(private readonly options: ChatSessionsOptions) {
@@ -165,7 +173,7 @@ export class ChatSessions {
     return `${this.prefix}${chatId}`;
   }
 
-  /** Session `chatId` if it exists and is `principal`'s; undefined otherwise (404 for both). */
+  /** Session `chatId` if it exists and is `principal`'s, asked of the server now; undefined otherwise (404 for both). */
   async open(principal: string, chatId: string): Promise<ChatSession | undefined> {
     const owner = await this.ownerOf(chatId);
     return owner !== undefined && owner === ownerHash(principal)
@@ -181,7 +189,7 @@ export class ChatSessions {
 
   /**
    * Starts session `chatId` for `principal` with its first message; its first turn starts at offset 0. Undefined
-   * when the id is another principal's session.
+   * when the id is, or was, another principal's session.
    */
   async start(principal: string, chatId: string, text: string): Promise<{ session: ChatSession; from: number } | undefined> {
     assertMessageSize(text);
@@ -195,44 +203,52 @@ export class ChatSessions {
           workflowId: this.workflowIdOf(chatId),
           staticSummary: 'web chat',
           memo: { [ownerMemoField]: ownerHash(principal) },
+          // Once used, a chat id is its owner's for as long as the server keeps the run: an ended chat is not started
+          // again, by its owner (who is told it has ended) or by anyone else (404).
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
         },
       );
     } catch (error) {
       if (error instanceof InvalidInputError) throw new ChatRequestError(500, `the chat handler's input: ${error.message}`);
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      // Started meanwhile (another tab's first message): theirs to use only if it is the same principal's.
+      // Started meanwhile (another tab's first message), or ended: theirs to use only if it is the same principal's.
       const session = await this.open(principal, chatId);
       if (!session) return undefined;
+      if (!(await this.isOpen(chatId))) throw new ChatRequestError(409, 'this chat has ended; start a new one');
       const from = await session.nextOffset();
       await session.send(text);
       return { session, from };
     }
-    this.owners.set(chatId, ownerHash(principal));
     const session = new ChatSession(this.options.client, this.workflowIdOf(chatId));
     await session.send(text);
     return { session, from: 0 };
   }
 
+  /**
+   * The owner recorded in the session's current run. A chain that continued as new before the memo was carried whole
+   * lost it in its later runs; its first run still has it (the first run's memo never changes once it has closed).
+   */
   private async ownerOf(chatId: string): Promise<string | undefined> {
-    const cached = this.owners.get(chatId);
-    if (cached !== undefined) return cached;
-    const description = await this.options.client.workflow
-      .getHandle(this.workflowIdOf(chatId))
+    const workflowId = this.workflowIdOf(chatId);
+    const current = await this.describe(workflowId);
+    const owner = current?.memo?.[ownerMemoField];
+    if (typeof owner === 'string') return owner;
+    const firstRunId = current?.raw.workflowExecutionInfo?.firstRunId;
+    if (!firstRunId || firstRunId === current.runId) return undefined;
+    const first = (await this.describe(workflowId, firstRunId))?.memo?.[ownerMemoField];
+    return typeof first === 'string' ? first : undefined;
+  }
+
+  private describe(workflowId: string, runId?: string): Promise<WorkflowExecutionDescription | undefined> {
+    return this.options.client.workflow
+      .getHandle(workflowId, runId)
       .describe()
       .catch((error: unknown) => {
         if (error instanceof WorkflowNotFoundError) return undefined;
         throw error;
       });
-    const owner = description?.memo?.[ownerMemoField];
-    if (typeof owner !== 'string') return undefined;
-    // An owner never changes: remembered, so that most requests ask the server nothing for it.
-    if (this.owners.size >= maxCachedOwners) this.owners.delete(this.owners.keys().next().value!);
-    this.owners.set(chatId, owner);
-    return owner;
   }
 }
-
-const maxCachedOwners = 10_000;
 
 function ownerHash(principal: string): string {
   return createHash('sha256').update(`durable-agent/web owner\0${principal}`).digest('hex');

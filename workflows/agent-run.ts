@@ -42,7 +42,7 @@ import { RunStatus, type StatusSources } from './run-status';
 import { carry, checkpoint, initialState, rollBack, type AgentState, type TurnInProgress } from './state';
 import { Turn, type TurnParts } from './turn';
 import { TurnScope } from './turn-scope';
-import { carriedMemo, currentBuild, movedToAnotherBuild } from './versioning';
+import { carriedRunAttributes, currentBuild, movedToAnotherBuild } from './versioning';
 
 const { prepareRun } = proxyActivities<CoreActivities>({
   startToCloseTimeout: '30s',
@@ -274,8 +274,8 @@ export class AgentRun implements StatusSources {
       endRequested: this.endRequested,
       stream: this.stream.carry(),
     });
-    const memo = carriedMemo();
-    return makeContinueAsNewFunc<(input: ResolvedAgentInput) => Promise<AgentResult>>(memo && { memo })({
+    // The memo and search attributes go on whole (workflows/versioning.ts): the next run is the same session.
+    return makeContinueAsNewFunc<(input: ResolvedAgentInput) => Promise<AgentResult>>(carriedRunAttributes())({
       ...this.input,
       prompt: undefined,
       messages: undefined,

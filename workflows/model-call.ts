@@ -84,6 +84,7 @@ export function callModel(input: ResolvedAgentInput, state: AgentState, request:
     ...(request.streamAs !== undefined && { streamAs: request.streamAs }),
     approval: { tools: approvalToolsOf(agent, input), skip: input.approval?.skip ?? false },
     maxToolCalls: maxToolCallsPerReply(input),
+    workspace: input.workspace,
     transcript: { baseLength: 0, messages: state.messages },
   };
   const { id, length } = state.transcript;

@@ -14,6 +14,7 @@ import type { ApprovalDecision } from '../core/result';
 import type { ToolCall, ToolResultMessage } from '../core/messages';
 import { preview } from '../core/stream-events';
 import { streamToolInput } from '../core/stream-tool-input';
+import { withPathsShown } from '../core/workspace-path';
 import { zeroUsage, type Usage } from '../core/usage';
 import type { RunSetup, ToolActivityInput } from '../activities';
 import type { ToolActivitySettings } from '../tools/define-tool';
@@ -112,7 +113,7 @@ function runOne(call: ToolCall, setting: CallsSetting): Promise<ToolResultMessag
   if (!parsedArguments.ok)
     return Promise.resolve(done(call.name, `Error: arguments for ${call.name} ${parsedArguments.problem}.`, true));
   const parsed = parsedArguments.value;
-  const summary = toolCallSummary(call, parsed);
+  const summary = toolCallSummary(call, parsed, shownPathsOf(call, setting));
   const checked: CheckedCall = { call, parsed, summary, done };
   if (setting.ledger.needsApproval(call) || kind.kind === 'subagent') return runGated(checked, setting);
   return runTool(checked, setting);
@@ -153,7 +154,7 @@ async function approval(call: ToolCall, parsed: unknown, setting: CallsSetting):
     const { summary, description } = ledger.describe(call);
     const request = { id: call.id, tool: call.name, summary, description, agents: [setting.agent.name], askedAt };
     // The arguments go to the stream only (bounded as on tool_start), for the card that asks; not into the status.
-    return await setting.approvals.await(request, setting.input.approval?.timeoutSeconds, streamToolInput(parsed));
+    return await setting.approvals.await(request, setting.input.approval?.timeoutSeconds, shownInput(call, parsed, setting));
   } finally {
     ledger.waiting--;
   }
@@ -209,6 +210,17 @@ async function runTool(checked: CheckedCall, setting: CallsSetting): Promise<Too
 
 type ToolActivities = Record<string, (input: ToolActivityInput) => Promise<string>>;
 
+/** The call's path arguments (from the run's setup) and the workspace they are shown against. */
+function shownPathsOf(call: ToolCall, setting: CallsSetting): { paths: string[]; workspace: string } {
+  return { paths: setting.setup.tools[call.name]?.paths ?? [], workspace: setting.input.workspace };
+}
+
+/** The arguments as the stream shows them: path arguments resolved, as the approval shows them, then bounded. */
+function shownInput(call: ToolCall, parsed: unknown, setting: CallsSetting): unknown {
+  const { paths, workspace } = shownPathsOf(call, setting);
+  return streamToolInput(withPathsShown(parsed, paths, workspace));
+}
+
 function resultOf(call: ToolCall, content: string, isError: boolean): ToolResultMessage {
   return { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError };
 }
@@ -216,7 +228,7 @@ function resultOf(call: ToolCall, content: string, isError: boolean): ToolResult
 function started(setting: CallsSetting, { call, parsed, summary }: CheckedCall): void {
   // The arguments bounded for the stream (every event is carried in history); the activity gets them whole. They are
   // the model's own output, already in history as the activity's input: nothing of the worker's (keys, MCP secrets).
-  setting.stream.publish({ type: 'tool_start', id: call.id, summary, name: call.name, input: streamToolInput(parsed) });
+  setting.stream.publish({ type: 'tool_start', id: call.id, summary, name: call.name, input: shownInput(call, parsed, setting) });
   setting.status.toolStarted(summary);
 }
 

@@ -2,23 +2,32 @@ import type { ModelSettings } from '../core/agent-spec';
 import { defaultAgentName } from '../core/limits';
 import type { ToolCall } from '../core/messages';
 import { visible } from '../core/visible-text';
+import { cutInTheMiddle, workspaceRelativePath } from '../core/workspace-path';
 
 const maxSummaryChars = 80;
 
 /**
- * `read_file alpha.txt`: the tool name and what it acts on, as shown on the activity in the Web UI. That is its
- * `path` argument when it has one, else its first string argument in key order sorted (never the model's order, which
- * would let it put a harmless value first); characters that hide text are escaped.
+ * `read_file alpha.txt`: the tool name and what it acts on, as shown on the activity in the Web UI. That is its path
+ * argument when it has one (`shown.paths`, from the run's setup, else one named `path`), resolved against the
+ * workspace and shortened in its middle (core/workspace-path.ts: never the file's name cut off); else its first string
+ * argument in key order sorted (never the model's order, which would let it put a harmless value first); characters
+ * that hide text are escaped.
  */
-export function toolCallSummary(call: ToolCall, parsedArguments?: unknown): string {
+export function toolCallSummary(
+  call: ToolCall,
+  parsedArguments?: unknown,
+  shown: { paths: string[]; workspace?: string } = { paths: [] },
+): string {
   const args = parsedArguments && typeof parsedArguments === 'object' ? (parsedArguments as Record<string, unknown>) : {};
-  const target =
-    typeof args.path === 'string'
-      ? args.path
-      : Object.keys(args)
-          .sort()
-          .map((key) => args[key])
-          .find((value): value is string => typeof value === 'string');
+  const pathName = [...shown.paths, 'path'].find((name) => typeof args[name] === 'string');
+  if (pathName !== undefined) {
+    const room = maxSummaryChars - call.name.length - 1;
+    return `${call.name} ${cutInTheMiddle(visible(workspaceRelativePath(args[pathName] as string, shown.workspace)).replace(/\s/g, ' '), room)}`;
+  }
+  const target = Object.keys(args)
+    .sort()
+    .map((key) => args[key])
+    .find((value): value is string => typeof value === 'string');
   return clip(visible(target !== undefined ? `${call.name} ${target}` : call.name));
 }
 

@@ -1,4 +1,4 @@
-import type { VersioningBehavior } from '@temporalio/common';
+import type { SearchAttributePair, VersioningBehavior } from '@temporalio/common';
 import { patched, setWorkflowOptions, workflowInfo, type WorkflowInfo } from '@temporalio/workflow';
 
 /**
@@ -53,8 +53,36 @@ export function movedToAnotherBuild(preparedOn: string | undefined): boolean {
   return now !== undefined && now !== preparedOn && patched(upgradeAtTurnBoundaryPatch);
 }
 
-/** The memo a continue-as-new passes on: the next run of a session must know it is one before its arguments are read. */
+/**
+ * What a continue-as-new hands the next run besides its input: the memo and search attributes this run has, whole.
+ * Temporal copies neither by itself (the next run gets what the command names), and a list of fields to copy drops
+ * whatever a caller or a later feature adds: durable-agent/web's session owner was lost that way. A run's memo is its
+ * caller's (and upsertMemo's, which workflowInfo() follows), so all of it goes on; nothing in it describes one run.
+ */
+export function carriedRunAttributes(): { memo?: Record<string, unknown>; typedSearchAttributes?: SearchAttributePair[] } {
+  const memo = carriedMemo();
+  const searchAttributes = carriedSearchAttributes();
+  return { ...(memo && { memo }), ...(searchAttributes.length > 0 && { typedSearchAttributes: searchAttributes }) };
+}
+
+/** The memo a continue-as-new passes on: all of it (a session's kind, a web session's owner, a caller's own fields). */
 export function carriedMemo(): Record<string, unknown> | undefined {
-  const kind = workflowInfo().memo?.[runKindMemoField];
-  return kind === undefined ? undefined : { [runKindMemoField]: kind };
+  const memo = workflowInfo().memo;
+  return memo && Object.keys(memo).length > 0 ? { ...memo } : undefined;
+}
+
+/**
+ * The search attributes a continue-as-new passes on: every one the caller set or the run upserted (`forkedFrom`, a
+ * tenant's own), but not those Temporal keeps per run itself, which must change with the run rather than freeze:
+ * the patches it used (TemporalChangeVersion), the builds that ran it (BuildIds, BinaryChecksums), its schedule's
+ * start time, and the deployment attributes the server refuses in a continue-as-new command.
+ */
+export function carriedSearchAttributes(): SearchAttributePair[] {
+  return workflowInfo()
+    .typedSearchAttributes.getAll()
+    .filter((pair) => !perRunSearchAttribute(pair.key.name));
+}
+
+function perRunSearchAttribute(name: string): boolean {
+  return name.startsWith('Temporal') || ['BuildIds', 'BinaryChecksums', 'BatcherNamespace', 'BatcherUser'].includes(name);
 }

@@ -1,7 +1,9 @@
-import { describeCall, type ApprovalDescription, type ApprovalText } from '../../core/approval-description';
+import { argumentsText, describeCall, type ApprovalDescription, type ApprovalText } from '../../core/approval-description';
 import type { ToolCall } from '../../core/messages';
 import { parseToolArguments } from '../../core/tool-arguments';
+import { withPathsShown } from '../../core/workspace-path';
 import type { Tool } from '../../tools';
+import { pathArgumentsOf } from '../../tools/path-argument';
 
 export interface ApprovalAssessment {
   /** The calls the tools' own `needsApproval` wants approved. */
@@ -17,6 +19,8 @@ export interface ApprovalRules {
   maxToolCalls?: number;
   /** The workflow whose conversation holds the calls: where a person reads a clipped call whole. */
   run: string;
+  /** The run's workspace: path arguments are shown relative to it (absent in calls of older workflows). */
+  workspace?: string;
 }
 
 /**
@@ -26,7 +30,9 @@ export interface ApprovalRules {
  * function again. A call whose arguments the tool would refuse anyway needs no
  * approval by its tool's rule; a `needsApproval` function that throws asks for
  * it, to be safe. The description is read from the same parsed arguments the
- * workflow passes to the tool, so what a person approves is what runs.
+ * workflow passes to the tool, so what a person approves is what runs; its path
+ * arguments are shown as the paths the tool will open (`docs/x/../../.bashrc`
+ * as `.bashrc`), whatever the tool's own description does with them.
  */
 export function assessApprovals(calls: ToolCall[], tools: Map<string, Tool>, rules: ApprovalRules): ApprovalAssessment {
   const needsApproval: string[] = [];
@@ -39,7 +45,12 @@ export function assessApprovals(calls: ToolCall[], tools: Map<string, Tool>, rul
     const byRule = ruleWants(tool, valid);
     if (byRule) needsApproval.push(call.id);
     const asks = !rules.approval?.skip && (byRule || Boolean(rules.approval?.tools.includes(call.name)));
-    if (asks) descriptions[call.id] = describeCall(call, ownText(tool, valid), rules.run);
+    if (!asks) continue;
+    const paths = tool ? pathArgumentsOf(tool) : [];
+    const shown = valid && { data: withPathsShown(valid.data, paths, rules.workspace) };
+    const byArguments =
+      parsed.ok && paths.length > 0 ? argumentsText(call.name, withPathsShown(parsed.value, paths, rules.workspace)) : undefined;
+    descriptions[call.id] = describeCall(call, ownText(tool, shown) ?? byArguments, rules.run);
   }
   return { needsApproval, descriptions };
 }

@@ -162,6 +162,7 @@ export function createModelActivities({
               approval: input.approval,
               maxToolCalls: input.maxToolCalls,
               run: context.info.workflowExecution?.workflowId ?? 'the run',
+              workspace: input.workspace,
             });
             return {
               ...answered,

@@ -48,6 +48,8 @@ export interface ModelCallInput {
    */
   approval?: { tools: string[]; skip: boolean };
   maxToolCalls?: number;
+  /** The run's workspace: an approval shows a path argument relative to it, as the tool will open it. */
+  workspace?: string;
 }
 
 export interface ModelCallResult extends ModelResponse {

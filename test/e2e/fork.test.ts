@@ -119,7 +119,7 @@ it('refuses to fork in the middle of a tool round, naming the nearest points, an
   });
 });
 
-it('forks a session that continued as new: the fork has the whole conversation of every run', async () => {
+it('forks a session that continued as new: the fork has the whole conversation of every run, whose memo and search attributes went on whole', async () => {
   await withWorker(async (taskQueue) => {
     bed.server.enqueue(openaiReply({ content: 'one' }), openaiReply({ content: 'two' }), openaiReply({ content: 'three' }));
     const source = `fork-can-${randomUUID()}`;
@@ -134,6 +134,9 @@ it('forks a session that continued as new: the fork has the whole conversation o
           continueAsNewAfterModelCalls: 1,
         }),
       ],
+      // A caller's own memo field and search attribute: every run of the chain keeps them (workflows/versioning.ts).
+      memo: { callerOwn: 'kept' },
+      typedSearchAttributes: [{ key: forkedFromSearchAttribute, value: `origin-of-${source}` }],
     });
     const handle = bed.environment.client.workflow.getHandle(source);
     for (const message of ['first', 'second', 'third']) await sendMessage(handle, message);
@@ -143,6 +146,9 @@ it('forks a session that continued as new: the fork has the whole conversation o
     let runs = 0;
     for await (const _run of bed.environment.client.workflow.list({ query: `WorkflowId = "${source}"` })) runs++;
     expect(runs).toBeGreaterThanOrEqual(3);
+    const latest = await handle.describe();
+    expect(latest.memo).toEqual({ callerOwn: 'kept' });
+    expect(latest.typedSearchAttributes.get(forkedFromSearchAttribute)).toBe(`origin-of-${source}`);
     await fork.handle.terminate('test over');
     await handle.terminate('test over');
   });

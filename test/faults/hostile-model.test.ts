@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { z } from 'zod';
 import { startAgent } from '../../client/start-agent';
@@ -241,6 +242,51 @@ it("shows a person the call that runs: the path first, the content's size and pr
     expect(finished.stderr).not.toMatch(/[\u200b\u202e]/);
   });
   expect(await readdir(workspace)).toEqual([]);
+});
+
+it('names the file a write really writes: a 274-character path that climbs back to .bashrc is shown as .bashrc everywhere', async () => {
+  // The workspace inside a directory of its own: whatever lands beside it was written outside the workspace.
+  const outside = await makeWorkspace();
+  const workspace = path.join(outside, 'workspace');
+  await mkdir(workspace);
+  const hiddenTarget = `docs/${'a'.repeat(255)}/../../.bashrc`;
+  bed.server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'rc', name: 'write_file', arguments: { path: hiddenTarget, content: 'echo pwned\n' } }] }),
+    openaiReply({ content: 'written' }),
+  );
+  const expected = 'write_file ".bashrc" (11 bytes, 1 line)\n  │ echo pwned';
+  await withWorker(async (taskQueue) => {
+    const handle = await startAgent(
+      bed.environment.client,
+      {
+        prompt: 'tidy the docs',
+        model: 'openai:gpt-4o-mini',
+        tools: ['write_file'],
+        workspace,
+        approval: { tools: ['write_file'] },
+        stream: true,
+      },
+      { taskQueue },
+    );
+    const [request] = (await waitForApprovals(handle.workflowId, 1)).pendingApprovals;
+    expect(request).toMatchObject({ summary: 'write_file ".bashrc" (11 bytes, 1 line)', description: expected });
+    const streamed = await streamEvents(handle.workflowId, (events) =>
+      events.some((event) => event.type === 'approval_requested'),
+    );
+    expect(streamed.find((event) => event.type === 'approval_requested')).toMatchObject({
+      description: expected,
+      input: { path: '.bashrc', content: 'echo pwned\n' },
+    });
+    await handleOf(handle.workflowId).executeUpdate(approveUpdate, { args: [{ call: 'rc' }] });
+    await handle.result();
+    // The activity is named by the file too, in the Web UI's list of activities.
+    const summaries = scheduledActivities(await fetchEvents(bed.environment.client, handle.workflowId)).map((a) => a.summary);
+    expect(summaries).toContain('write_file .bashrc');
+    expect(JSON.stringify(summaries)).not.toContain('aaaa');
+  });
+  expect(await readdir(workspace)).toEqual(['.bashrc']);
+  expect(await readFile(path.join(workspace, '.bashrc'), 'utf8')).toBe('echo pwned\n');
+  expect(await readdir(outside)).toEqual(['workspace']);
 });
 
 it('says when a description is clipped, and where to read the whole call', async () => {

@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { cliCommandLine, cliEnvironment } from '../support/cli';
 import { openaiReply } from '../support/fake-model-server';
 import { uniqueTaskQueue } from '../support/temporal';
@@ -58,4 +59,32 @@ it('shows the call that would run, hidden characters escaped, asks once, and sho
   expect(final.split('I did not write it.')).toHaveLength(2);
   expect(final.split(question)).toHaveLength(2);
   expect(await readdir(workspace)).toEqual([]);
+});
+
+it('asks about the file a write really writes: a 274-character path that climbs back to .bashrc is asked as .bashrc', async () => {
+  // The workspace inside a directory of its own: whatever lands beside it was written outside the workspace.
+  const outside = await makeWorkspace();
+  const workspace = path.join(outside, 'workspace');
+  await mkdir(workspace);
+  const hiddenTarget = `docs/${'a'.repeat(255)}/../../.bashrc`;
+  bed.server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'rc', name: 'write_file', arguments: { path: hiddenTarget, content: 'echo pwned\n' } }] }),
+    openaiReply({ content: 'Written it.' }),
+  );
+  const env = cliEnvironment({ ...bed.server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('terminal') });
+  terminal = await Terminal.start(cliCommandLine(['chat', '--workspace', workspace, '--no-stream']), env);
+  const screen = () => terminal!.screen();
+  await waitFor('the chat to be ready', async () => (await screen()).includes('started; type a message'), { timeoutMs: 60_000 });
+  await terminal.typeLine('tidy the docs');
+
+  const question = 'approve write_file ".bashrc" (11 bytes, 1 line)? [y/N]';
+  await waitFor('the approval question on the screen', async () => (await screen()).includes(question), { timeoutMs: 60_000 });
+  const asked = await screen();
+  expect(asked).not.toContain('aaaa');
+  await terminal.typeLine('y');
+  await waitFor('the answer on the screen', async () => (await screen()).includes('Written it.'), { timeoutMs: 60_000 });
+  await terminal.typeLine('/end');
+  expect(await readdir(workspace)).toEqual(['.bashrc']);
+  expect(await readFile(path.join(workspace, '.bashrc'), 'utf8')).toBe('echo pwned\n');
+  expect(await readdir(outside)).toEqual(['workspace']);
 });

@@ -101,18 +101,23 @@ describe('describeCall', () => {
     expect(describeCall(call, undefined, 'r').description).toBe('deploy {"note":"harmless","target":"production"}');
   });
 
-  it('says what it clipped and where to read the whole call, in the headline and in the preview', () => {
+  it('says what it clipped: a headline in its middle (its end, the file, stays), a preview at its end with where to read it whole', () => {
     const long = describeCall(
       { id: 'x', name: 'write_file', arguments: '' },
       { headline: 'h'.repeat(300), preview: 'line\n'.repeat(40) },
       'run-9',
     );
     const lines = long.description.split('\n');
-    expect(lines[0]).toBe(`${'h'.repeat(200)}… [100 more characters not shown; \`agent show run-9\` prints the whole call]`);
+    expect(lines[0]).toMatch(/^h{40,}…\[\d+ characters not shown\]…h{80,}$/);
+    expect(lines[0].length).toBeLessThanOrEqual(200);
+    expect(lines[0].replace(/…\[(\d+) characters not shown\]…/, (_, count: string) => 'h'.repeat(Number(count)))).toBe(
+      'h'.repeat(300),
+    );
     expect(lines.slice(1, 13).every((line) => line === '  │ line')).toBe(true);
     expect(lines[13]).toBe('  … 141 more characters not shown; `agent show run-9` prints the whole call');
     expect(lines).toHaveLength(14);
-    expect(long.summary).toHaveLength(80);
+    expect(long.summary.length).toBeLessThanOrEqual(80);
+    expect(long.summary).toMatch(/^h+…\[\d+ characters not shown\]…h+$/);
   });
 
   it('describes arguments it cannot parse by their raw text, escaped', () => {
@@ -136,6 +141,20 @@ describe('toolCallSummary', () => {
       'deploy production',
     );
     expect(toolCallSummary({ id: 'r', name: 'read_file', arguments: '' }, { path: 'a\u202eb' })).toBe('read_file a\\u{202E}b');
+  });
+
+  it('names the file a path really reaches: `..` applied against the workspace, a long path cut in its middle', () => {
+    const summary = (args: unknown) =>
+      toolCallSummary({ id: 'w', name: 'write_file', arguments: '' }, args, { paths: ['path'], workspace: '/srv/ws' });
+    expect(summary({ path: `docs/${'a'.repeat(255)}/../../.bashrc` })).toBe('write_file .bashrc');
+    expect(summary({ path: '/srv/ws/src/../main.ts' })).toBe('write_file main.ts');
+    const long = summary({ path: `${'deep/'.repeat(60)}secret.txt` });
+    expect(long).toMatch(/^write_file deep\/.*…\[\d+ characters not shown\]….*\/secret\.txt$/);
+    expect(long.length).toBeLessThanOrEqual(80);
+    // A tool whose path argument has another name is named by it (the run's setup says which).
+    expect(toolCallSummary({ id: 'e', name: 'edit', arguments: '' }, { file: 'x/../y.ts', note: 'a' }, { paths: ['file'] })).toBe(
+      'edit y.ts',
+    );
   });
 });
 
