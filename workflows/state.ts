@@ -1,29 +1,18 @@
-import type { CarriedInbox, CarriedState, ResolvedAgentInput } from '../core/input';
+import {
+  carriedStateVersion,
+  type CarriedInbox,
+  type CarriedState,
+  type CarriedTurn,
+  type TurnCheckpoint,
+} from '../core/carried-state';
+import type { ResolvedAgentInput } from '../core/input';
 import type { Message } from '../core/messages';
-import type { Usage } from '../core/usage';
 import type { RunStatus } from './run-status';
 
-/** Where a turn began, so a turn that fails can be rolled back and the conversation stays as it was. */
-export interface TurnCheckpoint {
-  length: number;
-  transcript: { id?: string; length: number };
-  summary?: { content: string; upTo: number };
-}
+export type { OpenRound, TurnCheckpoint } from '../core/carried-state';
 
-/** A turn in progress when a run continues as new: the next run resumes it from here. */
-export interface TurnInProgress {
-  iteration: number;
-  /** Iterations of the agent that has the conversation, since it got it: its own maxIterations bounds them. */
-  agentIterations: number;
-  handoffs: number;
-  outputRetries: number;
-  usage: Usage;
-  checkpoint: TurnCheckpoint;
-  /** A tool round still waiting for approvals, which the next run finishes (workflows/tool-round.ts). */
-  openRound?: OpenRound;
-}
-
-export type OpenRound = NonNullable<NonNullable<CarriedState['turn']>['openRound']>;
+/** A turn in progress: what continue-as-new carries of it when the run hands it over (core/carried-state.ts). */
+export type TurnInProgress = CarriedTurn;
 
 /** Everything the workflow knows about a run; continue-as-new carries the durable part of it. */
 export interface AgentState {
@@ -71,7 +60,9 @@ export function carry(
   status: RunStatus,
   extra: { turn?: TurnInProgress; inbox?: CarriedInbox; endRequested?: boolean; stream?: CarriedState['stream'] },
 ): CarriedState {
+  // The whole of each part goes over (usage as the run summed it, every count in it): nothing is picked field by field.
   return {
+    version: carriedStateVersion,
     messages: state.messages,
     usage: status.usage,
     iteration: status.iteration,
