@@ -107,7 +107,8 @@ export interface CarriedInbox {
 }
 
 /** A session message's outcome kept for a caller who asks for it again after a continue-as-new. */
-export type SettledMessage = { ticket: number; reply: TurnReply } | { ticket: number; refusal: { message: string; type: string } };
+export type SettledMessage =
+  { ticket: number; reply: TurnReply } | { ticket: number; refusal: { message: string; type: string } };
 
 export type CarriedStateRead = { ok: true; state: CarriedState } | { ok: false; problem: string };
 

@@ -114,8 +114,7 @@ describe('what is refused, and what waits for a newer build', () => {
     const check = checkResolvedInput(continuedInput({ ...state, messages: 'none', usage: { inputTokens: -1 } }));
     expect(check).toEqual({
       ok: false,
-      problems:
-        'carried: messages: expected an array of messages; usage: expected a usage with inputTokens and outputTokens',
+      problems: 'carried: messages: expected an array of messages; usage: expected a usage with inputTokens and outputTokens',
     });
     expect(checkResolvedInput(continuedInput('text'))).toEqual({ ok: false, problems: 'carried: expected object, got string' });
   });
