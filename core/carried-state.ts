@@ -16,9 +16,9 @@ import type { Usage } from './usage';
  * - 1 (no `version` field): everything until issue 30. The next run checked it with the input's schema, which kept
  *   only the fields it listed: usage's cache counts, and anything added after the list was written, were dropped
  *   there. They were written, though, so reading a version 1 state now gets them back. Runs before 0.2 also carried
- *   `progressOffset` (where their progress events began; the progress query is gone), and had no `lastCall` or
- *   `stream`.
- * - 2: `version: 2`; `progressOffset` gone.
+ *   `progressOffset` (where their progress events began; the progress query is gone) and, older still, `progress`
+ *   (the events themselves), and had no `lastCall` or `stream`.
+ * - 2: `version: 2`; `progressOffset` and `progress` gone.
  *
  * test/fixtures/carried-state/historical/ holds a state of each version, taken from recorded runs;
  * test/unit/carried-state.test.ts reads every one with this build. Add a version when a field changes meaning or
@@ -135,9 +135,9 @@ export function readCarriedState(raw: unknown): CarriedStateRead {
   return { ok: true, state: version === 1 ? fromVersion1(raw) : (raw as unknown as CarriedState) };
 }
 
-/** Version 1 into version 2: the version is stated, and `progressOffset` (runs before 0.2) is left behind. */
+/** Version 1 into version 2: the version is stated, and what runs before 0.2 carried of their progress is left behind. */
 function fromVersion1(raw: Record<string, unknown>): CarriedState {
-  const { progressOffset: _progressOffset, ...rest } = raw;
+  const { progressOffset: _progressOffset, progress: _progress, ...rest } = raw;
   return { ...rest, version: carriedStateVersion } as unknown as CarriedState;
 }
 

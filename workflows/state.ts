@@ -1,10 +1,4 @@
-import {
-  carriedStateVersion,
-  type CarriedInbox,
-  type CarriedState,
-  type CarriedTurn,
-  type TurnCheckpoint,
-} from '../core/carried-state';
+import { carriedStateVersion, type CarriedState, type CarriedTurn, type TurnCheckpoint } from '../core/carried-state';
 import type { ResolvedAgentInput } from '../core/input';
 import type { Message } from '../core/messages';
 import type { RunStatus } from './run-status';
@@ -55,13 +49,18 @@ export function rollBack(state: AgentState, mark: TurnCheckpoint): void {
   state.summary = mark.summary;
 }
 
-export function carry(
-  state: AgentState,
-  status: RunStatus,
-  extra: { turn?: TurnInProgress; inbox?: CarriedInbox; endRequested?: boolean; stream?: CarriedState['stream'] },
-): CarriedState {
+/**
+ * Every field of the declared state, each named here even when it is undefined: a field added to CarriedState
+ * (core/carried-state.ts) does not compile until this says what the run carries in it, so it cannot be left out.
+ */
+type EveryField<T> = { [K in keyof Required<T>]: T[K] | undefined };
+
+/** The parts of the carried state that the run's other parts (the turn, the inbox, the stream) hand in. */
+export type CarriedByParts = Pick<CarriedState, 'turn' | 'inbox' | 'endRequested' | 'stream'>;
+
+export function carry(state: AgentState, status: RunStatus, parts: CarriedByParts): CarriedState {
   // The whole of each part goes over (usage as the run summed it, every count in it): nothing is picked field by field.
-  return {
+  const carried: EveryField<CarriedState> = {
     version: carriedStateVersion,
     messages: state.messages,
     usage: status.usage,
@@ -69,12 +68,17 @@ export function carry(
     turns: status.turns,
     transcript: state.transcript,
     summary: state.summary,
+    turn: parts.turn,
     lastAnswer: state.lastAnswer,
     lastOutput: state.lastOutput,
     lastCall: state.lastCall,
     agent: state.agent,
-    ...extra,
+    inbox: parts.inbox,
+    endRequested: parts.endRequested,
+    stream: parts.stream,
   };
+  // Fields left undefined are left out, as JSON leaves them out of the next run's input.
+  return Object.fromEntries(Object.entries(carried).filter(([, value]) => value !== undefined)) as unknown as CarriedState;
 }
 
 // The agent's instructions are not part of the conversation: each model call is given the instructions of

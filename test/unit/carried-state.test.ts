@@ -125,3 +125,10 @@ describe('what is refused, and what waits for a newer build', () => {
     );
   });
 });
+
+it('leaves behind what runs before 0.2 carried of their progress (its events too), as version 1 said it would', () => {
+  const [{ state }] = fixtures;
+  const read = readByTheWorkflow({ ...state, progressOffset: 3, progress: [{ kind: 'model_call', iteration: 1 }] });
+  expect(read).not.toHaveProperty('progressOffset');
+  expect(read).not.toHaveProperty('progress');
+});
