@@ -45,9 +45,6 @@ export const batchSettingsSchema = z.object({
   maxSubmissions: z.number().int().min(1).max(10),
 }) satisfies z.ZodType<BatchSettings>;
 
-/** `true`, `false` or some of the settings, as a caller gives them (core/resolve-input.ts). */
-export const batchOptionSchema = z.union([z.boolean(), batchSettingsSchema.partial()]);
-
 // Agent names become tool names (subagents) and part of one (transfer_to_<name>).
 export const agentNameSchema = z.string().regex(/^[a-zA-Z0-9_-]{1,52}$/, 'an agent name is letters, digits, _ and -, at most 52');
 
