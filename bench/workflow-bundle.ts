@@ -10,6 +10,10 @@ import type { Benchmark } from './support/benchmark';
 import { formatBytes, formatMs, markdownTable, type TargetRow } from './support/format';
 import { log } from './support/log';
 import { median } from './support/stats';
+import { checkResolvedInput } from '../core/input-check';
+import { resolvedAgentInputSchema } from '../core/input';
+import { resolveAgentInput } from '../core/resolve-input';
+import { zodMiniResolvedInput } from './support/zod-mini-input';
 
 const root = path.join(__dirname, '..');
 const rounds = 5;
@@ -48,6 +52,12 @@ export const workflowBundle: Benchmark = {
     const withZodEntry = path.join(directory, 'user-workflows-with-zod.ts');
     // What a user's bundle held before: durable-agent/workflow, and executeAgent's zod schema with it.
     await writeFile(withZodEntry, `${userWorkflows}export { resolveAgentInput } from '../../core/resolve-input';\n`);
+    const withZodMiniEntry = path.join(directory, 'user-workflows-with-zod-mini.ts');
+    // What the bundle would hold if the workflow checked its input with zod/mini instead of the generated JSON Schema.
+    await writeFile(
+      withZodMiniEntry,
+      `${userWorkflows}export { zodMiniResolvedInput } from '../../bench/support/zod-mini-input';\n`,
+    );
     const quietLogger = { trace() {}, debug() {}, info() {}, log() {}, warn() {}, error: (message: string) => log(message) };
     log('workflow-bundle: bundling durable-agent/workflow with and without zod...');
     const variants: Variant[] = [
@@ -61,6 +71,11 @@ export const workflowBundle: Benchmark = {
         code: (await bundleWorkflowCode({ workflowsPath: withZodEntry, logger: quietLogger })).code,
         perStart: [],
       },
+      {
+        name: 'with zod/mini (the input schema in it)',
+        code: (await bundleWorkflowCode({ workflowsPath: withZodMiniEntry, logger: quietLogger })).code,
+        perStart: [],
+      },
     ];
     await rm(directory, { recursive: true, force: true });
     log('workflow-bundle: recording a run of the workflow...');
@@ -71,7 +86,9 @@ export const workflowBundle: Benchmark = {
       for (const variant of variants) variant.perStart.push(await timePerStart(variant.code, history, starts));
     }
 
-    const [lean, withZod] = variants;
+    const [lean, withZod, withZodMini] = variants;
+    log('workflow-bundle: timing input checks...');
+    const checks = timeInputChecks(context.quick ? 2_000 : 10_000);
     const rows = variants.map((variant) => {
       const { code, sourceMap } = split(variant.code);
       const modules = [...variant.code.matchAll(/\n\/\*\*\*\/ "([^"]*)"/g)].map((match) => match[1]);
@@ -94,6 +111,12 @@ export const workflowBundle: Benchmark = {
         result: `${formatBytes(leanCode)} of code without it, ${formatBytes(zodCode)} with it (${(zodCode / leanCode).toFixed(2)}×); ${formatMs(median(lean.perStart))} per workflow start without, ${formatMs(median(withZod.perStart))} with (${formatMs(saved)} saved per start)`,
         target: 'kept out if it costs each workflow start more than 10% (then executeAgent checks without zod)',
         pass: median(withZod.perStart) > 1.1 * median(lean.perStart),
+      },
+      {
+        measure: 'zod/mini in place of the JSON Schema check (issue 30)',
+        result: `${formatBytes(split(withZodMini.code).code)} of code (${(split(withZodMini.code).code / leanCode).toFixed(2)}×), ${formatMs(median(withZodMini.perStart))} per workflow start; a check of a session's input with 40 messages: ${checks.map(({ name, microseconds }) => `${name} ${microseconds.toFixed(1)} µs`).join(', ')}`,
+        target: 'replaces the hand-written check only if it costs each workflow start at most 10% more',
+        pass: median(withZodMini.perStart) <= 1.1 * median(lean.perStart),
       },
     ];
     return {
@@ -147,4 +170,40 @@ async function timePerStart(code: string, history: History, starts: number): Pro
     first ??= last;
   }
   return (last - first!) / starts;
+}
+
+/** Microseconds per check of one input (a session with 40 messages, thinking included), median of 5 rounds, by each checker. */
+function timeInputChecks(repetitions: number): Array<{ name: string; microseconds: number }> {
+  const messages = Array.from({ length: 20 }, (_, turn) => [
+    { role: 'user', content: `question ${turn}` },
+    {
+      role: 'assistant',
+      content: `answer ${turn}`,
+      toolCalls: [],
+      thinking: [{ type: 'thinking', provider: 'anthropic', model: 'claude-sonnet-4-5', text: 'hm', signature: 'sig' }],
+    },
+  ]).flat();
+  const resolved = resolveAgentInput({
+    messages,
+    model: 'anthropic:claude-sonnet-4-5',
+    workspace: '/tmp/project',
+    session: {},
+    modelSettings: { temperature: 0.5 },
+  });
+  if (!resolved.ok) throw new Error(resolved.problems);
+  const input = resolved.input;
+  const checkers: Array<{ name: string; check: (value: unknown) => boolean }> = [
+    { name: 'hand-written (JSON Schema)', check: (value) => checkResolvedInput(value).ok },
+    { name: 'zod/mini', check: (value) => zodMiniResolvedInput.safeParse(value).success },
+    { name: 'zod', check: (value) => resolvedAgentInputSchema.safeParse(value).success },
+  ];
+  return checkers.map(({ name, check }) => {
+    const rounds: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      const started = performance.now();
+      for (let index = 0; index < repetitions; index++) if (!check(input)) throw new Error(`${name} refused the input`);
+      rounds.push(((performance.now() - started) * 1000) / repetitions);
+    }
+    return { name, microseconds: median(rounds) };
+  });
 }

@@ -21,16 +21,6 @@ export type BatchOption = boolean | Partial<BatchSettings>;
 // history events each), far within a history's limits, and finds an ended batch within five minutes.
 export const defaultBatchSettings: BatchSettings = { firstCheckSeconds: 30, maxCheckIntervalSeconds: 300, maxSubmissions: 3 };
 
-/** The settings a caller's option stands for: undefined when the run is not in batch mode. */
-export function resolveBatchOption(option: BatchOption | undefined): BatchSettings | undefined {
-  if (option === undefined || option === false) return undefined;
-  return { ...defaultBatchSettings, ...(option === true ? {} : withoutUndefined(option)) };
-}
-
-function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
-}
-
 /** Chat sessions have someone waiting for each answer: batch mode is for runs nobody waits on. */
 export const batchSessionProblem =
   'batch mode is for runs nobody waits on: a session (agent chat, a message at a time) cannot run in batch mode; run it without batch, or as a one-shot run (agent run --batch)';

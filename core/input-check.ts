@@ -1,4 +1,5 @@
 import type { ResolvedAgentInput } from './input';
+import { readCarriedState } from './carried-state';
 import { checkJsonSchema, describeSchemaProblems, type JsonSchema, type SchemaProblem } from './json-schema-check';
 import { parseModelId } from './model-id';
 import { batchSessionProblem } from './batch-settings';
@@ -12,7 +13,8 @@ import resolvedInputSchema from './resolved-input.schema.json';
  * that `npm run generate:input-schema` writes from the zod schema of core/input.ts
  * (test/unit/input-check.test.ts fails when the two differ, and checks that both
  * accept and refuse the same inputs), plus the rules JSON Schema cannot state,
- * written here as the zod schema states them.
+ * written here as the zod schema states them. The state a previous run carried
+ * over is not a caller's input: it is read by core/carried-state.ts, whole.
  */
 
 export type ResolvedInputCheck = { ok: true; input: ResolvedAgentInput } | { ok: false; problems: string };
@@ -38,6 +40,12 @@ export function checkResolvedInput(raw: unknown): ResolvedInputCheck {
     } catch (error) {
       problem('model', (error as Error).message);
     }
+  }
+  // What the previous run carried is the run's own, not a caller's: read by its version, never by a list of fields.
+  if (input.carried !== undefined) {
+    const read = readCarriedState(input.carried);
+    if (read.ok) input.carried = read.state;
+    else problem('carried', read.problem);
   }
   if (problems.length > 0) return { ok: false, problems: describeSchemaProblems(sorted(problems)) };
   // zod's refinements, in the zod schema's order: each runs once the shape is right, and all of them report.

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { modelSettingsSchema, reasoningEffortSchema, thinkingBudgetSchema } from './agent-spec';
 import { settingsGivenTwice, withSettingsFolded } from './model-settings';
-import { messageSchema, toolResultMessageSchema } from './messages';
+import { messageSchema } from './messages';
+import type { CarriedState } from './carried-state';
 import { parseModelId } from './model-id';
 import { requiresSomethingToAnswer, somethingToAnswer } from './something-to-answer';
 import { maxPromptChars } from './limits';
@@ -14,126 +15,8 @@ import { batchSessionProblem, type BatchSettings } from './batch-settings';
  * Defaults are applied once, on the client, by resolveAgentInput (./resolve-input.ts).
  */
 
-const usageSchema = z.object({
-  inputTokens: z.number().int().min(0),
-  outputTokens: z.number().int().min(0),
-  costUsd: z.number().min(0).optional(),
-  unpricedCalls: z.number().int().min(0).optional(),
-  reasoningTokens: z.number().int().min(0).optional(),
-});
-
-const turnReplySchema = z.object({
-  answer: z.string(),
-  status: z.enum([
-    'completed',
-    'max_iterations',
-    'truncated',
-    'refused',
-    'empty',
-    'token_budget',
-    'cost_budget',
-    'invalid_output',
-    'interrupted',
-  ]),
-  iterations: z.number().int().min(0),
-  usage: usageSchema,
-  agent: z.string(),
-  output: z.unknown().optional(),
-});
-
-/** A session message's outcome kept for a caller who asks for it again after a continue-as-new. */
-const settledMessageSchema = z.union([
-  z.object({ ticket: z.number().int().min(0), reply: turnReplySchema }),
-  z.object({ ticket: z.number().int().min(0), refusal: z.object({ message: z.string(), type: z.string() }) }),
-]);
-
-/** A session's messages that continue-as-new hands to the next run: waiting, being answered, recently answered. */
-export const carriedInboxSchema = z.object({
-  nextTicket: z.number().int().min(0),
-  waiting: z.array(z.object({ ticket: z.number().int().min(0), content: z.string() })),
-  /** The message whose turn was in progress when the run continued as new. */
-  current: z.number().int().min(0).optional(),
-  settled: z.array(settledMessageSchema),
-});
-
-const pendingApprovalSchema = z.object({
-  id: z.string(),
-  tool: z.string(),
-  summary: z.string(),
-  /** What the person approves, built from the real arguments (older runs carried none). */
-  description: z.string().optional(),
-  agents: z.array(z.string()),
-  askedAt: z.string(),
-});
-
-const approvalDescriptionSchema = z.object({ summary: z.string(), description: z.string() });
-
-/**
- * A tool round that was waiting only for people when the run continued as new: the calls' results so far, and the
- * calls still waiting (asked when, so their timeout runs on). The round's calls are those of the last message.
- */
-const openRoundSchema = z.object({
-  finished: z.array(toolResultMessageSchema),
-  needsApproval: z.array(z.string()),
-  waiting: z.array(pendingApprovalSchema),
-  /** How each call that may still ask for approval is described (older runs carried none). */
-  descriptions: z.record(z.string(), approvalDescriptionSchema).optional(),
-});
-
-/** What continue-as-new carries from one run of a session to the next; not for callers to set. */
-export const carriedStateSchema = z.object({
-  messages: z.array(messageSchema),
-  usage: usageSchema,
-  iteration: z.number().int().min(0),
-  turns: z.number().int().min(0),
-  transcript: z.object({ id: z.string().optional(), length: z.number().int().min(0) }),
-  summary: z.object({ content: z.string(), upTo: z.number().int().min(0) }).optional(),
-  /** Runs before 0.2 carried where their progress events began (the progress query is gone): accepted and ignored. */
-  progressOffset: z.number().int().min(0).optional(),
-  /** Set when a run continued as new in the middle of a turn: that turn's iterations, tokens and starting point. */
-  turn: z
-    .object({
-      iteration: z.number().int().min(0),
-      /** Iterations of the agent that has the conversation, since it got it. */
-      agentIterations: z.number().int().min(0),
-      handoffs: z.number().int().min(0),
-      outputRetries: z.number().int().min(0),
-      usage: usageSchema,
-      checkpoint: z.object({
-        length: z.number().int().min(0),
-        transcript: z.object({ id: z.string().optional(), length: z.number().int().min(0) }),
-        summary: z.object({ content: z.string(), upTo: z.number().int().min(0) }).optional(),
-      }),
-      /** Set when the run continued as new while a tool round waited for approval: the round, to finish in the next run. */
-      openRound: openRoundSchema.optional(),
-    })
-    .optional(),
-  lastAnswer: z.string(),
-  lastOutput: z.unknown().optional(),
-  /** The last model call's tokens: the cost budget estimates the next call's input from them. */
-  lastCall: z
-    .object({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0), length: z.number().int().min(0) })
-    .optional(),
-  /** The agent that has the conversation (a handoff may have changed it). */
-  agent: z.string(),
-  inbox: carriedInboxSchema.optional(),
-  /** An endSession signal the previous run received: signals do not follow a run into the next. */
-  endRequested: z.boolean().optional(),
-  /** The run's stream (workflows/agent-stream.ts): what is kept of its log, and where the current turn began. */
-  stream: z
-    .object({
-      state: z.object({
-        log: z.array(z.object({ topic: z.string(), data: z.string(), offset: z.number().int().min(0) })),
-        base_offset: z.number().int().min(0),
-        publisher_sequences: z.record(z.string(), z.number()),
-        publisher_last_seen: z.record(z.string(), z.number()),
-      }),
-      turnStart: z.number().int().min(0),
-    })
-    .optional(),
-});
-export type CarriedState = z.infer<typeof carriedStateSchema>;
-export type CarriedInbox = z.infer<typeof carriedInboxSchema>;
+/** What the run carries to its next run: declared, versioned and read in core/carried-state.ts, not here. */
+export type { CarriedInbox, CarriedState } from './carried-state';
 
 export const modelIdSchema = z.string().superRefine((value, context) => {
   try {
@@ -161,9 +44,6 @@ export const batchSettingsSchema = z.object({
     .max(6 * 3600),
   maxSubmissions: z.number().int().min(1).max(10),
 }) satisfies z.ZodType<BatchSettings>;
-
-/** `true`, `false` or some of the settings, as a caller gives them (core/resolve-input.ts). */
-export const batchOptionSchema = z.union([z.boolean(), batchSettingsSchema.partial()]);
 
 // Agent names become tool names (subagents) and part of one (transfer_to_<name>).
 export const agentNameSchema = z.string().regex(/^[a-zA-Z0-9_-]{1,52}$/, 'an agent name is letters, digits, _ and -, at most 52');
@@ -254,7 +134,12 @@ export const resolvedInputObject = z.object({
   forkedFrom: z.object({ workflowId: z.string(), runId: z.string(), messageIndex: z.number().int().min(0) }).optional(),
   /** Set when a parent run started this one as a subagent. */
   subagent: z.object({ depth: z.number().int().min(1), parentWorkflowId: z.string() }).optional(),
-  carried: carriedStateSchema.optional(),
+  /**
+   * What the previous run of this session carried over (continue-as-new): the run's own, never a caller's. This
+   * schema does not look inside it (a list of its fields here dropped whatever was not on it); the workflow reads it
+   * with core/carried-state.ts's readCarriedState, which knows every version of it.
+   */
+  carried: z.custom<CarriedState>().optional(),
 });
 
 export const resolvedAgentInputSchema = resolvedInputObject

@@ -17,6 +17,7 @@ import type { BundleOptions } from '@temporalio/worker';
 export const sharedWorkflowModules: readonly string[] = [
   '../core/approval-description',
   '../core/batch-settings',
+  '../core/carried-state',
   '../core/context-view',
   '../core/cost',
   '../core/errors',

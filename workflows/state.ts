@@ -1,29 +1,12 @@
-import type { CarriedInbox, CarriedState, ResolvedAgentInput } from '../core/input';
+import { carriedStateVersion, type CarriedState, type CarriedTurn, type TurnCheckpoint } from '../core/carried-state';
+import type { ResolvedAgentInput } from '../core/input';
 import type { Message } from '../core/messages';
-import type { Usage } from '../core/usage';
 import type { RunStatus } from './run-status';
 
-/** Where a turn began, so a turn that fails can be rolled back and the conversation stays as it was. */
-export interface TurnCheckpoint {
-  length: number;
-  transcript: { id?: string; length: number };
-  summary?: { content: string; upTo: number };
-}
+export type { OpenRound, TurnCheckpoint } from '../core/carried-state';
 
-/** A turn in progress when a run continues as new: the next run resumes it from here. */
-export interface TurnInProgress {
-  iteration: number;
-  /** Iterations of the agent that has the conversation, since it got it: its own maxIterations bounds them. */
-  agentIterations: number;
-  handoffs: number;
-  outputRetries: number;
-  usage: Usage;
-  checkpoint: TurnCheckpoint;
-  /** A tool round still waiting for approvals, which the next run finishes (workflows/tool-round.ts). */
-  openRound?: OpenRound;
-}
-
-export type OpenRound = NonNullable<NonNullable<CarriedState['turn']>['openRound']>;
+/** A turn in progress: what continue-as-new carries of it when the run hands it over (core/carried-state.ts). */
+export type TurnInProgress = CarriedTurn;
 
 /** Everything the workflow knows about a run; continue-as-new carries the durable part of it. */
 export interface AgentState {
@@ -66,24 +49,36 @@ export function rollBack(state: AgentState, mark: TurnCheckpoint): void {
   state.summary = mark.summary;
 }
 
-export function carry(
-  state: AgentState,
-  status: RunStatus,
-  extra: { turn?: TurnInProgress; inbox?: CarriedInbox; endRequested?: boolean; stream?: CarriedState['stream'] },
-): CarriedState {
-  return {
+/**
+ * Every field of the declared state, each named here even when it is undefined: a field added to CarriedState
+ * (core/carried-state.ts) does not compile until this says what the run carries in it, so it cannot be left out.
+ */
+type EveryField<T> = { [K in keyof Required<T>]: T[K] | undefined };
+
+/** The parts of the carried state that the run's other parts (the turn, the inbox, the stream) hand in. */
+export type CarriedByParts = Pick<CarriedState, 'turn' | 'inbox' | 'endRequested' | 'stream'>;
+
+export function carry(state: AgentState, status: RunStatus, parts: CarriedByParts): CarriedState {
+  // The whole of each part goes over (usage as the run summed it, every count in it): nothing is picked field by field.
+  const carried: EveryField<CarriedState> = {
+    version: carriedStateVersion,
     messages: state.messages,
     usage: status.usage,
     iteration: status.iteration,
     turns: status.turns,
     transcript: state.transcript,
     summary: state.summary,
+    turn: parts.turn,
     lastAnswer: state.lastAnswer,
     lastOutput: state.lastOutput,
     lastCall: state.lastCall,
     agent: state.agent,
-    ...extra,
+    inbox: parts.inbox,
+    endRequested: parts.endRequested,
+    stream: parts.stream,
   };
+  // Fields left undefined are left out, as JSON leaves them out of the next run's input.
+  return Object.fromEntries(Object.entries(carried).filter(([, value]) => value !== undefined)) as unknown as CarriedState;
 }
 
 // The agent's instructions are not part of the conversation: each model call is given the instructions of

@@ -36,7 +36,14 @@ export async function showCommand(argv: string[], output: Output): Promise<numbe
     const pendingApprovals = status.pendingApprovals ?? [];
     output.result(
       values.json
-        ? JSON.stringify({ workflowId: positionals[0], status: description.status.name, messages, pendingApprovals })
+        ? JSON.stringify({
+            workflowId: positionals[0],
+            status: description.status.name,
+            // Over every run of the session, as the status query sums it (cache counts and cost included).
+            usage: status.usage,
+            messages,
+            pendingApprovals,
+          })
         : [renderConversation(messages, { thinking }), ...pendingApprovals.map(renderPendingApproval)].join('\n\n'),
     );
     return 0;

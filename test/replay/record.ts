@@ -484,6 +484,24 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    // A session whose calls read and write Anthropic's prompt cache, continuing as new mid-turn and between turns:
+    // the carried usage (and the turn's) holds cache counts, which every run must sum (issue 30).
+    name: 'session-prompt-cache-continue-as-new',
+    input: {
+      model: 'anthropic:claude-sonnet-4-5',
+      systemPrompt: `You answer about the files. ${'Rule: be precise, cite the file, keep it short. '.repeat(165)}`,
+      tools: ['read_file'],
+      session: { idleTimeoutSeconds: 600 },
+      continueAsNewAfterModelCalls: 1,
+    },
+    replies: [
+      anthropicReply({ toolCalls: [{ id: 'toolu_a', name: 'read_file', arguments: { path: 'alpha.txt' } }], inputTokens: 2100 }),
+      anthropicReply({ text: 'alpha.txt says alpha.', inputTokens: 2200 }),
+      anthropicReply({ text: 'beta.txt is next to it.', inputTokens: 2300 }),
+    ],
+    messages: ['What does alpha.txt say?', 'And what else is there?'],
+  },
+  {
     // A session that idles out on its IdleClock: one timer runs through a message, the next for the time left.
     name: 'session-idle-clock',
     input: { model: 'openai:gpt-4o-mini', session: { idleTimeoutSeconds: 2 } },

@@ -8,7 +8,7 @@ import { resolveAgentInput } from '../../core/resolve-input';
 import { inputVariants } from '../support/input-variants';
 
 // The workflow checks its input without zod (core/input-check.ts). These tests hold that check to the zod schema:
-// the same JSON Schema, and the same verdict and output on thousands of inputs.
+// the same JSON Schema, and the same verdict and output on over two thousand inputs.
 
 function resolved(raw: Record<string, unknown>): Record<string, unknown> {
   const check = resolveAgentInput(raw);
@@ -16,7 +16,6 @@ function resolved(raw: Record<string, unknown>): Record<string, unknown> {
   return check.input as Record<string, unknown>;
 }
 
-const usage = { inputTokens: 10, outputTokens: 5, costUsd: 0.001, unpricedCalls: 1, reasoningTokens: 2 };
 const messages = [
   { role: 'system', content: 'be brief' },
   { role: 'user', content: 'read it' },
@@ -31,54 +30,6 @@ const messages = [
   },
   { role: 'tool', toolCallId: 'call_1', toolName: 'read_file', content: 'alpha', isError: false },
 ];
-const carried = {
-  messages,
-  usage,
-  iteration: 3,
-  turns: 2,
-  transcript: { id: 't1', length: 4 },
-  summary: { content: 'so far', upTo: 2 },
-  progressOffset: 7,
-  turn: {
-    iteration: 1,
-    agentIterations: 1,
-    handoffs: 0,
-    outputRetries: 0,
-    usage,
-    checkpoint: { length: 2, transcript: { length: 2 } },
-    openRound: {
-      finished: [messages[3]],
-      needsApproval: ['call_2'],
-      waiting: [
-        { id: 'call_2', tool: 'write_file', summary: 'write b', agents: ['default'], askedAt: '2026-01-01T00:00:00.000Z' },
-      ],
-    },
-  },
-  lastAnswer: 'alpha',
-  lastOutput: { any: ['shape'] },
-  lastCall: { inputTokens: 9, outputTokens: 4, length: 4 },
-  agent: 'default',
-  inbox: {
-    nextTicket: 3,
-    waiting: [{ ticket: 2, content: 'next' }],
-    current: 1,
-    settled: [
-      { ticket: 0, reply: { answer: 'a', status: 'completed', iterations: 1, usage, agent: 'default' } },
-      { ticket: 1, refusal: { message: 'no', type: 'MessageRefused' } },
-    ],
-  },
-  endRequested: false,
-  stream: {
-    state: {
-      log: [{ topic: 'turn', data: 'e30=', offset: 0 }],
-      base_offset: 0,
-      publisher_sequences: { p: 1 },
-      publisher_last_seen: { p: 2 },
-    },
-    turnStart: 0,
-  },
-};
-
 const bases: Array<Record<string, unknown>> = [
   resolved({ prompt: 'list the files', model: 'openai:gpt-4o-mini', workspace: '/tmp/project' }),
   resolved({
@@ -102,7 +53,8 @@ const bases: Array<Record<string, unknown>> = [
     forkedFrom: { workflowId: 'w', runId: 'r', messageIndex: 2 },
     subagent: { depth: 1, parentWorkflowId: 'p' },
   }),
-  { ...resolved({ model: 'openai:gpt-4o-mini', workspace: '/tmp/project', session: {} }), carried },
+  // What a run carries to its next run is not in this schema: core/carried-state.ts reads it (test/unit/carried-state.test.ts).
+  resolved({ model: 'openai:gpt-4o-mini', workspace: '/tmp/project', session: {} }),
 ];
 
 describe('checkResolvedInput, the workflow side, without zod', () => {
@@ -113,9 +65,9 @@ describe('checkResolvedInput, the workflow side, without zod', () => {
     expect(() => assertUnderstood(resolvedInputJsonSchema)).not.toThrow();
   });
 
-  it('reaches the verdict zod reaches, and keeps what zod keeps, on thousands of inputs', () => {
+  it('reaches the verdict zod reaches, and keeps what zod keeps, on over two thousand inputs', () => {
     const inputs = inputVariants(bases);
-    expect(inputs.length).toBeGreaterThan(3000);
+    expect(inputs.length).toBeGreaterThan(2000);
     let refused = 0;
     const verdictsApart: unknown[] = [];
     for (const input of inputs) {
