@@ -43,7 +43,7 @@ export type AgUiHandlerOptions = WebEndpointOptions;
  * `resume` entries as decisions), and translates the turn that follows into AG-UI events.
  */
 export function createAgUiHandler(options: AgUiHandlerOptions): (request: Request) => Promise<Response> {
-  const flow = new RequestFlow(options, 'thread');
+  const flow = new RequestFlow(options, 'AG-UI');
   return (request) =>
     flow.serve(request, async () => {
       if (request.method !== 'POST') return problem(405, 'POST a RunAgentInput', { allow: 'POST' });

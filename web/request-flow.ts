@@ -45,11 +45,14 @@ export class RequestFlow {
   readonly sessions: ChatSessions;
   private readonly maxBodyBytes: number;
 
-  /** `noun` is what the protocol calls a session in its words to the client: a `chat`, a `thread`. */
+  private readonly noun: 'chat' | 'thread';
+
+  /** `protocol` names the handler in its words to the client, and what it calls a session (a chat, a thread). */
   constructor(
     private readonly options: WebEndpointOptions,
-    private readonly noun: 'chat' | 'thread',
+    private readonly protocol: 'chat' | 'AG-UI',
   ) {
+    this.noun = protocol === 'chat' ? 'chat' : 'thread';
     this.sessions = new ChatSessions(options);
     this.maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   }
@@ -66,7 +69,7 @@ export class RequestFlow {
     } catch (error) {
       if (error instanceof ChatRequestError) return withCors(problem(error.status, error.message), request);
       (this.options.onError ?? logFailure)(error, request);
-      return withCors(problem(500, `the ${this.noun} handler failed; the server logged why`), request);
+      return withCors(problem(500, `the ${this.protocol} handler failed; the server logged why`), request);
     }
   }
 
