@@ -12,7 +12,7 @@ export interface RequestGuardOptions {
   /**
    * The names this endpoint answers to (the `Host` header), which stops DNS rebinding: a page of attacker.example
    * whose name now resolves to this server still says `Host: attacker.example`. Unset: loopback names (localhost,
-   * 127.0.0.1, [::1]) and IP addresses, on any port. A list replaces that: `chat.example.com` (any port),
+   * 127.0.0.1, [::1]) and IP addresses, on any port. A list (not empty) replaces that: `chat.example.com` (any port),
    * `localhost:3000` (that port only), `.example.com` (the name and every name under it). `true` allows any name:
    * for an endpoint behind a proxy that checks it.
    */
@@ -32,7 +32,9 @@ function hostOf(request: Request): string {
  */
 export function refusal(request: Request, options: RequestGuardOptions): Response | undefined {
   const host = hostOf(request);
-  if (!hostAllowed(host, options.allowedHosts ?? [], options.allowedHosts === undefined)) {
+  // An empty list (an unset variable split on commas) is no list: the defaults, never a server that answers no one.
+  const listed = options.allowedHosts === true || (options.allowedHosts?.length ?? 0) > 0;
+  if (!hostAllowed(host, options.allowedHosts ?? [], !listed)) {
     return refuse(
       403,
       `this server does not answer to the name "${host}": add it to allowedHosts (agent serve: --allowed-hosts) if it is this server's`,

@@ -65,3 +65,10 @@ it('one origin check for the codec server and the web: none, `*`, or the list (n
   expect(isLoopback('[::1]')).toBe(true);
   expect(isLoopback('0.0.0.0')).toBe(false);
 });
+
+it('an empty allowedHosts list is no list: the defaults, not a server that answers no one', () => {
+  const request = post({ 'content-type': 'application/json', host: 'localhost:3000' });
+  expect(refusal(request, { allowedHosts: [] })).toBeUndefined();
+  expect(refusal(post({ 'content-type': 'application/json', host: 'attacker.example' }), { allowedHosts: [] })?.status).toBe(403);
+  expect(refusal(request, { allowedHosts: ['chat.example.com'] })?.status).toBe(403);
+});
