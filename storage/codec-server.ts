@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { PayloadCodec } from '@temporalio/common';
+import { originAllowed as allowsOrigin } from '../web/origins';
 import { payloadsFromJson, payloadsToJson } from './payload-json';
 
 export interface CodecServerOptions {
@@ -65,7 +66,8 @@ export function createCodecServer(options: CodecServerOptions): http.Server {
     { codec, allowedOrigins, authToken }: CodecServerOptions,
   ) {
     const origin = request.headers.origin;
-    const originAllowed = origin === undefined || allowedOrigins.includes('*') || allowedOrigins.includes(origin);
+    // The one origin check (web/origins.ts): none (not a browser's cross-site request), `*`, or one of the list.
+    const originAllowed = allowsOrigin(origin, allowedOrigins);
     if (origin !== undefined && originAllowed) {
       response.setHeader('Access-Control-Allow-Origin', origin);
       response.setHeader('Access-Control-Allow-Credentials', 'true');

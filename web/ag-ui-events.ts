@@ -10,6 +10,7 @@ import {
 import type { PendingApproval } from '../core/result';
 import type { StreamEvent } from '../core/stream-events';
 import { addUsage, type Usage } from '../core/usage';
+import type { StartAfter, TurnTranslator } from './turn-response';
 
 /**
  * The AG-UI face of a run's story: one AG-UI run is one turn of a session (the thread), or the part of a turn up to an
@@ -83,8 +84,12 @@ function interruptOf(approval: PendingApproval): Interrupt {
 /**
  * Translates one turn's stream events, in order, into AG-UI events. Stateful because AG-UI opens and closes what our
  * vocabulary states whole: a model call's text is a message opened at its first text, closed by its reply.
+ *
+ * With `startAfter`, the events before this run's own (the previous turn's, or the interrupted run's, which its
+ * client has shown) are read for what they tell (which calls the client has seen, which approvals wait) but not sent.
+ * Without it, every event is this run's.
  */
-export class AgUiTranslator {
+export class AgUiTranslator implements TurnTranslator<BaseEvent> {
   private readonly openMessages = new Map<string, string>();
   /** Each model call's reasoning span open while its thinking streams. */
   private readonly openReasoning = new Map<string, { span: string; message: string }>();
@@ -95,15 +100,34 @@ export class AgUiTranslator {
   private readonly spans = new Map<string, number>();
   private readonly usageByModel = new Map<string, Usage>();
   private readonly pending = new Map<string, PendingApproval>();
+  /**
+   * Tool calls started in this run: each once, and always before its result, in the run that carries the result
+   * (an AG-UI client pairs them within a run; a denied call has no tool_start, only its approval request).
+   */
+  private readonly shownCalls = new Set<string>();
+  /** What an approval request told of its call (seen in this run or before it): a denied call's start is built from it. */
+  private readonly askedCalls = new Map<string, { name: string; input: { value: unknown } | undefined }>();
   /** The message of the model call whose reply asked for the tools now starting, for TOOL_CALL_START's parent. */
   private lastReplyMessage: string | undefined;
   private finished = false;
+  private emitting: boolean;
+  private readonly awaiting: Set<string>;
 
-  constructor(private readonly ids: AgUiRunIds) {}
+  constructor(
+    private readonly ids: AgUiRunIds,
+    private readonly startAfter?: StartAfter,
+  ) {
+    this.emitting = startAfter === undefined;
+    this.awaiting = new Set(startAfter?.kind === 'approvals' ? startAfter.calls : []);
+  }
 
   /** Approvals requested and not yet decided, in the order they were asked: what an interrupt ends this run with. */
   get pendingApprovals(): PendingApproval[] {
     return [...this.pending.values()];
+  }
+
+  get waitingApprovals(): number {
+    return this.pending.size;
   }
 
   /** Whether the turn ended (RUN_FINISHED or RUN_ERROR was given). */
@@ -116,7 +140,30 @@ export class AgUiTranslator {
     return [...this.usageByModel].map(([model, usage]) => tokenUsageOf(model, usage));
   }
 
+  opening(): BaseEvent[] {
+    return [runStarted(this.ids)];
+  }
+
+  /** The run ends waiting for people: one interrupt per approval that waits (all of them, when `pending` is known). */
+  pause(pending: PendingApproval[] | undefined): BaseEvent[] {
+    this.finished = true;
+    return [runInterrupted(this.ids, pending && pending.length > 0 ? pending : this.pendingApprovals, this.usage)];
+  }
+
+  abandon(reason: string, code: 'session_ended' | 'follow_failed'): BaseEvent[] {
+    this.finished = true;
+    return [{ type: EventType.RUN_ERROR, message: reason, code, timestamp: Date.now() } as BaseEvent];
+  }
+
   translate(event: StreamEvent): BaseEvent[] {
+    if (this.finished) return [];
+    if (!this.emitting) {
+      if (this.startAfter?.kind === 'turn_start' && event.type === 'turn_start') this.emitting = true;
+      else {
+        this.learn(event);
+        return [];
+      }
+    }
     switch (event.type) {
       case 'turn_start':
         return [];
@@ -129,22 +176,17 @@ export class AgUiTranslator {
       case 'reply':
         return this.reply(event);
       case 'tool_start':
+        // Since 0.3 the event names the tool and carries its arguments; an older one's summary starts with the name.
+        return this.startCall(
+          event.id,
+          event.name ?? toolNameOf(event.summary),
+          'input' in event ? { value: event.input } : undefined,
+        );
+      case 'tool_result': {
+        // A call that never ran (denied, or its approval timed out) has no tool_start: its start comes from its request.
+        const asked = this.askedCalls.get(event.id);
         return [
-          {
-            type: EventType.TOOL_CALL_START,
-            toolCallId: event.id,
-            // Since 0.3 the event names the tool; an older one's summary starts with the name (workflows/summaries.ts).
-            toolCallName: event.name ?? toolNameOf(event.summary),
-            ...(this.lastReplyMessage && { parentMessageId: this.lastReplyMessage }),
-          },
-          // The arguments as the stream bounds them (core/stream-tool-input.ts), as JSON in one piece; none in older events.
-          ...('input' in event
-            ? [{ type: EventType.TOOL_CALL_ARGS, toolCallId: event.id, delta: JSON.stringify(event.input) }]
-            : []),
-          { type: EventType.TOOL_CALL_END, toolCallId: event.id },
-        ] as BaseEvent[];
-      case 'tool_result':
-        return [
+          ...this.startCall(event.id, asked?.name ?? toolNameOf(event.summary), asked?.input),
           {
             type: EventType.TOOL_CALL_RESULT,
             messageId: `${event.id}:result`,
@@ -154,11 +196,11 @@ export class AgUiTranslator {
             ...(event.isError && { metadata: { [ownKey]: { isError: true } } }),
           } as BaseEvent,
         ];
-      case 'approval_requested': {
-        const { type: _type, ...approval } = event;
-        this.pending.set(approval.id, approval);
-        return [];
       }
+      case 'approval_requested':
+        // Told in the interrupt that ends the run; the call itself starts in the run that carries its result.
+        this.ask(event);
+        return [];
       case 'approval_decided':
         this.pending.delete(event.id);
         return [
@@ -175,6 +217,36 @@ export class AgUiTranslator {
         return [];
       }
     }
+  }
+
+  /** An event before this run's own: which approvals were asked (and what of) counts, nothing is sent. */
+  private learn(event: StreamEvent): void {
+    if (event.type === 'approval_requested') {
+      this.ask(event);
+      if (this.startAfter?.kind === 'approvals' && this.awaiting.delete(event.id)) this.emitting = this.awaiting.size === 0;
+    } else if (event.type === 'approval_decided') this.pending.delete(event.id);
+  }
+
+  private ask(event: Extract<StreamEvent, { type: 'approval_requested' }>): void {
+    const { type: _type, input, ...approval } = event;
+    this.pending.set(approval.id, approval);
+    this.askedCalls.set(event.id, { name: event.tool, input: input === undefined ? undefined : { value: input } });
+  }
+
+  /** TOOL_CALL_START, its arguments as JSON in one piece (as the stream bounds them) and TOOL_CALL_END, once per call. */
+  private startCall(id: string, name: string, input: { value: unknown } | undefined): BaseEvent[] {
+    if (this.shownCalls.has(id)) return [];
+    this.shownCalls.add(id);
+    return [
+      {
+        type: EventType.TOOL_CALL_START,
+        toolCallId: id,
+        toolCallName: name,
+        ...(this.lastReplyMessage && { parentMessageId: this.lastReplyMessage }),
+      },
+      ...(input ? [{ type: EventType.TOOL_CALL_ARGS, toolCallId: id, delta: JSON.stringify(input.value) }] : []),
+      { type: EventType.TOOL_CALL_END, toolCallId: id },
+    ] as BaseEvent[];
   }
 
   private messageIdOf(call: string): string {

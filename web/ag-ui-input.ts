@@ -1,18 +1,16 @@
 import type { RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { ApprovalDecision } from '../core/result';
+import { ChatRequestError } from './chat-sessions';
 
 /**
  * What an AG-UI client asks of a run (RunAgentInput), read strictly: the body is a stranger's, and a bad one gets a
  * clear 400 before anything is sent to the session. A run either carries a new user message or answers the
  * interrupts that ended the previous run (`resume`), one decision per tool call waiting for approval.
  */
-export class AgUiInputError extends Error {
-  constructor(
-    message: string,
-    readonly status = 400,
-  ) {
-    super(message);
+export class AgUiInputError extends ChatRequestError {
+  constructor(message: string, status = 400) {
+    super(status, message);
     this.name = 'AgUiInputError';
   }
 }

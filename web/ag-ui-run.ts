@@ -1,7 +1,8 @@
 import type { BaseEvent } from '@ag-ui/core';
 import type { PendingApproval } from '../core/result';
 import type { StreamEvent } from '../core/stream-events';
-import { AgUiTranslator, runInterrupted, runStarted, type AgUiRunIds } from './ag-ui-events';
+import { AgUiTranslator, type AgUiRunIds } from './ag-ui-events';
+import { followTurn, type StartAfter } from './turn-response';
 
 /**
  * One AG-UI run as a response body: RUN_STARTED, then the turn's events as the session's one follow delivers them,
@@ -27,7 +28,7 @@ export interface AgUiRunOptions {
    * already running), or once the approval requests of these calls have passed, for a run that resumes from them
    * (what came before was the interrupted run's, which its client has shown).
    */
-  startAfter: { kind: 'turn_start' } | { kind: 'approvals'; calls: string[] };
+  startAfter: StartAfter;
   source: AgUiTurnFollow;
   /** The request's signal: a client that goes away stops the follow (the turn goes on). */
   signal?: AbortSignal;
@@ -35,84 +36,12 @@ export interface AgUiRunOptions {
   approvalSettleMs?: number;
 }
 
-/** How long to wait after an approval request for the others of the same tool round, which the workflow asks at once. */
-const defaultApprovalSettleMs = 300;
-
+/**
+ * One AG-UI run's events: RUN_STARTED, then the turn as AgUiTranslator tells it, in the response life both
+ * protocols share (web/turn-response.ts).
+ */
 export function agUiRunEvents(options: AgUiRunOptions): ReadableStream<BaseEvent> {
-  const stop = new AbortController();
-  options.signal?.addEventListener('abort', () => stop.abort(), { once: true });
-  // Set when the stream is closed by us or cancelled by its reader: after either, enqueue and close would throw.
-  let closed = false;
-  return new ReadableStream<BaseEvent>({
-    start(controller) {
-      const translator = new AgUiTranslator(options.ids);
-      const awaiting = new Set(options.startAfter.kind === 'approvals' ? options.startAfter.calls : []);
-      let started = false;
-      let interruptTimer: ReturnType<typeof setTimeout> | undefined;
-      const close = () => {
-        if (closed) return;
-        closed = true;
-        clearTimeout(interruptTimer);
-        stop.abort();
-        controller.close();
-      };
-      const interrupt = async () => {
-        if (closed) return;
-        const seen = translator.pendingApprovals;
-        const all = (await options.source.pendingApprovals?.().catch(() => undefined)) ?? seen;
-        if (closed) return;
-        controller.enqueue(runInterrupted(options.ids, all.length > 0 ? all : seen, translator.usage));
-        close();
-      };
-      controller.enqueue(runStarted(options.ids));
-      const onEvent = (event: StreamEvent) => {
-        if (closed) return;
-        if (!started) {
-          if (options.startAfter.kind === 'turn_start') started = event.type === 'turn_start';
-          else if (event.type === 'approval_requested') {
-            awaiting.delete(event.id);
-            started = awaiting.size === 0;
-            return;
-          }
-          if (!started) return;
-        }
-        for (const translated of translator.translate(event)) controller.enqueue(translated);
-        if (translator.ended) return close();
-        if (event.type === 'approval_requested') {
-          clearTimeout(interruptTimer);
-          interruptTimer = setTimeout(() => void interrupt(), options.approvalSettleMs ?? defaultApprovalSettleMs);
-        }
-        // A decision made elsewhere (another tab, the CLI) while this run settles: the turn goes on, no interrupt.
-        if (event.type === 'approval_decided' && translator.pendingApprovals.length === 0) clearTimeout(interruptTimer);
-      };
-      options.source.follow(options.from, onEvent, stop.signal).then(
-        () => {
-          if (!closed) {
-            // The run itself ended (the session closed) before this turn did: say so rather than hang.
-            controller.enqueue({
-              type: 'RUN_ERROR',
-              message: 'the session ended before the turn finished',
-              code: 'session_ended',
-            } as BaseEvent);
-            close();
-          }
-        },
-        (error: Error) => {
-          if (closed) return;
-          controller.enqueue({
-            type: 'RUN_ERROR',
-            message: `following the session failed: ${error.message}`,
-            code: 'follow_failed',
-          } as BaseEvent);
-          close();
-        },
-      );
-    },
-    cancel() {
-      closed = true;
-      stop.abort();
-    },
-  });
+  return followTurn(new AgUiTranslator(options.ids, options.startAfter), options);
 }
 
 /** AG-UI's HTTP transport: each event one server-sent `data:` line of JSON (which escapes every line break the text holds). */

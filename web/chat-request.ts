@@ -9,9 +9,10 @@ export type ChatAsk =
   | { kind: 'message'; id: string; text: string }
   | { kind: 'approvals'; id: string; decisions: Array<{ call: string; decision: ApprovalDecision }> };
 
-export function assertChatId(id: unknown): string {
+/** A chat id (or an AG-UI threadId: `what` names it) as chatIdPattern, or 400: it becomes a workflow id. */
+export function assertChatId(id: unknown, what = 'the chat id'): string {
   if (typeof id !== 'string' || !chatIdPattern.test(id)) {
-    throw new ChatRequestError(400, 'the chat id must be 1 to 128 letters, digits, "-" or "_"');
+    throw new ChatRequestError(400, `${what} must be 1 to 128 letters, digits, "-" or "_"`);
   }
   return id;
 }

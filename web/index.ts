@@ -4,6 +4,9 @@
  */
 export { createChatHandler, type ChatHandler, type ChatHandlerOptions } from './chat-handler';
 export { toNodeListener } from './node-listener';
+export { type WebEndpointOptions } from './request-flow';
+export { type RequestGuardOptions } from './request-guard';
+export { followTurn, type TurnTranslator, type TurnSource, type StartAfter } from './turn-response';
 export { ChatSessions, ChatSession, ChatRequestError, type ChatSessionsOptions, type TurnInProgress } from './chat-sessions';
 export { UiMessageTranslator, assistantMessageId, type UiMessageChunk, type UiFinishReason } from './ui-message-chunks';
 export { toUiMessages, type ConversationUiMessage, type ConversationUiPart } from './ui-messages';

@@ -1,6 +1,9 @@
 import type { TurnStatus } from '../core/result';
 import type { StreamEvent } from '../core/stream-events';
 import type { Usage } from '../core/usage';
+import type { StartAfter, TurnTranslator } from './turn-response';
+
+export type { StartAfter } from './turn-response';
 
 /**
  * The chunks of the AI SDK's UI message stream (protocol v1) this server sends: the shapes `ai`'s own
@@ -36,9 +39,6 @@ export function assistantMessageId(turn: number): string {
   return `turn-${turn}`;
 }
 
-/** Where a stream's own chunks begin (see UiMessageTranslator): at a new message's turn, or once the approvals answered have passed. */
-export type StartAfter = { kind: 'turn_start' } | { kind: 'approvals'; calls: string[] };
-
 /**
  * Turns one turn's stream events (core/stream-events.ts) into UI message chunks: the turn is one assistant message,
  * each model call one step (start-step), its thinking reasoning parts and its text text parts (a new part each time
@@ -50,7 +50,7 @@ export type StartAfter = { kind: 'turn_start' } | { kind: 'approvals'; calls: st
  *
  * Events before `startAfter` are read (they set the turn, the call, the tools seen) but not sent: the client has them.
  */
-export class UiMessageTranslator {
+export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
   private emitting: boolean;
   private readonly awaiting: Set<string>;
   private turn: number | undefined;
@@ -84,8 +84,15 @@ export class UiMessageTranslator {
     return this.pending.size;
   }
 
+  /** The stream opens with the turn's first chunk: nothing before it. */
+  opening(): UiMessageChunk[] {
+    return [];
+  }
+
   translate(event: StreamEvent): UiMessageChunk[] {
     if (this.done) return [];
+    // The end of a turn before this stream's own (a message sent while another turn streamed) is not this one's end.
+    if (!this.emitting && event.type === 'turn_end') return [];
     const chunks = this.chunksOf(event);
     const before = this.emitting;
     this.updateEmitting(event);

@@ -1,10 +1,7 @@
-import type { StreamEvent } from '../core/stream-events';
-import { UiMessageTranslator, type StartAfter, type UiMessageChunk } from './ui-message-chunks';
+import { followTurn, type StartAfter, type TurnSource } from './turn-response';
+import { UiMessageTranslator, type UiMessageChunk } from './ui-message-chunks';
 
-/** What a turn's response reads: the session's follow (web/chat-sessions.ts ChatSession). */
-export interface TurnSource {
-  follow(from: number, onEvent: (event: StreamEvent, offset: number) => void, signal: AbortSignal): Promise<void>;
-}
+export type { TurnSource } from './turn-response';
 
 export interface TurnChunksOptions {
   source: TurnSource;
@@ -19,67 +16,10 @@ export interface TurnChunksOptions {
 
 /**
  * One response's chunks: the turn's events as the follow delivers them, translated, until the turn ends or waits for
- * a person. The follow is open only while this response is, so a session nobody watches is polled by nobody.
+ * a person (web/turn-response.ts, the life AG-UI's runs share).
  */
 export function turnChunks(options: TurnChunksOptions): ReadableStream<UiMessageChunk> {
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  const settleMs = options.approvalSettleMs ?? 300;
-  // Set when the stream is closed here or cancelled by its reader (a reload, stop()): after either, close() throws.
-  let closed = false;
-  return new ReadableStream<UiMessageChunk>({
-    start(controller) {
-      const translator = new UiMessageTranslator(options.startAfter);
-      let pauseTimer: ReturnType<typeof setTimeout> | undefined;
-      const close = () => {
-        if (closed) return;
-        closed = true;
-        clearTimeout(pauseTimer);
-        options.signal?.removeEventListener('abort', onAbort);
-        stop.abort();
-        controller.close();
-      };
-      const send = (chunks: UiMessageChunk[]) => {
-        for (const chunk of chunks) controller.enqueue(chunk);
-      };
-      options.source
-        .follow(
-          options.from,
-          (event) => {
-            if (closed) return;
-            send(translator.translate(event));
-            if (translator.ended) return close();
-            clearTimeout(pauseTimer);
-            // Waiting for a person: the response ends, the message stays open for the approval response's request.
-            if (translator.waitingApprovals > 0) {
-              pauseTimer = setTimeout(() => {
-                if (closed) return;
-                send(translator.pause());
-                close();
-              }, settleMs);
-            }
-          },
-          stop.signal,
-        )
-        .then(
-          () => {
-            if (closed || options.signal?.aborted) return close();
-            send(translator.abandon('the session ended before the turn finished'));
-            close();
-          },
-          (error: Error) => {
-            if (closed) return;
-            send(translator.abandon(`following the session failed: ${error.message}`));
-            close();
-          },
-        );
-    },
-    cancel() {
-      closed = true;
-      stop.abort();
-    },
-  });
+  return followTurn(new UiMessageTranslator(options.startAfter), options);
 }
 
 /** The protocol's headers (`ai`'s UI_MESSAGE_STREAM_HEADERS): useChat's default transport checks none, proxies need them. */

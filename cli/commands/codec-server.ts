@@ -1,4 +1,4 @@
-import { isIP, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { ConfigurationError } from '../../core/errors';
 import {
@@ -8,6 +8,7 @@ import {
   defaultMaxRequestBytes,
 } from '../../storage/codec-server';
 import { EncryptionCodec } from '../../storage/encryption-codec';
+import { isLoopback, normalizeOrigin } from '../../web/origins';
 import { loadEncryptionKeys } from '../../storage/encryption-keys';
 import { InterruptListener } from '../interrupt';
 import { UsageError } from '../help';
@@ -46,7 +47,7 @@ export async function codecServerCommand(argv: string[], output: Output): Promis
   const allowedOrigins = corsSetting
     ? corsSetting
         .split(',')
-        .map((origin) => origin.trim().replace(/\/+$/, ''))
+        .map((origin) => normalizeOrigin(origin.trim()))
         .filter(Boolean)
     : defaultCorsOrigins;
   // An empty token (an unset variable passed as `--auth-token "$X"`) is no token.
@@ -92,13 +93,8 @@ export async function codecServerCommand(argv: string[], output: Output): Promis
   return 0;
 }
 
-/** 127.0.0.0/8, ::1 and localhost: only this machine reaches them. */
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (bare === 'localhost') return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  return isIP(bare) === 6 && (bare === '::1' || /^::ffff:127\./.test(bare));
-}
+/** Where `isLoopback` was first: it lives with the origin checks the web handlers share (web/origins.ts). */
+export { isLoopback };
 
 function positive(flag: string, value: string | undefined, fallback: number, minimum = 1): number {
   if (value === undefined) return fallback;

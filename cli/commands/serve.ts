@@ -26,6 +26,7 @@ const serveApprovesByDefault = ['write_file'];
  * `agent serve [--port N] [--host H] [--static DIR]`: the useChat endpoint (createChatHandler, docs/web.md) at
  * /api/chat, the AG-UI endpoint (createAgUiHandler) over the same sessions at /api/ag-ui, and a chat page, with the connection settings and embedded dev server `agent chat` uses. Every request
  * is one principal (`local`) unless --principal-header names a header a proxy in front sets to the signed-in user.
+ * Only this server's own pages may call it (or --allowed-origins), by the names it was bound to (or --allowed-hosts).
  */
 export async function serveCommand(argv: string[], output: Output): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -38,6 +39,8 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
       static: { type: 'string' },
       'principal-header': { type: 'string' },
       'idle-timeout': { type: 'string' },
+      'allowed-origins': { type: 'string' },
+      'allowed-hosts': { type: 'string' },
     },
   });
   if (positionals.length > 0) throw new UsageError('serve takes no prompt: the page sends the messages');
@@ -64,18 +67,24 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
     input,
     authorize: (request: Request) => (header ? (request.headers.get(header) ?? undefined) : 'local'),
   };
-  const chat = createChatHandler({ ...options, staticDirectory });
-  const agUi = createAgUiHandler(options);
-  const server = http.createServer(
-    toNodeListener((request) => (new URL(request.url).pathname === agUiPath ? agUi(request) : chat(request))),
-  );
+  // The handlers are made once the port is known: the names they answer to include it (servedHosts).
+  let serveRequest: ((request: Request) => Promise<Response>) | undefined;
+  const server = http.createServer(toNodeListener((request) => serveRequest!(request)));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, resolve);
     });
     const address = server.address();
-    const url = `http://${host}:${typeof address === 'object' && address ? address.port : port}`;
+    const boundPort = typeof address === 'object' && address ? address.port : port;
+    const guard = {
+      allowedHosts: [...servedHosts(host, boundPort), ...listFlag(values['allowed-hosts'])],
+      allowedOrigins: listFlag(values['allowed-origins']),
+    };
+    const chat = createChatHandler({ ...options, ...guard, staticDirectory });
+    const agUi = createAgUiHandler({ ...options, ...guard });
+    serveRequest = (request) => (new URL(request.url).pathname === agUiPath ? agUi(request) : chat(request));
+    const url = `http://${host}:${boundPort}`;
     if (!staticDirectory) output.info('no chat page built: `npm run build:web` builds it (or --static DIR); the API is served');
     output.info(
       `serving ${url}/api/chat, AG-UI at ${url}${agUiPath}${staticDirectory ? ` and the chat page at ${url}/` : ''} (Ctrl-C stops)`,
@@ -88,4 +97,26 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await session.close();
   }
+}
+
+/**
+ * The `Host` names `agent serve` answers to: the one it was bound to and the loopback names, each with the port. A
+ * page whose name was rebound to this address (DNS rebinding) says its own name, and is refused.
+ */
+function servedHosts(bound: string, port: number): string[] {
+  const names = new Set([
+    bound.includes(':') && !bound.startsWith('[') ? `[${bound}]` : bound,
+    '127.0.0.1',
+    'localhost',
+    '[::1]',
+  ]);
+  return [...names].map((name) => `${name}:${port}`);
+}
+
+/** A comma-separated flag's values (`--allowed-origins https://a.example,https://b.example`). */
+function listFlag(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
 }

@@ -20,5 +20,11 @@ export default defineConfig({
       },
     },
   },
-  server: { proxy: { '/api': 'http://localhost:3000' } },
+  server: {
+    proxy: {
+      // agent serve answers only to its own names and its own page's origin (docs/web.md, Security): through this
+      // proxy the page is served from Vite's port, so the requests are sent as from agent serve's own page.
+      '/api': { target: 'http://localhost:3000', changeOrigin: true, headers: { origin: 'http://localhost:3000' } },
+    },
+  },
 });

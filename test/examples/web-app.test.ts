@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { launchBrowser, type Browser } from '../support/browser';
 import { exampleApp, type StartedScript } from '../support/example-app';
+import { attackFrom, startHostileSite } from '../support/hostile-site';
 import { openaiReply } from '../support/fake-model-server';
 import { freePort } from '../../cli/dev-server/free-port';
 import { uniqueTaskQueue } from '../support/temporal';
@@ -72,4 +73,18 @@ it('installs as a library, builds, and answers in the browser from its own worke
   expect(await page.locator('p[data-role="user"]').allInnerTexts()).toEqual(['You: Say hello']);
   expect(await agent.allInnerTexts()).toEqual([`Agent: ${answer}`]);
   await page.screenshot({ path: path.join(screenshots, 'reloaded.png'), fullPage: true });
+
+  // The installed handler, mounted with no security options, is safe by default: a page of another site posting as
+  // any page may (no-cors text/plain, a form) is refused, and nothing reaches the model (issue 29).
+  const hostile = await startHostileSite();
+  try {
+    const modelCalls = bed.server.requests.length;
+    const statuses = await attackFrom(page, hostile.origin, `http://127.0.0.1:${port}`, 'hostilechat');
+    expect(Object.values(statuses)).toEqual([403, 403, 403, 403]);
+    expect(bed.server.requests).toHaveLength(modelCalls);
+    expect((await fetch(`http://127.0.0.1:${port}/api/chat/hostilechat`)).status).toBe(404);
+  } finally {
+    hostile.server.closeAllConnections();
+    await new Promise((resolve) => hostile.server.close(resolve));
+  }
 });

@@ -160,6 +160,15 @@ it('asks before each write: an approved write is on disk, a denied one is not; c
   await approval.waitFor({ timeout: 60_000 });
   // The person sees what will really run: the path and the content.
   expect(await approval.getByTestId('approval-description').innerText()).toContain('kept.txt');
+  // While the call waits, the page offers no Send (the server would refuse the message, 409) and says what to do.
+  const sendButton = browser.page.getByRole('button', { name: 'Send' });
+  await browser.page.getByLabel('Message').fill('are you still there?');
+  await waitFor('Send offered, disabled', async () => (await sendButton.count()) === 1 && (await sendButton.isDisabled()));
+  await browser.page.getByLabel('Message').press('Enter');
+  expect(await browser.page.getByLabel('Message').getAttribute('placeholder')).toMatch(
+    /^Approve or deny the tool call above first/,
+  );
+  await browser.page.getByLabel('Message').fill('');
   await shot('approval');
   await approval.getByRole('button', { name: 'Approve' }).click();
   await waitFor(
@@ -175,6 +184,7 @@ it('asks before each write: an approved write is on disk, a denied one is not; c
   await shot('approved-and-denied');
   expect(await readFile(path.join(bed.workspace, 'kept.txt'), 'utf8')).toBe('KEEP ME');
   expect(await fileExists(path.join(bed.workspace, 'dropped.txt'))).toBe(false);
+  expect(JSON.stringify(bed.server.requests.map((request) => request.body))).not.toContain('are you still there?');
   const cards = await browser.page
     .getByTestId('tool-card')
     .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-state')));

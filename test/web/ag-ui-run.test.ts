@@ -101,6 +101,43 @@ describe('an AG-UI run over the session stream', () => {
     expect(events.at(-1)).toMatchObject({ outcome: { type: 'success' }, result: { answer: 'Wrote a, not b.' } });
   });
 
+  it('starts a denied call, with the arguments it asked with, before its result (issue 29, item 8)', async () => {
+    const asked = (id: string) => ({
+      type: 'approval_requested' as const,
+      ...approval(id),
+      input: { path: `${id}.txt`, content: 'hi' },
+    });
+    const log: StreamEvent[] = [
+      { type: 'turn_start', turn: 1 },
+      { type: 'reply', call: 'm1', text: '', toolCalls: ['write_file', 'write_file'] },
+      asked('a'),
+      asked('b'),
+      { type: 'approval_decided', id: 'a', approved: false, reason: 'not that one' },
+      // Cancelled (the AG-UI client's `cancelled`, or the approval's timeout): denied all the same.
+      { type: 'approval_decided', id: 'b', approved: false, reason: 'The person cancelled the approval.' },
+      { type: 'tool_result', id: 'a', summary: 'write_file a.txt', isError: true, preview: 'Denied: not that one' },
+      { type: 'tool_result', id: 'b', summary: 'write_file b.txt', isError: true, preview: 'Denied: cancelled' },
+      { type: 'reply', call: 'm2', text: 'Nothing written.', toolCalls: [] },
+      { type: 'turn_end', turn: 1, status: 'completed', answer: 'Nothing written.' },
+    ];
+    const events = await collect(
+      agUiRunEvents({ ids, from: 0, startAfter: { kind: 'approvals', calls: ['a', 'b'] }, source: replaying(log) }),
+    );
+    const calls = events.filter((event) => event.type.startsWith('TOOL_CALL_')) as Array<BaseEvent & Record<string, string>>;
+    expect(calls.map((event) => `${event.type} ${event.toolCallId}`)).toEqual([
+      'TOOL_CALL_START a',
+      'TOOL_CALL_ARGS a',
+      'TOOL_CALL_END a',
+      'TOOL_CALL_RESULT a',
+      'TOOL_CALL_START b',
+      'TOOL_CALL_ARGS b',
+      'TOOL_CALL_END b',
+      'TOOL_CALL_RESULT b',
+    ]);
+    expect(calls[0]).toMatchObject({ toolCallName: 'write_file' });
+    expect(JSON.parse(calls[1].delta)).toEqual({ path: 'a.txt', content: 'hi' });
+  });
+
   it('ends with RUN_ERROR, not a hang, when the session ends before the turn does', async () => {
     const source: AgUiTurnFollow = { follow: async (_from, onEvent) => onEvent({ type: 'turn_start', turn: 1 }, 0) };
     const events = await collect(agUiRunEvents({ ids, from: 0, startAfter: { kind: 'turn_start' }, source }));

@@ -2,22 +2,29 @@ import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createChatHandler, toNodeListener, type ChatHandlerOptions } from '../../web';
+import { createAgUiHandler, createChatHandler, toNodeListener, type ChatHandlerOptions } from '../../web';
 
-/** The chat handler on a real node:http server (through toNodeListener), as an app would mount it. */
+/** The chat handler on a real node:http server (through toNodeListener), as an app would mount it, AG-UI beside it. */
 export interface ServedHandler {
   base: string;
   api: string;
+  /** createAgUiHandler with the same options, at /api/ag-ui (as `agent serve` mounts it). */
+  agUi: string;
   close(): Promise<void>;
 }
 
 export async function serveHandler(options: ChatHandlerOptions): Promise<ServedHandler> {
-  const server = http.createServer(toNodeListener(createChatHandler(options)));
+  const chat = createChatHandler(options);
+  const agUi = createAgUiHandler(options);
+  const server = http.createServer(
+    toNodeListener((request) => (new URL(request.url).pathname === '/api/ag-ui' ? agUi(request) : chat(request))),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     base,
     api: `${base}/api/chat`,
+    agUi: `${base}/api/ag-ui`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -75,13 +75,18 @@ it('stop interrupts the turn in progress; the session goes on and answers the ne
     'the turn to be in progress',
     async () => (await fetch(`${api()}/${id}`, { headers: alice })).ok && turnInProgress(id),
   );
-  const stopped = await fetch(`${api()}/${id}/stop`, { method: 'POST', headers: alice });
+  const stopped = await fetch(`${api()}/${id}/stop`, {
+    method: 'POST',
+    headers: { ...alice, 'content-type': 'application/json' },
+  });
   expect(stopped.status).toBe(200);
   const answer = await answering;
   expect(answer.chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'interrupted' });
   expect(textOf(answer.message).length).toBeLessThan(3 * sentence.length);
   // Nothing to stop now: 409, not a silent success.
-  expect((await fetch(`${api()}/${id}/stop`, { method: 'POST', headers: alice })).status).toBe(409);
+  expect(
+    (await fetch(`${api()}/${id}/stop`, { method: 'POST', headers: { ...alice, 'content-type': 'application/json' } })).status,
+  ).toBe(409);
   const next = await chat(api(), 'alice', id, [userMessage('are you there?')]);
   expect(textOf(next.message)).toBe('Still here.');
   expect(JSON.stringify(bed.server.requests[1].body.messages)).toContain('are you there?');

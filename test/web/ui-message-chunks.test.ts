@@ -219,3 +219,26 @@ it('interleaved thinking and text in one reply: each run of them a part of its o
   const ids = chunks.flatMap((chunk) => (chunk.type.endsWith('-start') && 'id' in chunk ? [chunk.id] : []));
   expect(new Set(ids).size).toBe(3);
 });
+
+it('a message sent while another turn streams: the end of that turn is not the end of this response (issue 29, item 6)', () => {
+  const translator = new UiMessageTranslator({ kind: 'turn_start' });
+  const chunks = run(
+    [
+      // The turn in progress when the message was sent: its tail, then its end.
+      { type: 'text', call: 'm1', text: 'the previous answer' },
+      { type: 'reply', call: 'm1', text: 'the previous answer', toolCalls: [] },
+      { type: 'turn_end', turn: 1, status: 'completed', answer: 'the previous answer' },
+      // The queued message's own turn.
+      { type: 'turn_start', turn: 2 },
+      { type: 'text', call: 'm2', text: 'The queued answer.' },
+      { type: 'reply', call: 'm2', text: 'The queued answer.', toolCalls: [] },
+      { type: 'turn_end', turn: 2, status: 'completed', answer: 'The queued answer.' },
+    ],
+    translator,
+  );
+  expect(chunks[0]).toEqual({ type: 'start', messageId: 'turn-2', messageMetadata: { turn: 2 } });
+  expect(JSON.stringify(chunks)).not.toContain('previous answer');
+  expect(chunks.flatMap((chunk) => (chunk.type === 'text-delta' ? [chunk.delta] : []))).toEqual(['The queued answer.']);
+  expect(chunks.filter((chunk) => chunk.type === 'finish')).toHaveLength(1);
+  expect(translator.ended).toBe(true);
+});

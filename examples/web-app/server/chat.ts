@@ -23,4 +23,6 @@ export const chat = createChatHandler({
   authorize: () => 'everyone',
   // The page Vite built.
   staticDirectory: 'dist',
+  // Only this app's own pages may call the handler, by loopback names and IP addresses: deployed under a name, list it
+  // in allowedHosts (['chat.example.com']); a page of another origin that should call it, in allowedOrigins.
 });

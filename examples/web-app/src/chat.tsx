@@ -55,7 +55,17 @@ function Conversation({ initial }: { initial: UIMessage[] }) {
         <button type="submit" disabled={busy}>
           Send
         </button>
-        <button type="button" disabled={!busy} onClick={() => void fetch(`/api/chat/${chatId}/stop`, { method: 'POST' })}>
+        <button
+          type="button"
+          disabled={!busy}
+          onClick={() =>
+            void fetch(`/api/chat/${chatId}/stop`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: '{}',
+            })
+          }
+        >
           Stop
         </button>
       </form>

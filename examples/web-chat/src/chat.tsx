@@ -27,6 +27,10 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
   const [draft, setDraft] = useState('');
   const [stopError, setStopError] = useState<string>();
   const busy = status === 'submitted' || status === 'streaming';
+  // While a tool call waits for the person, the server refuses a new message (409): the page does not offer one.
+  const awaitingDecision = messages.some((message) =>
+    message.parts.some((part) => 'state' in part && part.state === 'approval-requested'),
+  );
   const runLink = runLinkOf(id);
   const bottom = useRef<HTMLDivElement>(null);
   const [syncError, setSyncError] = useState<string>();
@@ -72,7 +76,7 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
   function submit(event: FormEvent) {
     event.preventDefault();
     const text = draft.trim();
-    if (text === '') return;
+    if (text === '' || awaitingDecision) return;
     showChatInAddress(id);
     setDraft('');
     void sendMessage({ text });
@@ -137,7 +141,13 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
       <form className="composer" onSubmit={submit}>
         <textarea
           aria-label="Message"
-          placeholder={busy ? 'The agent is answering; a message sent now waits for the turn to end.' : 'Ask the agent…'}
+          placeholder={
+            awaitingDecision
+              ? 'Approve or deny the tool call above first; the agent then goes on, and you can write again.'
+              : busy
+                ? 'The agent is answering; a message sent now waits for the turn to end.'
+                : 'Ask the agent…'
+          }
           value={draft}
           rows={2}
           onChange={(event) => setDraft(event.target.value)}
@@ -150,7 +160,7 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
             Stop
           </button>
         ) : (
-          <button type="submit" disabled={draft.trim() === ''}>
+          <button type="submit" disabled={draft.trim() === '' || awaitingDecision}>
             Send
           </button>
         )}

@@ -20,6 +20,11 @@ export async function loadConversation(id: string): Promise<Conversation> {
 }
 
 export async function stopTurn(id: string): Promise<void> {
-  const response = await fetch(`${chatApi}/${encodeURIComponent(id)}/stop`, { method: 'POST' });
+  // JSON, as every POST to the handler must be: a body another site's page could make a browser send is refused.
+  const response = await fetch(`${chatApi}/${encodeURIComponent(id)}/stop`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   if (!response.ok && response.status !== 409) throw new Error(`stopping the turn: ${response.status} ${await response.text()}`);
 }
