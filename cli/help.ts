@@ -38,6 +38,7 @@ Commands:
       (the run options above, and) --idle-timeout SECONDS (default: 3600)
   serve                  the web chat: /api/chat (useChat), /api/ag-ui (AG-UI) and the chat page (docs/web.md)
       (the run options above, and) --port N (3000) --host H (127.0.0.1) --static DIR --principal-header NAME
+      --allow-unauthenticated  listen beyond loopback with no --principal-header (refused otherwise, exit 2)
   watch <workflow-id>    follow a run from anywhere: its text as it is written, its tool calls, until it ends
       --from OFFSET            start at this event offset (after a disconnect: the one after the last seen)
       --json                   one JSON event per line, each with its offset, then {"type":"run_end",…}

@@ -1,4 +1,4 @@
-import { isIP, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { ConfigurationError } from '../../core/errors';
 import {
@@ -10,8 +10,11 @@ import {
 import { EncryptionCodec } from '../../storage/encryption-codec';
 import { loadEncryptionKeys } from '../../storage/encryption-keys';
 import { InterruptListener } from '../interrupt';
+import { isLoopback } from '../loopback';
 import { UsageError } from '../help';
 import type { Output } from '../output';
+
+export { isLoopback } from '../loopback';
 
 export const defaultCodecPort = 8888;
 /** The dev server's Web UI, as a browser reaches it. */
@@ -90,14 +93,6 @@ export async function codecServerCommand(argv: string[], output: Output): Promis
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return 0;
-}
-
-/** 127.0.0.0/8, ::1 and localhost: only this machine reaches them. */
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (bare === 'localhost') return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  return isIP(bare) === 6 && (bare === '::1' || /^::ffff:127\./.test(bare));
 }
 
 function positive(flag: string, value: string | undefined, fallback: number, minimum = 1): number {
