@@ -6,9 +6,9 @@ import { agentDataConverter } from '../storage/data-converter';
 import { startTracing } from '../telemetry/tracing';
 import { cacheDirectory } from './dev-server/find-temporal-cli';
 import { createAgentWorker } from '../worker/create-worker';
-import { defaultWorkspaceRoot, loadConnectionSettings, taskQueue as configuredTaskQueue } from '../worker/settings';
+import { loadConnectionSettings, taskQueue as configuredTaskQueue } from '../worker/settings';
 import { statusQuery } from '../workflows/definitions';
-import { invocationDirectory } from './output';
+import { cliWorkspaceRoot } from './check-run';
 import { portAccepts } from './dev-server/free-port';
 import { startEmbeddedServer, takePrestartedServer } from './dev-server/embedded-server';
 import { cliRegistry } from './registry';
@@ -96,7 +96,7 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
       timingMark('worker connected');
       closers.push(() => nativeConnection.close());
       // The embedded worker serves workspaces under the directory the user ran the command in (or AGENT_WORKSPACE_ROOT).
-      const workspaceRoot = defaultWorkspaceRoot(process.env, invocationDirectory());
+      const workspaceRoot = cliWorkspaceRoot();
       const worker = await createAgentWorker({
         connection: nativeConnection,
         namespace,

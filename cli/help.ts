@@ -40,6 +40,7 @@ Commands:
       (the run options above, and) --port N (3000) --host H (127.0.0.1) --static DIR --principal-header NAME
       --allowed-origins URL[,URL]  other sites' pages that may call it (default: only its own page)
       --allowed-hosts NAME[,NAME]  names it answers to besides --host and loopback (a proxy's public name)
+      --allow-unauthenticated  listen beyond loopback with no --principal-header (refused otherwise, exit 2)
   watch <workflow-id>    follow a run from anywhere: its text as it is written, its tool calls, until it ends
       --from OFFSET            start at this event offset (after a disconnect: the one after the last seen)
       --json                   one JSON event per line, each with its offset, then {"type":"run_end",…}

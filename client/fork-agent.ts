@@ -32,6 +32,11 @@ export interface ForkOptions {
   taskQueue: string;
   /** How to read the source (a query needs a worker): by default, straight from the client. */
   read?: <T>(call: () => Promise<T>) => Promise<T>;
+  /**
+   * Checks the fork's input before it starts (the CLI's assertStartable: its agent, model settings, tools and
+   * workspace); what it throws is thrown, and nothing is started.
+   */
+  beforeStart?: (input: ResolvedAgentInput) => void | Promise<void>;
 }
 
 export interface ForkResult {
@@ -77,6 +82,7 @@ export async function forkAgent(client: Client, options: ForkOptions): Promise<F
     subagent: undefined,
     forkedFrom,
   };
+  await options.beforeStart?.(input);
   const handle = await startAgent(client, input, {
     taskQueue: options.taskQueue,
     workflowId: options.id ?? `${options.workflowId}-fork-${randomBytes(3).toString('hex')}`,

@@ -2,11 +2,11 @@ import { parseArgs } from 'node:util';
 import type { AgentInput } from '../../core/resolve-input';
 import { interruptUpdate } from '../../workflows/definitions';
 import { ApprovalPrompter } from '../approval-prompts';
-import { cliRegistry } from '../registry';
+import { assertStartable } from '../check-run';
 import { connect, ensureWorkerServes } from '../connect';
 import { LineQueue } from '../line-queue';
 import { MessageNotAnsweredError, sendMessage } from '../../client/send-message';
-import { assertRegistered, assertRunnable, startAgent, type AgentWorkflow } from '../../client/start-agent';
+import { startAgent, type AgentWorkflow } from '../../client/start-agent';
 import { UsageError } from '../help';
 import { batchSessionProblem } from '../../core/batch-settings';
 import { runLink } from '../web-ui';
@@ -53,13 +53,10 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
     stream,
     session: { idleTimeoutSeconds: values['idle-timeout'] ? parseInteger('--idle-timeout', values['idle-timeout']) : 3600 },
   };
-  await assertRunnable(agentInput);
+  // Before anything starts, whoever's worker will run it: a session that cannot start is refused here (exit 2).
+  await assertStartable(agentInput);
   const tenancy = tenancyFromFlags(values);
-  const session = await connect({
-    ensureWorker: true,
-    log: output.info,
-    beforeOwnWorker: () => assertRegistered(agentInput, cliRegistry()),
-  });
+  const session = await connect({ ensureWorker: true, log: output.info });
   const lines = new LineQueue(input);
   const leave = new AbortController();
   let turn: AbortController | undefined;

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { assertStartable } from '../check-run';
 import { connect, withWorkerFallback } from '../connect';
 import { statusExitCodes } from '../exit-codes';
 import { forkAgent } from '../../client/fork-agent';
@@ -38,6 +39,8 @@ export async function forkCommand(argv: string[], output: Output): Promise<numbe
       agent: values.agent,
       taskQueue: session.taskQueue,
       read: (call) => withWorkerFallback(session, call),
+      // A fork that cannot start (an unknown agent, a model whose provider refuses the source's settings) starts nothing.
+      beforeStart: assertStartable,
       ...(values.prompt !== undefined && { prompt: values.prompt }),
     }).catch((error: Error) => {
       if (/AgentForkedFrom/.test(error.message)) {

@@ -4,12 +4,12 @@ import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
 import { ApprovalPrompter } from '../approval-prompts';
 import { awaitResult } from '../../client/await-result';
-import { cliRegistry } from '../registry';
+import { assertStartable } from '../check-run';
 import { connect, ensureWorkerServes } from '../connect';
 import { statusExitCodes } from '../exit-codes';
 import { interrupted, InterruptListener, untilInterrupted } from '../interrupt';
 import { LineQueue } from '../line-queue';
-import { assertRegistered, assertRunnable, startAgent } from '../../client/start-agent';
+import { startAgent } from '../../client/start-agent';
 import { UsageError } from '../help';
 import { runLink } from '../web-ui';
 import { RunFollower } from '../follow-run';
@@ -33,14 +33,11 @@ export async function runCommand(argv: string[], output: Output): Promise<number
   if (positionals.length !== 1) throw new UsageError('run takes exactly one prompt, in quotes');
   const stream = streamWanted(values, { json: values.json });
   const input: AgentInput = { prompt: positionals[0], ...agentInputFromFlags(values), stream };
-  await assertRunnable(input);
+  // Before anything starts, whoever's worker will run it: a run that cannot start is refused here (exit 2).
+  await assertStartable(input);
   const tenancy = tenancyFromFlags(values);
 
-  const session = await connect({
-    ensureWorker: !values.detach,
-    log: output.info,
-    beforeOwnWorker: () => assertRegistered(input, cliRegistry()),
-  });
+  const session = await connect({ ensureWorker: !values.detach, log: output.info });
   try {
     const handle = await startAgent(session.client, input, { taskQueue: session.taskQueue, workflowId: values.id, ...tenancy });
     // Before the line that says the run started: a script that reads it may press Ctrl-C at once.

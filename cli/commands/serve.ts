@@ -2,15 +2,16 @@ import { existsSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { assertRegistered, assertRunnable } from '../../client/start-agent';
 import { createAgUiHandler } from '../../web/ag-ui-handler';
 import { createChatHandler } from '../../web/chat-handler';
 import { toNodeListener } from '../../web/node-listener';
+import { isLoopback } from '../../web/origins';
+import { assertStartable } from '../check-run';
 import { connect } from '../connect';
 import { UsageError } from '../help';
 import { InterruptListener } from '../interrupt';
 import type { Output } from '../output';
-import { cliRegistry } from '../registry';
+import { withWorkerProof } from '../serve-worker-proof';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger } from './agent-flags';
 
 /** Where `npm run build:web` writes the chat page (examples/web-chat), from the package's root. */
@@ -41,28 +42,36 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
       'idle-timeout': { type: 'string' },
       'allowed-origins': { type: 'string' },
       'allowed-hosts': { type: 'string' },
+      'allow-unauthenticated': { type: 'boolean', default: false },
     },
   });
   if (positionals.length > 0) throw new UsageError('serve takes no prompt: the page sends the messages');
   const port = values.port !== undefined ? parseInteger('--port', values.port) : 3000;
   const host = values.host ?? '127.0.0.1';
+  if (!isLoopback(host) && !values['principal-header'] && !values['allow-unauthenticated']) {
+    throw new UsageError(
+      `serve would listen on ${host} with every request taken as the one user "local": anyone who reaches that ` +
+        'address could read and drive every chat, and run its tools on the workspace. Listen on a loopback address ' +
+        '(--host 127.0.0.1, the default), put a proxy that signs people in in front and name the header it sets ' +
+        '(--principal-header X-User), or pass --allow-unauthenticated if something else guards the address',
+    );
+  }
   const staticDirectory = values.static ? path.resolve(values.static) : existsSync(builtPage) ? builtPage : undefined;
   if (values.static && !existsSync(staticDirectory!)) throw new UsageError(`--static ${values.static}: no such directory`);
   const { prompt: _prompt, ...input } = {
     ...agentInputFromFlags(values, serveApprovesByDefault),
     session: { idleTimeoutSeconds: values['idle-timeout'] ? parseInteger('--idle-timeout', values['idle-timeout']) : 3600 },
   };
-  await assertRunnable(input);
+  // Before anything starts, whoever's worker will run the chats: settings no chat could start with are refused here
+  // (exit 2), not at each chat's first message.
+  await assertStartable(input);
   const header = values['principal-header']?.toLowerCase();
   const listener = new InterruptListener();
-  const session = await connect({
-    ensureWorker: true,
-    log: output.info,
-    beforeOwnWorker: () => assertRegistered(input, cliRegistry()),
-  });
+  const session = await connect({ ensureWorker: true, log: output.info });
   // One set of options for both endpoints: the same sessions, principals and ownership rule.
   const options = {
-    client: session.client,
+    // A worker connect() counted on may have exited (the previous command's): requests prove one serves them.
+    client: withWorkerProof(session),
     taskQueue: session.taskQueue,
     input,
     authorize: (request: Request) => (header ? (request.headers.get(header) ?? undefined) : 'local'),

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
-import { defineAgent } from '../../agents/define-agent';
 import { startAgent } from '../../client/start-agent';
 import type { AgentResult, AgentStatusSnapshot } from '../../core/result';
-import { defineTool } from '../../tools/define-tool';
+import { deployed, deployTool, editor } from '../fixtures/approval-team';
 import { agentWorkflowType, approveUpdate, statusQuery } from '../../workflows/definitions';
 import { collect, lastJsonLine, runCli, spawnCli } from '../support/cli';
 import { anthropicReply, openaiReply } from '../support/fake-model-server';
@@ -25,32 +23,8 @@ const bed = useTestBed();
 jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
-const deployed: string[] = [];
-// Deploying to production needs a person's approval; staging does not.
-const deployTool = defineTool({
-  name: 'deploy',
-  description: 'Deploys the service.',
-  input: z.object({ target: z.enum(['staging', 'production']) }),
-  needsApproval: ({ target }) => target === 'production',
-  async handler({ target }) {
-    deployed.push(target);
-    return `deployed to ${target}`;
-  },
-});
-const writer = defineAgent({
-  name: 'writer',
-  description: 'Writes files.',
-  instructions: 'You are the writer.',
-  model: 'openai:gpt-4o-mini',
-  tools: ['write_file'],
-});
-const editor = defineAgent({
-  name: 'editor',
-  description: 'Has the writer write.',
-  instructions: 'You are the editor.',
-  model: 'anthropic:claude-haiku-4-5',
-  subagents: [writer],
-});
+// The CLI checks a run's agent and tools against its own AGENT_DEFINITIONS before it starts it: the worker's.
+const definitions = path.join(__dirname, '..', 'fixtures', 'approval-team.ts');
 
 type Cli = (args: string[]) => ReturnType<typeof runCli>;
 
@@ -66,7 +40,7 @@ async function withWorker<T>(body: (cli: Cli, start: (args: string[]) => Started
     tools: [deployTool],
     agents: [editor],
   });
-  const env = { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue };
+  const env = { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue, AGENT_DEFINITIONS: definitions };
   return worker.runUntil(() =>
     body(
       (args) => runCli(args, env),

@@ -220,12 +220,13 @@ it('agent send: with ten messages already in flight, says at once why the messag
 });
 
 describe('the workspace root', () => {
-  it("agent run refuses a workspace outside the worker's root, / included, before any model call", async () => {
+  it('agent run refuses a workspace outside the root, / included, before it starts anything, a worker standing', async () => {
     const run = await withWorker((cli) => cli(['run', 'hello', '--workspace', '/']));
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain(
-      `run failed: workspace "/" is outside this worker's workspace root "${testWorkspaceRoot}" (AGENT_WORKSPACE_ROOT)`,
+      `error: workspace "/" is outside the workspace root "${testWorkspaceRoot}" (AGENT_WORKSPACE_ROOT, else the directory the command runs in; symlinks resolved)`,
     );
+    expect(run.stderr).not.toContain('started');
     expect(bed.server.requests).toHaveLength(0);
   });
 
@@ -236,8 +237,10 @@ describe('the workspace root', () => {
       AGENT_TASK_QUEUE: uniqueTaskQueue('cli-root'),
       AGENT_WORKSPACE_ROOT: '',
     });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`is outside this worker's workspace root`);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /error: workspace "\S+" is outside the workspace root "\S+" \(AGENT_WORKSPACE_ROOT, else the directory/,
+    );
     expect(bed.server.requests).toHaveLength(0);
   });
 });

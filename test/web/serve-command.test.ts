@@ -1,7 +1,11 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { openaiReply } from '../support/fake-model-server';
-import { spawnCli } from '../support/cli';
+import { cliCommandLine, cliEnvironment, runCli, spawnCli } from '../support/cli';
+import { Terminal } from '../support/terminal';
+import { makeWorkspace } from '../support/workspace';
 import { uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
@@ -119,6 +123,127 @@ it('serves AG-UI at /api/ag-ui: a RunAgentInput is answered with a valid RUN_STA
     expect(JSON.stringify(await asOwner.json())).toContain('An AG-UI answer from agent serve.');
     expect((await fetch(`${api}/${threadId}`, { headers: { 'x-user': 'bob' } })).status).toBe(404);
     expect((await post({ 'x-user': 'bob' })).status).toBe(404);
+  } finally {
+    child.kill('SIGINT');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+  expect(bed.server.refusals).toEqual([]);
+});
+
+describe('what agent serve refuses before it starts (exit 2, nothing started)', () => {
+  let terminal: Terminal | undefined;
+  afterEach(() => terminal?.close());
+
+  it('refuses to listen beyond loopback with no --principal-header, saying why, in a real terminal', async () => {
+    const args = ['serve', '--host', '0.0.0.0', '--port', '0', '--model', 'openai:gpt-4o-mini', '--workspace', bed.workspace];
+    const env = cliEnvironment({ ...bed.server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('serve-open') });
+    terminal = await Terminal.start(cliCommandLine(args), env);
+    const screen = await waitFor(
+      'the refusal on the screen',
+      async () => {
+        const shown = await terminal!.screen();
+        return /Pane is dead/.test(shown) && shown;
+      },
+      { timeoutMs: 60_000 },
+    );
+    expect(screen).toContain('error: serve would listen on 0.0.0.0 with every request taken as the one user "local"');
+    expect(screen).toContain('or pass --allow-unauthenticated if something else guards the address');
+    expect(screen).toMatch(/Pane is dead \(status 2/);
+    expect(screen).not.toContain('serving');
+  });
+
+  it('listens beyond loopback when a principal header is named, or --allow-unauthenticated says so', async () => {
+    const refused = await runCli(['serve', '--host', '::', '--port', '0', '--workspace', bed.workspace]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('error: serve would listen on :: with every request');
+    for (const flag of [['--principal-header', 'X-User'], ['--allow-unauthenticated']]) {
+      const child = spawnCli(
+        ['serve', '--host', '0.0.0.0', '--port', '0', ...flag, '--model', 'openai:gpt-4o-mini', '--workspace', bed.workspace],
+        { ...bed.server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('serve-open') },
+        { stdin: 'ignore' },
+      );
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      try {
+        await waitFor(`agent serve ${flag[0]} listening`, () => /serving http:\/\/0\.0\.0\.0:\d+\/api\/chat/.test(stderr), {
+          timeoutMs: 90_000,
+        });
+      } finally {
+        child.kill('SIGINT');
+        await new Promise((resolve) => child.once('exit', resolve));
+      }
+    }
+  });
+
+  it("refuses a workspace outside the workspace root, which every chat's first message would have failed on", async () => {
+    const outside = await runCli(['serve', '--port', '0', '--model', 'openai:gpt-4o-mini', '--workspace', '/'], {
+      ...bed.server.providerEnv,
+      AGENT_TASK_QUEUE: uniqueTaskQueue('serve-root'),
+    });
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain('error: workspace "/" is outside the workspace root');
+    expect(outside.stderr).not.toContain('serving');
+  });
+});
+
+it('answers through the real ai client when started right after another command, whose worker has just exited; the static directory keeps its files to itself', async () => {
+  const env = { ...bed.server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('serve-after-run') };
+  // The command before: its own worker, listed by the server as polling for minutes after it exits.
+  bed.server.enqueue(openaiReply({ content: 'the run answers' }));
+  const run = await runCli(['run', 'a question', '--model', 'openai:gpt-4o-mini', '--workspace', bed.workspace], env);
+  expect(run.code).toBe(0);
+
+  // A page, a symlink inside it to its own index, and symlinks out of it to a secret beside it.
+  const outside = await makeWorkspace({ 'secret.txt': 'SECRET-OUTSIDE-THE-PAGE' });
+  const page = await makeWorkspace({ 'index.html': '<p>the chat page</p>' });
+  await mkdir(path.join(page, 'assets'));
+  await writeFile(path.join(page, 'assets', 'app.js'), 'console.log(1)');
+  await symlink(path.join(outside, 'secret.txt'), path.join(page, 'secret.txt'));
+  await symlink(outside, path.join(page, 'leak'));
+  await symlink('index.html', path.join(page, 'home.html'));
+
+  bed.server.enqueue({ ...openaiReply({ content: 'Served after a run.' }), stream: { intervalMs: 20 } });
+  const child = spawnCli(
+    ['serve', '--port', '0', '--model', 'openai:gpt-4o-mini', '--workspace', bed.workspace, '--static', page],
+    env,
+    {
+      stdin: 'ignore',
+    },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  try {
+    const api = await waitFor('agent serve listening', () => /serving (http:\/\/127\.0\.0\.1:\d+\/api\/chat)/.exec(stderr)?.[1], {
+      timeoutMs: 90_000,
+    });
+    // Before: no worker served the chat, and the POST got no response headers for minutes. A bound far above the
+    // 5 s proof of life, only so that a hang fails here instead of at jest's timeout.
+    let bound: NodeJS.Timeout | undefined;
+    const answer = await Promise.race([
+      chat(api, 'anyone', newChatId(), [userMessage('hello after a run')]),
+      new Promise<never>((_resolve, reject) => {
+        bound = setTimeout(() => reject(new Error(`no answer within 90 s; agent serve said:\n${stderr}`)), 90_000);
+      }),
+    ]).finally(() => clearTimeout(bound));
+    expect(answer.invalid).toEqual([]);
+    expect(textOf(answer.message)).toBe('Served after a run.');
+    expect(stderr).toContain('no worker answered within 5s: running one in this process');
+    expect(bed.server.requests).toHaveLength(2);
+
+    const base = api.replace(/\/api\/chat$/, '');
+    const get = async (route: string) => {
+      const response = await fetch(`${base}${route}`);
+      return { status: response.status, body: await response.text() };
+    };
+    expect(await get('/')).toEqual({ status: 200, body: '<p>the chat page</p>' });
+    expect(await get('/home.html')).toEqual({ status: 200, body: '<p>the chat page</p>' });
+    expect(await get('/assets/app.js')).toEqual({ status: 200, body: 'console.log(1)' });
+    for (const route of ['/secret.txt', '/leak/secret.txt', '/leak/', '/%2e%2e/secret.txt']) {
+      const refused = await get(route);
+      expect(`${route}: ${refused.body}`).not.toContain('SECRET-OUTSIDE-THE-PAGE');
+    }
+    expect((await get('/secret.txt')).status).toBe(404);
+    expect((await get('/leak/secret.txt')).status).toBe(404);
   } finally {
     child.kill('SIGINT');
     await new Promise((resolve) => child.once('exit', resolve));
