@@ -25,6 +25,7 @@ import { parseToolArguments } from '../core/tool-arguments';
 import { toolCallSummary } from './summaries';
 import type { RoundLedger } from './round-ledger';
 import { runPriority } from './run-priority';
+import { toolActivityId } from './tool-activity-id';
 
 /** What a reply's tool calls run with: the run's settings and parts, the agent that asked, and the round's ledger. */
 export interface CallsSetting {
@@ -46,7 +47,7 @@ export interface CallsSetting {
   budget: number | undefined;
 }
 
-/** What a reply's tool calls came to: one result per call, in the order asked; the agent a handoff chose. */
+/** What a reply's tool calls came to: one result per call, in the order asked, each found by its call id; the agent a handoff chose. */
 export interface ToolRound {
   results: ToolResultMessage[];
   handoff?: string;
@@ -62,12 +63,14 @@ export interface ToolRound {
  * and status as they happen.
  */
 export async function runToolCalls(calls: ToolCall[], setting: CallsSetting): Promise<ToolRound> {
-  const results: ToolResultMessage[] = new Array(calls.length);
   let handoff: string | undefined;
-  const work: number[] = [];
-  calls.forEach((call, index) => {
+  const work: ToolCall[] = [];
+  for (const call of calls) {
     const kind = toolKind(setting.agent, call.name);
-    if (kind?.kind !== 'handoff') return void work.push(index);
+    if (kind?.kind !== 'handoff') {
+      work.push(call);
+      continue;
+    }
     const reason =
       handoff !== undefined
         ? `Error: not run: the conversation is already handed to the agent "${handoff}"`
@@ -75,28 +78,33 @@ export async function runToolCalls(calls: ToolCall[], setting: CallsSetting): Pr
           ? 'Error: not run: this turn has used all the handoffs it may make'
           : undefined;
     if (reason === undefined) handoff = kind.agent;
-    results[index] = finish(
+    finish(
       setting,
       call.name,
       resultOf(call, reason ?? `Transferred the conversation to the agent "${kind.agent}".`, reason !== undefined),
     );
-  });
-  const round = (): ToolRound => ({ results, ...(handoff !== undefined && { handoff }) });
+  }
   // One call, the usual round, goes without lanes.
   if (work.length === 1) {
-    const [index] = work;
-    results[index] = await runOne(calls[index], setting);
+    await runOne(work[0], setting);
   } else if (work.length > 1) {
     let next = 0;
     const lane = async () => {
-      while (next < work.length) {
-        const index = work[next++];
-        results[index] = await runOne(calls[index], setting);
-      }
+      while (next < work.length) await runOne(work[next++], setting);
     };
     await Promise.all(Array.from({ length: Math.min(setting.input.maxConcurrentTools, work.length) }, lane));
   }
-  return round();
+  // Every result was filed under its call's id as it came (finish): the order of the calls is the order asked,
+  // whatever order they ran or ended in.
+  const results = calls.map((call) => resultFor(call, setting));
+  return { results, ...(handoff !== undefined && { handoff }) };
+}
+
+/** The result filed under the call's id; a call without one is a bug, which fails the workflow task rather than the pairing. */
+function resultFor(call: ToolCall, setting: CallsSetting): ToolResultMessage {
+  const result = setting.ledger.finished.get(call.id);
+  if (!result) throw new Error(`the tool round has no result for call ${call.id} (${call.name}): a bug in durable-agent`);
+  return result;
 }
 
 /** One call's result; a call that is answered without running anything is answered at once. */
@@ -181,10 +189,13 @@ async function runTool(checked: CheckedCall, setting: CallsSetting): Promise<Too
   };
   const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
   // A tool that opted in (`activity: { local: true }`) runs inside the workflow task: no activity events of its own.
+  // A local activity's id is always its sequence number in this SDK (1.24 takes no activityId for one).
+  const activityId = settings.local ? undefined : toolActivityId(call.id);
   const activity = (
     settings.local
       ? proxyLocalActivities<ToolActivities>({ summary, startToCloseTimeout: settings.timeout, cancellationType, retry })
       : proxyActivities<ToolActivities>({
+          ...(activityId !== undefined && { activityId }),
           summary,
           startToCloseTimeout: settings.timeout,
           heartbeatTimeout: '30s',
