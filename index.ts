@@ -44,6 +44,7 @@ export {
   replayRecentRuns,
   replayHistories,
   readHistoryFile,
+  readHistoryFileRuns,
   type ReplayedRun,
   type Divergence,
   type ReplayOptions,
