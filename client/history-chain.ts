@@ -67,7 +67,9 @@ export function historiesInFile(json: unknown): { workflowId?: string; histories
   if (json && typeof json === 'object' && (json as { format?: unknown }).format === historyChainFormat) {
     const chain = json as Partial<HistoryChainFile>;
     if (chain.version !== historyChainVersion)
-      throw new Error(`a history chain of version ${String(chain.version)}, which this build does not read (it reads ${historyChainVersion})`);
+      throw new Error(
+        `a history chain of version ${String(chain.version)}, which this build does not read (it reads ${historyChainVersion})`,
+      );
     if (!Array.isArray(chain.runs) || chain.runs.length === 0) throw new Error('a history chain with no runs');
     return {
       workflowId: typeof chain.workflowId === 'string' ? chain.workflowId : undefined,

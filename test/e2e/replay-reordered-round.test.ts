@@ -51,15 +51,15 @@ it('catches a round started in reverse order: agent replay exits 1 against the s
     openaiReply({ content: 'alpha says token-alpha, beta says token-beta' }),
   );
   const workflowId = `reordered-round-${Date.now()}`;
-  const [bundle, run] = await Promise.all([
-    reversedBundle(),
-    runCli(['run', 'Read alpha.txt and beta.txt.', '--workspace', workspace, '--json', '--id', workflowId], env),
-  ]);
-  expect(run.code).toBe(0);
+  const run = await runCli(['run', 'Read alpha.txt and beta.txt.', '--workspace', workspace, '--json', '--id', workflowId], env);
+  expect(run).toMatchObject({ code: 0 });
   const { runId } = lastJsonLine(run.stdout);
+  const bundle = await reversedBundle();
   // Recorded on the shipped code: each call got its own file, and each activity carries its call's id.
   const toolMessages = server.requests[1].body.messages.filter((message: { role: string }) => message.role === 'tool');
-  expect(toolMessages.map((message: { tool_call_id: string; content: string }) => [message.tool_call_id, message.content])).toEqual([
+  expect(
+    toolMessages.map((message: { tool_call_id: string; content: string }) => [message.tool_call_id, message.content]),
+  ).toEqual([
     ['call_alpha', expect.stringContaining('token-alpha')],
     ['call_beta', expect.stringContaining('token-beta')],
   ]);
@@ -115,7 +115,8 @@ it('catches a round started in reverse order: agent replay exits 1 against the s
         ),
     );
     await connection.close();
-    const results = 'messages' in conversation ? conversation.messages.filter((m): m is ToolResultMessage => m.role === 'tool') : [];
+    const results =
+      'messages' in conversation ? conversation.messages.filter((m): m is ToolResultMessage => m.role === 'tool') : [];
     // Today's failure, had it happened: [call_alpha, token-beta] and [call_beta, token-alpha].
     expect(results.map((result) => [result.toolCallId, result.content])).toEqual([]);
     expect(conversation).toEqual({ error: expect.stringMatching(/activity id/i) });
