@@ -16,6 +16,7 @@ import { preview } from '../core/stream-events';
 import { streamToolInput } from '../core/stream-tool-input';
 import { zeroUsage, type Usage } from '../core/usage';
 import type { RunSetup, ToolActivityInput } from '../activities';
+import type { EchoedToolOutput } from '../activities/tool-activity';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import type { AgentStream } from './agent-stream';
 import type { Approvals } from './approvals';
@@ -25,7 +26,7 @@ import { parseToolArguments } from '../core/tool-arguments';
 import { toolCallSummary } from './summaries';
 import type { RoundLedger } from './round-ledger';
 import { runPriority } from './run-priority';
-import { toolActivityId } from './tool-activity-id';
+import { echoesCallId, toolActivityId } from './tool-activity-id';
 
 /** What a reply's tool calls run with: the run's settings and parts, the agent that asked, and the round's ledger. */
 export interface CallsSetting {
@@ -189,8 +190,10 @@ async function runTool(checked: CheckedCall, setting: CallsSetting): Promise<Too
   };
   const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
   // A tool that opted in (`activity: { local: true }`) runs inside the workflow task: no activity events of its own.
-  // A local activity's id is always its sequence number in this SDK (1.24 takes no activityId for one).
+  // A local activity's id is always its sequence number in this SDK (1.24 takes no activityId for one): it answers
+  // with the call id instead, checked below.
   const activityId = settings.local ? undefined : toolActivityId(call.id);
+  const echoCallId = settings.local && echoesCallId();
   const activity = (
     settings.local
       ? proxyLocalActivities<ToolActivities>({ summary, startToCloseTimeout: settings.timeout, cancellationType, retry })
@@ -204,21 +207,30 @@ async function runTool(checked: CheckedCall, setting: CallsSetting): Promise<Too
           ...runPriority(),
         })
   )[call.name];
+  let answered: string | EchoedToolOutput;
   try {
-    const output = await activity({
+    answered = await activity({
       arguments: parsed,
       workspace: setting.input.workspace,
       callId: call.id,
       ...(settings.mcp && { mcp: settings.mcp }),
+      ...(echoCallId && { echoCallId }),
     });
-    return done(summary, output, false);
   } catch (error) {
     if (isCancellation(error)) throw error;
     return done(summary, `Error: ${describeToolFailure(call.name, error, settings)}`, true);
   }
+  if (typeof answered === 'string') return done(summary, answered, false);
+  // A recorded result for another call: this code starts the calls in another order than the run recorded. Failing
+  // the workflow task (a plain Error) stops the run here, and fails `agent replay`, rather than pair them wrongly.
+  if (answered.callId !== call.id)
+    throw new Error(
+      `nondeterminism: the local activity result recorded for tool call ${answered.callId} came back to call ${call.id}`,
+    );
+  return done(summary, answered.output, false);
 }
 
-type ToolActivities = Record<string, (input: ToolActivityInput) => Promise<string>>;
+type ToolActivities = Record<string, (input: ToolActivityInput) => Promise<string | EchoedToolOutput>>;
 
 function resultOf(call: ToolCall, content: string, isError: boolean): ToolResultMessage {
   return { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError };

@@ -34,3 +34,14 @@ function digest(text: string): string {
   }
   return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
 }
+
+/**
+ * The patch under which a tool run as a local activity answers with its call id (ToolActivityInput.echoCallId), and
+ * the workflow checks it: a local activity's id stays its position, so this check is what catches a reordered round
+ * of local tools on replay. Runs recorded before it recorded the output alone.
+ */
+export const localToolCallIdPatch = 'local-tool-echoes-call-id';
+
+export function echoesCallId(): boolean {
+  return patched(localToolCallIdPatch);
+}
