@@ -45,6 +45,7 @@ export {
   replayRecentRuns,
   replayHistories,
   readHistoryFile,
+  readHistoryFileRuns,
   type ReplayedRun,
   type Divergence,
   type ReplayOptions,

@@ -17,6 +17,25 @@ export interface ToolActivityInput {
   callId?: string;
   /** For an MCP tool: the server and the tool's name there (the activity type is the name the model sees). */
   mcp?: McpToolOrigin;
+  /**
+   * Answer `{ callId, output }` rather than the output alone. A local activity's id is its position (the SDK takes
+   * none for it), so replay cannot tell which call a recorded result was for: the workflow asks for the call id back
+   * and checks it (workflows/run-tool-calls.ts).
+   */
+  echoCallId?: boolean;
+}
+
+/** A tool's output with the id of the call it answers, when the workflow asked for it (`echoCallId`). */
+export interface EchoedToolOutput {
+  callId: string;
+  output: string;
+}
+
+/** A tool's activity: its output, or with `echoCallId` its output and the call's id. */
+export interface ToolActivityFunction {
+  (input: ToolActivityInput & { echoCallId: true }): Promise<EchoedToolOutput>;
+  (input: ToolActivityInput): Promise<string | EchoedToolOutput>;
+  (input: Omit<ToolActivityInput, 'echoCallId'>): Promise<string>;
 }
 
 /**
@@ -25,12 +44,8 @@ export interface ToolActivityInput {
  * own refusals are non-retryable, so they go straight back to the model.
  * Output is bounded before it can reach history.
  */
-export function toolActivity(
-  tool: Tool,
-  workspaceRoot: string,
-  spans: AgentSpans = untracedSpans,
-): (input: ToolActivityInput) => Promise<string> {
-  return async ({ arguments: args, workspace, callId }) => {
+export function toolActivity(tool: Tool, workspaceRoot: string, spans: AgentSpans = untracedSpans): ToolActivityFunction {
+  return (async ({ arguments: args, workspace, callId, echoCallId }: ToolActivityInput) => {
     // prepareRun checked the workspace once; a tool call scheduled by anything else is checked all the same.
     await assertInsideRoot(workspaceRoot, workspace).catch((error: Error) => {
       throw ApplicationFailure.create({ type: failureTypes.configuration, message: error.message, nonRetryable: true });
@@ -49,7 +64,8 @@ export function toolActivity(
           tool.handler(parsed.data, { workspace, signal: context.cancellationSignal }),
         ),
       );
-      return truncateOutput(output, maxToolOutputChars);
+      const bounded = truncateOutput(output, maxToolOutputChars);
+      return echoCallId ? { callId: callId ?? '', output: bounded } : bounded;
     } catch (error) {
       if (error instanceof CancelledFailure) throw error;
       if (error instanceof ToolInputError) {
@@ -61,7 +77,7 @@ export function toolActivity(
       }
       throw boundedError(error);
     }
-  };
+  }) as ToolActivityFunction;
 }
 
 /**

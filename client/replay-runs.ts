@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, Worker, type ReplayWorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import { AgentPlugin, workflowsPath as agentWorkflowsPath } from '../worker/agent-plugin';
@@ -9,6 +8,7 @@ import { cachedWorkflowBundle } from '../worker/bundle-cache';
 import { agentWorkflowType } from '../workflows/definitions';
 import { describeDivergence, type Divergence } from './replay-divergence';
 import { firstDivergingTask } from './replay-locate';
+import { historiesInFile } from './history-chain';
 
 export type { Divergence } from './replay-divergence';
 
@@ -22,6 +22,32 @@ export interface ReplayedRun {
   /** The SDK's error message (a DeterminismViolationError, or another replay failure). */
   error?: string;
   divergence?: Divergence;
+  /** Why an ok run had nothing to check (a history in which no workflow task ran). */
+  note?: string;
+}
+
+// A history replays in well under a second; minutes mean the replay worker waits for something the history lacks.
+const defaultRunTimeoutMs = 5 * 60_000;
+
+function taskStarted(history: History): boolean {
+  return (history.events ?? []).some(
+    (event) => event.eventType === 6 || String(event.eventType) === 'EVENT_TYPE_WORKFLOW_TASK_STARTED',
+  );
+}
+
+function runIdentity({ workflowId, history }: HistoryToReplay): { workflowId: string; runId: string } {
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  return { workflowId, runId: started?.originalExecutionRunId || 'unknown' };
+}
+
+async function withinMs<T>(promise: Promise<T>, milliseconds: number): Promise<T | 'timed out'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timed out'>((resolve) => (timer = setTimeout(() => resolve('timed out'), milliseconds)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The line a person reads for a failed run: where it diverged (event id and type, when the error names them) and what differed. */
@@ -50,6 +76,8 @@ export interface ReplayOptions {
   workflowBundle?: ReplayWorkerOptions['workflowBundle'];
   /** Keep the bundle in this directory between runs, as the CLI's worker does (worker/bundle-cache.ts). */
   workflowBundleCache?: string;
+  /** A run the replay worker has not answered within this long fails (default 5 minutes); the rest are not replayed. */
+  runTimeoutMs?: number;
 }
 
 export interface HistoryToReplay {
@@ -83,9 +111,38 @@ export async function replayHistories(
     plugins,
     ...(options.dataConverter && { dataConverter: options.dataConverter }),
   };
+  // The history the replay worker has now, for the answer a run that never replays gets.
+  let current: HistoryToReplay | undefined;
+  async function* replayable(): AsyncIterable<HistoryToReplay> {
+    for await (const item of remembered()) {
+      // No workflow task ran, so the run made no command to compare, and the replay worker would wait for a task
+      // that never comes (a file holding only the start event hung `agent replay` for good): answered here.
+      if (!taskStarted(item.history)) {
+        runs.push({ ...runIdentity(item), ok: true, note: 'no workflow task ran in this history: no command to compare' });
+        continue;
+      }
+      current = item;
+      yield item;
+    }
+  }
+  const timeoutMs = options.runTimeoutMs ?? defaultRunTimeoutMs;
   // Runs whose error names the diverging event by an attribute many events share (an activity type): located after.
   const unlocated: Array<{ run: ReplayedRun; events: temporal.api.history.v1.IHistoryEvent[] }> = [];
-  for await (const result of Worker.runReplayHistories(replayOptions, remembered())) {
+  const results = Worker.runReplayHistories(replayOptions, replayable())[Symbol.asyncIterator]();
+  for (;;) {
+    const next = await withinMs(results.next(), timeoutMs);
+    if (next === 'timed out') {
+      // Every history gets an answer in bounded time: one the replay worker never answers fails the gate, and the
+      // worker is left behind (it cannot be stopped mid-history), with the histories after it unreplayed.
+      runs.push({
+        ...(current ? runIdentity(current) : { workflowId: 'unknown', runId: 'unknown' }),
+        ok: false,
+        error: `the replay gave no answer within ${Math.round(timeoutMs / 1000)} s; histories after it were not replayed`,
+      });
+      break;
+    }
+    if (next.done) break;
+    const result = next.value;
     const run: ReplayedRun = { workflowId: result.workflowId, runId: result.runId, ok: !result.error };
     if (result.error) {
       run.error = result.error.message;
@@ -194,27 +251,43 @@ async function* listedRuns(
 }
 
 /**
- * A history file as `agent history --out` writes it (the JSON of Temporal's History, as `temporal workflow show
- * --output json` and the Web UI's download also give). The workflow id comes from the started event (servers record
- * it there), else from `workflowId`: a run's commands name child workflows after it, so replay needs the real one.
+ * The runs a history file holds, oldest first: every run of a chain, as `agent history --out` writes it
+ * (client/history-chain.ts), or the one history of a file holding the JSON of Temporal's History (older `agent
+ * history`, `temporal workflow show --output json`, the Web UI's download). The workflow id comes from each started
+ * event (servers record it there), else from the chain file, else from `workflowId`: a run's commands name child
+ * workflows after it, so replay needs the real one.
  */
-export async function readHistoryFile(file: string, workflowId?: string): Promise<HistoryToReplay> {
+export async function readHistoryFileRuns(file: string, workflowId?: string): Promise<HistoryToReplay[]> {
   const text = await readFile(file, 'utf8').catch((error: Error) => {
     throw new Error(`cannot read the history file ${file}: ${error.message}`, { cause: error });
   });
-  let history: History;
+  let contents: ReturnType<typeof historiesInFile>;
   try {
-    history = historyFromJSON(JSON.parse(text));
+    contents = historiesInFile(JSON.parse(text));
   } catch (error) {
     throw new Error(`${file} is not a workflow history in JSON (agent history --out writes one): ${(error as Error).message}`, {
       cause: error,
     });
   }
-  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-  if (!started) throw new Error(`${file} does not start with a WorkflowExecutionStarted event: not a whole history`);
-  const id = workflowId ?? started.workflowId;
-  if (!id) throw new Error(`${file}: the history does not record its workflow id; give it`);
-  return { workflowId: id, history };
+  return contents.histories.map((history, index) => {
+    const where = contents.histories.length > 1 ? `${file} (run ${index + 1} of ${contents.histories.length})` : file;
+    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+    if (!started) throw new Error(`${where} does not start with a WorkflowExecutionStarted event: not a whole history`);
+    const id = workflowId ?? started.workflowId ?? contents.workflowId;
+    if (!id) throw new Error(`${where}: the history does not record its workflow id; give it`);
+    return { workflowId: id, history };
+  });
+}
+
+/**
+ * The one run of a single-history file (see readHistoryFileRuns). A chain file holds several runs, and replaying one
+ * of them would check only part of the chain: it is refused here; read it with readHistoryFileRuns.
+ */
+export async function readHistoryFile(file: string, workflowId?: string): Promise<HistoryToReplay> {
+  const runs = await readHistoryFileRuns(file, workflowId);
+  if (runs.length > 1)
+    throw new Error(`${file} holds a chain of ${runs.length} runs (continue-as-new): read all of them with readHistoryFileRuns`);
+  return runs[0];
 }
 
 /** The bundle a worker of this configuration runs: AGENT_WORKFLOW_BUNDLE, the cached one, or one built now. */

@@ -21,6 +21,14 @@ export interface SubmittedBatch {
  */
 export type BatchState = { status: 'pending'; detail: string } | { status: 'ended' } | { status: 'failed'; detail: string };
 
+/** A submission retried: when its first attempt was scheduled (ms since the epoch), so no batch before it is ours. */
+export interface EarlierAttempts {
+  since: number;
+}
+
+/** The batch metadata key under which a batch names the request it was created for (its custom id). */
+export const batchRequestMetadataKey = 'durable_agent_request';
+
 /** What asking about a batch needs of the worker: its environment (API keys), cancellation, the deadline. */
 export type BatchContext = Pick<ProviderCall, 'env' | 'signal' | 'timeoutMs'>;
 
@@ -33,8 +41,12 @@ export const customIdPattern = /^[a-zA-Z0-9_-]{1,64}$/;
  * workflow waits between them on a durable timer, not inside an activity.
  */
 export interface BatchCapability {
-  /** Sends the request as a batch of one, under `customId` (customIdPattern). */
-  submit(call: ProviderCall, customId: string): Promise<SubmittedBatch>;
+  /**
+   * Sends the request as a batch of one, under `customId` (customIdPattern). With `earlier`, an earlier attempt of
+   * this submission may have created the batch before its worker died (the create's answer lost): a provider that
+   * can find it (OpenAI, by the batch's metadata) returns that batch instead of creating a second, billed one.
+   */
+  submit(call: ProviderCall, customId: string, earlier?: EarlierAttempts): Promise<SubmittedBatch>;
   /** One cheap status request. */
   check(batch: SubmittedBatch, context: BatchContext): Promise<BatchState>;
   /**

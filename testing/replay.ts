@@ -5,7 +5,7 @@ import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, Runtime, type ReplayWorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import type { Definitions } from '../agents/registry';
 import {
-  readHistoryFile,
+  readHistoryFileRuns,
   replayFailureLine,
   replayHistories,
   replayRecentRuns,
@@ -122,5 +122,15 @@ async function historiesAt(file: string): Promise<Array<{ source: string; histor
         .sort()
         .map((name) => path.join(file, name))
     : [file];
-  return Promise.all(files.map(async (name) => ({ source: name, history: await readHistoryFile(name) })));
+  // A chain file holds every run of a chain: each is a history of its own, named by the file and its place in it.
+  const runs = await Promise.all(
+    files.map(async (name) => {
+      const histories = await readHistoryFileRuns(name);
+      return histories.map((history, index) => ({
+        source: histories.length > 1 ? `${name} (run ${index + 1} of ${histories.length})` : name,
+        history,
+      }));
+    }),
+  );
+  return runs.flat();
 }

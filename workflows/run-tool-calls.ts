@@ -17,6 +17,7 @@ import { streamToolInput } from '../core/stream-tool-input';
 import { withPathsShown } from '../core/workspace-path';
 import { zeroUsage, type Usage } from '../core/usage';
 import type { RunSetup, ToolActivityInput } from '../activities';
+import type { EchoedToolOutput } from '../activities/tool-activity';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import type { AgentStream } from './agent-stream';
 import type { Approvals } from './approvals';
@@ -26,6 +27,7 @@ import { parseToolArguments } from '../core/tool-arguments';
 import { toolCallSummary } from './summaries';
 import type { RoundLedger } from './round-ledger';
 import { runPriority } from './run-priority';
+import { echoesCallId, toolActivityId } from './tool-activity-id';
 
 /** What a reply's tool calls run with: the run's settings and parts, the agent that asked, and the round's ledger. */
 export interface CallsSetting {
@@ -47,7 +49,7 @@ export interface CallsSetting {
   budget: number | undefined;
 }
 
-/** What a reply's tool calls came to: one result per call, in the order asked; the agent a handoff chose. */
+/** What a reply's tool calls came to: one result per call, in the order asked, each found by its call id; the agent a handoff chose. */
 export interface ToolRound {
   results: ToolResultMessage[];
   handoff?: string;
@@ -63,12 +65,14 @@ export interface ToolRound {
  * and status as they happen.
  */
 export async function runToolCalls(calls: ToolCall[], setting: CallsSetting): Promise<ToolRound> {
-  const results: ToolResultMessage[] = new Array(calls.length);
   let handoff: string | undefined;
-  const work: number[] = [];
-  calls.forEach((call, index) => {
+  const work: ToolCall[] = [];
+  for (const call of calls) {
     const kind = toolKind(setting.agent, call.name);
-    if (kind?.kind !== 'handoff') return void work.push(index);
+    if (kind?.kind !== 'handoff') {
+      work.push(call);
+      continue;
+    }
     const reason =
       handoff !== undefined
         ? `Error: not run: the conversation is already handed to the agent "${handoff}"`
@@ -76,28 +80,33 @@ export async function runToolCalls(calls: ToolCall[], setting: CallsSetting): Pr
           ? 'Error: not run: this turn has used all the handoffs it may make'
           : undefined;
     if (reason === undefined) handoff = kind.agent;
-    results[index] = finish(
+    finish(
       setting,
       call.name,
       resultOf(call, reason ?? `Transferred the conversation to the agent "${kind.agent}".`, reason !== undefined),
     );
-  });
-  const round = (): ToolRound => ({ results, ...(handoff !== undefined && { handoff }) });
+  }
   // One call, the usual round, goes without lanes.
   if (work.length === 1) {
-    const [index] = work;
-    results[index] = await runOne(calls[index], setting);
+    await runOne(work[0], setting);
   } else if (work.length > 1) {
     let next = 0;
     const lane = async () => {
-      while (next < work.length) {
-        const index = work[next++];
-        results[index] = await runOne(calls[index], setting);
-      }
+      while (next < work.length) await runOne(work[next++], setting);
     };
     await Promise.all(Array.from({ length: Math.min(setting.input.maxConcurrentTools, work.length) }, lane));
   }
-  return round();
+  // Every result was filed under its call's id as it came (finish): the order of the calls is the order asked,
+  // whatever order they ran or ended in.
+  const results = calls.map((call) => resultFor(call, setting));
+  return { results, ...(handoff !== undefined && { handoff }) };
+}
+
+/** The result filed under the call's id; a call without one is a bug, which fails the workflow task rather than the pairing. */
+function resultFor(call: ToolCall, setting: CallsSetting): ToolResultMessage {
+  const result = setting.ledger.finished.get(call.id);
+  if (!result) throw new Error(`the tool round has no result for call ${call.id} (${call.name}): a bug in durable-agent`);
+  return result;
 }
 
 /** One call's result; a call that is answered without running anything is answered at once. */
@@ -182,10 +191,15 @@ async function runTool(checked: CheckedCall, setting: CallsSetting): Promise<Too
   };
   const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
   // A tool that opted in (`activity: { local: true }`) runs inside the workflow task: no activity events of its own.
+  // A local activity's id is always its sequence number in this SDK (1.24 takes no activityId for one): it answers
+  // with the call id instead, checked below.
+  const activityId = settings.local ? undefined : toolActivityId(call.id);
+  const echoCallId = settings.local && echoesCallId();
   const activity = (
     settings.local
       ? proxyLocalActivities<ToolActivities>({ summary, startToCloseTimeout: settings.timeout, cancellationType, retry })
       : proxyActivities<ToolActivities>({
+          ...(activityId !== undefined && { activityId }),
           summary,
           startToCloseTimeout: settings.timeout,
           heartbeatTimeout: '30s',
@@ -194,21 +208,30 @@ async function runTool(checked: CheckedCall, setting: CallsSetting): Promise<Too
           ...runPriority(),
         })
   )[call.name];
+  let answered: string | EchoedToolOutput;
   try {
-    const output = await activity({
+    answered = await activity({
       arguments: parsed,
       workspace: setting.input.workspace,
       callId: call.id,
       ...(settings.mcp && { mcp: settings.mcp }),
+      ...(echoCallId && { echoCallId }),
     });
-    return done(summary, output, false);
   } catch (error) {
     if (isCancellation(error)) throw error;
     return done(summary, `Error: ${describeToolFailure(call.name, error, settings)}`, true);
   }
+  if (typeof answered === 'string') return done(summary, answered, false);
+  // A recorded result for another call: this code starts the calls in another order than the run recorded. Failing
+  // the workflow task (a plain Error) stops the run here, and fails `agent replay`, rather than pair them wrongly.
+  if (answered.callId !== call.id)
+    throw new Error(
+      `nondeterminism: the local activity result recorded for tool call ${answered.callId} came back to call ${call.id}`,
+    );
+  return done(summary, answered.output, false);
 }
 
-type ToolActivities = Record<string, (input: ToolActivityInput) => Promise<string>>;
+type ToolActivities = Record<string, (input: ToolActivityInput) => Promise<string | EchoedToolOutput>>;
 
 /** The call's path arguments (from the run's setup) and the workspace they are shown against. */
 function shownPathsOf(call: ToolCall, setting: CallsSetting): { paths: string[]; workspace: string } {

@@ -52,7 +52,9 @@ export function createBatchActivities({ env, transcripts, setupOf, providerCallO
         const { wantsOutput: _unused, ...call } = providerCallOf(setup, input, request, context) as ProviderCall & {
           wantsOutput?: boolean;
         };
-        return batch.submit(call, customIdOf(context));
+        // A retried submission's first attempt may have created the batch and died before hearing so: look first.
+        const { attempt, scheduledTimestampMs } = context.info;
+        return batch.submit(call, customIdOf(context), attempt > 1 ? { since: scheduledTimestampMs } : undefined);
       }),
     );
   }

@@ -1,21 +1,26 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { fetchHistoryChain, historyChainToJSON } from '../../client/history-chain';
 import { connect } from '../connect';
 import { UsageError } from '../help';
 import { invocationDirectory, type Output } from '../output';
 
-/** `agent history <id> --out FILE`: the event history as JSON, the format Worker.runReplayHistories reads back. */
+/**
+ * `agent history <id> --out FILE`: every run of the chain the workflow's latest run belongs to (continue-as-new
+ * makes one conversation several runs), oldest first, as a chain file (client/history-chain.ts) that `agent replay
+ * --file` reads back whole.
+ */
 export async function historyCommand(argv: string[], output: Output): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { out: { type: 'string' } } });
   if (positionals.length !== 1 || !values.out) throw new UsageError('history takes one workflow id and --out FILE');
   const session = await connect({ ensureWorker: false, log: output.info });
   try {
-    const history = await session.client.workflow.getHandle(positionals[0]).fetchHistory();
+    const chain = await fetchHistoryChain(session.client, positionals[0]);
     const file = path.resolve(invocationDirectory(), values.out);
-    await writeFile(file, historyToJSON(history));
-    output.info(`saved ${history.events?.length ?? 0} events to ${file}`);
+    await writeFile(file, historyChainToJSON(positionals[0], chain));
+    const events = chain.reduce((sum, history) => sum + (history.events?.length ?? 0), 0);
+    output.info(`saved ${chain.length} run${chain.length === 1 ? '' : 's'} (${events} events) to ${file}`);
     return 0;
   } finally {
     await session.close();

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import {
-  readHistoryFile,
+  readHistoryFileRuns,
   replayFailureLine,
   replayHistories,
   replayRecentRuns,
@@ -32,6 +32,7 @@ export async function replayCommand(argv: string[], output: Output): Promise<num
       query: { type: 'string' },
       limit: { type: 'string' },
       json: { type: 'boolean' },
+      'allow-empty': { type: 'boolean' },
     },
   });
   if (positionals.length > 0) throw new UsageError(`replay takes no arguments (got "${positionals[0]}"); name files with --file`);
@@ -59,14 +60,15 @@ export async function replayCommand(argv: string[], output: Output): Promise<num
   let runs: ReplayedRun[];
   if (files.length > 0) {
     // A file that is missing or no history is a mistake in the command line: nothing is replayed.
+    // A chain file (agent history --out) holds every run of a chain: each is replayed.
     const histories = await Promise.all(
       files.map((file) =>
-        readHistoryFile(path.resolve(invocationDirectory(), file)).catch((error: Error) => {
+        readHistoryFileRuns(path.resolve(invocationDirectory(), file)).catch((error: Error) => {
           throw new UsageError(error.message);
         }),
       ),
     );
-    runs = await replayHistories(histories, replayOptions);
+    runs = await replayHistories(histories.flat(), replayOptions);
   } else {
     // With no server configured, connect() would start an empty embedded one, and a gate that replays nothing passes.
     if (!loadConnectionSettings().addressConfigured && !(await portAccepts(7233)))
@@ -81,6 +83,14 @@ export async function replayCommand(argv: string[], output: Output): Promise<num
     }
   }
 
+  // A selection that lists no run checks nothing: a typo in --query would pass the gate. Refused unless allowed.
+  if (runs.length === 0 && !values['allow-empty']) {
+    output.info(
+      `no run matched ${values.query !== undefined ? `--query ${values.query}` : 'the default selection'}: the gate checked nothing (--allow-empty accepts that)`,
+    );
+    if (values.json) output.result(JSON.stringify({ runs: [], failed: 0, empty: true }));
+    return exitCodes.failed;
+  }
   const failed = runs.filter((run) => !run.ok).length;
   if (values.json) {
     // error is the line a person reads; divergence has its parts (eventId, eventType, difference) for a program.
@@ -94,5 +104,6 @@ export async function replayCommand(argv: string[], output: Output): Promise<num
 }
 
 function runLine(run: ReplayedRun): string {
-  return `${run.workflowId} ${run.runId} ${run.ok ? 'ok' : `FAILED: ${replayFailureLine(run)}`}`;
+  const outcome = run.ok ? `ok${run.note ? ` (${run.note})` : ''}` : `FAILED: ${replayFailureLine(run)}`;
+  return `${run.workflowId} ${run.runId} ${outcome}`;
 }

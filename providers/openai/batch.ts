@@ -1,5 +1,12 @@
 import type { ModelResponse } from '../../core/messages';
-import { BatchRequestLost, BatchRequestRefused, type BatchCapability, type BatchState } from '../batch-capability';
+import {
+  BatchRequestLost,
+  BatchRequestRefused,
+  batchRequestMetadataKey,
+  type BatchCapability,
+  type BatchState,
+  type EarlierAttempts,
+} from '../batch-capability';
 import type { ProviderCall } from '../provider-call';
 import { loadOpenAI, openaiClient } from './client';
 
@@ -23,16 +30,26 @@ const maxResultFileBytes = 32 * 1024 * 1024;
  */
 export function openaiBatch(shape: OpenAIBatchShape): BatchCapability {
   return {
-    async submit(call, customId) {
+    async submit(call, customId, earlier) {
       const client = await openaiClient(call);
+      if (earlier) {
+        const found = await batchCreatedFor(client, customId, shape.endpoint, earlier, call.signal);
+        if (found) return { id: found, customId };
+      }
       const { toFile } = await loadOpenAI();
       const line = JSON.stringify({ custom_id: customId, method: 'POST', url: shape.endpoint, body: shape.prepare(call) });
       const file = await client.files.create(
         { file: await toFile(Buffer.from(`${line}\n`, 'utf8'), `${customId}.jsonl`), purpose: 'batch' },
         { signal: call.signal },
       );
+      // The metadata names the request, so that a retry whose first attempt died mid-create finds this batch.
       const batch = await client.batches.create(
-        { input_file_id: file.id, endpoint: shape.endpoint, completion_window: '24h' },
+        {
+          input_file_id: file.id,
+          endpoint: shape.endpoint,
+          completion_window: '24h',
+          metadata: { [batchRequestMetadataKey]: customId },
+        },
         { signal: call.signal },
       );
       return { id: batch.id, customId };
@@ -89,6 +106,35 @@ export function batchAnswer<Body>(body: unknown): Body {
 }
 
 type OpenAIClient = Awaited<ReturnType<typeof openaiClient>>;
+
+// The provider's clock and Temporal's may differ: batches a little older than the first attempt are looked at too.
+const clockSkewMs = 10 * 60_000;
+// Batches are listed newest first, 100 a page; a retry comes within minutes of its first attempt, so ours is near the
+// top. Past this many pages the search gives up (and a batch is created) rather than walk an account's whole history.
+const maxListedPages = 20;
+
+/**
+ * The batch an earlier attempt created for `customId`: the newest batches, back to just before the first attempt,
+ * searched for our metadata (the Batch API filters by nothing, so it is read here). Undefined when there is none.
+ */
+async function batchCreatedFor(
+  client: OpenAIClient,
+  customId: string,
+  endpoint: OpenAIBatchEndpoint,
+  earlier: EarlierAttempts,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const oldest = earlier.since - clockSkewMs;
+  let page = await client.batches.list({ limit: 100 }, { signal });
+  for (let pages = 1; ; pages++) {
+    for (const batch of page.data) {
+      if (batch.metadata?.[batchRequestMetadataKey] === customId && batch.endpoint === endpoint) return batch.id;
+      if (batch.created_at * 1000 < oldest) return undefined;
+    }
+    if (!page.hasNextPage() || pages >= maxListedPages) return undefined;
+    page = await page.getNextPage();
+  }
+}
 
 async function fileText(client: OpenAIClient, fileId: string, signal: AbortSignal): Promise<string> {
   const response = await client.files.content(fileId, { signal });

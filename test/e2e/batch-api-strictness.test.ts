@@ -131,6 +131,32 @@ describe('OpenAI Batch API', () => {
     });
   });
 
+  it('keeps the metadata a batch was created with, within the API limits, and lists batches newest first by cursor', async () => {
+    const file = await openai.files.create({ file: await toFile(Buffer.from(chatLine('a')), 'input.jsonl'), purpose: 'batch' });
+    const create = (metadata: unknown) =>
+      openai.batches.create({
+        input_file_id: file.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+        metadata,
+      } as never);
+    const tooMany = Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`k${index}`, 'v']));
+    for (const metadata of [tooMany, { ['k'.repeat(65)]: 'v' }, { key: 'v'.repeat(513) }, { key: 1 }, ['v']])
+      await expect(create(metadata)).rejects.toMatchObject({ status: 400, message: expect.stringContaining("'metadata") });
+    expect(server.batches.batches).toEqual([]);
+
+    const created = [];
+    for (const index of [1, 2, 3]) created.push(await create({ request: `r${index}` }));
+    expect((await openai.batches.retrieve(created[1].id)).metadata).toEqual({ request: 'r2' });
+    const first = await openai.batches.list({ limit: 2 });
+    expect(first.data.map((batch) => batch.metadata?.request)).toEqual(['r3', 'r2']);
+    expect(first.hasNextPage()).toBe(true);
+    const second = await first.getNextPage();
+    expect(second.data.map((batch) => batch.metadata?.request)).toEqual(['r1']);
+    expect(second.hasNextPage()).toBe(false);
+    await expect(openai.batches.list({ limit: 101 })).rejects.toMatchObject({ status: 400 });
+  });
+
   it('refuses a batch over a file not uploaded for batches, and a file that is not .jsonl', async () => {
     const file = await openai.files.create({
       file: await toFile(Buffer.from(chatLine('a')), 'input.jsonl'),
@@ -240,6 +266,22 @@ describe('Anthropic Message Batches', () => {
       message: expect.stringMatching(message),
     });
     expect(server.batches.batches).toEqual([]);
+  });
+
+  it('refuses metadata, which Message Batches do not take, and lists batches newest first by cursor', async () => {
+    await expect(
+      anthropic.messages.batches.create({ requests: [request('a')], metadata: { request: 'r' } } as never),
+    ).rejects.toMatchObject({ status: 400, message: expect.stringContaining('metadata: Extra inputs are not permitted') });
+    expect(server.batches.batches).toEqual([]);
+    const created = [];
+    for (const customId of ['a', 'b', 'c'])
+      created.push(await anthropic.messages.batches.create({ requests: [request(customId)] }));
+    const first = await anthropic.messages.batches.list({ limit: 2 });
+    expect(first.data.map((batch) => batch.id)).toEqual([created[2].id, created[1].id]);
+    expect(first.hasNextPage()).toBe(true);
+    const listed = [];
+    for await (const batch of anthropic.messages.batches.list({ limit: 2 })) listed.push(batch.id);
+    expect(listed).toEqual(created.map((batch) => batch.id).reverse());
   });
 
   it('refuses more requests than a batch may hold', async () => {

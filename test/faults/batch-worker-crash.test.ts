@@ -10,7 +10,9 @@ import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
 // A run in batch mode waits on timers, with no activity open: a worker SIGKILLed while the batch is pending leaves
-// nothing to time out, and a worker started after it finishes the run from the history, without a second batch.
+// nothing to time out, and a worker started after it finishes the run from the history, without a second batch. A
+// worker killed while its create request is in flight leaves a batch it never heard of: the retried submission finds
+// it (issue 30), so the run reads that batch and no second one is billed.
 
 const EventType = temporal.api.enums.v1.EventType;
 let environment: TestWorkflowEnvironment;
@@ -20,6 +22,7 @@ beforeAll(async () => {
   environment = await connectToTestServer();
   fake = await FakeModelServer.start();
 });
+beforeEach(() => fake.reset());
 afterEach(() => killSpawnedWorkers());
 afterAll(async () => {
   await killSpawnedWorkers();
@@ -71,3 +74,44 @@ it('finishes a batch run on a new worker after the one waiting for the batch is 
   expect(events.filter((event) => event.eventType === EventType.EVENT_TYPE_TIMER_STARTED)).toHaveLength(checks.length);
   expect(events.some((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT)).toBe(false);
 }, 180_000);
+
+it('finds the batch a worker killed mid-create made, rather than creating a second: one batch at the API, read by the run', async () => {
+  // The create request reaches the API, which makes the batch; its answer is held until the worker is dead.
+  const held = fake.batches.holdCreates();
+  fake.enqueue(openaiReply({ content: 'Answered from the one batch.' }));
+  const taskQueue = uniqueTaskQueue('batch-create-crash');
+  const startWorker = (identity: string) =>
+    spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: fake.providerEnv });
+  const workerA = await startWorker('worker-a');
+  const handle = await startAgent(
+    environment.client,
+    {
+      prompt: 'Summarise nothing.',
+      model: 'openai:gpt-4o-mini',
+      workspace: await makeWorkspace(),
+      batch: { firstCheckSeconds: 0.5, maxCheckIntervalSeconds: 1, maxSubmissions: 2 },
+    },
+    { taskQueue },
+  );
+  const created = await held.held;
+  await workerA.kill();
+  held.release();
+  // The submission's next attempt, after the heartbeat timeout, runs on worker B.
+  await startWorker('worker-b');
+  const result = await handle.result();
+
+  expect(result).toMatchObject({ answer: 'Answered from the one batch.', status: 'completed' });
+  expect(fake.batches.batches.map((batch) => batch.id)).toEqual([created.id]);
+  expect(fake.batches.calls.filter((call) => call.method === 'POST' && call.path === '/v1/batches')).toHaveLength(1);
+  // Worker B listed the batches and found worker A's by its metadata.
+  expect(fake.batches.calls.some((call) => call.method === 'GET' && call.path === '/v1/batches')).toBe(true);
+  expect(created.metadata).toEqual({ durable_agent_request: expect.stringMatching(/^call-[0-9a-f]{40}$/) });
+  const starts = activityStarts(await fetchEvents(environment.client, handle.workflowId));
+  expect(
+    starts
+      .filter((start) => start.activityType === 'submitModelBatch')
+      .map((start) => [start.attempt, start.identity.includes('worker-b') ? 'worker-b' : 'worker-a']),
+  ).toEqual([[2, 'worker-b']]);
+  const read = starts.find((start) => start.activityType === 'readModelBatch');
+  expect(read).toMatchObject({ identity: expect.stringContaining('worker-b') });
+}, 240_000);

@@ -10,6 +10,11 @@ import type { FakeStep, ReceivedRequest } from './fake-model-server';
  * What the real APIs refuse is refused: at once where they refuse at once (a missing completion_window, an endpoint
  * they do not batch, Anthropic's custom_id pattern, duplicates, `stream`, the size limits), or as the batch's
  * validation failure (OpenAI: a line that is not JSON or not a request, a line for another endpoint or model).
+ * Listing is as the real APIs list: newest first, by pages with a cursor, filtered by nothing; OpenAI's batches carry
+ * the metadata they were created with (at most 16 pairs, keys of at most 64 characters, values of at most 512),
+ * while Anthropic's Message Batches take no metadata at all (any field beside `requests` is refused).
+ * A test may hold create requests (`holdCreates`): the batch exists at once, its answer waits, as when a worker dies
+ * with the request in flight.
  */
 
 /** How the next batch goes: how long each stage takes, and how it ends. */
@@ -82,7 +87,15 @@ export interface FakeBatch {
   errorFileId?: string;
   /** OpenAI: why validation failed. */
   errors?: Array<{ code: string; message: string; line: number | null }>;
+  /** OpenAI: the metadata it was created with. */
+  metadata?: Record<string, string>;
   headers: http.IncomingHttpHeaders;
+}
+
+/** Create requests held by `holdCreates`: `held` settles when one has created its batch; `release` answers them all. */
+export interface HeldCreates {
+  held: Promise<FakeBatch>;
+  release(): void;
 }
 
 interface FakeFile {
@@ -110,6 +123,35 @@ export class FakeBatchApi {
   private plans: BatchPlan[] = [];
   private fallbackPlan: BatchPlan = {};
   private sequence = 0;
+  private holding?: { created: (batch: FakeBatch) => void; released: Promise<void> };
+
+  /**
+   * From now on each create request makes its batch at once and answers only when `release` is called: a worker
+   * killed meanwhile never hears of the batch it created, as when it dies with the request in flight.
+   */
+  holdCreates(): HeldCreates {
+    let created!: (batch: FakeBatch) => void;
+    let release!: () => void;
+    const held = new Promise<FakeBatch>((resolve) => (created = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.holding = { created, released };
+    return {
+      held,
+      release: () => {
+        this.holding = undefined;
+        release();
+      },
+    };
+  }
+
+  /** A created batch's answer, held while `holdCreates` holds them. */
+  private async answered(batch: FakeBatch, answer: Answer): Promise<Answer> {
+    const holding = this.holding;
+    if (!holding) return answer;
+    holding.created(batch);
+    await holding.released;
+    return answer;
+  }
 
   constructor(private readonly parts: BatchApiParts) {}
 
@@ -132,6 +174,7 @@ export class FakeBatchApi {
     this.plans = [];
     this.fallbackPlan = {};
     this.limits = { ...realBatchLimits };
+    this.holding = undefined;
   }
 
   /** Whether a request is for the batch APIs (read here, whole: a file upload is multipart, not JSON). */
@@ -145,26 +188,34 @@ export class FakeBatchApi {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const method = request.method ?? 'GET';
-      const path = (request.url ?? '').split('?')[0];
+      const [path, search = ''] = (request.url ?? '').split('?');
+      const query = new URLSearchParams(search);
       const send = (status: number, body: unknown, contentType = 'application/json') => {
         this.calls.push({ method, path, status });
         response.writeHead(status, { 'content-type': contentType });
         response.end(typeof body === 'string' ? body : JSON.stringify(body));
       };
-      this.route(method, path, request, Buffer.concat(chunks)).then(
+      this.route(method, path, query, request, Buffer.concat(chunks)).then(
         (answer) => send(answer.status, answer.body, answer.contentType),
         (error: Error) => send(500, { error: { message: `fake batch API: ${error.message}` } }),
       );
     });
   }
 
-  private async route(method: string, path: string, request: http.IncomingMessage, body: Buffer): Promise<Answer> {
+  private async route(
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    request: http.IncomingMessage,
+    body: Buffer,
+  ): Promise<Answer> {
     const anthropic = path.startsWith('/v1/messages/batches');
     const notFound = () =>
       anthropic ? anthropicRefusal(404, 'not_found_error', `no such path: ${path}`) : openaiRefusal(404, `no such path: ${path}`);
     let match: RegExpExecArray | null;
     if (anthropic) {
       if (method === 'POST' && path === '/v1/messages/batches') return this.createAnthropic(request, body);
+      if (method === 'GET' && path === '/v1/messages/batches') return this.listAnthropic(query);
       if (method === 'GET' && (match = /^\/v1\/messages\/batches\/([^/]+)$/.exec(path))) return this.retrieveAnthropic(match[1]);
       if (method === 'GET' && (match = /^\/v1\/messages\/batches\/([^/]+)\/results$/.exec(path)))
         return this.anthropicResults(match[1]);
@@ -174,6 +225,7 @@ export class FakeBatchApi {
     if (method === 'GET' && (match = /^\/v1\/files\/([^/]+)$/.exec(path))) return this.fileObject(match[1]);
     if (method === 'GET' && (match = /^\/v1\/files\/([^/]+)\/content$/.exec(path))) return this.fileContent(match[1]);
     if (method === 'POST' && path === '/v1/batches') return this.createOpenAI(request, body);
+    if (method === 'GET' && path === '/v1/batches') return this.listOpenAI(query);
     if (method === 'GET' && (match = /^\/v1\/batches\/([^/]+)$/.exec(path))) return this.retrieveOpenAI(match[1]);
     return notFound();
   }
@@ -224,7 +276,7 @@ export class FakeBatchApi {
 
   // ---- OpenAI: Batches ----
 
-  private createOpenAI(request: http.IncomingMessage, body: Buffer): Answer {
+  private async createOpenAI(request: http.IncomingMessage, body: Buffer): Promise<Answer> {
     const params = parseJson(body) as Record<string, unknown> | undefined;
     if (!params || typeof params !== 'object') return openaiRefusal(400, 'The request body must be a JSON object.');
     for (const name of ['input_file_id', 'endpoint', 'completion_window'])
@@ -236,8 +288,11 @@ export class FakeBatchApi {
     const file = this.files.get(String(params.input_file_id));
     if (!file) return openaiRefusal(400, `No such File object: ${String(params.input_file_id)}`);
     if (file.purpose !== 'batch') return openaiRefusal(400, `File ${file.id} was not uploaded with purpose 'batch'.`);
+    const metadata = openaiMetadata(params.metadata);
+    if (typeof metadata === 'string') return openaiRefusal(400, metadata);
     const { lines, errors } = this.validateOpenAILines(file.content, endpoint);
     const batch = this.newBatch('openai', endpoint, lines, request.headers, `batch_fake${++this.sequence}`);
+    if (metadata) batch.metadata = metadata;
     if (errors.length > 0) batch.errors = errors;
     // A batch that fails validation, or is planned to, ends at the end of `validating` with status failed.
     if (batch.errors || batch.plan.outcome === 'failed') {
@@ -246,7 +301,26 @@ export class FakeBatchApi {
     } else {
       this.process(batch);
     }
-    return ok(this.openaiBatchObject(batch));
+    return this.answered(batch, ok(this.openaiBatchObject(batch)));
+  }
+
+  /** GET /v1/batches: newest first, `limit` (1 to 100, default 20) a page, after the cursor `after` (a batch id). */
+  private listOpenAI(query: URLSearchParams): Answer {
+    const limit = query.has('limit') ? Number(query.get('limit')) : 20;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      return openaiRefusal(400, `Invalid 'limit': ${query.get('limit')}. Expected an integer between 1 and 100.`);
+    const newestFirst = this.batches.filter((batch) => batch.api === 'openai').reverse();
+    const after = query.get('after');
+    const start = after === null ? 0 : newestFirst.findIndex((batch) => batch.id === after) + 1;
+    if (after !== null && start === 0) return openaiRefusal(400, `Invalid 'after': no batch ${after}.`);
+    const page = newestFirst.slice(start, start + limit).map((batch) => this.openaiBatchObject(batch));
+    return ok({
+      object: 'list',
+      data: page,
+      first_id: page[0]?.id ?? null,
+      last_id: page.at(-1)?.id ?? null,
+      has_more: start + limit < newestFirst.length,
+    });
   }
 
   /** The input file's lines, checked as OpenAI's validation checks them; each problem names its line. */
@@ -354,16 +428,20 @@ export class FakeBatchApi {
       cancelling_at: null,
       cancelled_at: null,
       request_counts: { total, completed, failed },
-      metadata: null,
+      metadata: batch.metadata ?? null,
     };
   }
 
   // ---- Anthropic: Message Batches ----
 
-  private createAnthropic(request: http.IncomingMessage, body: Buffer): Answer {
+  private async createAnthropic(request: http.IncomingMessage, body: Buffer): Promise<Answer> {
     if (body.length > this.limits.anthropicMaxBytes)
       return anthropicRefusal(413, 'request_too_large', `A batch may be at most ${this.limits.anthropicMaxBytes} bytes.`);
     const params = parseJson(body) as { requests?: unknown } | undefined;
+    // The body is `requests` and nothing else: Message Batches carry no metadata.
+    const extraField = Object.keys(params ?? {}).find((name) => name !== 'requests');
+    if (extraField !== undefined)
+      return anthropicRefusal(400, 'invalid_request_error', `${extraField}: Extra inputs are not permitted`);
     const requests = params?.requests;
     if (!Array.isArray(requests) || requests.length === 0)
       return anthropicRefusal(400, 'invalid_request_error', 'requests: a batch needs at least one request');
@@ -405,7 +483,24 @@ export class FakeBatchApi {
     }
     const batch = this.newBatch('anthropic', '/v1/messages', lines, request.headers, `msgbatch_fake${++this.sequence}`);
     this.process(batch);
-    return ok(anthropicBatchObject(batch, this.parts.url()));
+    return this.answered(batch, ok(anthropicBatchObject(batch, this.parts.url())));
+  }
+
+  /** GET /v1/messages/batches: newest first, `limit` (1 to 1000, default 20) a page, after the cursor `after_id`. */
+  private listAnthropic(query: URLSearchParams): Answer {
+    const limit = query.has('limit') ? Number(query.get('limit')) : 20;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      return anthropicRefusal(400, 'invalid_request_error', 'limit: Input should be between 1 and 1000');
+    const newestFirst = this.batches.filter((batch) => batch.api === 'anthropic').reverse();
+    const after = query.get('after_id');
+    const start = after === null ? 0 : newestFirst.findIndex((batch) => batch.id === after) + 1;
+    const page = newestFirst.slice(start, start + limit).map((batch) => anthropicBatchObject(batch, this.parts.url()));
+    return ok({
+      data: page,
+      has_more: start + limit < newestFirst.length,
+      first_id: page[0]?.id ?? null,
+      last_id: page.at(-1)?.id ?? null,
+    });
   }
 
   private retrieveAnthropic(id: string): Answer {
@@ -499,6 +594,20 @@ function anthropicErrorBody(type: string, message: string) {
 
 function anthropicRefusal(status: number, type: string, message: string): Answer {
   return { status, body: anthropicErrorBody(type, message) };
+}
+
+/** OpenAI's metadata rules: absent or null, or at most 16 string pairs, keys of at most 64 characters, values of at most 512; else the refusal. */
+function openaiMetadata(metadata: unknown): Record<string, string> | undefined | string {
+  if (metadata === undefined || metadata === null) return undefined;
+  if (typeof metadata !== 'object' || Array.isArray(metadata)) return "Invalid type for 'metadata': expected an object.";
+  const entries = Object.entries(metadata);
+  if (entries.length > 16) return "Invalid 'metadata': at most 16 key-value pairs.";
+  for (const [key, value] of entries) {
+    if (key.length > 64) return `Invalid 'metadata': the key ${key.slice(0, 16)}… is longer than 64 characters.`;
+    if (typeof value !== 'string') return `Invalid type for 'metadata.${key}': expected a string.`;
+    if (value.length > 512) return `Invalid 'metadata.${key}': longer than 512 characters.`;
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 function parseJson(body: Buffer): unknown {

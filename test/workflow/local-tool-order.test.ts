@@ -1,0 +1,61 @@
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import { z } from 'zod';
+import { defineTool } from '../../tools';
+import { workflowsPath } from '../../worker/agent-plugin';
+import { answer, callTools, ScriptedModel } from '../support/scripted-model';
+import { connectToTestServer, createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
+
+// Issue 30, item 2, for tools run as local activities: the SDK gives a local activity no id but its position, so
+// replay cannot compare ids as it does for a tool activity's `tool-<call id>`. The local tool answers with the call id
+// it ran for, and the workflow checks it: a round of local tools started in reverse order fails replay too.
+
+let environment: TestWorkflowEnvironment;
+beforeAll(async () => {
+  environment = await connectToTestServer();
+});
+afterAll(() => environment?.teardown());
+
+const stamp = defineTool({
+  name: 'stamp',
+  description: 'Stamps a label.',
+  input: z.object({ label: z.string() }),
+  activity: { local: true },
+  handler: async ({ label }) => `stamped ${label}`,
+});
+
+it('fails the replay of a round of local tools started in reverse order, rather than pair each result with the other call', async () => {
+  const model = new ScriptedModel([
+    callTools({ name: 'stamp', arguments: { label: 'a' }, id: 's1' }, { name: 'stamp', arguments: { label: 'b' }, id: 's2' }),
+    answer('done'),
+  ]);
+  const taskQueue = uniqueTaskQueue('local-tool-order');
+  const worker = await createTestWorker(environment, { taskQueue, model, tools: [stamp] });
+  const workspace = await mkdtemp(path.join(os.tmpdir(), 'local-tool-order-'));
+  const { result, workflowId } = await worker.runUntil(
+    runAgent(environment, taskQueue, { prompt: 'stamp a and b', model: 'openai:test-model', tools: ['stamp'], workspace }),
+  );
+  expect(result).toMatchObject({ answer: 'done', status: 'completed' });
+  expect(
+    model.requests[1].messages.slice(-2).map((message) => [message.role === 'tool' && message.toolCallId, message.content]),
+  ).toEqual([
+    ['s1', 'stamped a'],
+    ['s2', 'stamped b'],
+  ]);
+
+  const history = await environment.client.workflow.getHandle(workflowId).fetchHistory();
+  await expect(
+    Worker.runReplayHistory({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } }, history, workflowId),
+  ).resolves.toBeUndefined();
+  const reversed = await bundleWorkflowCode({
+    workflowsPath,
+    logger: new DefaultLogger('WARN'),
+    workflowInterceptorModules: [path.join(__dirname, '..', 'fixtures', 'versioning', 'reversed-tool-round.ts')],
+  });
+  await expect(Worker.runReplayHistory({ workflowBundle: reversed }, history, workflowId)).rejects.toThrow(
+    /the local activity result recorded for tool call s1 came back to call s2/,
+  );
+}, 180_000);
