@@ -163,7 +163,7 @@ export function parseArgsMessage(error: Error & { code: string }, command: strin
   const unknown = /^Unknown option '([^']*)'/.exec(error.message);
   if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
     const option = unknown[1];
-    return `unknown option '${option}'${command ? ` for ${command}` : ''} (its flags: ${seeHelp}); a prompt or message that starts with '-' goes after '--', as in: -- ${JSON.stringify(option)}`;
+    return `Unknown option '${option}'${command ? ` for ${command}` : ''} (its flags: ${seeHelp}); a prompt or message that starts with '-' goes after '--', as in: -- ${JSON.stringify(option)}`;
   }
   return `${error.message} (see: ${seeHelp})`;
 }

@@ -64,7 +64,7 @@ it('names the unknown option with a closed quote and where the flags are', async
   expect(await main(['serve', '--prot', '3000'], output)).toBe(2);
   const [firstLine] = output.stderr.split('\n');
   expect(firstLine).toBe(
-    `error: unknown option '--prot' for serve (its flags: npm run agent -- serve --help); a prompt or message that starts with '-' goes after '--', as in: -- "--prot"`,
+    `error: Unknown option '--prot' for serve (its flags: npm run agent -- serve --help); a prompt or message that starts with '-' goes after '--', as in: -- "--prot"`,
   );
   // The command's own flags follow, not the overview of every command.
   expect(output.stderr).toContain('--principal-header NAME');
