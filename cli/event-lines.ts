@@ -21,6 +21,19 @@ export function replyLine(event: Event<'reply'>, options: { iteration?: number; 
   );
 }
 
+/**
+ * A model call that failed and is tried again, as it happens: `model call failed (attempt 2, api.openai.com:
+ * Connection error.); retrying in 4 s`. The error is the provider's, escaped like everything the stream carries.
+ */
+export function retryLine(event: Event<'model_retry'>): string {
+  const wait = event.retryInMs === undefined ? '' : ` in ${waitText(event.retryInMs)}`;
+  return printable(`model call failed (attempt ${event.attempt}, ${event.host}: ${event.error}); retrying${wait}`);
+}
+
+function waitText(milliseconds: number): string {
+  return milliseconds < 1_000 ? `${Math.round(milliseconds)} ms` : `${Math.round(milliseconds / 1_000)} s`;
+}
+
 export function toolStartLine(event: Event<'tool_start'>): string {
   return printable(`  → ${event.summary}`);
 }

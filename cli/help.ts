@@ -1,10 +1,10 @@
 import { AgentError } from '../core/errors';
 
-export const helpText = `Usage: npm run agent -- <command> [options]
+/** How the CLI is started, as the usage lines show it. */
+export const programName = 'npm run agent --';
 
-Commands:
-  run "<prompt>"         start an agent and follow it until it answers
-      --agent NAME             a registered agent (built-in or from AGENT_DEFINITIONS; see: agents)
+/** The flags `run`, `chat` and `serve` share (cli/commands/agent-flags.ts's agentOptions). */
+const agentFlags = `      --agent NAME             a registered agent (built-in or from AGENT_DEFINITIONS; see: agents)
       --model provider:model   openai:…, openai-responses:… or anthropic:… (default: the agent's, or $AGENT_MODEL or openai:gpt-4o-mini)
       --workspace DIR          directory the file tools may use (default: the current directory)
       --max-iterations N       model calls per message before it ends with a summary (default: 20)
@@ -13,7 +13,7 @@ Commands:
       --max-context-tokens N   summarise older turns once a model call's input exceeds N tokens
       --keep-recent-turns N    turns kept verbatim when summarising (default: 4)
       --max-cost-usd X         stop cleanly (status cost_budget) before a model call could take the spend past $X
-      --approve-tools a,b      tools whose calls a person approves first (chat: write_file unless given)
+      --approve-tools a,b      tools whose calls a person approves first (chat and serve: write_file unless given)
       --yes                    approve every tool call without asking
       --approval-timeout S     a call not approved within S seconds is not run (default: 3600)
       --tools a,b              tools to enable: names, mcp:<server>, mcp:* (default: the agent's;
@@ -28,41 +28,94 @@ Commands:
       --tenant NAME            the run's tenant (Temporal fairness key, at most 64 bytes): on a server with fairness
                                on, backlogged runs are dispatched fairly across tenants (docs/production.md)
       --priority N             1 (first) to 5 (last); runs without one are 3
-      --json                   print one JSON object as the last line of stdout
       --stream, --no-stream    print the answer as it is written (default: on a terminal, and not with --json);
                                a streamed run's text can be watched from elsewhere: see watch
-      --detach                 start the run and exit without waiting
       --batch                  every model call through the provider's batch API: half the price, answered within
-                               24 hours, waited for on durable timers (run only; chat refuses it)
-  chat                   start a session and talk to it line by line (/end or Ctrl-D ends it)
-      (the run options above, and) --idle-timeout SECONDS (default: 3600)
-  serve                  the web chat: /api/chat (useChat), /api/ag-ui (AG-UI) and the chat page (docs/web.md)
+                               24 hours, waited for on durable timers (run only; chat and serve refuse it)`;
+
+/**
+ * Each command's help: `summary` is its part of the overview (`agent help`); `flags`, when the overview shortens
+ * them, is what `agent <command> --help` lists instead. Every command of cli/main.ts has an entry, and every flag
+ * its parseArgs accepts is named in it (test/unit/cli-help.test.ts walks them all).
+ */
+interface CommandHelp {
+  summary: string;
+  flags?: string;
+}
+
+export const commandHelp: Record<string, CommandHelp> = {
+  run: {
+    summary: `run "<prompt>"         start an agent and follow it until it answers
+${agentFlags}
+      --json                   print one JSON object as the last line of stdout
+      --detach                 start the run and exit without waiting`,
+  },
+  chat: {
+    summary: `chat                   start a session and talk to it line by line (/end or Ctrl-D ends it)
+      (the run options above, and) --idle-timeout SECONDS (default: 3600)`,
+    flags: `chat                   start a session and talk to it line by line (/end or Ctrl-D ends it)
+      --idle-timeout SECONDS   end the session after this long without a message (default: 3600)
+${agentFlags}`,
+  },
+  serve: {
+    summary: `serve                  the web chat: /api/chat (useChat), /api/ag-ui (AG-UI) and the chat page (docs/web.md)
       (the run options above, and) --port N (3000) --host H (127.0.0.1) --static DIR --principal-header NAME
+      --idle-timeout SECONDS --allowed-origins URL[,URL] --allowed-hosts NAME[,NAME] --allow-unauthenticated`,
+    flags: `serve                  the web chat: /api/chat (useChat), /api/ag-ui (AG-UI) and the chat page (docs/web.md)
+      --port N                 port to listen on (default: 3000)
+      --host H                 address to listen on (default: 127.0.0.1)
+      --static DIR             serve this directory as the page (default: the built chat page, dist/web-chat)
+      --principal-header NAME  the header a proxy in front sets to the signed-in user (default: one user, "local")
+      --idle-timeout SECONDS   end a session after this long without a message (default: 3600)
       --allowed-origins URL[,URL]  other sites' pages that may call it (default: only its own page)
       --allowed-hosts NAME[,NAME]  names it answers to besides --host and loopback (a proxy's public name)
       --allow-unauthenticated  listen beyond loopback with no --principal-header (refused otherwise, exit 2)
-  watch <workflow-id>    follow a run from anywhere: its text as it is written, its tool calls, until it ends
+${agentFlags}`,
+  },
+  dev: {
+    summary: `dev                    keep a local Temporal dev server, its Web UI and a worker running until Ctrl-C, so that
+                         the runs of other terminals (run, chat, serve) and their Web UI links outlive those commands
+      --port N                 the server's port (default: 7233)
+      --ui-port N              the Web UI's port (default: 8233)`,
+  },
+  watch: {
+    summary: `watch <workflow-id>    follow a run from anywhere: its text as it is written, its tool calls, until it ends
       --from OFFSET            start at this event offset (after a disconnect: the one after the last seen)
-      --json                   one JSON event per line, each with its offset, then {"type":"run_end",…}
-  send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]
-  end <workflow-id>      end a session once the messages sent are answered           [--json]
-  show <workflow-id>     print the conversation, its messages numbered for fork --at   [--json]
-                         [--thinking: the model's thinking too, dimmed]
-  agents                 list the registered agents with their tools, subagents and handoffs   [--json]
-  tools                  list the registered tools and those of the MCP servers in AGENT_MCP_CONFIG   [--json]
-  fork <workflow-id>     a new run from a run's conversation, up to message N; the source is never changed
-      --at N  --id NEW_ID  --model provider:model  --agent NAME  --prompt "…"  --json
-  history <workflow-id>  save the event history as JSON   --out FILE
-  replay                 replay runs against this checkout's workflow code before a deploy; exit 1 if any fails
+      --json                   one JSON event per line, each with its offset, then {"type":"run_end",…}`,
+  },
+  send: { summary: `send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]` },
+  end: { summary: `end <workflow-id>      end a session once the messages sent are answered           [--json]` },
+  show: {
+    summary: `show <workflow-id>     print the conversation, its messages numbered for fork --at   [--json]
+                         [--thinking: the model's thinking too, dimmed]`,
+  },
+  agents: { summary: `agents                 list the registered agents with their tools, subagents and handoffs   [--json]` },
+  tools: {
+    summary: `tools                  list the registered tools and those of the MCP servers in AGENT_MCP_CONFIG   [--json]`,
+  },
+  fork: {
+    summary: `fork <workflow-id>     a new run from a run's conversation, up to message N; the source is never changed
+      --at N  --id NEW_ID  --model provider:model  --agent NAME  --prompt "…"  --json`,
+  },
+  history: { summary: `history <workflow-id>  save the event history as JSON   --out FILE` },
+  replay: {
+    summary: `replay                 replay runs against this checkout's workflow code before a deploy; exit 1 if any fails
       --query '<visibility query>'   the runs to replay (default: every open agentWorkflow run and the last --limit closed)
       --limit N                at most N closed runs, or N runs of --query (default: 100)
       --file FILE              replay a history saved by history --out instead (repeatable)
-      --json                   print {"runs":[{workflowId,runId,ok,error?}],"failed":N}
-  cancel <workflow-id>   cancel a run; its conversation stays queryable
-  approve <workflow-id> [--call CALL_ID]                 let a tool call waiting for approval run (all waiting, without --call)
-  deny <workflow-id> [--call CALL_ID] [--reason TEXT]    do not run it; the model is told why
-  interrupt <workflow-id>                                end the current turn at once; the session goes on
-  codec-server           decrypt payloads for the Web UI and the temporal CLI (needs AGENT_ENCRYPTION_KEYS)
+      --allow-empty            pass when no run matches (by default an empty selection fails: the gate checked nothing)
+      --json                   print {"runs":[{workflowId,runId,ok,error?}],"failed":N}`,
+  },
+  cancel: { summary: `cancel <workflow-id>   cancel a run; its conversation stays queryable` },
+  approve: {
+    summary: `approve <workflow-id> [--call CALL_ID] [--json]                 let a tool call waiting for approval run (all waiting, without --call)`,
+  },
+  deny: { summary: `deny <workflow-id> [--call CALL_ID] [--reason TEXT] [--json]    do not run it; the model is told why` },
+  interrupt: {
+    summary: `interrupt <workflow-id>                                end the current turn at once; the session goes on`,
+  },
+  'codec-server': {
+    summary: `codec-server           decrypt payloads for the Web UI and the temporal CLI (needs AGENT_ENCRYPTION_KEYS)
       --port N                 port to listen on (default: 8888; 0 picks a free one)
       --host ADDR              address to listen on (default: 127.0.0.1)
       --cors-origin URL[,URL]  Web UI origins allowed to call it
@@ -72,10 +125,52 @@ Commands:
       --allow-no-token         listen on a non-loopback --host without a token (something in front checks callers)
       --max-request-bytes N    refuse larger bodies with 413, answered at once, nothing kept (default: 8388608)
       --max-concurrent-requests N  requests converted at once (default: 4)
-      --max-queued-requests N  requests waiting for those places; more get 503 + Retry-After (default: 64)
+      --max-queued-requests N  requests waiting for those places; more get 503 + Retry-After (default: 64)`,
+  },
+};
 
-Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended without a full answer
+const exitCodeText = `Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended without a full answer
 (max_iterations, truncated, refused, empty, token_budget, cost_budget, invalid_output).`;
+
+/** The overview: every command with its flags (`agent help`, `agent --help`, and after a mistake without a command). */
+export const helpText = `Usage: ${programName} <command> [options]
+
+Commands:
+${Object.values(commandHelp)
+  .map(({ summary }) => `  ${summary}`)
+  .join('\n')}
+  help [command]         this text, or one command's
+
+Every command answers --help (or -h) with its own flags.
+
+${exitCodeText}`;
+
+/** One command's usage and every flag it takes (`agent run --help`); undefined for a name that is no command. */
+export function commandHelpText(name: string): string | undefined {
+  const help = Object.hasOwn(commandHelp, name) ? commandHelp[name] : undefined;
+  if (!help) return undefined;
+  return `Usage: ${programName} ${help.flags ?? help.summary}\n\n${exitCodeText}`;
+}
+
+/** Whether the arguments ask for help: `--help` or `-h` before a `--` (after it, they are a prompt's words). */
+export function asksForHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+}
+
+/**
+ * Node's parseArgs errors in words for this CLI. Node's own unknown-option message ends in an unclosed quote
+ * (`as in '-- "--x"`) and does not say where the flags are listed; the others are kept as Node words them.
+ */
+export function parseArgsMessage(error: Error & { code: string }, command: string | undefined): string {
+  const seeHelp = command ? `${programName} ${command} --help` : `${programName} help`;
+  const unknown = /^Unknown option '([^']*)'/.exec(error.message);
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
+    const option = unknown[1];
+    return `Unknown option '${option}'${command ? ` for ${command}` : ''} (its flags: ${seeHelp}); a prompt or message that starts with '-' goes after '--', as in: -- ${JSON.stringify(option)}`;
+  }
+  return `${error.message} (see: ${seeHelp})`;
+}
 
 /** A mistake in how the CLI was called: exit code 2 with the usage text. */
 export class UsageError extends AgentError {}

@@ -3,7 +3,7 @@
 // only after the embedded server (when one is needed) has been spawned, so the two overlap (BENCHMARKS.md, first run).
 import type { Output } from './output';
 import { prestartEmbeddedServer, releasePrestartedServer } from './dev-server/embedded-server';
-import { helpText, UsageError } from './help';
+import { asksForHelp, commandHelpText, helpText, parseArgsMessage, UsageError } from './help';
 import { timingMark } from '../telemetry/startup-timing';
 import { loadConnectionSettings } from '../worker/settings';
 
@@ -27,20 +27,33 @@ const commands: Record<string, () => Promise<Command>> = {
   end: async () => (await import('./commands/session')).endCommand,
   watch: async () => (await import('./commands/watch')).watchCommand,
   'codec-server': async () => (await import('./commands/codec-server')).codecServerCommand,
+  dev: async () => (await import('./commands/dev')).devCommand,
 };
+
+/** Every command the CLI knows (each answers --help: test/unit/cli-help.test.ts). */
+export const commandNames: readonly string[] = Object.keys(commands);
 
 /** The commands that start runs, which a first-time user types first. */
 const startsRuns = new Set(['run', 'chat']);
 
 export async function main(argv: string[], given?: Output): Promise<number> {
   const [name, ...rest] = argv;
-  if (startsRuns.has(name) && !rest.some((arg) => arg === '--help' || arg === '-h')) await prestart(given);
+  const wantsHelp = asksForHelp(rest);
+  if (startsRuns.has(name) && !wantsHelp) await prestart(given);
   const output = given ?? (await import('./output')).consoleOutput;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    output.info(helpText);
+    // Help that was asked for is the command's result (stdout); without a command it is a usage mistake (stderr).
+    if (!name) output.error(helpText);
+    else output.result((name === 'help' && rest[0] && commandHelpText(rest[0])) || helpText);
     return name ? 0 : 2;
   }
-  const load = commands[name];
+  // Own keys only: `agent constructor` is no command (commands[name] would be Object's constructor).
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  // Answered here, for every command alike, before it loads or connects to anything.
+  if (load && wantsHelp) {
+    output.result(commandHelpText(name) ?? helpText);
+    return 0;
+  }
   try {
     if (!load) throw new UsageError(`unknown command "${name}"`);
     const command = await load();
@@ -48,7 +61,8 @@ export async function main(argv: string[], given?: Output): Promise<number> {
     return await command(rest, output);
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
-      output.error(`error: ${(error as Error).message}\n\n${helpText}`);
+      const message = isParseArgsError(error) ? parseArgsMessage(error, load ? name : undefined) : (error as Error).message;
+      output.error(`error: ${message}\n\n${(load ? commandHelpText(name) : undefined) ?? helpText}`);
       return 2;
     }
     const { InvalidInputError } = await import('../client/start-agent');
@@ -75,7 +89,7 @@ async function prestart(given: Output | undefined): Promise<void> {
   }
 }
 
-function isParseArgsError(error: unknown): boolean {
+function isParseArgsError(error: unknown): error is Error & { code: string } {
   return typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('ERR_PARSE_ARGS');
 }
 

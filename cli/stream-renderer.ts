@@ -5,6 +5,7 @@ import {
   approvalRequestedLine,
   handoffLine,
   replyLine,
+  retryLine,
   toolResultLine,
   toolStartLine,
   turnEndLine,
@@ -82,6 +83,10 @@ export class StreamRenderer {
         this.progress(replyLine(event, { iteration: this.iteration, attempt }));
         break;
       }
+      case 'model_retry':
+        // On stderr for run and chat, as it happens: a run that cannot reach its model is not silent while it retries.
+        this.progress(retryLine(event));
+        break;
       case 'tool_start':
         if (this.options.marks) this.line(toolStartLine(event));
         break;

@@ -15,3 +15,11 @@ export function runLink(base: string | undefined, namespace: string, workflowId:
   const path = `/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
   return `${base}${path}${runId ? `/${runId}` : ''}/history`;
 }
+
+/**
+ * What a command that started the embedded server says as it stops it: the Web UI link it printed stops working now,
+ * and `agent dev` is how to keep the server, its UI and a worker running between commands.
+ */
+export function embeddedServerClosing(programName: string): string {
+  return `the embedded Temporal server stops with this command, and the Web UI link with it; to keep them open, start \`${programName} dev\` in another terminal before the next run`;
+}

@@ -19,6 +19,10 @@ import type { Usage } from './usage';
  * provider streams it (Anthropic). Tool calls carry their name and their arguments, bounded
  * (core/stream-tool-input.ts).
  *
+ * Since 0.4 a model call that failed and will be tried again says so as it happens (`model_retry`), published by
+ * the failed attempt itself (activities/model/retry-notice.ts), for every run: a run whose model endpoint cannot be
+ * reached is no longer silent until its last attempt.
+ *
  * Events a run carried over from an older version of this code may lack the
  * fields marked "since 0.2" or "since 0.3"; renderers treat them as unknown.
  */
@@ -31,6 +35,21 @@ export type StreamEvent =
   | { type: 'thinking'; call: string; text: string }
   /** Attempt `attempt` of model call `call` starts over: forget its text (and thinking) so far. */
   | { type: 'reset'; call: string; attempt: number }
+  /**
+   * Attempt `attempt` of a model call failed and Temporal tries again (since 0.4): the model, the host its provider
+   * was called at (host and port only: never the URL's path, query or credentials), the error as the provider gave it
+   * (`Connection error.`, `HTTP 503: overloaded`), and the wait before the next attempt when it is known. `call` is set
+   * for runs that stream their text (the call a following `reset` starts over).
+   */
+  | {
+      type: 'model_retry';
+      call?: string;
+      model: string;
+      attempt: number;
+      host: string;
+      error: string;
+      retryInMs?: number;
+    }
   /**
    * Model call `call` answered: its whole text and the tools it asked for; since 0.2 also the iteration (model calls
    * of this turn, from 1), the agent and model that answered, its usage (with `costUsd` when priced) and whether it

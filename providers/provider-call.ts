@@ -107,6 +107,12 @@ export interface ModelProvider {
    * such settings fail at start, not at the first model call.
    */
   modelSettingsProblem?(settings: ModelSettings): string | undefined;
+  /**
+   * Where this provider's calls go in this environment: its API's URL, or the base URL the environment sets
+   * (OPENAI_BASE_URL). A failed call names its host (the host alone, never the path, query or credentials) in the
+   * retry notice on the run's stream and in its failure. Optional: without it, the provider's name stands in.
+   */
+  endpoint?(env: NodeJS.ProcessEnv): string | undefined;
   /** Throws a ConfigurationError when the worker's environment lacks what the provider needs (an API key). */
   checkEnvironment?(env: NodeJS.ProcessEnv): void;
   /**

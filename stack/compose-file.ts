@@ -20,6 +20,8 @@ export interface ComposeValues {
   /** The versions the images are pinned to, without a leading v: "1.29.1". */
   temporalVersion: string;
   temporalUiVersion: string;
+  /** The PostgreSQL image's version ("16.13"): `npm run stack` runs the machine's PostgreSQL and says when it differs. */
+  postgresVersion: string;
   postgresUser: string;
   postgresPassword: string;
   /** The temporal service's environment (the auto-setup image's settings: DB, DEFAULT_NAMESPACE_RETENTION…). */
@@ -62,6 +64,7 @@ export function readComposeFile(env: NodeJS.ProcessEnv = process.env, file = com
   return {
     temporalVersion: imageTag(temporal, env),
     temporalUiVersion: imageTag(service('temporal-ui'), env),
+    postgresVersion: imageTag(service('postgresql'), env),
     postgresUser: postgres.POSTGRES_USER,
     postgresPassword: postgres.POSTGRES_PASSWORD,
     temporalEnvironment,

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from './compose-file';
+import { stackBanner } from './banner';
 import { startStack } from './stack';
 
 const usage = `Usage: npm run stack -- [--workers N] [--dir DIR] [--free-ports]
@@ -49,24 +50,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  const logs = path.resolve(values.dir);
-  console.log(`
-The durable-agent stack is up (logs and data in ${logs}):
-  Temporal server   ${stack.temporal.address} (PostgreSQL-backed, namespace default)
-  Temporal Web UI   ${stack.webUiUrl}
-  PostgreSQL        ${stack.postgres.host}:${stack.postgres.port} (user ${stack.compose.postgresUser})
-  MinIO (S3)        ${stack.s3Endpoint}, bucket ${stack.compose.bucket}
-  OTel Collector    ${stack.collector.endpoint} (OTLP/HTTP; spans printed to ${stack.collector.logFile})
-  Codec server      ${stack.codecServerUrl ?? 'not started: AGENT_ENCRYPTION_KEYS is not set'}
-  Workers           ${stack.workers.map((worker) => `pid ${worker.pid} (${worker.logFile})`).join(', ') || 'none'}
-
-Use it from another terminal:
-${Object.entries(stack.clientEnvironment)
-  .map(([name, value]) => `  export ${name}=${name === 'AGENT_ENCRYPTION_KEYS' ? "'…'  # the same keys" : value}`)
-  .join('\n')}
-  npm run agent -- run "Say hello" --workspace ${stack.workers.length ? '<a directory under the workspace root>' : '…'}
-
-Ctrl-C stops everything.`);
+  console.log(stackBanner(stack, path.resolve(values.dir)));
 }
 
 main().catch((error: Error) => {

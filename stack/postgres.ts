@@ -10,6 +10,10 @@ import { runToEnd } from './run-to-end';
 export interface Postgres {
   host: string;
   port: number;
+  /** The version of the PostgreSQL that runs ("15.14"): the machine's, not the compose file's image. */
+  version: string;
+  /** Where its programs are (postgresBinDirectory). */
+  binaries: string;
   /** Stops the server (SIGTERM: a fast shutdown) and waits until it has exited. */
   stop(): Promise<void>;
 }
@@ -91,7 +95,7 @@ export async function startPostgres(options: PostgresOptions): Promise<Postgres>
       ),
     { what: `pg_isready on 127.0.0.1:${port}`, timeoutMs: 60_000, intervalMs: 250 },
   );
-  return { host: '127.0.0.1', port, stop: () => server.stop() };
+  return { host: '127.0.0.1', port, version: postgresVersion(binaries), binaries, stop: () => server.stop() };
 }
 
 /**
@@ -113,6 +117,12 @@ export function postgresBinDirectory(env: NodeJS.ProcessEnv = process.env): stri
   throw new Error(
     'PostgreSQL is not installed: install it (Debian: apt-get install postgresql) or set POSTGRES_BIN_DIR to the directory of initdb and postgres',
   );
+}
+
+/** The version `postgres --version` reports ("postgres (PostgreSQL) 15.14 (Debian 15.14-0+deb12u1)" → "15.14"). */
+export function postgresVersion(binaries: string): string {
+  const said = execFileSync(path.join(binaries, 'postgres'), ['--version']).toString();
+  return /\(PostgreSQL\)\s+(\S+)/.exec(said)?.[1] ?? said.trim();
 }
 
 function readdirNumbers(directory: string): number[] {

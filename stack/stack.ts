@@ -8,6 +8,7 @@ import { startStackCollector } from './collector';
 import { projectRoot, readComposeFile, type ComposeValues } from './compose-file';
 import { startNodeProcess, type NodeProcess } from './node-process';
 import { startObjectStore } from './object-store';
+import type { Postgres } from './postgres';
 import { startTemporalOnPostgres } from './temporal-on-postgres';
 import { ensureTemporalServer } from './temporal-server';
 import type { TemporalServerProcess } from './temporal-process';
@@ -28,13 +29,16 @@ export interface StackOptions {
 
 export interface Stack {
   compose: ComposeValues;
-  postgres: { host: string; port: number };
+  /** Where PostgreSQL listens, and which one it is (the machine's: its version and programs). */
+  postgres: Pick<Postgres, 'host' | 'port' | 'version' | 'binaries'>;
   temporal: TemporalServerProcess;
   webUiUrl: string;
   s3Endpoint: string;
   collector: { endpoint: string; logFile: string };
   codecServerUrl?: string;
   workers: NodeProcess[];
+  /** The directory the workers serve workspaces under (a run's --workspace must be inside it). */
+  workspaceRoot: string;
   /** What a CLI on this machine sets to use the stack, as docs/docker-compose.md tells the host's CLI. */
   clientEnvironment: Record<string, string>;
   /** Starts one more worker with the stack's worker environment. */
@@ -164,6 +168,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       Object.entries({
         TEMPORAL_ADDRESS: address,
         TEMPORAL_NAMESPACE: 'default',
+        // The CLI's run links point here, not at a dev server's localhost:8233 (cli/web-ui.ts).
+        TEMPORAL_UI_URL: webUi.url,
         AGENT_TASK_QUEUE: workerEnvironment.AGENT_TASK_QUEUE,
         AGENT_S3_BUCKET: workerEnvironment.AGENT_S3_BUCKET,
         AGENT_S3_PREFIX: workerEnvironment.AGENT_S3_PREFIX,
@@ -184,6 +190,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       collector,
       codecServerUrl,
       workers,
+      workspaceRoot: hostWorkspaceRoot,
       clientEnvironment,
       addWorker,
       stop,

@@ -36,6 +36,8 @@ export const agUiCustomNames = {
   approvalDecided: 'durable-agent.approval_decided',
   /** The conversation moved to another agent. */
   handoff: 'durable-agent.handoff',
+  /** A model call failed and is tried again: `value` has the attempt, the provider's host, the error and the wait. */
+  modelRetry: 'durable-agent.model_retry',
 } as const;
 
 /** The answer an approval interrupt expects in its resume entry's payload. */
@@ -208,6 +210,10 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
         ];
       case 'handoff':
         return [this.custom(agUiCustomNames.handoff, { from: event.from, to: event.to })];
+      case 'model_retry': {
+        const { type: _type, ...retry } = event;
+        return [this.custom(agUiCustomNames.modelRetry, retry)];
+      }
       case 'turn_end':
         return this.turnEnd(event);
       default: {

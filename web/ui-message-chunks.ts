@@ -230,6 +230,11 @@ export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
       }
       case 'handoff':
         return [{ type: 'data-handoff', data: { from: event.from, to: event.to } }];
+      case 'model_retry': {
+        // A data part the page may show (the attempt, the host, the error); clients that do not know it skip it.
+        const { type: _type, ...retry } = event;
+        return [{ type: 'data-model-retry', data: retry }];
+      }
       case 'turn_end': {
         this.done = true;
         const chunks = this.closeStep();

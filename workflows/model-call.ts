@@ -6,6 +6,7 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import { failureTypes } from '../core/errors';
+import { modelCallRetryPolicy } from '../core/model-retry-policy';
 import type { AgentSpec } from '../core/agent-spec';
 import type { ResolvedAgentInput } from '../core/input';
 import type { McpListing } from '../mcp/types';
@@ -24,7 +25,7 @@ import { batchModelCall, batchSettingsOf } from './batch-model-call';
  */
 const modelActivityOptions = {
   heartbeatTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 10 },
+  retry: modelCallRetryPolicy,
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 } as const;
 

@@ -6,13 +6,14 @@ import { ConfigurationError } from '../../core/errors';
 import { addUsage, zeroUsage, type Usage } from '../../core/usage';
 import { parseModelId, type ModelId } from '../../core/model-id';
 import type { ModelResponse } from '../../core/messages';
-import type { Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { untracedSpans, type AgentSpans } from '../../telemetry/agent-spans';
 import type { TranscriptStore } from '../../storage/transcript/transcript-store';
 import { heartbeating } from '../heartbeating';
 import { McpCatalog } from '../../mcp/catalog';
 import { requestSettings, type ModelProvider, type ProviderCall, type ToolDefinition } from '../../providers/provider-call';
-import { classifyProviderError } from './classify-error';
+import { classifyProviderError, providerErrorText } from './classify-error';
+import { announceRetry, endpointHost } from './retry-notice';
 import type { ModelCallInput, ModelCallResult } from './model-input';
 import { assessApprovals } from './approval-check';
 import { checkOutput } from './structured-output';
@@ -177,7 +178,16 @@ export function createModelActivities({
       );
     } catch (error) {
       if (error instanceof CancelledFailure) throw error;
-      throw classifyProviderError(error, providerName);
+      const host = endpointHost(registry.providers.get(providerName), env);
+      const failure = classifyProviderError(error, providerName, { host, env });
+      // Said on the run's stream now, not only in the run's failure after the last attempt (issue 31).
+      await announceRetry(Context.current(), failure, {
+        model: input.model,
+        host: host ?? providerName,
+        error: providerErrorText(error, env),
+        streamAs: input.streamAs,
+      });
+      throw failure;
     }
   }
 

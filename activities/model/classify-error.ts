@@ -12,19 +12,25 @@ interface ProviderErrorShape {
 
 const retryableStatuses = new Set([408, 409, 429]);
 
+/** Where a call went (its endpoint's host, endpointHost) and the worker's environment, whose secrets no message shows. */
+export interface Endpoint {
+  host?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
 /**
  * Turns anything a provider call threw into an ApplicationFailure, once, at the
  * model boundary: 408/409/429/5xx and connection failures are retried by Temporal
  * (Retry-After honoured through nextRetryDelay); other 4xx fail at once and keep
  * the provider's message; configuration errors are never retried.
  */
-export function classifyProviderError(error: unknown, provider: string): ApplicationFailure {
+export function classifyProviderError(error: unknown, provider: string, where: Endpoint = {}): ApplicationFailure {
   if (error instanceof ApplicationFailure) return error;
   if (error instanceof ConfigurationError) {
     return ApplicationFailure.create({ type: failureTypes.configuration, message: error.message, nonRetryable: true });
   }
   const shape = (typeof error === 'object' && error !== null ? error : {}) as ProviderErrorShape;
-  const message = providerMessage(shape) ?? String(error);
+  const message = withoutSecrets(providerMessage(shape) ?? String(error), where.env);
   const status = typeof shape.status === 'number' ? shape.status : undefined;
   if (status !== undefined && status >= 400 && status < 500 && !retryableStatuses.has(status)) {
     return ApplicationFailure.create({
@@ -37,7 +43,11 @@ export function classifyProviderError(error: unknown, provider: string): Applica
   const retryAfterMs = status !== undefined ? retryAfterMillis(shape.headers) : undefined;
   return ApplicationFailure.create({
     type: failureTypes.providerUnavailable,
-    message: status !== undefined ? `${provider} returned HTTP ${status}: ${message}` : `${provider} call failed: ${message}`,
+    // A call that reached nobody names where it went: a forgotten OPENAI_BASE_URL shows as api.openai.com.
+    message:
+      status !== undefined
+        ? `${provider} returned HTTP ${status}: ${message}`
+        : `${provider} call${where.host ? ` to ${where.host}` : ''} failed: ${message}`,
     nonRetryable: false,
     ...(retryAfterMs !== undefined && { nextRetryDelay: retryAfterMs }),
     details: [{ provider, status: status ?? null }],
@@ -68,4 +78,43 @@ function header(headers: ProviderErrorShape['headers'], name: string): string | 
 function providerMessage(shape: ProviderErrorShape): string | undefined {
   const fromBody = shape.error?.error?.message ?? shape.error?.message;
   return typeof fromBody === 'string' && fromBody ? fromBody : shape.message;
+}
+
+/** The provider's error in a few words, for the retry notice: `HTTP 503: overloaded`, `Connection error.` */
+export function providerErrorText(error: unknown, env?: NodeJS.ProcessEnv): string {
+  if (error instanceof ApplicationFailure) return withoutSecrets(error.message, env);
+  const shape = (typeof error === 'object' && error !== null ? error : {}) as ProviderErrorShape;
+  const message = withoutSecrets(providerMessage(shape) ?? String(error), env);
+  return typeof shape.status === 'number' ? `HTTP ${shape.status}: ${message}` : message;
+}
+
+/** Environment variables whose values are secrets (OPENAI_API_KEY, AGENT_ENCRYPTION_KEYS, a proxy's token). */
+const secretName = /(KEY|KEYS|TOKEN|SECRET|PASSWORD)$/;
+/** Shorter values are not secrets, and replacing every "on" would make messages unreadable. */
+const minSecretLength = 8;
+
+/**
+ * A provider's error with what must stay out of history taken out: every URL's userinfo, query and fragment (an SDK
+ * or a proxy may quote the URL it called, and a key may ride in its query), and the values of the worker's secret
+ * environment variables wherever they appear.
+ */
+export function withoutSecrets(text: string, env: NodeJS.ProcessEnv = {}): string {
+  const urlsCut = text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>()]+/gi, (found) => {
+    try {
+      const url = new URL(found);
+      if (!url.username && !url.password && !url.search && !url.hash) return found;
+      url.username = '';
+      url.password = '';
+      url.search = '';
+      url.hash = '';
+      return `${url.toString()}${found.includes('?') ? '?…' : ''}`;
+    } catch {
+      return found;
+    }
+  });
+  const secrets = Object.entries(env)
+    .filter(([name, value]) => secretName.test(name) && value !== undefined && value.length >= minSecretLength)
+    .map(([, value]) => value!)
+    .sort((a, b) => b.length - a.length);
+  return secrets.reduce((current, secret) => current.split(secret).join('***'), urlsCut);
 }

@@ -7,9 +7,9 @@ import { connect, ensureWorkerServes } from '../connect';
 import { LineQueue } from '../line-queue';
 import { MessageNotAnsweredError, sendMessage } from '../../client/send-message';
 import { startAgent, type AgentWorkflow } from '../../client/start-agent';
-import { UsageError } from '../help';
+import { programName, UsageError } from '../help';
 import { batchSessionProblem } from '../../core/batch-settings';
-import { runLink } from '../web-ui';
+import { embeddedServerClosing, runLink } from '../web-ui';
 import { RunFollower } from '../follow-run';
 import { StreamRenderer } from '../stream-renderer';
 import { printable } from '../terminal-text';
@@ -146,6 +146,7 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
     follower?.stop();
     process.off('SIGINT', onCtrlC);
     lines.close();
+    if (session.embedded) output.info(embeddedServerClosing(programName));
     await session.close();
   }
 }

@@ -10,8 +10,8 @@ import { statusExitCodes } from '../exit-codes';
 import { interrupted, InterruptListener, untilInterrupted } from '../interrupt';
 import { LineQueue } from '../line-queue';
 import { startAgent } from '../../client/start-agent';
-import { UsageError } from '../help';
-import { runLink } from '../web-ui';
+import { programName, UsageError } from '../help';
+import { embeddedServerClosing, runLink } from '../web-ui';
 import { RunFollower } from '../follow-run';
 import { StreamRenderer } from '../stream-renderer';
 import { printable } from '../terminal-text';
@@ -51,8 +51,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
 
     if (values.detach) {
       interrupt.close();
-      if (session.embedded)
-        output.info('note: the embedded server stops with this command; the run resumes the next time it starts');
+      if (session.embedded) output.info('note: the run resumes the next time the embedded server starts');
       output.result(values.json ? JSON.stringify({ ...ids, status: 'running' }) : handle.workflowId);
       return 0;
     }
@@ -118,6 +117,8 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     else output.result(printable(outcome.answer));
     return statusExitCodes[outcome.status];
   } finally {
+    // The link printed above dies with the server this command started: say so, and how to keep it.
+    if (session.embedded) output.info(embeddedServerClosing(programName));
     await session.close();
   }
 }

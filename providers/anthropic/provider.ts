@@ -14,6 +14,8 @@ export const anthropicProvider = defineProvider({
   checkEnvironment(env) {
     if (!env.ANTHROPIC_API_KEY) throw new ConfigurationError('ANTHROPIC_API_KEY is not set in the worker environment');
   },
+  // The SDK's default unless ANTHROPIC_BASE_URL says otherwise, as call-anthropic.ts builds its client.
+  endpoint: (env) => env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com',
   async preload() {
     await loadAnthropic();
   },

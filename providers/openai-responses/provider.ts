@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../../core/errors';
 import { defineProvider } from '../define-provider';
 import { openaiPromptCacheProblem } from '../openai/prompt-cache';
-import { checkOpenAIEnvironment, loadOpenAI } from '../openai/client';
+import { checkOpenAIEnvironment, loadOpenAI, openaiEndpoint } from '../openai/client';
 import type { Response } from 'openai/resources/responses/responses';
 import { batchAnswer, openaiBatch } from '../openai/batch';
 import { callOpenAIResponses } from './call-openai-responses';
@@ -20,6 +20,7 @@ export const openaiResponsesProvider = defineProvider({
     const problem = checkOpenAIEnvironment(env);
     if (problem) throw new ConfigurationError(problem);
   },
+  endpoint: openaiEndpoint,
   async preload() {
     await loadOpenAI();
   },

@@ -26,6 +26,11 @@ const clients = new ClientCache<OpenAI>();
  */
 export const loadOpenAI = loadOnce(() => import('openai'));
 
+/** Where both OpenAI providers' calls go: OPENAI_BASE_URL, else the SDK's default. */
+export function openaiEndpoint(env: NodeJS.ProcessEnv): string {
+  return env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
+}
+
 /** What both OpenAI providers need of the worker's environment. */
 export function checkOpenAIEnvironment(env: NodeJS.ProcessEnv): string | undefined {
   return !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL

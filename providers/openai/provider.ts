@@ -5,7 +5,7 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { batchAnswer, openaiBatch } from './batch';
 import { callOpenAI } from './call-openai';
 import { fromOpenAICompletion } from './convert-response';
-import { checkOpenAIEnvironment, loadOpenAI } from './client';
+import { checkOpenAIEnvironment, loadOpenAI, openaiEndpoint } from './client';
 import { openaiProviderName, prepareOpenAIRequest } from './prepare-request';
 
 /** OpenAI Chat Completions, or any compatible server (Ollama, vLLM, LM Studio) with OPENAI_BASE_URL. */
@@ -16,6 +16,7 @@ export const openaiProvider = defineProvider({
     const problem = checkOpenAIEnvironment(env);
     if (problem) throw new ConfigurationError(problem);
   },
+  endpoint: openaiEndpoint,
   async preload() {
     await loadOpenAI();
   },

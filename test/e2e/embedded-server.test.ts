@@ -42,6 +42,9 @@ it('starts the embedded server when no address is set, stops it at the end, and 
   const result = lastJsonLine(run.stdout);
   expect(result).toMatchObject({ status: 'completed', answer: 'answered on the embedded server' });
   expect(existsSync(stateFile)).toBe(true);
+  // The link it printed dies with the server: it says so, and how to keep one (agent dev: dev-command.test.ts).
+  expect(run.stderr).toContain('the embedded Temporal server stops with this command, and the Web UI link with it');
+  expect(run.stderr).toContain('npm run agent -- dev');
   // The CLI stopped the server it started.
   expect(await portAccepts(7233)).toBe(false);
 
