@@ -1,7 +1,11 @@
+import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { startAgent } from '../../client/start-agent';
+import { sendMessage } from '../../client/send-message';
 import { collect, runCli, spawnCli } from '../support/cli';
 import { openaiReply } from '../support/fake-model-server';
-import { taskBuilds } from '../support/deployment-workers';
+import { setCurrentVersion, taskBuilds, WorkerProcesses } from '../support/deployment-workers';
 import { fetchEvents } from '../support/history';
 import { uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
@@ -15,6 +19,8 @@ import { waitFor } from '../support/wait-for';
 const bed = useTestBed();
 jest.setTimeout(180_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
+const workers = new WorkerProcesses(() => bed.server.providerEnv);
+afterAll(() => workers.stopAll());
 
 /** The build ids the server knows in this worker deployment; none when it has never heard of it. */
 async function deploymentBuilds(client: Client, deploymentName: string): Promise<string[]> {
@@ -90,4 +96,47 @@ it('refuses an AGENT_CLI_WORKER_VERSIONING that is neither 1 nor 0', async () =>
   });
   expect(run.code).not.toBe(0);
   expect(run.stderr).toContain('AGENT_CLI_WORKER_VERSIONING is "yes"');
+});
+
+it("leaves a versioned session's task to its deployment when no worker of the deployment answers", async () => {
+  const { client } = bed.environment;
+  const deploymentName = `shell-fallback-${Date.now()}`;
+  const taskQueue = uniqueTaskQueue('cli-fallback');
+  const workerEnv = {
+    AGENT_TASK_QUEUE: taskQueue,
+    AGENT_DEPLOYMENT_NAME: deploymentName,
+    AGENT_BUILD_ID: 'v2',
+    AGENT_DEFINITIONS: path.join(__dirname, '..', 'fixtures', 'versioning', 'build-named-agents.ts'),
+  };
+  const v2 = await workers.start(workerEnv);
+  await setCurrentVersion(deploymentName, 'v2');
+  bed.server.enqueue(openaiReply({ content: 'first' }));
+  const session = await startAgent(client, { agent: 'versioned', session: {}, workspace: bed.workspace }, { taskQueue });
+  expect((await sendMessage(session, 'hello')).answer).toBe('first');
+
+  // v2's worker is gone (the server still lists it for a while): `agent send` finds no worker to answer its query
+  // within 5 s and runs one of its own, unversioned although the shell names the deployment and v2.
+  await workers.stop(v2);
+  bed.server.enqueue(openaiReply({ content: 'answered by v2 again' }));
+  const send = spawnCli(['send', session.workflowId, 'anyone there?'], shellOf(deploymentName, taskQueue), { stdin: 'ignore' });
+  let stderr = '';
+  send.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const sent = collect(send);
+  await waitFor('agent send to run a worker of its own', () => stderr.includes('does not join worker deployment'), {
+    timeoutMs: 60_000,
+  });
+  expect(stderr).toContain('no worker answered within 5s');
+
+  // That worker takes nothing of the session: v2 answers once a worker of v2 polls again.
+  await workers.start(workerEnv);
+  expect(await sent).toMatchObject({ code: 0, stdout: 'answered by v2 again\n' });
+  const events = await fetchEvents(client, session.workflowId);
+  expect(new Set(taskBuilds(events))).toEqual(new Set(['v2']));
+  // No workflow task was completed by the CLI's process (a worker's identity is `<pid>@<host>`).
+  const completedBy = events.flatMap((event) => event.workflowTaskCompletedEventAttributes?.identity ?? []);
+  expect(completedBy.filter((identity) => identity.startsWith(`${send.pid}@`))).toEqual([]);
+  const { raw } = await session.describe();
+  expect(raw.workflowExecutionInfo?.versioningInfo?.behavior).toBe(
+    temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE,
+  );
 });
