@@ -12,6 +12,7 @@ import { cliWorkspaceRoot } from './check-run';
 import { portAccepts } from './dev-server/free-port';
 import { startEmbeddedServer, takePrestartedServer } from './dev-server/embedded-server';
 import { cliRegistry } from './registry';
+import { ownWorkerVersioning } from './own-worker-versioning';
 import { cliRetryInterceptors } from './grpc-retry';
 import { webUiBase } from './web-ui';
 import { timingMark } from '../telemetry/startup-timing';
@@ -87,7 +88,10 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
     const startWorker = async (reason: string) => {
       if (workerStarted) return;
       workerStarted = true;
+      // Unversioned unless told: a shell's AGENT_DEPLOYMENT_NAME must not make this command a production build.
+      const { versioning, note } = ownWorkerVersioning(process.env);
       if (reason) options.log(reason);
+      if (note) options.log(note);
       // The CLI's stderr is for the agent's progress; the in-process worker only reports problems. No shutdown
       // signals: the commands handle Ctrl-C themselves (in a chat it interrupts a turn, and the worker must stay
       // up to run what follows), and close() shuts the worker down.
@@ -103,6 +107,7 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
         taskQueue,
         workspaceRoot,
         registry: cliRegistry(),
+        versioning,
         // Bundling the workflows takes seconds; the CLI keeps the bundle between runs (rebuilt when its sources change).
         workflowBundleCache: path.join(cacheDirectory(), 'workflow-bundles'),
       });

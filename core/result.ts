@@ -101,6 +101,12 @@ export interface AgentStatusSnapshot {
    * turn's own count, which `maxIterations` bounds, is its reply's `iterations` and the stream's `reply.iteration`.
    */
   iteration: number;
+  /** The current (or last) turn: 1 in a one-shot run, the message being answered in a session; 0 before the first. */
+  turn: number;
+  /** Model calls of the current (or last) turn so far: README's iteration, what the Web UI labels show. */
+  turnIteration: number;
+  /** Model calls of the agent that has the conversation since a handoff in this turn passed it on (none without one). */
+  agentIteration?: number;
   /** The iteration limit of a turn for the agent that has the conversation. */
   maxIterations: number;
   toolCallsInFlight: string[];

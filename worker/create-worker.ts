@@ -11,6 +11,7 @@ import { cachedWorkflowBundle } from './bundle-cache';
 import { defaultWorkspaceRoot, workflowCacheSize } from './settings';
 import { sharedWorkflowModules } from './shared-workflow-modules';
 import type { ProviderQueues } from './provider-queues';
+import type { WorkerVersioning } from './versioning';
 
 export { workflowsPath } from './agent-plugin';
 
@@ -46,6 +47,11 @@ export interface AgentWorkerOptions extends Definitions {
    * (worker/provider-queues.ts); this worker polls those queues too. Default: AGENT_PROVIDER_QUEUES of `env`.
    */
   providerQueues?: ProviderQueues;
+  /**
+   * Worker Versioning (worker/versioning.ts): default AGENT_DEPLOYMENT_NAME and AGENT_BUILD_ID of `env`; `false`
+   * polls unversioned whatever the environment says (the CLI's own worker, unless told: cli/own-worker-versioning.ts).
+   */
+  versioning?: WorkerVersioning | false;
   /** Extra worker options, e.g. maxCachedWorkflows: 0 to force replay in tests. */
   overrides?: Partial<WorkerOptions>;
 }

@@ -42,12 +42,12 @@ import { RunStatus, type StatusSources } from './run-status';
 import { carry, checkpoint, initialState, rollBack, type AgentState, type TurnInProgress } from './state';
 import { Turn, type TurnParts } from './turn';
 import { TurnScope } from './turn-scope';
+import { prepareRunSummary } from './summaries';
 import { carriedRunAttributes, currentBuild, movedToAnotherBuild } from './versioning';
 
-const { prepareRun } = proxyActivities<CoreActivities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 3 },
-});
+/** prepareRun, with the Web UI's summary of what it prepares (every activity the run starts names what it does). */
+const prepareRunNamed = (summary: string) =>
+  proxyActivities<CoreActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 }, summary }).prepareRun;
 
 /** The patch that replaced a timer per awaited message with the session's IdleClock. */
 export const idleClockPatch = 'session-idle-clock';
@@ -178,7 +178,7 @@ export class AgentRun implements StatusSources {
     const { input } = this;
     const { model, systemPrompt, tools, maxIterations, modelSettings } = input;
     try {
-      this.setup = await prepareRun({
+      this.setup = await prepareRunNamed(prepareRunSummary(input.agent, model))({
         agent: input.agent,
         overrides: { model, systemPrompt, tools, maxIterations, modelSettings },
         workspace: input.workspace,

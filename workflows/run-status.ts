@@ -4,6 +4,7 @@ import type { ResolvedAgentInput } from '../core/input';
 import { defaultAgentName } from '../core/limits';
 import type { AgentStatusSnapshot, PendingApproval } from '../core/result';
 import { addUsage, zeroUsage, type Usage } from '../core/usage';
+import type { TurnInProgress } from './state';
 
 type Phase = Exclude<AgentStatusSnapshot['phase'], 'awaiting_approval'>;
 
@@ -22,8 +23,10 @@ export interface StatusSources {
  *
  * `iteration` counts the model calls of every turn of the run (and of the runs
  * before it in a session): it is what the run's result reports as `iterations`.
- * A turn's own count, which the turn limit bounds, is the turn's (TurnReply's
- * `iterations`, the stream's `reply.iteration`).
+ * A turn's own count, which the turn limit bounds, is the turn's progress
+ * (TurnReply's `iterations`, the stream's `reply.iteration`): the status reads it
+ * from the turn, and the Web UI's labels and current details show that one
+ * (README: an iteration is one model call within a turn).
  */
 export class RunStatus {
   private phase: Phase = 'starting';
@@ -33,6 +36,8 @@ export class RunStatus {
   private runUsage: Usage;
   private currentTurnUsage: Usage;
   private turnCount: number;
+  /** The current (or last) turn: its number and its progress, which the turn counts in and continue-as-new carries. */
+  private turn: { number: number; progress: Pick<TurnInProgress, 'iteration' | 'agentIterations'> } | undefined;
 
   constructor(
     private readonly input: ResolvedAgentInput,
@@ -69,9 +74,23 @@ export class RunStatus {
     return this.turnCount;
   }
 
-  /** A turn begins (or goes on after continue-as-new, with what it spent so far), under this agent's limit. */
-  turnStarted(usage: Usage, maxIterations: number): void {
-    this.currentTurnUsage = usage;
+  /** The current (or last) turn's number: 1 for a one-shot run, the message's for a session. 0 before the first. */
+  get turnNumber(): number {
+    return this.turn?.number ?? 0;
+  }
+
+  /** Model calls of the current (or last) turn: an iteration as README defines it. */
+  get turnIteration(): number {
+    return this.turn?.progress.iteration ?? 0;
+  }
+
+  /**
+   * A turn begins (or goes on after continue-as-new, with what it spent so far), under this agent's limit. `progress`
+   * is the turn's own, read live: the turn counts its iterations there.
+   */
+  turnStarted(progress: Pick<TurnInProgress, 'iteration' | 'agentIterations' | 'usage'>, maxIterations: number): void {
+    this.turn = { number: this.turnCount + 1, progress };
+    this.currentTurnUsage = progress.usage;
     this.maxIterationCount = maxIterations;
   }
 
@@ -127,6 +146,11 @@ export class RunStatus {
       phase: pendingApprovals.length > 0 && this.phase === 'running_tools' ? 'awaiting_approval' : this.phase,
       agent: this.agent(),
       iteration: this.iterationCount,
+      turn: this.turnNumber,
+      turnIteration: this.turnIteration,
+      ...(this.turn && this.turn.progress.agentIterations !== this.turn.progress.iteration
+        ? { agentIteration: this.turn.progress.agentIterations }
+        : {}),
       maxIterations: this.maxIterationCount,
       toolCallsInFlight: this.inFlight,
       usage: this.runUsage,
@@ -147,7 +171,7 @@ export class RunStatus {
 export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSnapshot, model: string): string {
   const agent = status.agent === defaultAgentName ? '' : ` · agent \`${status.agent}\``;
   const lines = [
-    `**${status.phase.replace(/_/g, ' ')}** · iteration ${status.iteration} of ${status.maxIterations}${agent} · model \`${model}\``,
+    `**${status.phase.replace(/_/g, ' ')}**${turnProgress(input, status)}${agent} · model \`${model}\``,
     `tokens: ${status.usage.inputTokens} in / ${status.usage.outputTokens} out${status.usage.reasoningTokens ? ` (${status.usage.reasoningTokens} of them thinking)` : ''}${status.usage.costUsd !== undefined || status.usage.unpricedCalls ? ` · spent ${describeCost(status.usage)}` : ''}`,
   ];
   if (input.session) lines.push(`session: ${status.turns} message(s) answered, ${status.queuedMessages} queued`);
@@ -159,6 +183,22 @@ export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSna
     lines.push(`awaiting approval${by} · call \`${request.id}\`\n\n${fenced(request.description ?? request.summary)}`);
   }
   return lines.join('\n\n');
+}
+
+/**
+ * ` · turn 3 · iteration 1 of 20`: the turn's own count against the limit that bounds it (README's iteration). The
+ * turn number only in a session (a one-shot run has one turn); after a handoff in the turn, the limit bounds the
+ * calls of the agent that got it, so those are told apart: ` · iteration 7 · 2 of 20 since the handoff`. Nothing
+ * before the first turn.
+ */
+function turnProgress(input: ResolvedAgentInput, status: AgentStatusSnapshot): string {
+  if (status.turn === 0) return '';
+  const turn = input.session ? ` · turn ${status.turn}` : '';
+  const limit =
+    status.agentIteration === undefined
+      ? ` of ${status.maxIterations}`
+      : ` · ${status.agentIteration} of ${status.maxIterations} since the handoff`;
+  return `${turn} · iteration ${status.turnIteration}${limit}`;
 }
 
 /** Text in a Markdown code block whose fence is longer than any run of backticks inside it. */

@@ -31,13 +31,21 @@ export function toolCallSummary(
   return clip(visible(target !== undefined ? `${call.name} ${target}` : call.name));
 }
 
+/** Where a model call stands: its iteration within the turn (README), and the turn's number where a run has several. */
+export interface ModelCallPosition {
+  iteration: number;
+  /** A session's turn (the message answered); left out for a one-shot run, which has one. */
+  turn?: number;
+}
+
 /**
- * `openai:gpt-4o-mini turn 3`; `researcher · anthropic:claude-haiku-4-5 turn 2` for an agent other than the
- * default; `… turn 2 · thinking 2048` or `… · effort high` when the call may think (how much, never what).
+ * `openai:gpt-4o-mini iteration 2` in a one-shot run; `openai:gpt-4o-mini turn 3 · iteration 1` in a session;
+ * `researcher · anthropic:claude-haiku-4-5 iteration 2` for an agent other than the default; `… · thinking 2048`
+ * or `… · effort high` when the call may think (how much, never what). The iteration counts within the turn.
  */
 export function modelCallSummary(
   agent: { name: string; model: string; modelSettings?: ModelSettings },
-  iteration: number,
+  position: ModelCallPosition,
 ): string {
   const settings = agent.modelSettings ?? {};
   const thinking = [
@@ -46,7 +54,16 @@ export function modelCallSummary(
   ]
     .filter(Boolean)
     .join('');
-  return `${agent.name === defaultAgentName ? '' : `${agent.name} · `}${agent.model} iteration ${iteration}${thinking}`;
+  const turn = position.turn === undefined ? '' : ` turn ${position.turn} ·`;
+  return `${agent.name === defaultAgentName ? '' : `${agent.name} · `}${agent.model}${turn} iteration ${position.iteration}${thinking}`;
+}
+
+/**
+ * `prepare agent default`, `prepare agent researcher · openai:gpt-4o-mini` when the run names its own model: the
+ * setup activity (the agent's definition checked, with the run's overrides).
+ */
+export function prepareRunSummary(agent: string, model?: string): string {
+  return clip(visible(`prepare agent ${agent}${model ? ` · ${model}` : ''}`));
 }
 
 export function clip(text: string, limit = maxSummaryChars): string {

@@ -110,7 +110,7 @@ export class Turn {
 
   async run(): Promise<TurnOutcome> {
     const { state, status } = this.parts;
-    status.turnStarted(this.start.usage, this.agent.maxIterations);
+    status.turnStarted(this.progress, this.agent.maxIterations);
 
     // The previous run continued as new while a tool round waited for approval: that round goes on first.
     const { openRound } = this.start;
@@ -222,8 +222,12 @@ export class Turn {
     status.enter('calling_model');
     const current = this.agent;
     const call = stream.nextCallId();
+    // The turn's own count (README's iteration). The reflection call after the limit is not an iteration of its
+    // own: it carries the last one's number.
+    const iteration = Math.max(1, this.progress.iteration);
     const reply = callModel(input, state, {
-      label: modelCallSummary(current, status.iteration),
+      // The turn's number only where a run has several: a session.
+      label: modelCallSummary(current, { iteration, ...(input.session && { turn: status.turnNumber }) }),
       agent: this.budget === undefined ? current : withBoundedOutput(current),
       tools: offeredToolNames(current, { subagents: this.maySpawn }),
       toolChoice,
@@ -232,8 +236,7 @@ export class Turn {
       // Only runs that asked for it get the text as it is written; every run gets each reply whole.
       ...(input.stream && { streamAs: call }),
     });
-    // The reflection call after the limit is not an iteration of its own: it carries the last one's number.
-    return { call, agent: current.name, model: current.model, iteration: Math.max(1, this.progress.iteration), reply };
+    return { call, agent: current.name, model: current.model, iteration, reply };
   }
 
   private takeReply(asked: AskedModel, response: ModelCallResult): ModelCallResult {

@@ -5,6 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { AgentInput } from '../../core/resolve-input';
 import { startAgent, type AgentHandle } from '../../client/start-agent';
+import { sendMessage } from '../../client/send-message';
 import { agentDataConverter } from '../../storage/data-converter';
 import { defineAgent } from '../../agents/define-agent';
 import { builtInTools } from '../../tools';
@@ -70,6 +71,7 @@ function ref(handle: AgentHandle): RunRef {
 
 let finished: AgentHandle;
 let running: AgentHandle;
+let session: AgentHandle;
 let withSubagent: AgentHandle;
 let gate: string;
 
@@ -137,6 +139,17 @@ beforeAll(async () => {
   ]);
   await withSubagent.result();
 
+  // A session three turns in: turns 1 and 2 call the model twice each (a tool, then the answer), turn 3 once.
+  const readAlpha = (id: string) => openaiReply({ toolCalls: [{ id, name: 'read_file', arguments: { path: 'alpha.txt' } }] });
+  session = await startRun('ui-session', { session: {}, tools: ['read_file'] }, [
+    readAlpha('t1'),
+    openaiReply({ content: 'one' }),
+    readAlpha('t2'),
+    openaiReply({ content: 'two' }),
+    openaiReply({ content: 'three' }),
+  ]);
+  for (const message of ['first', 'second', 'third']) await sendMessage(session, message);
+
   // Held on its second turn by a tool that waits for the gate file.
   gate = path.join(scratch, 'gate');
   running = await startRun('ui-running', { prompt: 'Read beta.txt, then run the long job', tools: ['read_file', 'slow_step'] }, [
@@ -153,6 +166,7 @@ afterAll(async () => {
   await browser?.close();
   if (gate) await writeFile(gate, '');
   await running?.result().catch(() => undefined);
+  await session?.signal('endSession').catch(() => undefined);
   worker?.shutdown();
   await workerRunning;
   await nativeConnection?.close();
@@ -178,6 +192,7 @@ describe('a finished run', () => {
   it('names each activity by what it did', async () => {
     await ui.open(ref(finished), 'user-metadata');
     const expected = [
+      `Activity prepare agent default · ${model} Completed`,
       `Activity ${model} iteration 1 Completed`,
       'Activity read_file alpha.txt Completed',
       `Activity ${model} iteration 2 Completed`,
@@ -210,6 +225,27 @@ describe('a finished run', () => {
   });
 });
 
+describe('a session', () => {
+  it('labels each model call by its turn and its iteration within the turn, and the current details likewise', async () => {
+    await ui.open(ref(session), 'user-metadata');
+    const events = [
+      `Activity prepare agent default · ${model} Completed`,
+      `Activity ${model} turn 1 · iteration 1 Completed`,
+      'Activity read_file alpha.txt Completed',
+      `Activity ${model} turn 1 · iteration 2 Completed`,
+      `Activity ${model} turn 2 · iteration 1 Completed`,
+      'Activity read_file alpha.txt Completed',
+      `Activity ${model} turn 2 · iteration 2 Completed`,
+      `Activity ${model} turn 3 · iteration 1 Completed`,
+    ];
+    expect(await ui.eventsWithMetadata(sameRows(events))).toEqual(events);
+    const current = await ui.markdownUnder('Current Details', including('waiting for message'));
+    expect(current).toContain(`waiting for message · turn 3 · iteration 1 of 20 · model ${model}`);
+    expect(current).toContain('session: 3 message(s) answered');
+    await ui.browser.screenshot('session-user-metadata');
+  });
+});
+
 describe('a run with a subagent', () => {
   it("lists the subagent's child workflow under Relationships, and the child names its parent", async () => {
     await ui.open(ref(withSubagent), 'relationships');
@@ -239,6 +275,7 @@ describe('a running run', () => {
     expect(current).toContain(`running tools · iteration 2 of 20 · model ${model}`);
     expect(current).toContain('tools running: slow_step long job');
     const events = [
+      `Activity prepare agent default · ${model} Completed`,
       `Activity ${model} iteration 1 Completed`,
       'Activity read_file beta.txt Completed',
       `Activity ${model} iteration 2 Completed`,

@@ -52,7 +52,7 @@ it('gives the Web UI a task summary, run details, activity summaries and live cu
 
   const summaries = scheduledActivities(await fetchEvents(environment.client, workflowId)).map((activity) => activity.summary);
   expect(summaries).toEqual([
-    undefined,
+    'prepare agent default · openai:gpt-4o-mini',
     'openai:gpt-4o-mini iteration 1',
     'read_file alpha.txt',
     'openai:gpt-4o-mini iteration 2',
