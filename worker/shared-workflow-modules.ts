@@ -34,6 +34,7 @@ export const sharedWorkflowModules: readonly string[] = [
   '../core/tool-pairing',
   '../core/usage',
   '../core/visible-text',
+  '../core/workspace-path',
 ].map((module) => require.resolve(module));
 
 /** Bundle options with the shared modules preloaded (beside any the options already preload). */
