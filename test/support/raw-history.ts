@@ -7,9 +7,17 @@ export interface RawHistory {
   /** The history's protobuf bytes, as the server stores and serves them. */
   bytes: Buffer;
   events: temporal.api.history.v1.IHistoryEvent[];
-  /** Every payload anywhere in the history: inputs, results, summaries, details, queries' answers recorded in events. */
+  /**
+   * Every payload anywhere in the history (inputs, results, summaries, details, queries' answers recorded in events),
+   * except those Temporal keeps in the clear by design, and which name our code, not anything of the user's: the
+   * patch markers Core records for `patched()`, and search attributes (the server indexes them; `patched()` upserts
+   * `TemporalChangeVersion`).
+   */
   payloads: Payload[];
 }
+
+/** The marker Core records for `patched()`. */
+const patchMarkerName = 'core_patch';
 
 /**
  * A run's history exactly as Temporal holds it, read by a client with the
@@ -20,15 +28,19 @@ export async function fetchRawHistory(connection: Connection, workflowId: string
   return {
     bytes: Buffer.from(temporal.api.history.v1.History.encode(history).finish()),
     events: history.events ?? [],
-    payloads: collectPayloads(history),
+    payloads: collectPayloads(
+      (history.events ?? []).filter((event) => event.markerRecordedEventAttributes?.markerName !== patchMarkerName),
+      [],
+      new Set(['searchAttributes']),
+    ),
   };
 }
 
 /** Walks any protobuf message object and returns the values shaped like a Payload (metadata map plus data bytes). */
-export function collectPayloads(message: unknown, found: Payload[] = []): Payload[] {
+export function collectPayloads(message: unknown, found: Payload[] = [], skippedKeys = new Set<string>()): Payload[] {
   if (message === null || typeof message !== 'object' || ArrayBuffer.isView(message)) return found;
   if (Array.isArray(message)) {
-    for (const item of message) collectPayloads(item, found);
+    for (const item of message) collectPayloads(item, found, skippedKeys);
     return found;
   }
   const candidate = message as Record<string, unknown>;
@@ -36,7 +48,7 @@ export function collectPayloads(message: unknown, found: Payload[] = []): Payloa
     found.push(candidate as Payload);
     return found;
   }
-  for (const value of Object.values(candidate)) collectPayloads(value, found);
+  for (const [key, value] of Object.entries(candidate)) if (!skippedKeys.has(key)) collectPayloads(value, found, skippedKeys);
   return found;
 }
 

@@ -445,7 +445,9 @@ it('traces nothing with tracing: false, whatever the environment says (an app th
 
 describe('bad tracing settings', () => {
   it('stop the CLI before it starts a run, naming the variable', async () => {
-    const run = await runCli(['run', 'hello', '--json'], {
+    // A workspace the run could use, so that the tracing variable is the only thing wrong with it.
+    const workspace = await makeWorkspace({});
+    const run = await runCli(['run', 'hello', '--workspace', workspace, '--json'], {
       ...server.providerEnv,
       OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
     });
