@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
-import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
+import { WorkflowStreamClient } from '../../vendor/workflow-streams/client';
 import { z } from 'zod';
 import { startAgent } from '../../client/start-agent';
 import { defaultMaxToolCallsPerReply } from '../../core/limits';
