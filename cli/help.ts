@@ -1,6 +1,6 @@
 import { AgentError } from '../core/errors';
 
-export const helpText = `Usage: npm run agent -- <command> [options]
+export const helpText = `Usage: durable-agent <command> [options]   (in the durable-agent repository: npm run agent -- <command>)
 
 Commands:
   run "<prompt>"         start an agent and follow it until it answers
@@ -59,6 +59,9 @@ Commands:
   approve <workflow-id> [--call CALL_ID]                 let a tool call waiting for approval run (all waiting, without --call)
   deny <workflow-id> [--call CALL_ID] [--reason TEXT]    do not run it; the model is told why
   interrupt <workflow-id>                                end the current turn at once; the session goes on
+  init [DIR]             make a project in DIR (default: here; new or empty): an agent with a tool, a client script,
+                         tests with durable-agent/testing, and the scripts worker, agent and test
+  worker                 run a worker: polls the task queue (AGENT_TASK_QUEUE) until Ctrl-C
   codec-server           decrypt payloads for the Web UI and the temporal CLI (needs AGENT_ENCRYPTION_KEYS)
       --port N                 port to listen on (default: 8888; 0 picks a free one)
       --host ADDR              address to listen on (default: 127.0.0.1)
