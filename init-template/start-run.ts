@@ -11,7 +11,8 @@ async function main(): Promise<void> {
     const client = new Client({ connection, dataConverter: agentDataConverter() });
     const run = await startAgent(
       client,
-      { agent: 'support', prompt },
+      // The directory its file tools may use (this agent has none): here, inside the worker's AGENT_WORKSPACE_ROOT.
+      { agent: 'support', prompt, workspace: process.cwd() },
       { taskQueue: process.env.AGENT_TASK_QUEUE || 'durable-agent' },
     );
     console.error(`started ${run.workflowId}; a refund waits for: npm run agent -- approve ${run.workflowId}`);
