@@ -39,8 +39,11 @@ for script in temporal:cli minio:install otelcol:install stack:install; do
   npm run -s "$script" || failed+=("$script")
 done
 if [ ${#failed[@]} -gt 0 ]; then
-  command -v go >/dev/null || missing+=("Go 1.24 or later, which builds them (${failed[*]}): https://go.dev/doc/install, then: npm run setup")
-  command -v go >/dev/null && missing+=("npm run ${failed[*]} failed (above): run them again once the cause is fixed")
+  if command -v go >/dev/null; then
+    missing+=("npm run ${failed[*]} failed (above): run them again once the cause is fixed")
+  else
+    missing+=("Go, which builds them (${failed[*]}): https://go.dev/doc/install, then: npm run setup")
+  fi
 fi
 
 if command -v java >/dev/null && command -v mvn >/dev/null; then
