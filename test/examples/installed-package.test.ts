@@ -2,7 +2,15 @@ import { spawn } from 'node:child_process';
 import { readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { openaiReply } from '../support/fake-model-server';
-import { emptyDirectory, npmOf, packThisCheckout, run, shellEnvironment, succeeded } from '../support/packed-install';
+import {
+  emptyDirectory,
+  npmOf,
+  packThisCheckout,
+  removeMadeDirectories,
+  run,
+  shellEnvironment,
+  succeeded,
+} from '../support/packed-install';
 import { uniqueTaskQueue } from '../support/temporal';
 import { ensureTestServer } from '../support/test-server/find-test-server';
 import { useTestBed } from '../support/test-bed';
@@ -37,6 +45,7 @@ beforeAll(async () => {
   initFrom = await emptyDirectory('app');
   succeeded('npm install durable-agent', await run('npm', ['install', '--no-audit', '--no-fund', tarball], initFrom));
 });
+afterAll(() => removeMadeDirectories());
 
 describe.each(npmMajors)('with npm %i', (npmMajor) => {
   const npm = npmOf(npmMajor);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { collect, type CliResult } from './cli';
@@ -32,12 +32,21 @@ export function succeeded(what: string, result: CliResult): CliResult {
   return result;
 }
 
+/** The directories made here: a pack and an install with its projects take about a gigabyte of disk. */
+const made: string[] = [];
+
+/** Removes every directory packThisCheckout and emptyDirectory made. */
+export async function removeMadeDirectories(): Promise<void> {
+  await Promise.all(made.splice(0).map((directory) => rm(directory, { recursive: true, force: true })));
+}
+
 /**
  * Packs this checkout as `npm publish` would (prepack builds dist/ and the chat page) into a new directory, and
  * returns the tarball's path: what a user installs from the registry.
  */
 export async function packThisCheckout(): Promise<string> {
   const destination = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-pack-'));
+  made.push(destination);
   succeeded('npm pack', await run('npm', ['pack', '--pack-destination', destination], root));
   const [tarball] = (await readdir(destination)).filter((name) => name.endsWith('.tgz'));
   return path.join(destination, tarball);
@@ -45,7 +54,9 @@ export async function packThisCheckout(): Promise<string> {
 
 /** A new empty directory, as a user makes one for an app. */
 export async function emptyDirectory(name: string): Promise<string> {
-  const directory = path.join(await mkdtemp(path.join(os.tmpdir(), 'durable-agent-app-')), name);
+  const parent = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-app-'));
+  made.push(parent);
+  const directory = path.join(parent, name);
   await mkdir(directory);
   return directory;
 }
