@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigurationError } from '../core/errors';
 
@@ -37,6 +37,16 @@ function manifest(directory: string): { version?: string; dependencies?: Record<
   };
 }
 
+/** The directories of the @temporalio packages in `base`'s node_modules. */
+function temporalPackagesIn(base: string): string[] {
+  const scope = path.join(base, 'node_modules', '@temporalio');
+  try {
+    return readdirSync(scope).map((name) => realpathSync(path.join(scope, name)));
+  } catch {
+    return [];
+  }
+}
+
 /** The app that installed durable-agent: the directory holding the node_modules it lies in (none in the repository). */
 function appRoot(packageRoot: string): string | undefined {
   const parent = path.dirname(packageRoot);
@@ -59,12 +69,22 @@ export function singletonCopies(packageRoot: string): Map<string, Copy[]> {
   };
   const temporal = Object.keys(manifest(packageRoot).dependencies ?? {}).filter((name) => name.startsWith('@temporalio/'));
   for (const name of singletons) note(name, packageRoot, 'durable-agent');
+  /** What a Temporal package loads of the singletons: those it depends on, as Node finds them from it. */
+  const noteDependencies = (directory: string, user: string) => {
+    const dependsOn = manifest(directory).dependencies ?? {};
+    for (const name of singletons) if (name in dependsOn) note(name, directory, user);
+  };
   for (const dependency of temporal) {
     const directory = findPackage(dependency, packageRoot);
-    if (directory) for (const name of singletons) note(name, directory, dependency);
+    if (directory) noteDependencies(directory, dependency);
   }
   const app = appRoot(packageRoot);
   if (app) for (const name of singletons) note(name, app, 'your app');
+  // Every Temporal package installed beside durable-agent or inside it (the app's own @temporalio/workflow-streams,
+  // say), with the copies npm nested under it: the import that loads one of them loads those copies.
+  for (const base of app ? [app, packageRoot] : [packageRoot]) {
+    for (const directory of temporalPackagesIn(base)) noteDependencies(directory, `@temporalio/${path.basename(directory)}`);
+  }
   return new Map([...copies].map(([name, found]) => [name, [...found.values()]]));
 }
 

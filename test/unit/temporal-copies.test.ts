@@ -43,7 +43,10 @@ it('names the overrides when a package pins an older @temporalio/proto and commo
   const durableAgent = await installedApp();
   // @temporalio/workflow-streams 1.23.0 pinned its Temporal packages exactly: npm nested its own copies under it.
   const streams = path.join('node_modules', '@temporalio', 'workflow-streams');
-  await place('.', '@temporalio/workflow-streams', '1.23.0', { '@temporalio/proto': '1.23.0' });
+  await place('.', '@temporalio/workflow-streams', '1.23.0', {
+    '@temporalio/proto': '1.23.0',
+    '@temporalio/common': '1.23.0',
+  });
   await place(streams, '@temporalio/proto', '1.23.0');
   await place(streams, '@temporalio/common', '1.23.0');
   await writeFile(
@@ -55,7 +58,7 @@ it('names the overrides when a package pins an older @temporalio/proto and commo
   );
 
   expect(() => checkOneTemporalCopy(durableAgent)).toThrow(
-    "durable-agent: this app has 2 copies of @temporalio/proto (1.24.0 for durable-agent, @temporalio/client, your app; 1.23.0 for @temporalio/workflow-streams), and 2 copies of @temporalio/common (1.24.0 for durable-agent, @temporalio/client, your app; 1.23.0 for @temporalio/workflow-streams); Temporal's packages cannot load two copies side by side. Add this to your app's package.json, then run npm install again:\n" +
+    "durable-agent: this app has 2 copies of @temporalio/proto (1.24.0 for durable-agent, @temporalio/client, your app, @temporalio/common; 1.23.0 for @temporalio/workflow-streams), and 2 copies of @temporalio/common (1.24.0 for durable-agent, @temporalio/client, your app; 1.23.0 for @temporalio/workflow-streams); Temporal's packages cannot load two copies side by side. Add this to your app's package.json, then run npm install again:\n" +
       '  "overrides": {"@temporalio/proto":"1.24.0","@temporalio/common":"1.24.0"}',
   );
 });
@@ -71,6 +74,18 @@ it("sees the app's own older copy when durable-agent's is nested under it", asyn
   );
   expect(() => checkOneTemporalCopy(durableAgent)).toThrow(
     '"overrides": {"@temporalio/proto":"1.24.0","@temporalio/common":"1.24.0"}',
+  );
+});
+
+it('finds the copies nested under a Temporal package the app installed itself, which durable-agent does not use', async () => {
+  const durableAgent = await installedApp();
+  // The app installed @temporalio/workflow-streams 1.23.0 (it pins its Temporal packages exactly): its import would
+  // load the nested 1.23.0 proto beside durable-agent's 1.24.0.
+  await place('.', '@temporalio/workflow-streams', '1.23.0', { '@temporalio/proto': '1.23.0' });
+  await place(path.join('node_modules', '@temporalio', 'workflow-streams'), '@temporalio/proto', '1.23.0');
+
+  expect(() => checkOneTemporalCopy(durableAgent)).toThrow(
+    /2 copies of @temporalio\/proto \(1\.24\.0 for durable-agent, .*; 1\.23\.0 for @temporalio\/workflow-streams\)/,
   );
 });
 
