@@ -18,7 +18,10 @@ WORKDIR /app
 # and swc to bundle the workflow code when the worker starts. The Temporal
 # native bridge ships prebuilt for linux x64 and arm64 (glibc), so nothing is compiled.
 COPY package.json package-lock.json ./
+# tsx is a dev dependency of the package (an installed durable-agent runs compiled JavaScript); this image runs the
+# TypeScript sources, so it adds tsx, at package.json's version, to the production dependencies.
 RUN npm ci --omit=dev --no-audit --no-fund \
+    && npm install --omit=dev --no-save --no-audit --no-fund "tsx@$(node -p "require('./package.json').devDependencies.tsx")" \
     && npm cache clean --force
 
 # What the worker loads, plus the CLI (cli/, client/) for the codec
@@ -39,6 +42,8 @@ COPY client ./client
 COPY cli ./cli
 # agent serve (the CLI's chat endpoint) loads the web handler.
 COPY web ./web
+COPY vendor ./vendor
+COPY install ./install
 
 # The file tools' workspace; docker-compose.yml mounts a host directory over it.
 RUN mkdir -p /workspace && chown node:node /workspace

@@ -8,6 +8,8 @@
  * agent as a child of your workflow). Every export is listed, one line each,
  * in docs/agents.md's reference (test/unit/exports-documented.test.ts).
  */
+// First: an app with two copies of a Temporal package fails here with the fix, not in protobufjs (install/).
+import './install/check-one-temporal-copy';
 export { defineAgent, type Agent, type AgentDefinition } from './agents/define-agent';
 export { createAgentRegistry, AgentRegistry, type Definitions } from './agents/registry';
 export { loadDefinitions } from './agents/load-definitions';

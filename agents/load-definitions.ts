@@ -5,12 +5,13 @@ import type { ModelProvider } from '../providers';
 import type { Tool } from '../tools';
 import { isAgent, type Agent } from './define-agent';
 import type { Definitions } from './registry';
+import { requireUserModule } from './require-user-module';
 
 /**
  * What the environment asks a worker to register beside the built-in agents,
  * tools and providers, by `npm run worker` and by the CLI alike: the MCP
  * servers of AGENT_MCP_CONFIG, and the user's definitions module named by
- * AGENT_DEFINITIONS (TypeScript or JavaScript; a relative path is taken from
+ * AGENT_DEFINITIONS (TypeScript or JavaScript, see require-user-module.ts; a relative path is taken from
  * the directory the command ran in): its exported `agents`, `tools` and
  * `providers` (arrays, or objects of values). A module that cannot be loaded,
  * or exports none of the three, or an MCP config that cannot be used, fails
@@ -27,7 +28,7 @@ function loadModule(env: NodeJS.ProcessEnv, from: string): Definitions {
   const file = path.resolve(from, named);
   let loaded: Record<string, unknown>;
   try {
-    loaded = require(file) as Record<string, unknown>;
+    loaded = requireUserModule(file);
   } catch (error) {
     throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: cannot load ${file}: ${(error as Error).message}`);
   }

@@ -1,7 +1,10 @@
 import { AgentError } from '../core/errors';
 
-/** How the CLI is started, as the usage lines show it. */
-export const programName = 'npm run agent --';
+/**
+ * How the CLI is started, as the usage lines show it: the package's command where it runs compiled (an app that
+ * installed the package), `npm run agent --` where it runs from this repository's TypeScript sources.
+ */
+export const programName = __filename.endsWith('.js') ? 'npx durable-agent' : 'npm run agent --';
 
 /** The flags `run`, `chat` and `serve` share (cli/commands/agent-flags.ts's agentOptions). */
 const agentFlags = `      --agent NAME             a registered agent (built-in or from AGENT_DEFINITIONS; see: agents)
@@ -114,6 +117,11 @@ ${agentFlags}`,
   interrupt: {
     summary: `interrupt <workflow-id>                                end the current turn at once; the session goes on`,
   },
+  init: {
+    summary: `init [DIR]             make a project in DIR (default: here; new or empty): an agent with a tool, a client script,
+                         tests with durable-agent/testing, and the scripts worker, agent and test`,
+  },
+  worker: { summary: `worker                 run a worker: polls the task queue (AGENT_TASK_QUEUE) until Ctrl-C` },
   'codec-server': {
     summary: `codec-server           decrypt payloads for the Web UI and the temporal CLI (needs AGENT_ENCRYPTION_KEYS)
       --port N                 port to listen on (default: 8888; 0 picks a free one)

@@ -1,6 +1,10 @@
-// `npm run agent -- <command>`: start agents and inspect their runs. See cli/help.ts.
+#!/usr/bin/env node
+// `durable-agent <command>` (the package's bin, this file compiled) or `npm run agent -- <command>` in the repository:
+// start agents and inspect their runs. See cli/help.ts.
 // This module loads little on purpose: a command's modules load when it runs, and for a command that starts runs,
 // only after the embedded server (when one is needed) has been spawned, so the two overlap (BENCHMARKS.md, first run).
+// First: an app with two copies of a Temporal package fails here with the fix, not in protobufjs (install/).
+import '../install/check-one-temporal-copy';
 import type { Output } from './output';
 import { prestartEmbeddedServer, releasePrestartedServer } from './dev-server/embedded-server';
 import { asksForHelp, commandHelpText, helpText, parseArgsMessage, UsageError } from './help';
@@ -28,6 +32,8 @@ const commands: Record<string, () => Promise<Command>> = {
   watch: async () => (await import('./commands/watch')).watchCommand,
   'codec-server': async () => (await import('./commands/codec-server')).codecServerCommand,
   dev: async () => (await import('./commands/dev')).devCommand,
+  worker: async () => (await import('./commands/worker')).workerCommand,
+  init: async () => (await import('./commands/init')).initCommand,
 };
 
 /** Every command the CLI knows (each answers --help: test/unit/cli-help.test.ts). */

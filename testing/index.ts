@@ -2,6 +2,9 @@
  * durable-agent/testing: a kit for testing your own agents: a scripted model provider, helpers to run an agent in
  * Temporal's test environment or against a server, and replay tests of your recorded histories (docs/testing.md).
  */
+// First: an app with two copies of a Temporal package, or of protobufjs under them, fails here with the fix (install/).
+import '../install/check-one-temporal-copy';
+import '../install/check-one-protobufjs';
 export {
   scriptedModel,
   ScriptedModel,

@@ -2,6 +2,8 @@
  * durable-agent/web: agents in web apps. A chat handler from a Web-standard Request to a Response, speaking the AI SDK
  * UI message stream (useChat) and AG-UI over the run's one event stream (docs/web.md).
  */
+// First: an app with two copies of a Temporal package fails here with the fix, not in protobufjs (install/).
+import '../install/check-one-temporal-copy';
 export { createChatHandler, type ChatHandler, type ChatHandlerOptions } from './chat-handler';
 export { toNodeListener } from './node-listener';
 export { type WebEndpointOptions } from './request-flow';

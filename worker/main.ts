@@ -1,4 +1,5 @@
-// `npm run worker`: polls the agent task queue until SIGINT or SIGTERM, then finishes in-flight work and exits.
+// `npm run worker` (and `durable-agent worker`): polls the agent task queue until SIGINT or SIGTERM, then finishes
+// in-flight work and exits.
 import { NativeConnection } from '@temporalio/worker';
 import { loadDefinitions } from '../agents/load-definitions';
 import { createAgentRegistry } from '../agents/registry';
@@ -8,7 +9,7 @@ import { describeStorage, storageSettings } from '../storage/storage-settings';
 import { checkStores } from '../storage/stores';
 import { tracingSettings } from '../telemetry/tracing-settings';
 
-async function main(): Promise<void> {
+export async function runWorker(): Promise<void> {
   // Bad definitions fail here, before anything connects, naming the agent and the problem.
   const registry = createAgentRegistry(loadDefinitions());
   await checkStores();
@@ -34,7 +35,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: Error) => {
-  console.error(`worker failed: ${error.message}`);
-  process.exit(1);
-});
+if (require.main === module) {
+  runWorker().catch((error: Error) => {
+    console.error(`worker failed: ${error.message}`);
+    process.exit(1);
+  });
+}

@@ -1,3 +1,5 @@
+// First: history files need one protobufjs under Temporal's packages; two fail here with the fix (install/).
+import '../../install/check-one-protobufjs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';

@@ -10,12 +10,13 @@ import { assertStartable } from '../check-run';
 import { connect } from '../connect';
 import { UsageError } from '../help';
 import { InterruptListener } from '../interrupt';
+import { packageRoot } from '../../install/package-root';
 import type { Output } from '../output';
 import { withWorkerProof } from '../serve-worker-proof';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger } from './agent-flags';
 
-/** Where `npm run build:web` writes the chat page (examples/web-chat), from the package's root. */
-const builtPage = path.resolve(__dirname, '..', '..', 'dist', 'web-chat');
+/** Where `npm run build:web` writes the chat page (examples/web-chat): dist/ of the repository or of the installed package. */
+const builtPage = path.join(packageRoot, 'dist', 'web-chat');
 
 /** Where AG-UI clients (CopilotKit...) post a RunAgentInput; everything else goes to the chat handler. */
 const agUiPath = '/api/ag-ui';
