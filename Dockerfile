@@ -42,7 +42,6 @@ COPY client ./client
 COPY cli ./cli
 # agent serve (the CLI's chat endpoint) loads the web handler.
 COPY web ./web
-COPY vendor ./vendor
 COPY install ./install
 
 # The file tools' workspace; docker-compose.yml mounts a host directory over it.

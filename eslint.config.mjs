@@ -9,7 +9,7 @@ const nodeBuiltins = builtinModules.flatMap((name) => [name, `node:${name}`]);
 const zodSchemaFiles = ['input', 'agent-spec', 'messages', 'resolve-input'];
 
 /** The packages workflow code may import: the workflow SDK (and the parts of the SDK it uses itself). */
-const workflowPackages = ['@temporalio/workflow', '@temporalio/common'];
+const workflowPackages = ['@temporalio/workflow', '@temporalio/workflow-streams/workflow', '@temporalio/common'];
 
 /**
  * The imports workflow code may make: the workflow packages, any file of `folders` (as the importing file writes
@@ -46,8 +46,6 @@ export default tseslint.config(
       'examples/*/node_modules/',
       'examples/*/dist/',
       'test/support/summary-reporter.js',
-      // Temporal's code, kept as published (vendor/README.md).
-      'vendor/',
     ],
   },
   js.configs.recommended,
@@ -84,12 +82,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        workflowAllowList({
-          core: '../core',
-          folders: ['.', '../mcp/workflow'],
-          // Temporal's Workflow Streams, vendored (vendor/README.md): its workflow side imports only @temporalio/common.
-          files: ['../mcp/types', '../vendor/workflow-streams/workflow'],
-        }),
+        workflowAllowList({ core: '../core', folders: ['.', '../mcp/workflow'], files: ['../mcp/types'] }),
       ],
     },
   },

@@ -3,11 +3,11 @@
 // start agents and inspect their runs. See cli/help.ts.
 // This module loads little on purpose: a command's modules load when it runs, and for a command that starts runs,
 // only after the embedded server (when one is needed) has been spawned, so the two overlap (BENCHMARKS.md, first run).
-// First: an app with two copies of a Temporal package fails here with the fix, not in protobufjs (install/).
-import '../install/check-one-temporal-copy';
 import type { Output } from './output';
 import { prestartEmbeddedServer, releasePrestartedServer } from './dev-server/embedded-server';
 import { asksForHelp, commandHelpText, helpText, parseArgsMessage, UsageError } from './help';
+import { packageRoot } from '../install/package-root';
+import { checkOneTemporalCopy } from '../install/temporal-copies';
 import { timingMark } from '../telemetry/startup-timing';
 import { loadConnectionSettings } from '../worker/settings';
 
@@ -62,6 +62,9 @@ export async function main(argv: string[], given?: Output): Promise<number> {
   }
   try {
     if (!load) throw new UsageError(`unknown command "${name}"`);
+    // Before a command loads Temporal's packages: an app with two copies of one fails here with the overrides that
+    // fix it, not in protobufjs. Not init, which loads none, and writes those overrides into the project it makes.
+    if (name !== 'init') checkOneTemporalCopy(packageRoot);
     const command = await load();
     timingMark('command loaded');
     return await command(rest, output);

@@ -1,6 +1,6 @@
 import { ApplicationFailure, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { WorkflowStreamClient, type WorkflowStreamItem } from '../vendor/workflow-streams/client';
+import { WorkflowStreamClient, type WorkflowStreamItem } from '@temporalio/workflow-streams/client';
 import { agentStreamTopic, type StreamEvent } from '../core/stream-events';
 import { streamBusyType } from '../workflows/agent-stream';
 import { streamTailQuery } from '../workflows/definitions';

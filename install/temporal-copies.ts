@@ -7,8 +7,10 @@ import { ConfigurationError } from '../core/errors';
  * copies of `@temporalio/proto` or `@temporalio/common` fails at import with protobufjs's own words (`duplicate name
  * 'ActivityHeartbeat' in Namespace coresdk`), which name neither the cause nor the fix. npm makes such copies when two
  * packages pin different versions exactly, and a dependency's `overrides` do not count: only the app's own do.
- * durable-agent's dependencies give one copy of each (vendor/README.md); an app's own pins can still add another.
- * These checks find the copies the way Node's resolution would, before anything of Temporal's loads, and name the fix.
+ * durable-agent depends on Temporal's Workflow Streams and S3 driver, whose releases pin older Temporal versions
+ * exactly (workflow-streams 1.23.0, the S3 packages 1.22.0), so an app that installs durable-agent needs the
+ * `overrides` of `temporalOverrides` (`durable-agent init` writes them). These checks find the copies the way Node's
+ * resolution would, before anything of Temporal's loads, and name the fix.
  */
 
 /** The packages of which two copies cannot load side by side. */
@@ -88,18 +90,32 @@ export function singletonCopies(packageRoot: string): Map<string, Copy[]> {
   return new Map([...copies].map(([name, found]) => [name, [...found.values()]]));
 }
 
+/** The Temporal packages the pinned ones bring copies of: with these overridden, the app has one of each. */
+const overridden = [
+  '@temporalio/activity',
+  '@temporalio/client',
+  '@temporalio/common',
+  '@temporalio/plugin',
+  '@temporalio/proto',
+  '@temporalio/workflow',
+];
+
+/** The `overrides` an app's package.json needs: each Temporal package at the version durable-agent is built with. */
+export function temporalOverrides(packageRoot: string): Record<string, string> {
+  const dependencies = manifest(packageRoot).dependencies ?? {};
+  const common = findPackage('@temporalio/common', packageRoot);
+  const version =
+    dependencies['@temporalio/common'] ?? dependencies['@temporalio/client'] ?? (common && manifest(common).version);
+  if (!version) throw new Error(`durable-agent: no @temporalio/common found from ${packageRoot}`);
+  return Object.fromEntries(overridden.map((name) => [name, version]));
+}
+
 /** Throws a ConfigurationError naming the `overrides` that make one copy of each, when there is more than one. */
 export function checkOneTemporalCopy(packageRoot: string): void {
   const copies = singletonCopies(packageRoot);
   const doubled = [...copies].filter(([, found]) => found.length > 1);
   if (doubled.length === 0) return;
-  // The versions durable-agent itself loads: the ones to keep.
-  const overrides = Object.fromEntries(
-    [...copies].map(([name, found]) => [
-      name,
-      found.find((copy) => copy.users.includes('durable-agent'))?.version ?? found[0].version,
-    ]),
-  );
+  const overrides = temporalOverrides(packageRoot);
   const described = doubled
     .map(
       ([name, found]) =>

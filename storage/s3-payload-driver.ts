@@ -6,7 +6,8 @@ import {
   type StorageDriverRetrieveContext,
   type StorageDriverStoreContext,
 } from '@temporalio/common';
-import { AwsSdkS3StorageDriverClient, S3StorageDriver, type S3StorageDriverClient } from '../vendor/external-storage-s3';
+import { S3StorageDriver, type S3StorageDriverClient } from '@temporalio/external-storage-s3';
+import { AwsSdkS3StorageDriverClient } from '@temporalio/external-storage-s3-aws-sdk';
 import { s3PayloadDriverName } from './driver-names';
 
 /**

@@ -6,7 +6,7 @@ import {
   type PollInput,
   type PollResult,
   type WorkflowTopicHandle,
-} from '../vendor/workflow-streams/workflow';
+} from '@temporalio/workflow-streams/workflow';
 import type { CarriedState } from '../core/input';
 import { agentStreamTopic, type StreamEvent } from '../core/stream-events';
 import { streamTailBytes, streamTailLimit, streamTailQuery, type StreamTail } from './definitions';

@@ -1,5 +1,5 @@
 import type { Context } from '@temporalio/activity';
-import { WorkflowStreamClient, type TopicHandle } from '../../vendor/workflow-streams/client';
+import { WorkflowStreamClient, type TopicHandle } from '@temporalio/workflow-streams/client';
 import { agentStreamTopic, textBatchMs, type StreamEvent } from '../../core/stream-events';
 
 /**

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { UsageError } from '../help';
 import { invocationDirectory, type Output } from '../output';
 import { packageRoot, packageVersion } from '../../install/package-root';
+import { temporalOverrides } from '../../install/temporal-copies';
 
 /** The project init copies: agents, a client script, tests and a recorded history (init-template/ in the package). */
 const templateDirectory = path.join(packageRoot, 'init-template');
@@ -75,5 +76,7 @@ async function projectManifest(target: string): Promise<Record<string, unknown>>
     },
     dependencies: { 'durable-agent': `^${packageVersion()}`, ...pick(projectDependencies, own.dependencies) },
     devDependencies: pick(projectDevDependencies, own.devDependencies),
+    // One copy of each Temporal package: durable-agent's Workflow Streams and S3 driver pin older ones exactly.
+    overrides: temporalOverrides(packageRoot),
   };
 }

@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { UsageError } from '../help';
 import type { Output } from '../output';
 
@@ -6,7 +7,9 @@ import type { Output } from '../output';
  * repository's script is not there. Its settings are the environment's, as the worker's are (docs/production.md).
  */
 export async function workerCommand(argv: string[], output: Output): Promise<number> {
-  if (argv.length > 0) throw new UsageError('worker takes no arguments: its settings come from the environment');
+  // No flags: an unknown one is refused as every command refuses it (its settings come from the environment).
+  const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} });
+  if (positionals.length > 0) throw new UsageError('worker takes no arguments: its settings come from the environment');
   const { runWorker } = await import('../../worker/main');
   try {
     await runWorker();

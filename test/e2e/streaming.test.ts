@@ -1,5 +1,5 @@
 import type { Worker } from '@temporalio/worker';
-import { WorkflowStreamClient } from '../../vendor/workflow-streams/client';
+import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { startAgent } from '../../client/start-agent';
 import { agentStreamTopic, type StreamEvent } from '../../core/stream-events';
 import { endSessionSignal, sendMessageUpdate } from '../../workflows/definitions';

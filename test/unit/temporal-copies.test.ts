@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { checkOneProtobufjs, checkOneTemporalCopy } from '../../install/temporal-copies';
+import { readFileSync } from 'node:fs';
+import { checkOneProtobufjs, checkOneTemporalCopy, temporalOverrides } from '../../install/temporal-copies';
 
 // An app's node_modules as npm lays it out, made of package.json files only: the checks read what Node would resolve.
 
@@ -59,7 +60,7 @@ it('names the overrides when a package pins an older @temporalio/proto and commo
 
   expect(() => checkOneTemporalCopy(durableAgent)).toThrow(
     "durable-agent: this app has 2 copies of @temporalio/proto (1.24.0 for durable-agent, @temporalio/client, your app, @temporalio/common; 1.23.0 for @temporalio/workflow-streams), and 2 copies of @temporalio/common (1.24.0 for durable-agent, @temporalio/client, your app; 1.23.0 for @temporalio/workflow-streams); Temporal's packages cannot load two copies side by side. Add this to your app's package.json, then run npm install again:\n" +
-      '  "overrides": {"@temporalio/proto":"1.24.0","@temporalio/common":"1.24.0"}',
+      '  "overrides": {"@temporalio/activity":"1.24.0","@temporalio/client":"1.24.0","@temporalio/common":"1.24.0","@temporalio/plugin":"1.24.0","@temporalio/proto":"1.24.0","@temporalio/workflow":"1.24.0"}',
   );
 });
 
@@ -73,7 +74,7 @@ it("sees the app's own older copy when durable-agent's is nested under it", asyn
     /2 copies of @temporalio\/common \(1\.24\.0 for durable-agent.*; 1\.23\.0 for .*your app\)/,
   );
   expect(() => checkOneTemporalCopy(durableAgent)).toThrow(
-    '"overrides": {"@temporalio/proto":"1.24.0","@temporalio/common":"1.24.0"}',
+    '"overrides": {"@temporalio/activity":"1.24.0","@temporalio/client":"1.24.0","@temporalio/common":"1.24.0","@temporalio/plugin":"1.24.0","@temporalio/proto":"1.24.0","@temporalio/workflow":"1.24.0"}',
   );
 });
 
@@ -100,4 +101,13 @@ it('names the dependency that gives @temporalio/common and @temporalio/proto one
   expect(() => checkOneProtobufjs(durableAgent)).toThrow(
     /each have a copy of protobufjs of their own .* Give your app one copy at the top: npm install 'protobufjs@\^8\.7\.1'$/,
   );
+});
+
+it("docs/agents.md gives the overrides the check names and init writes: one version, durable-agent's own", () => {
+  const repository = path.join(__dirname, '..', '..');
+  const docs = readFileSync(path.join(repository, 'docs', 'agents.md'), 'utf8');
+  const block = /```json\n"overrides": (\{[^`]*\})\n```/.exec(docs)?.[1];
+  expect(JSON.parse(block ?? 'null')).toEqual(temporalOverrides(repository));
+  const own = JSON.parse(readFileSync(path.join(repository, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  expect(new Set(Object.values(temporalOverrides(repository)))).toEqual(new Set([own.dependencies['@temporalio/common']]));
 });

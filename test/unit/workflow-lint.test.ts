@@ -49,7 +49,7 @@ const refusedInWorkflows: Array<[string, string]> = [
 const allowedInWorkflows = [
   "import { proxyActivities } from '@temporalio/workflow';",
   "import { ApplicationFailure } from '@temporalio/common';",
-  "import { WorkflowStream } from '../vendor/workflow-streams/workflow';",
+  "import { WorkflowStream } from '@temporalio/workflow-streams/workflow';",
   "import { clip } from './summaries';",
   "import { checkResolvedInput } from '../core/input-check';",
   "import { listMcpTools } from '../mcp/workflow/list-tools';",

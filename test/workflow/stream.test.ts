@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { WorkflowStreamClient } from '../../vendor/workflow-streams/client';
-import type { PollInput, PollResult, WorkflowStreamItem } from '../../vendor/workflow-streams/client';
+import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
+import type { PollInput, PollResult, WorkflowStreamItem } from '@temporalio/workflow-streams/client';
 import { defineAgent, type Agent } from '../../agents/define-agent';
 import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult, TurnReply } from '../../core/result';
