@@ -19,6 +19,13 @@ export class StreamedText {
   /** The attempt that reset `call`, for the note. */
   private attempt = 0;
   private lineOpen = false;
+  /** What the current line shows of the call's text, since its last line end. */
+  private lineSoFar = '';
+  /**
+   * The call's line as it was when another line cut into it (a retry's notice): written again before the call's
+   * text goes on, so that a sentence reads whole on the line below the notice rather than in two halves around it.
+   */
+  private resumeWith: string | undefined;
 
   constructor(
     private readonly write: (piece: string) => void,
@@ -50,7 +57,8 @@ export class StreamedText {
     if (call !== this.call) this.begin(call);
     if (this.retried !== undefined || text.startsWith(this.shown)) return this.showInstead(text);
     // The pieces and the reply disagree with no retry in between: the reply is what the model answered.
-    this.endLine();
+    this.breakLine();
+    this.resumeWith = undefined;
     this.out(text);
     this.shown = text;
   }
@@ -63,18 +71,26 @@ export class StreamedText {
     if (text && text !== this.shown) {
       if (this.shown && text.startsWith(this.shown)) this.out(text.slice(this.shown.length));
       else {
-        this.endLine();
+        this.breakLine();
+        this.resumeWith = undefined;
         this.out(text);
       }
     }
     this.begin(undefined);
   }
 
-  /** Ends a line left open, before anything else is printed on the terminal. */
+  /** Ends a line left open, before anything else is printed on the terminal: the call's text resumes below it. */
   endLine(): void {
+    if (this.lineOpen && this.call !== undefined) this.resumeWith = this.lineSoFar;
+    this.breakLine();
+  }
+
+  /** Ends a line left open for text of our own that follows whole (nothing to resume). */
+  private breakLine(): void {
     if (!this.lineOpen) return;
     this.write('\n');
     this.lineOpen = false;
+    this.lineSoFar = '';
   }
 
   /** `text` replaces what is shown of the call: only the rest when it goes on from there, else a note and all of it. */
@@ -82,7 +98,8 @@ export class StreamedText {
     if (text.startsWith(this.shown)) {
       this.out(text.slice(this.shown.length));
     } else {
-      this.endLine();
+      this.breakLine();
+      this.resumeWith = undefined;
       this.note(`↻ the model call was retried (attempt ${this.attempt}) and wrote something else; its text again:`);
       this.out(text);
     }
@@ -91,7 +108,8 @@ export class StreamedText {
   }
 
   private begin(call: string | undefined): void {
-    this.endLine();
+    this.breakLine();
+    this.resumeWith = undefined;
     this.call = call;
     this.shown = '';
     this.retried = undefined;
@@ -100,7 +118,10 @@ export class StreamedText {
 
   private out(text: string): void {
     if (!text) return;
-    this.write(printable(text));
-    this.lineOpen = !text.endsWith('\n');
+    const written = (this.resumeWith ?? '') + text;
+    this.resumeWith = undefined;
+    this.write(printable(written));
+    this.lineOpen = !written.endsWith('\n');
+    this.lineSoFar = written.includes('\n') ? written.slice(written.lastIndexOf('\n') + 1) : this.lineSoFar + written;
   }
 }

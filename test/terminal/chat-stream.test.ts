@@ -62,10 +62,14 @@ it('shows each answer once, each tool call once, a retried call without its part
   await waitFor('the session to end', async () => /session \S+ ended/.test(await screen()), { timeoutMs: 60_000 });
   const final = await screen();
 
-  // Each answer once, and the text a cut-off attempt had written not twice: the retry repeated it and only the rest
-  // was printed, as one unbroken sentence.
+  // Each answer once, whole. The cut-off attempt's text stays where it stopped, the retry's notice goes below it, and
+  // the sentence then reads whole on the next line (the retry repeated the start, which is not printed a third time):
+  // a notice never splits a sentence in two halves around it.
   for (const answer of [greeting, 'Let me look.', fileAnswer, sentence]) expect(count(final, answer)).toBe(1);
-  expect(count(final, 'The quick')).toBe(1);
+  expect(final).toMatch(
+    /\nThe quick brown fox jumps over the *\nmodel call failed \(attempt 1, [^)]*stream ended before the reply was finished\); retrying in \d+ s\nThe quick brown fox jumps over the lazy dog/,
+  );
+  expect(count(final, 'The quick')).toBe(2);
   expect(final).not.toMatch(/wrote something else/);
   // Each tool call once, and one line per model call: the earlier turns' lines are not printed again with each
   // message, and iterations count within a turn (turn 2 has two).
@@ -84,7 +88,7 @@ it('shows each answer once, each tool call once, a retried call without its part
   expect(at('Let me look.')).toBeLessThan(at('✓ read_file alpha.txt'));
   expect(at('✓ read_file alpha.txt')).toBeLessThan(at(fileAnswer));
   expect(at(fileAnswer)).toBeLessThan(at('(2 model call(s), 200 input / 40 output tokens'));
-  expect(lines[at('The quick')]).toBe(sentence);
+  expect(lines[at(sentence)]).toBe(sentence);
   // Two attempts for messages 1 and 3, two calls for message 2: six requests, all answered as scripted.
   expect(bed.server.requests).toHaveLength(6);
 });
