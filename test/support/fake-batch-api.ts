@@ -555,12 +555,13 @@ export class FakeBatchApi {
   private process(batch: FakeBatch): void {
     const { validatingMs, inProgressMs, finalizingMs, outcome } = batch.plan;
     const processing = (batch.api === 'openai' ? validatingMs : 0) + inProgressMs;
+    // Unreferenced: a batch still processing when a test file ends does not hold its process open.
     setTimeout(() => {
       void this.answerAll(batch, outcome).then((answers) => {
         batch.answers = answers;
-        setTimeout(() => (batch.endedAt = Date.now()), finalizingMs);
+        setTimeout(() => (batch.endedAt = Date.now()), finalizingMs).unref();
       });
-    }, processing);
+    }, processing).unref();
   }
 
   private async answerAll(batch: FakeBatch, outcome: BatchPlan['outcome']): Promise<BatchAnswer[]> {
