@@ -45,19 +45,11 @@ export function batchModelCall(settings: BatchSettings, label: string): (input: 
   // Until a submission names the batch: one activity on the common path; timers and resubmissions while it searches.
   const submit = async (input: ModelCallInput): Promise<SubmittedBatch> => {
     if (!patched(batchSearchPatch)) return (await submitModelBatch(input)) as SubmittedBatch;
-    const first = await submitModelBatch({ ...input, search: {} });
-    if (!isSearching(first)) return first;
-    let search = first.search;
-    const found = await pollUntil(
-      settings,
-      (delay) => sleep(delay),
-      () => submitModelBatch({ ...input, search }),
-      (outcome): outcome is SubmittedBatch => {
-        if (isSearching(outcome)) search = outcome.search;
-        return !isSearching(outcome);
-      },
-    );
-    return found;
+    let outcome = await submitModelBatch({ ...input, search: {} });
+    if (!isSearching(outcome)) return outcome;
+    // Each later submission carries the search the last one handed back: its candidates and our custom id.
+    const resubmit = async () => (outcome = await submitModelBatch({ ...input, search: (outcome as Searching).search }));
+    return pollUntil(settings, (delay) => sleep(delay), resubmit, isSubmitted);
   };
   return async (input) => {
     for (let submission = 1; ; submission++) {
@@ -109,8 +101,14 @@ async function pollUntil<T, Done extends T>(
   }
 }
 
-function isSearching(outcome: SubmitOutcome): outcome is Extract<SubmitOutcome, { search: unknown }> {
+type Searching = Extract<SubmitOutcome, { search: unknown }>;
+
+function isSearching(outcome: SubmitOutcome): outcome is Searching {
   return 'search' in outcome;
+}
+
+function isSubmitted(outcome: SubmitOutcome): outcome is SubmittedBatch {
+  return !isSearching(outcome);
 }
 
 function isLost(error: unknown): error is ActivityFailure {
