@@ -21,10 +21,41 @@ export interface SubmittedBatch {
  */
 export type BatchState = { status: 'pending'; detail: string } | { status: 'ended' } | { status: 'failed'; detail: string };
 
-/** A submission retried: when its first attempt was scheduled (ms since the epoch), so no batch before it is ours. */
+/**
+ * What a submission knows of batches an earlier attempt may have created for it:
+ * - `since`: a retried attempt: when the submission's first attempt was scheduled (ms since the epoch), so no batch
+ *   before it is ours; absent when no attempt of this activity can have sent a create yet;
+ * - `pending`, `rejected`: batches an earlier look found that may hold the request (Anthropic, still processing
+ *   then), and batches read and found not to hold it;
+ * - `canWait`: the workflow can wait for pending candidates (it asked with a BatchSearch); without it, a provider
+ *   that cannot decide now creates the batch, as before.
+ */
 export interface EarlierAttempts {
-  since: number;
+  since?: number;
+  pending?: string[];
+  rejected?: string[];
+  canWait?: boolean;
 }
+
+/**
+ * A search for the batch an earlier attempt may have made, not over yet (Anthropic): `pending` may hold the request
+ * under `customId`, which shows only once they end. Plain JSON in history; the workflow waits on a timer and submits
+ * again with it, and the submission then reads them (workflows/batch-model-call.ts).
+ */
+export interface BatchSearch {
+  customId: string;
+  pending: string[];
+  rejected: string[];
+}
+
+/** What a submission gives back: the batch that carries the request, or a search still waiting on candidates. */
+export type SubmitOutcome = SubmittedBatch | { search: BatchSearch };
+
+// The provider's clock and Temporal's may differ: batches a little older than the first attempt are looked at too.
+export const clockSkewMs = 10 * 60_000;
+// Batches are listed newest first, 100 a page; a retry comes within minutes of its first attempt, so ours is near the
+// top. Past this many pages the search gives up (and a batch is created) rather than walk an account's whole history.
+export const maxListedPages = 20;
 
 /** The batch metadata key under which a batch names the request it was created for (its custom id). */
 export const batchRequestMetadataKey = 'durable_agent_request';
@@ -44,9 +75,11 @@ export interface BatchCapability {
   /**
    * Sends the request as a batch of one, under `customId` (customIdPattern). With `earlier`, an earlier attempt of
    * this submission may have created the batch before its worker died (the create's answer lost): a provider that
-   * can find it (OpenAI, by the batch's metadata) returns that batch instead of creating a second, billed one.
+   * can find it returns that batch instead of creating a second, billed one: OpenAI by the batch's metadata;
+   * Anthropic by the results of the batches of one request created since, which it may have to wait for (a
+   * `search`, only when `earlier.canWait`).
    */
-  submit(call: ProviderCall, customId: string, earlier?: EarlierAttempts): Promise<SubmittedBatch>;
+  submit(call: ProviderCall, customId: string, earlier?: EarlierAttempts): Promise<SubmitOutcome>;
   /** One cheap status request. */
   check(batch: SubmittedBatch, context: BatchContext): Promise<BatchState>;
   /**

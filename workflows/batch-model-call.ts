@@ -1,6 +1,6 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, proxyActivities, sleep } from '@temporalio/workflow';
 import type { CoreActivities, ModelCallInput, ModelCallResult } from '../activities';
-import type { BatchState, SubmittedBatch } from '../activities/model/batch-activities';
+import type { BatchState, SubmitOutcome, SubmittedBatch } from '../activities/model/batch-activities';
 import { defaultBatchSettings, type BatchSettings } from '../core/batch-settings';
 import type { AgentSpec } from '../core/agent-spec';
 import { failureTypes } from '../core/errors';
@@ -16,6 +16,13 @@ export function batchSettingsOf(input: ResolvedAgentInput, agent: AgentSpec): Ba
 }
 
 // Each step is one short request: a dead worker is noticed within the heartbeat timeout, and Temporal retries it.
+/**
+ * Runs recorded before this patch submitted once and took what came back as the batch; with it, the submission may
+ * hand back a search (an earlier attempt's batch may be among candidates still processing: Anthropic), which the
+ * workflow waits out on timers, submitting again with it after each, until it names the batch.
+ */
+export const batchSearchPatch = 'batch-submit-waits-for-search';
+
 const batchActivityOptions = {
   startToCloseTimeout: '2m',
   heartbeatTimeout: '30s',
@@ -35,9 +42,18 @@ export function batchModelCall(settings: BatchSettings, label: string): (input: 
   const { submitModelBatch } = activities(`${label} (batch submit)`);
   const { checkModelBatch } = activities(`${label} (batch status)`);
   const { readModelBatch } = activities(`${label} (batch result)`);
+  // Until a submission names the batch: one activity on the common path; timers and resubmissions while it searches.
+  const submit = async (input: ModelCallInput): Promise<SubmittedBatch> => {
+    if (!patched(batchSearchPatch)) return (await submitModelBatch(input)) as SubmittedBatch;
+    let outcome = await submitModelBatch({ ...input, search: {} });
+    if (!isSearching(outcome)) return outcome;
+    // Each later submission carries the search the last one handed back: its candidates and our custom id.
+    const resubmit = async () => (outcome = await submitModelBatch({ ...input, search: (outcome as Searching).search }));
+    return pollUntil(settings, (delay) => sleep(delay), resubmit, isSubmitted);
+  };
   return async (input) => {
     for (let submission = 1; ; submission++) {
-      const batch = await submitModelBatch(input);
+      const batch = await submit(input);
       const state = await waitForEnd(
         settings,
         (delay) => sleep(delay),
@@ -66,13 +82,33 @@ export async function waitForEnd(
   wait: (milliseconds: number) => Promise<void>,
   check: () => Promise<BatchState>,
 ): Promise<Exclude<BatchState, { status: 'pending' }>> {
+  return pollUntil(settings, wait, check, (state) => state.status !== 'pending');
+}
+
+/** A timer, one step, a timer twice as long, and so on up to the settings' longest wait, until a step is done. */
+async function pollUntil<T, Done extends T>(
+  settings: BatchSettings,
+  wait: (milliseconds: number) => Promise<void>,
+  step: () => Promise<T>,
+  done: (value: T) => value is Done,
+): Promise<Done> {
   let delaySeconds = settings.firstCheckSeconds;
   for (;;) {
     await wait(Math.round(delaySeconds * 1000));
-    const state = await check();
-    if (state.status !== 'pending') return state;
+    const value = await step();
+    if (done(value)) return value;
     delaySeconds = Math.min(delaySeconds * 2, settings.maxCheckIntervalSeconds);
   }
+}
+
+type Searching = Extract<SubmitOutcome, { search: unknown }>;
+
+function isSearching(outcome: SubmitOutcome): outcome is Searching {
+  return 'search' in outcome;
+}
+
+function isSubmitted(outcome: SubmitOutcome): outcome is SubmittedBatch {
+  return !isSearching(outcome);
 }
 
 function isLost(error: unknown): error is ActivityFailure {

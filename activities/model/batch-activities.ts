@@ -4,7 +4,14 @@ import type { Context } from '@temporalio/activity';
 import { ConfigurationError, failureTypes } from '../../core/errors';
 import { parseModelId } from '../../core/model-id';
 import type { PricingOptions } from '../../core/cost';
-import { BatchRequestLost, type BatchState, type SubmittedBatch } from '../../providers/batch-capability';
+import {
+  BatchRequestLost,
+  type BatchSearch,
+  type BatchState,
+  type EarlierAttempts,
+  type SubmitOutcome,
+  type SubmittedBatch,
+} from '../../providers/batch-capability';
 import type { ModelProvider, ProviderCall } from '../../providers/provider-call';
 import type { TranscriptStore } from '../../storage/transcript/transcript-store';
 import { heartbeating } from '../heartbeating';
@@ -13,7 +20,16 @@ import { classifyProviderError } from './classify-error';
 import type { ModelCallInput, ModelCallResult } from './model-input';
 import { conversationRequest, type ConversationRequest } from './with-transcript';
 
-export type { BatchState, SubmittedBatch } from '../../providers/batch-capability';
+export type { BatchSearch, BatchState, SubmitOutcome, SubmittedBatch } from '../../providers/batch-capability';
+
+/**
+ * A submission: the model call, and, from a workflow that can wait for a search (workflows/batch-model-call.ts),
+ * `search`: `{}` on its first submission, else the search the last one handed back. Without it the submission
+ * creates its batch (or finds it by metadata) and never answers with a search, as before searches existed.
+ */
+export interface SubmitModelBatchInput extends ModelCallInput {
+  search?: BatchSearch | Record<string, never>;
+}
 
 /** The result read of a model call in batch mode: the call as the workflow made it, and the batch it was sent in. */
 export interface ReadModelBatchInput extends ModelCallInput {
@@ -43,7 +59,7 @@ interface BatchActivityParts {
  * approvals checked, and the tokens priced at the batch rate.
  */
 export function createBatchActivities({ env, transcripts, setupOf, providerCallOf, answer }: BatchActivityParts) {
-  async function submitModelBatch(input: ModelCallInput): Promise<SubmittedBatch> {
+  async function submitModelBatch({ search, ...input }: SubmitModelBatchInput): Promise<SubmitOutcome> {
     return classified(input.model, () =>
       heartbeating(async (context) => {
         const setup = setupOf(input);
@@ -52,9 +68,9 @@ export function createBatchActivities({ env, transcripts, setupOf, providerCallO
         const { wantsOutput: _unused, ...call } = providerCallOf(setup, input, request, context) as ProviderCall & {
           wantsOutput?: boolean;
         };
-        // A retried submission's first attempt may have created the batch and died before hearing so: look first.
-        const { attempt, scheduledTimestampMs } = context.info;
-        return batch.submit(call, customIdOf(context), attempt > 1 ? { since: scheduledTimestampMs } : undefined);
+        // The custom id stays the one of the first submission while a search goes on: it is what the search looks for.
+        const customId = search && 'customId' in search ? search.customId : customIdOf(context);
+        return batch.submit(call, customId, earlierAttempts(context, search));
       }),
     );
   }
@@ -87,6 +103,23 @@ export function createBatchActivities({ env, transcripts, setupOf, providerCallO
   }
 
   return { submitModelBatch, checkModelBatch, readModelBatch };
+}
+
+/**
+ * What the provider is to look at before creating: nothing on the common path (a first attempt, no search going on),
+ * so that it costs one create as always; a retried attempt's first attempt may have created the batch and died
+ * before hearing so (`since`); a search's candidates are read again.
+ */
+function earlierAttempts(context: Context, search: SubmitModelBatchInput['search']): EarlierAttempts | undefined {
+  const { attempt, scheduledTimestampMs } = context.info;
+  const pending = search && 'pending' in search ? search.pending : [];
+  if (attempt === 1 && pending.length === 0) return undefined;
+  return {
+    since: attempt > 1 ? scheduledTimestampMs : undefined,
+    pending,
+    rejected: search && 'rejected' in search ? search.rejected : [],
+    canWait: search !== undefined,
+  };
 }
 
 function batchOf(provider: ModelProvider) {

@@ -5,6 +5,7 @@ import { BatchRequestLost, BatchRequestRefused, type BatchCapability, type Batch
 import type { ProviderCall } from '../provider-call';
 import { loadAnthropic } from './call-anthropic';
 import { fromAnthropicMessage } from './convert-response';
+import { findEarlierBatch } from './find-earlier-batch';
 import { anthropicBetaHeaders, anthropicProviderName, prepareAnthropicRequest } from './prepare-request';
 
 const clients = new ClientCache<Anthropic>();
@@ -23,12 +24,17 @@ async function anthropicClient(context: Pick<BatchContext, 'env' | 'timeoutMs'>)
 
 /**
  * Anthropic's Message Batches: the request as the one request of a batch (messages.batches.create, with the beta
- * header its body needs), its processing status (retrieve), and its result (results, by custom_id). The body is
+ * header its body needs; a retried or waiting submission first looks for the batch an earlier attempt made:
+ * find-earlier-batch.ts), its processing status (retrieve), and its result (results, by custom_id). The body is
  * the one the online call would send, never streamed.
  */
 export const anthropicBatch: BatchCapability = {
-  async submit(call, customId) {
+  async submit(call, customId, earlier) {
     const client = await anthropicClient(call);
+    if (earlier) {
+      const found = await findEarlierBatch(client, customId, earlier, call.signal);
+      if (found) return found;
+    }
     const params = prepareAnthropicRequest(call);
     const headers = anthropicBetaHeaders(params);
     const batch = await client.messages.batches.create(

@@ -3,9 +3,10 @@ import {
   BatchRequestLost,
   BatchRequestRefused,
   batchRequestMetadataKey,
+  clockSkewMs,
+  maxListedPages,
   type BatchCapability,
   type BatchState,
-  type EarlierAttempts,
 } from '../batch-capability';
 import type { ProviderCall } from '../provider-call';
 import { loadOpenAI, openaiClient } from './client';
@@ -32,8 +33,8 @@ export function openaiBatch(shape: OpenAIBatchShape): BatchCapability {
   return {
     async submit(call, customId, earlier) {
       const client = await openaiClient(call);
-      if (earlier) {
-        const found = await batchCreatedFor(client, customId, shape.endpoint, earlier, call.signal);
+      if (earlier?.since !== undefined) {
+        const found = await batchCreatedFor(client, customId, shape.endpoint, earlier.since, call.signal);
         if (found) return { id: found, customId };
       }
       const { toFile } = await loadOpenAI();
@@ -107,12 +108,6 @@ export function batchAnswer<Body>(body: unknown): Body {
 
 type OpenAIClient = Awaited<ReturnType<typeof openaiClient>>;
 
-// The provider's clock and Temporal's may differ: batches a little older than the first attempt are looked at too.
-const clockSkewMs = 10 * 60_000;
-// Batches are listed newest first, 100 a page; a retry comes within minutes of its first attempt, so ours is near the
-// top. Past this many pages the search gives up (and a batch is created) rather than walk an account's whole history.
-const maxListedPages = 20;
-
 /**
  * The batch an earlier attempt created for `customId`: the newest batches, back to just before the first attempt,
  * searched for our metadata (the Batch API filters by nothing, so it is read here). Undefined when there is none.
@@ -121,10 +116,10 @@ async function batchCreatedFor(
   client: OpenAIClient,
   customId: string,
   endpoint: OpenAIBatchEndpoint,
-  earlier: EarlierAttempts,
+  since: number,
   signal: AbortSignal,
 ): Promise<string | undefined> {
-  const oldest = earlier.since - clockSkewMs;
+  const oldest = since - clockSkewMs;
   let page = await client.batches.list({ limit: 100 }, { signal });
   for (let pages = 1; ; pages++) {
     for (const batch of page.data) {

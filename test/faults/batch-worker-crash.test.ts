@@ -2,8 +2,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { startAgent } from '../../client/start-agent';
 import { activityStarts } from '../support/activity-starts';
-import { FakeModelServer, openaiReply } from '../support/fake-model-server';
-import { fetchEvents } from '../support/history';
+import { anthropicReply, FakeModelServer, openaiReply } from '../support/fake-model-server';
+import { fetchEvents, scheduledActivities } from '../support/history';
 import { killSpawnedWorkers, spawnWorker } from '../support/spawned-worker';
 import { connectToTestServer, uniqueTaskQueue } from '../support/temporal';
 import { waitFor } from '../support/wait-for';
@@ -12,7 +12,9 @@ import { makeWorkspace } from '../support/workspace';
 // A run in batch mode waits on timers, with no activity open: a worker SIGKILLed while the batch is pending leaves
 // nothing to time out, and a worker started after it finishes the run from the history, without a second batch. A
 // worker killed while its create request is in flight leaves a batch it never heard of: the retried submission finds
-// it (issue 30), so the run reads that batch and no second one is billed.
+// it (issue 30), so the run reads that batch and no second one is billed. On Anthropic, whose batches carry no
+// metadata and show their requests only in their results, the retried submission waits for the batches of one
+// request made since, on timers, and adopts the one whose results hold its custom id; another run's is not adopted.
 
 const EventType = temporal.api.enums.v1.EventType;
 let environment: TestWorkflowEnvironment;
@@ -114,4 +116,116 @@ it('finds the batch a worker killed mid-create made, rather than creating a seco
   ).toEqual([[2, 'worker-b']]);
   const read = starts.find((start) => start.activityType === 'readModelBatch');
   expect(read).toMatchObject({ identity: expect.stringContaining('worker-b') });
+}, 240_000);
+
+/** A batch of one request made by someone else (another run, in the same account), as its worker would send it. */
+async function foreignAnthropicBatch(): Promise<string> {
+  const response = await fetch(`${fake.url}/v1/messages/batches`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test-secret', 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({
+      requests: [
+        {
+          custom_id: 'call-of-another-run',
+          params: { model: 'claude-haiku-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Something else.' }] },
+        },
+      ],
+    }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { id: string }).id;
+}
+
+const anthropicCreates = () =>
+  fake.batches.calls.filter((call) => call.method === 'POST' && call.path === '/v1/messages/batches' && call.status === 200);
+const resultReads = (id: string) =>
+  fake.batches.calls.filter((call) => call.method === 'GET' && call.path === `/v1/messages/batches/${id}/results`);
+
+it('adopts the Anthropic batch a worker killed mid-create made, once it ends, rather than creating a second', async () => {
+  // Another run's batch of one request, pending alongside: a candidate the search must read and pass over.
+  fake.batches.plan({ inProgressMs: 5_000, finalizingMs: 200, outcome: 'expired' }, { inProgressMs: 500, finalizingMs: 200 });
+  const foreign = await foreignAnthropicBatch();
+  const held = fake.batches.holdCreates();
+  // Our batch stays in progress until the retried submission has handed back a search and submitted again.
+  let answer!: () => void;
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  fake.enqueue({ gate: answered, then: anthropicReply({ text: 'Answered from the one Anthropic batch.' }) });
+  const taskQueue = uniqueTaskQueue('anthropic-batch-create-crash');
+  const startWorker = (identity: string) =>
+    spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: fake.providerEnv });
+  const workerA = await startWorker('worker-a');
+  const handle = await startAgent(
+    environment.client,
+    {
+      prompt: 'Summarise nothing.',
+      model: 'anthropic:claude-haiku-4-5',
+      workspace: await makeWorkspace(),
+      batch: { firstCheckSeconds: 0.5, maxCheckIntervalSeconds: 1, maxSubmissions: 2 },
+    },
+    { taskQueue },
+  );
+  const created = await held.held;
+  await workerA.kill();
+  held.release();
+  await startWorker('worker-b');
+  await waitFor(
+    'a second submission, after a timer, while our batch is pending',
+    async () =>
+      scheduledActivities(await fetchEvents(environment.client, handle.workflowId)).filter(
+        (activity) => activity.activityType === 'submitModelBatch',
+      ).length >= 2,
+    { timeoutMs: 120_000, intervalMs: 500 },
+  );
+  answer();
+  const result = await handle.result();
+
+  expect(result).toMatchObject({ answer: 'Answered from the one Anthropic batch.', status: 'completed' });
+  // Exactly the two batches that were made before the kill: none created by the retried submission.
+  expect(fake.batches.batches.map((batch) => batch.id)).toEqual([foreign, created.id]);
+  expect(anthropicCreates()).toHaveLength(2);
+  // Worker B listed the batches, waited for both candidates to end and read each one's results to find its own.
+  expect(fake.batches.calls.some((call) => call.method === 'GET' && call.path === '/v1/messages/batches')).toBe(true);
+  expect(resultReads(foreign).length).toBeGreaterThanOrEqual(1);
+  expect(fake.batches.calls.filter((call) => call.path.endsWith('/results') && call.status !== 200)).toEqual([]);
+  const events = await fetchEvents(environment.client, handle.workflowId);
+  const starts = activityStarts(events);
+  const submits = starts.filter((start) => start.activityType === 'submitModelBatch');
+  expect(submits[0]).toMatchObject({ attempt: 2, identity: expect.stringContaining('worker-b') });
+  // The search waited on timers between submissions, with no activity sleeping through it.
+  expect(submits.length).toBeGreaterThan(1);
+  expect(events.some((event) => event.eventType === EventType.EVENT_TYPE_TIMER_STARTED)).toBe(true);
+  expect(starts.find((start) => start.activityType === 'readModelBatch')).toMatchObject({
+    identity: expect.stringContaining('worker-b'),
+  });
+}, 240_000);
+
+it("does not adopt another run's Anthropic batch of one request: the retried submission creates its own", async () => {
+  fake.batches.plan({ inProgressMs: 3_000, finalizingMs: 200, outcome: 'expired' });
+  const taskQueue = uniqueTaskQueue('anthropic-batch-foreign');
+  await spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity: 'worker-a', env: fake.providerEnv });
+  const foreign = await foreignAnthropicBatch();
+  // The first create is refused overloaded, making nothing: attempt 2 finds only the other run's batch.
+  fake.batches.overloadCreates(1);
+  fake.enqueue(anthropicReply({ text: 'Answered from a batch of our own.' }));
+  const handle = await startAgent(
+    environment.client,
+    {
+      prompt: 'Summarise nothing.',
+      model: 'anthropic:claude-haiku-4-5',
+      workspace: await makeWorkspace(),
+      batch: { firstCheckSeconds: 0.5, maxCheckIntervalSeconds: 1, maxSubmissions: 2 },
+    },
+    { taskQueue },
+  );
+  const result = await handle.result();
+
+  expect(result).toMatchObject({ answer: 'Answered from a batch of our own.', status: 'completed' });
+  expect(fake.batches.batches).toHaveLength(2);
+  const ours = fake.batches.batches[1];
+  expect(ours.lines.map((line) => line.customId)).not.toContain('call-of-another-run');
+  // The other run's batch was read once, after it ended, and passed over; ours was the one the run read.
+  expect(resultReads(foreign)).toHaveLength(1);
+  expect(resultReads(ours.id).length).toBeGreaterThanOrEqual(1);
+  const starts = activityStarts(await fetchEvents(environment.client, handle.workflowId));
+  expect(starts.find((start) => start.activityType === 'submitModelBatch')).toMatchObject({ attempt: 2 });
 }, 240_000);

@@ -298,6 +298,20 @@ const scenarios: Scenario[] = [
     ],
   },
   {
+    // Batch mode on Anthropic: each model call a batch of one, waited on with timers, submitted, checked, read.
+    name: 'anthropic-batch-tool-loop',
+    input: {
+      prompt: 'Read alpha.txt',
+      model: 'anthropic:claude-haiku-4-5',
+      tools: ['read_file'],
+      batch: { firstCheckSeconds: 0.2, maxCheckIntervalSeconds: 0.5, maxSubmissions: 2 },
+    },
+    replies: [
+      anthropicReply({ toolCalls: [{ id: 'toolu_1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+      anthropicReply({ text: 'alpha.txt says alpha.' }),
+    ],
+  },
+  {
     // Extended thinking in a tool loop: each reply thinks (interleaved, partly redacted), and every later call carries it all back.
     name: 'anthropic-thinking-tool-loop',
     input: {

@@ -124,6 +124,7 @@ export class FakeBatchApi {
   private fallbackPlan: BatchPlan = {};
   private sequence = 0;
   private holding?: { created: (batch: FakeBatch) => void; released: Promise<void> };
+  private overloadedCreates = 0;
 
   /**
    * From now on each create request makes its batch at once and answers only when `release` is called: a worker
@@ -142,6 +143,15 @@ export class FakeBatchApi {
         release();
       },
     };
+  }
+
+  /**
+   * The next `count` Anthropic create requests are refused 529 overloaded_error, making no batch, as when the API is
+   * overloaded: the submission is retried (attempt 2) with no batch of its own anywhere.
+   */
+  overloadCreates(count: number): this {
+    this.overloadedCreates = count;
+    return this;
   }
 
   /** A created batch's answer, held while `holdCreates` holds them. */
@@ -175,6 +185,7 @@ export class FakeBatchApi {
     this.fallbackPlan = {};
     this.limits = { ...realBatchLimits };
     this.holding = undefined;
+    this.overloadedCreates = 0;
   }
 
   /** Whether a request is for the batch APIs (read here, whole: a file upload is multipart, not JSON). */
@@ -435,6 +446,10 @@ export class FakeBatchApi {
   // ---- Anthropic: Message Batches ----
 
   private async createAnthropic(request: http.IncomingMessage, body: Buffer): Promise<Answer> {
+    if (this.overloadedCreates > 0) {
+      this.overloadedCreates--;
+      return anthropicRefusal(529, 'overloaded_error', 'Overloaded');
+    }
     if (body.length > this.limits.anthropicMaxBytes)
       return anthropicRefusal(413, 'request_too_large', `A batch may be at most ${this.limits.anthropicMaxBytes} bytes.`);
     const params = parseJson(body) as { requests?: unknown } | undefined;
@@ -540,12 +555,13 @@ export class FakeBatchApi {
   private process(batch: FakeBatch): void {
     const { validatingMs, inProgressMs, finalizingMs, outcome } = batch.plan;
     const processing = (batch.api === 'openai' ? validatingMs : 0) + inProgressMs;
+    // Unreferenced: a batch still processing when a test file ends does not hold its process open.
     setTimeout(() => {
       void this.answerAll(batch, outcome).then((answers) => {
         batch.answers = answers;
-        setTimeout(() => (batch.endedAt = Date.now()), finalizingMs);
+        setTimeout(() => (batch.endedAt = Date.now()), finalizingMs).unref();
       });
-    }, processing);
+    }, processing).unref();
   }
 
   private async answerAll(batch: FakeBatch, outcome: BatchPlan['outcome']): Promise<BatchAnswer[]> {
