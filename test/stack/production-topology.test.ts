@@ -66,12 +66,24 @@ afterAll(async () => {
 
 afterEach(() => expect(fake.refusals).toEqual([]));
 
-/** The host CLI's environment for the stack (docs/docker-compose.md's "from the host"). */
-function hostEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, ...stack.clientEnvironment, AGENT_ENCRYPTION_KEYS: keys, AGENT_DEFINITIONS: definitions };
+/**
+ * The host CLI's environment for the stack (docs/docker-compose.md's "from the host"): the workers' own settings too,
+ * their definitions (which read SLOW_STEP_LOG) and workspace root, since the CLI checks each run against them before
+ * it starts one (docs/agents.md).
+ */
+function cliSettings(): NodeJS.ProcessEnv {
+  return {
+    ...stack.clientEnvironment,
+    AGENT_ENCRYPTION_KEYS: keys,
+    AGENT_DEFINITIONS: definitions,
+    SLOW_STEP_LOG: stepLog,
+    AGENT_WORKSPACE_ROOT: os.tmpdir(),
+  };
 }
-const cli = (args: string[]) =>
-  runCli(args, { ...stack.clientEnvironment, AGENT_ENCRYPTION_KEYS: keys, AGENT_DEFINITIONS: definitions });
+function hostEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, ...cliSettings() };
+}
+const cli = (args: string[]) => runCli(args, cliSettings());
 
 /** Answers each agent from its own script: the lead and its subagent run as separate workflows. */
 function script(scripts: Record<string, FakeStep[]>): void {
