@@ -12,7 +12,7 @@ afterEach(() => terminal?.close());
 
 it('shows serve --help with its flags on the screen, and exits 0', async () => {
   // The shell prints the exit status once the command is done, on the same screen.
-  const command = ['sh', '-c', '"$0" "$@"; echo "exit status $?"', ...cliCommandLine(['serve', '--help'])];
+  const command = ['sh', '-c', '"$0" "$@"; echo "exit status $?"; exec sleep 600', ...cliCommandLine(['serve', '--help'])];
   terminal = await Terminal.start(command, cliEnvironment({ TEMPORAL_ADDRESS: '127.0.0.1:1' }));
   const screen = await waitFor('the help and the exit status', async () => {
     const shown = await terminal!.screen();

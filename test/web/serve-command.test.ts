@@ -137,18 +137,21 @@ describe('what agent serve refuses before it starts (exit 2, nothing started)', 
   it('refuses to listen beyond loopback with no --principal-header, saying why, in a real terminal', async () => {
     const args = ['serve', '--host', '0.0.0.0', '--port', '0', '--model', 'openai:gpt-4o-mini', '--workspace', bed.workspace];
     const env = cliEnvironment({ ...bed.server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('serve-open') });
-    terminal = await Terminal.start(cliCommandLine(args), env);
+    // Through a shell that prints the exit status and stays: a program that stops at once can take its pane (and the
+    // terminal's server) with it before tmux is told to keep dead panes, and the screen is then lost.
+    const shell = ['sh', '-c', '"$0" "$@"; echo "exit status $?"; exec sleep 600', ...cliCommandLine(args)];
+    terminal = await Terminal.start(shell, env);
     const screen = await waitFor(
       'the refusal on the screen',
       async () => {
         const shown = await terminal!.screen();
-        return /Pane is dead/.test(shown) && shown;
+        return /exit status \d+/.test(shown) && shown;
       },
       { timeoutMs: 60_000 },
     );
     expect(screen).toContain('error: serve would listen on 0.0.0.0 with every request taken as the one user "local"');
     expect(screen).toContain('or pass --allow-unauthenticated if something else guards the address');
-    expect(screen).toMatch(/Pane is dead \(status 2/);
+    expect(screen).toMatch(/^exit status 2$/m);
     expect(screen).not.toContain('serving');
   });
 
