@@ -81,9 +81,13 @@ describe.each(Object.keys(models) as FakeProvider[])('streaming through the real
   });
 });
 
-/** Streams one Anthropic reply of these blocks, 5 ms apart, into a streamed session; its answer and its history's signals. */
+/**
+ * Streams one Anthropic reply of these blocks, written as fast as the socket takes them, into a streamed session; its
+ * answer and its history's signals. No pacing: how many 200 ms batches a paced reply fills depends on how busy the
+ * machine is, while a publisher that signals per change of kind signals per block however fast the blocks come.
+ */
 async function signalsOfStreamedReply(blocks: FakeAnthropicBlock[]): Promise<{ answer: unknown; signals: number }> {
-  bed.server.enqueue({ ...anthropicBlocksReply(blocks), stream: { intervalMs: 5 } });
+  bed.server.enqueue({ ...anthropicBlocksReply(blocks), stream: {} });
   const { workflowId, reply } = await withWorker(async (taskQueue) => {
     const handle = await startAgent(
       bed.environment.client,
@@ -109,19 +113,16 @@ async function signalsOfStreamedReply(blocks: FakeAnthropicBlock[]): Promise<{ a
   };
 }
 
-it('a model that alternates thinking and text on every piece costs no more signals than plain text: the batch is one signal', async () => {
-  // The attack: interleaved thinking, 120 one-word blocks alternating thinking and text, written 5 ms apart. A
-  // publisher that sent a signal at every change of kind wrote a history event per block (121 signals, measured).
+it('a model that alternates thinking and text on every piece costs no signal per piece: the batch is one signal', async () => {
+  // The attack: interleaved thinking, 120 one-word blocks alternating thinking and text. A publisher that sent a
+  // signal at every change of kind wrote a history event per block (121 signals, measured), at any pace.
   const alternating: FakeAnthropicBlock[] = Array.from({ length: 120 }, (_, index) =>
     index % 2 === 0 ? { thinking: `t${index}` } : { text: `w${index} ` },
   );
   const attack = await signalsOfStreamedReply(alternating);
-  // The same number of blocks, all text, written at the same pace: what batching costs anyway.
-  const plain = await signalsOfStreamedReply(alternating.map((_, index) => ({ text: `w${index} ` })));
   expect(bed.server.refusals).toEqual([]);
   expect(attack.answer).toBe(alternating.flatMap((block) => ('text' in block ? [block.text] : [])).join(''));
-  // Thinking blocks stream more events (their signature too), so that reply takes longer to write and gets a few more
-  // 200 ms batches; one signal per block would be 120 and more.
-  expect(attack.signals).toBeLessThanOrEqual(plain.signals * 2);
-  expect(attack.signals).toBeLessThan(40);
+  // The end-session signal and a few 200 ms batches; a signal per block would be 120 and more. The bound leaves room
+  // for a busy machine reading the reply slowly (30 batches is six seconds of reading).
+  expect(attack.signals).toBeLessThan(alternating.length / 4);
 });
