@@ -132,6 +132,11 @@ export const resolvedInputObject = z.object({
     .optional(),
   /** Set when this run is a fork: the conversation it started from (client/fork-agent.ts). */
   forkedFrom: z.object({ workflowId: z.string(), runId: z.string(), messageIndex: z.number().int().min(0) }).optional(),
+  /**
+   * The result carries the tool calls that answered the prompt, each with its result clipped (`toolCalls`): an eval
+   * reads them from there (evals/workflow/). Absent: the result has none, as before.
+   */
+  reportToolCalls: z.boolean().optional(),
   /** Set when a parent run started this one as a subagent. */
   subagent: z.object({ depth: z.number().int().min(1), parentWorkflowId: z.string() }).optional(),
   /**
