@@ -78,14 +78,7 @@ export {
   statusQuery,
 } from './workflows/definitions';
 // Evals (docs/evals.md): cases answered by candidates as durable child runs, graded, and reported.
-export {
-  runEval,
-  startEval,
-  evalInput,
-  type EvalOptions,
-  type EvalHandle,
-  type EvalWorkflow,
-} from './evals/run-eval';
+export { runEval, startEval, evalInput, type EvalOptions, type EvalHandle, type EvalWorkflow } from './evals/run-eval';
 export { evalWorkflowType, type EvalWorkflowInput } from './evals/workflow/definitions';
 export type {
   EvalCase,

@@ -82,7 +82,9 @@ export function evalPairStartLine(event: Event<'eval_pair_start'>): string {
 export function evalPairEndLine(event: Event<'eval_pair_end'>): string {
   const cost = event.costUsd ? ` ($${event.costUsd.toFixed(6)})` : '';
   const status = event.status === 'completed' ? '' : ` [${event.status}${event.error ? `: ${event.error}` : ''}]`;
-  return printable(`${event.pass ? '✓' : '✗'} ${event.case} · ${event.candidate}: score ${event.score.toFixed(2)}${cost}${status}`);
+  return printable(
+    `${event.pass ? '✓' : '✗'} ${event.case} · ${event.candidate}: score ${event.score.toFixed(2)}${cost}${status}`,
+  );
 }
 
 /** The eval ended: `eval ended: 12 pairs` or `eval stopped by its budget: 12 pairs, 4 not run`. */

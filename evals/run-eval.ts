@@ -114,7 +114,9 @@ function candidateRun(candidate: Candidate, workspace: string): CandidateRun {
     });
     return { candidate, input };
   } catch (error) {
-    throw new InvalidInputError(`invalid eval: candidate "${candidate.name}": ${(error as Error).message.replace(/^invalid input: /, '')}`);
+    throw new InvalidInputError(
+      `invalid eval: candidate "${candidate.name}": ${(error as Error).message.replace(/^invalid input: /, '')}`,
+    );
   }
 }
 
@@ -123,8 +125,7 @@ function optionsProblem(options: EvalOptions): string | undefined {
   if (!Array.isArray(options.candidates) || options.candidates.length === 0) return 'no candidates';
   const names = options.candidates.map((candidate) => candidate.name);
   const badName = names.find((name) => typeof name !== 'string' || !candidateNamePattern.test(name));
-  if (badName !== undefined)
-    return `candidate name ${JSON.stringify(badName)}: use letters, digits, _, - and . (at most 64)`;
+  if (badName !== undefined) return `candidate name ${JSON.stringify(badName)}: use letters, digits, _, - and . (at most 64)`;
   if (names.includes(recordedName)) return `"${recordedName}" is the recorded baseline's name; name the candidate otherwise`;
   const twice = names.find((name, index) => names.indexOf(name) !== index);
   if (twice !== undefined) return `two candidates are named "${twice}"`;
@@ -133,7 +134,8 @@ function optionsProblem(options: EvalOptions): string | undefined {
   if (sameId !== undefined) return `two cases have the id "${sameId}"`;
   if (options.concurrency !== undefined && (!Number.isInteger(options.concurrency) || options.concurrency < 1))
     return `concurrency must be a whole number of at least 1, got ${options.concurrency}`;
-  if (options.budgetUsd !== undefined && !(options.budgetUsd > 0)) return `the budget must be more than $0, got ${options.budgetUsd}`;
+  if (options.budgetUsd !== undefined && !(options.budgetUsd > 0))
+    return `the budget must be more than $0, got ${options.budgetUsd}`;
   if (options.tools !== undefined && options.tools !== 'scratch' && options.tools !== 'refuse')
     return `tools must be "scratch" or "refuse", got ${JSON.stringify(options.tools)}`;
   return undefined;

@@ -38,9 +38,7 @@ export async function evalWorkflow(input: EvalWorkflowInput): Promise<EvalReport
   const budget = new EvalBudget(input.budgetUsd, carried?.spentUsd ?? 0, carried?.worstPairUsd ?? 0);
   const outcomes: ScoredOutcome[] = [...(carried?.outcomes ?? [])];
   const done = new Set(outcomes.map((outcome) => `${outcome.caseId}\u0000${outcome.candidate}`));
-  const pending = pairsOf(input.cases, input.candidates).filter(
-    (pair) => !done.has(`${pair.evalCase.id}\u0000${pair.name}`),
-  );
+  const pending = pairsOf(input.cases, input.candidates).filter((pair) => !done.has(`${pair.evalCase.id}\u0000${pair.name}`));
 
   let next = 0;
   let inFlight = 0;
@@ -171,5 +169,10 @@ function checkInput(input: EvalWorkflowInput): void {
         : input.budgetUsd !== undefined && !(input.budgetUsd > 0)
           ? 'budgetUsd must be more than 0'
           : undefined;
-  if (problem) throw ApplicationFailure.create({ type: failureTypes.invalidInput, message: `invalid eval input: ${problem}`, nonRetryable: true });
+  if (problem)
+    throw ApplicationFailure.create({
+      type: failureTypes.invalidInput,
+      message: `invalid eval input: ${problem}`,
+      nonRetryable: true,
+    });
 }

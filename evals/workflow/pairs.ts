@@ -16,7 +16,9 @@ export interface Pair {
 /** Every pair of the eval in report order: per case, its recorded baseline first, then each candidate. */
 export function pairsOf(cases: EvalCase[], candidates: CandidateRun[]): Pair[] {
   return cases.flatMap((evalCase) => [
-    ...(evalCase.recorded ? [{ evalCase, candidate: undefined, name: recordedName, key: pairKey(evalCase.id, recordedName) }] : []),
+    ...(evalCase.recorded
+      ? [{ evalCase, candidate: undefined, name: recordedName, key: pairKey(evalCase.id, recordedName) }]
+      : []),
     ...candidates.map((candidate) => ({
       evalCase,
       candidate,

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { defineAgent } from '../../agents/define-agent';
+import type { Message } from '../../core/messages';
 import type { EvalCase } from '../../evals/types';
 import { createAgentTestEnv, scriptedModel, type AgentTestEnv } from '../../testing';
 
@@ -30,6 +31,10 @@ beforeAll(async () => {
 });
 afterAll(() => env?.shutdown());
 
+function lastUserText(messages: Message[]): string {
+  return String([...messages].reverse().find((message) => message.role === 'user')?.content);
+}
+
 function datasetCase(id: string, prompt: string, line: number): EvalCase {
   return {
     id,
@@ -46,7 +51,7 @@ function datasetCase(id: string, prompt: string, line: number): EvalCase {
 it('answers every case with each candidate once, each shown its instructions and the case context', async () => {
   model.reset((request) => {
     const instructions = request.messages[0].content;
-    const question = String(request.messages.findLast((message) => message.role === 'user')?.content);
+    const question = lastUserText(request.messages);
     // The polite candidate reads the policy first; its second call answers from the result.
     if (instructions === 'Be polite.' && request.messages.at(-1)?.role === 'user')
       return { toolCalls: [{ name: 'read_file', arguments: { path: 'policy.txt' } }] };
@@ -67,13 +72,15 @@ it('answers every case with each candidate once, each shown its instructions and
   // One model call per case for terse, two for polite (the tool call, then the answer): none repeated.
   const calls = model.requests.map((request) => ({
     instructions: request.messages[0].content,
-    question: request.messages.findLast((message) => message.role === 'user')?.content,
+    question: lastUserText(request.messages),
     context: request.messages.slice(1, 3),
   }));
-  expect(calls.filter((call) => call.instructions === 'Be terse.').map((call) => call.question).sort()).toEqual([
-    'can I get a refund?',
-    'when are you open?',
-  ]);
+  expect(
+    calls
+      .filter((call) => call.instructions === 'Be terse.')
+      .map((call) => call.question)
+      .sort(),
+  ).toEqual(['can I get a refund?', 'when are you open?']);
   expect(calls.filter((call) => call.instructions === 'Be polite.')).toHaveLength(4);
   for (const call of calls) expect(call.context).toEqual(cases[0].context);
 
@@ -86,7 +93,12 @@ it('answers every case with each candidate once, each shown its instructions and
   ]);
   // The tool calls come from the child's result, with their results.
   expect(refund[1].toolCalls).toEqual([
-    { name: 'read_file', arguments: { path: 'policy.txt' }, result: expect.stringContaining('Refunds within 30 days.'), isError: false },
+    {
+      name: 'read_file',
+      arguments: { path: 'policy.txt' },
+      result: expect.stringContaining('Refunds within 30 days.'),
+      isError: false,
+    },
   ]);
   expect(refund[0].toolCalls).toEqual([]);
   expect(report.summary).toEqual([
