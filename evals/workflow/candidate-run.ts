@@ -36,7 +36,7 @@ export function candidateInput(
     approval: { tools: [], skip: true, timeoutSeconds: candidate.input.approval?.timeoutSeconds ?? 3600 },
     reportToolCalls: true,
     evalTools: { fixtures: evalCase.toolFixtures, unrecorded: options.unrecordedTools },
-  } as ResolvedAgentInput;
+  };
 }
 
 /** A money allowance is more than 0 (the input refuses 0): a spent one still stops the run before its first call. */
