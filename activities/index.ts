@@ -9,6 +9,7 @@ import { McpCatalog } from '../mcp/catalog';
 import { mcpToolActivity } from '../mcp/call-tool-activity';
 import { createModelActivities } from './model/call-model';
 import { createPrepareRun } from './prepare-run';
+import { createGradeOutcome } from '../evals/graders/grade-outcome';
 import { toolActivity } from './tool-activity';
 import type { TranscriptStore } from '../storage/transcript/transcript-store';
 
@@ -16,6 +17,7 @@ export type { ModelCallInput, ModelCallResult, TranscriptInput } from './model/m
 export type { PrepareRunInput, RunSetup, ToolRunSettings } from './prepare-run';
 export type { McpToolsListed } from '../mcp/list-tools-activity';
 export type { ToolActivityInput } from './tool-activity';
+export type { GradeOutcomeInput } from '../evals/graders/grade-outcome';
 
 export interface ActivityOptions {
   /** The agents, tools and providers this worker has. */
@@ -61,6 +63,8 @@ export function createActivities(options: ActivityOptions) {
     }),
     prepareRun: createPrepareRun(registry, options.workspaceRoot, prices),
     listMcpTools: createListMcpTools(registry, connections, catalog),
+    // An eval's built-in and custom graders (evals/graders/grade-outcome.ts): custom graders are the user's code.
+    gradeOutcome: createGradeOutcome(registry),
   };
 }
 
@@ -68,4 +72,5 @@ export function createActivities(options: ActivityOptions) {
 export type CoreActivities = ReturnType<typeof createModelActivities> & {
   prepareRun: ReturnType<typeof createPrepareRun>;
   listMcpTools: ReturnType<typeof createListMcpTools>;
+  gradeOutcome: ReturnType<typeof createGradeOutcome>;
 };
