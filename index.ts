@@ -15,6 +15,14 @@ export { createAgentRegistry, AgentRegistry, type Definitions } from './agents/r
 export { loadDefinitions } from './agents/load-definitions';
 export { defaultAgent } from './agents/default-agent';
 export { defineTool, builtInTools, type Tool, type ToolContext } from './tools';
+// Graders of your own for evals, registered like tools (a definitions module's `graders`).
+export {
+  defineGrader,
+  type Grader,
+  type GraderDefinition,
+  type GraderInput,
+  type GraderVerdict,
+} from './evals/graders/define-grader';
 export { loadMcpConfig, parseMcpServers, type McpServers, type McpServerConfig, type McpServerEntry } from './mcp/config';
 export { everyMcpTool } from './mcp/types';
 export { resolveInWorkspace } from './tools/workspace';
