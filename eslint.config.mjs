@@ -92,7 +92,12 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        workflowAllowList({ core: '../../core', folders: ['.', '../../workflows'], files: ['../types'] }),
+        workflowAllowList({
+          core: '../../core',
+          folders: ['.', '../../workflows'],
+          // The judge's input and verdict are pure (evals/graders/): the eval builds and reads its judge runs with them.
+          files: ['../types', '../graders/judge-input', '../graders/judge-verdict'],
+        }),
       ],
     },
   },

@@ -8,6 +8,7 @@ import { clip } from '../workflows/summaries';
 import type { Candidate, EvalCase, EvalReport, GraderSpec, UnrecordedToolPolicy } from './types';
 import { evalWorkflowType, type CandidateRun, type EvalWorkflowInput } from './workflow/definitions';
 import { recordedName } from './workflow/pairs';
+import { graderSpecProblems } from './graders/check-grader-specs';
 
 export type EvalWorkflow = (input: EvalWorkflowInput) => Promise<EvalReport>;
 export type EvalHandle = WorkflowHandleWithFirstExecutionRunId<EvalWorkflow>;
@@ -136,6 +137,14 @@ function optionsProblem(options: EvalOptions): string | undefined {
     return `concurrency must be a whole number of at least 1, got ${options.concurrency}`;
   if (options.budgetUsd !== undefined && !(options.budgetUsd > 0))
     return `the budget must be more than $0, got ${options.budgetUsd}`;
+  // Graders come from datasets and command lines: a bad one is caught here, not mid-eval.
+  const graderProblems = [
+    ...graderSpecProblems(options.graders ?? [], 'graders'),
+    ...options.cases.flatMap((evalCase) =>
+      evalCase.graders ? graderSpecProblems(evalCase.graders, `case ${evalCase.id} graders`) : [],
+    ),
+  ];
+  if (graderProblems.length > 0) return graderProblems.join('; ');
   if (options.tools !== undefined && options.tools !== 'scratch' && options.tools !== 'refuse')
     return `tools must be "scratch" or "refuse", got ${JSON.stringify(options.tools)}`;
   return undefined;

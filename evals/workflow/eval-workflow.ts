@@ -56,6 +56,7 @@ export async function evalWorkflow(input: EvalWorkflowInput): Promise<EvalReport
     const outcome = await answer(pair, workflowId, input, allowanceUsd);
     const grades = await gradeOutcomeOf([...input.graders, ...(pair.evalCase.graders ?? [])], pair.evalCase, outcome, {
       judgeId: (index) => judgeWorkflowId(evalId, pair.evalCase.id, pair.name, index),
+      workspace: input.workspace,
       allowanceUsd: allowanceUsd !== undefined ? allowanceUsd - (outcome.usage.costUsd ?? 0) : undefined,
       batch: input.batch,
     });

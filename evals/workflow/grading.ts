@@ -20,7 +20,7 @@ export async function gradeOutcomeOf(
   specs: GraderSpec[],
   evalCase: EvalCase,
   outcome: CaseOutcome,
-  options: { judgeId: (index: number) => string; allowanceUsd?: number; batch?: BatchSettings },
+  options: { judgeId: (index: number) => string; workspace: string; allowanceUsd?: number; batch?: BatchSettings },
 ): Promise<GradeResult[]> {
   if (outcome.status === 'failed' || specs.length === 0) return [];
   const judges = specs.flatMap((spec, index) => (spec.type === 'judge' ? [{ spec, index }] : []));
@@ -34,6 +34,7 @@ export async function gradeOutcomeOf(
   for (const { spec, index } of judges) {
     const grade = await judgeGrade(spec as Extract<GraderSpec, { type: 'judge' }>, evalCase, outcome, {
       workflowId: options.judgeId(judges.findIndex((judge) => judge.index === index)),
+      workspace: options.workspace,
       allowanceUsd: allowance,
       batch: options.batch,
     });
