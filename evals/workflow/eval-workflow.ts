@@ -64,6 +64,9 @@ export async function evalWorkflow(input: EvalWorkflowInput): Promise<EvalReport
     outcomes.push(result);
     const spent = pairSpendUsd(result);
     budget.settle(allowanceUsd, spent);
+    // A run its allowance stopped (the worst case of its next model call, priced by the worker, did not fit): what is
+    // left would stop the next runs the same way, so no more pairs start.
+    if (result.status === 'cost_budget') stoppedByBudget = true;
     stream.publish({
       type: 'eval_pair_end',
       case: pair.evalCase.id,
