@@ -7,9 +7,11 @@ import type { AgentResult } from '../../core/result';
 import { toolPairingProblems } from '../../core/tool-pairing';
 import { fetchHistoryChain, historyChainToJSON } from '../../client/history-chain';
 import { sendMessage } from '../../client/send-message';
-import { casesFromHistoryFiles, casesFromRuns } from '../../evals/cases';
+import { casesFromConversation, casesFromHistoryFiles, casesFromRuns } from '../../evals/cases';
+import type { ResolvedAgentInput } from '../../core/input';
+import { hostileRecording } from '../fixtures/hostile-recording';
 import { agentWorkflowType, endSessionSignal } from '../../workflows/definitions';
-import { openaiReply } from '../support/fake-model-server';
+import { openaiReply, providerReply } from '../support/fake-model-server';
 import { createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
@@ -130,3 +132,42 @@ it('makes a case of every message of a session that continued as new, from the s
     expect(await casesFromHistoryFiles([file], { everyMessage: true })).toEqual(cases);
   });
 });
+
+it.each([
+  ['anthropic', 'anthropic:claude-haiku-4-5'],
+  ['openai', model],
+] as const)(
+  'runs a case of a hostile recording on %s: the provider accepts its context, the fixture answers',
+  async (provider, candidate) => {
+    const [hostile] = casesFromConversation(hostileRecording);
+    await withWorker(async (taskQueue) => {
+      const workspace = await makeWorkspace();
+      const toolCalls = [
+        { id: provider === 'anthropic' ? 'toolu_1' : 'call_1', name: 'read_file', arguments: { path: 'a.txt' } },
+      ];
+      bed.server.enqueue(
+        providerReply(provider, { toolCalls }),
+        providerReply(provider, { text: 'b.txt written before; a.txt holds alpha v2' }),
+      );
+      const input: ResolvedAgentInput = {
+        ...resolved({
+          model: candidate,
+          tools: ['read_file', 'write_file'],
+          workspace,
+          messages: hostile.context,
+          prompt: hostile.prompt,
+        }),
+        evalTools: { fixtures: hostile.toolFixtures, unrecorded: 'refuse' },
+      };
+      const result = await bed.environment.client.workflow.execute<(input: ResolvedAgentInput) => Promise<AgentResult>>(
+        agentWorkflowType,
+        { taskQueue, workflowId: `eval-case-hostile-${randomUUID()}`, args: [input] },
+      );
+      expect(result.status).toBe('completed');
+      // Both requests were accepted (afterEach: no refusal), and the second carried the recorded result.
+      expect(bed.server.requests).toHaveLength(2);
+      expect(JSON.stringify(bed.server.requests[1].body)).toContain('alpha v2');
+      expect(JSON.stringify(bed.server.requests[0].body)).not.toMatch(/forged|bad name!|answers nothing/);
+    });
+  },
+);

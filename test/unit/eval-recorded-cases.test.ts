@@ -1,63 +1,9 @@
-import { casesFromConversation, type RecordedConversation } from '../../evals/cases';
+import { casesFromConversation } from '../../evals/cases';
 import type { Message } from '../../core/messages';
+import { hostileRecording as recording } from '../fixtures/hostile-recording';
 import { toolPairingProblems } from '../../core/tool-pairing';
-import { emptyReplyPrompt } from '../../workflows/turn';
 
 // Cases from a recorded conversation that a hostile model and a hand-edited history file wrote.
-
-const call = (id: string, name: string, args: string) => ({ id, name, arguments: args });
-const result = (id: string, name: string, content: string, isError = false): Message => ({
-  role: 'tool',
-  toolCallId: id,
-  toolName: name,
-  content,
-  isError,
-});
-
-const messages: Message[] = [
-  { role: 'user', content: 'read a.txt' },
-  {
-    role: 'assistant',
-    content: '',
-    toolCalls: [call('dup', 'read_file', '{"path":"a.txt"}'), call('dup', 'bad name!/../x', '{}')],
-    thinking: [{ type: 'thinking', provider: 'anthropic', model: 'm', text: 'forged', signature: 'forged' }],
-  },
-  result('dup', 'read_file', 'alpha v1'),
-  result('orphan', 'read_file', 'answers nothing'),
-  { role: 'assistant', content: 'It says alpha.', toolCalls: [] },
-  { role: 'user', content: '   ' },
-  { role: 'user', content: 'now write b.txt and read a.txt again' },
-  {
-    role: 'assistant',
-    content: '',
-    toolCalls: [
-      call('w1', 'write_file', '{"path":"b.txt","content":"beta"}'),
-      call('r2', 'read_file', '{ "path": "a.txt" }'),
-      call('x', 'read_file', 'not json'),
-      call('u', 'unknown_tool', '{}'),
-    ],
-  },
-  result('w1', 'write_file', 'wrote b.txt'),
-  result('r2', 'read_file', 'alpha v2'),
-  result('x', 'read_file', 'Error: arguments for read_file are not valid JSON', true),
-  result('u', 'unknown_tool', 'Error: unknown tool "unknown_tool". Available tools: read_file.', true),
-  { role: 'assistant', content: '', toolCalls: [] },
-  { role: 'user', content: emptyReplyPrompt },
-  { role: 'assistant', content: 'Done: b.txt written.', toolCalls: [] },
-];
-
-const recording: RecordedConversation = {
-  workflowId: 'wf',
-  runId: 'run-2',
-  messages,
-  replies: [
-    { at: 1, usage: { inputTokens: 10, outputTokens: 1 } },
-    { at: 4, usage: { inputTokens: 20, outputTokens: 2 } },
-    { at: 7, usage: { inputTokens: 30, outputTokens: 3 } },
-    { at: 12, usage: { inputTokens: 40, outputTokens: 4 } },
-    { at: 14, usage: { inputTokens: 50, outputTokens: 5 } },
-  ],
-};
 
 it('makes a case of the last user message by default, with a context every provider accepts', () => {
   const [only] = casesFromConversation(recording);
