@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { casesFromDataset } from '../../evals/cases/dataset';
+import { casesFromHistoryFiles, casesFromRuns } from '../../evals/cases/from-runs';
 import type { EvalCase } from '../../evals/types';
 import { UsageError } from '../help';
 import { invocationDirectory } from '../output';
@@ -15,11 +17,31 @@ export interface CaseSourceFlags {
   limit?: number;
 }
 
-/** The cases of every source given, in the order given: runs (query, ids), history files, datasets, a cases file. */
-export async function loadCases(_client: Client, flags: CaseSourceFlags): Promise<EvalCase[]> {
+/**
+ * The cases of every source given, in the order given: runs (query, ids), history files, datasets, a cases file
+ * (evals/cases/ reads them). Two sources may name the same run: its cases then come twice, which runEval refuses
+ * (two cases with one id) before anything starts.
+ */
+export async function loadCases(client: Client, flags: CaseSourceFlags): Promise<EvalCase[]> {
   const cases: EvalCase[] = [];
-  if (flags.query !== undefined || flags.runs || flags.history || flags.dataset)
-    throw new UsageError('cases from runs, history files and datasets come with evals/cases/, not on this build yet');
+  const resolve = (file: string) => path.resolve(invocationDirectory(), file);
+  const recorded = { everyMessage: flags.everyMessage };
+  if (flags.query !== undefined || flags.runs)
+    cases.push(
+      ...(await casesFromRuns(client, {
+        ...recorded,
+        ...(flags.runs && { workflowIds: flags.runs }),
+        ...(flags.query !== undefined && { query: flags.query }),
+        ...(flags.limit !== undefined && { limit: flags.limit }),
+      })),
+    );
+  if (flags.history) cases.push(...(await casesFromHistoryFiles(flags.history.map(resolve), recorded)));
+  for (const file of flags.dataset ?? [])
+    cases.push(
+      ...(await casesFromDataset(resolve(file)).catch((error: Error) => {
+        throw new UsageError(`--dataset: ${error.message}`);
+      })),
+    );
   if (flags.cases) cases.push(...(await readCasesFile(flags.cases)));
   return cases;
 }

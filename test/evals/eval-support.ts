@@ -68,6 +68,7 @@ export function evalResponder(request: ReceivedRequest): FakeStep {
     if (last.role === 'tool') return openaiReply({ content: `Per policy: ${last.content}` });
     return openaiReply({ toolCalls: [{ id: `call_${messages.length}`, name: 'read_file', arguments: { path: 'policy.txt' } }] });
   }
+  if (systemOf(request) === 'Say no.') return openaiReply({ content: 'No.' });
   return openaiReply({ content: `${lastUserOf(request).toUpperCase()} REFUND MAYBE.` });
 }
 
