@@ -29,8 +29,7 @@ export async function unpinSession(handle: WorkflowHandle): Promise<boolean> {
       execution: { workflowId: handle.workflowId },
     });
     const versioning = info?.versioningInfo;
-    if (versioning?.behavior !== VersioningBehavior.VERSIONING_BEHAVIOR_PINNED || versioning.versioningOverride)
-      return false;
+    if (versioning?.behavior !== VersioningBehavior.VERSIONING_BEHAVIOR_PINNED || versioning.versioningOverride) return false;
     // The memo is decoded (a codec may seal it) only for a pinned run, the rare case.
     const runId = info?.execution?.runId ?? undefined;
     const { memo } = await handle.client.getHandle(handle.workflowId, runId).describe();

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { startAgent, type AgentHandle } from '../../client/start-agent';
+import { newWorkflowId, resolveOrThrow, startAgent, type AgentHandle } from '../../client/start-agent';
+import { agentWorkflowType } from '../../workflows/definitions';
 import { sendMessage } from '../../client/send-message';
 import { workflowsPath } from '../../worker/agent-plugin';
 import { runCli } from '../support/cli';
@@ -51,7 +52,10 @@ async function brokenBundle(): Promise<string> {
 }
 
 /** What the server says of the session's current run: its versioning behaviour, the build it is on, any override. */
-async function versioningOf(client: Client, workflowId: string): Promise<{ behavior: string; build?: string; override?: boolean }> {
+async function versioningOf(
+  client: Client,
+  workflowId: string,
+): Promise<{ behavior: string; build?: string; override?: boolean }> {
   const { raw } = await client.workflow.getHandle(workflowId).describe();
   const info = raw.workflowExecutionInfo?.versioningInfo;
   return {
@@ -93,7 +97,12 @@ it('keeps sessions answering from the current build after a failed task and a ro
     AGENT_DEFINITIONS: agents,
   });
   // The operator's shell: it deployed v2, and still has its variables exported.
-  const shell = { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue, AGENT_DEPLOYMENT_NAME: deploymentName, AGENT_BUILD_ID: 'v2' };
+  const shell = {
+    ...bed.server.providerEnv,
+    AGENT_TASK_QUEUE: taskQueue,
+    AGENT_DEPLOYMENT_NAME: deploymentName,
+    AGENT_BUILD_ID: 'v2',
+  };
 
   // v2 is current and answers two sessions.
   await workers.start(workerEnv('v2', good));
@@ -107,6 +116,15 @@ it('keeps sessions answering from the current build after a failed task and a ro
     sessions.push(session);
   }
   const [incident, untouched] = sessions;
+  // A session started by a client of its own, without startAgent's memo: pinned on purpose (docs/upgrades.md).
+  bed.server.enqueue(openaiReply({ content: 'own client answered on v2' }));
+  const ownClient = await client.workflow.start(agentWorkflowType, {
+    taskQueue,
+    workflowId: newWorkflowId(),
+    args: [resolveOrThrow({ agent: 'versioned', session: {}, workspace })],
+  });
+  expect((await sendMessage(ownClient, 'hello')).answer).toBe('own client answered on v2');
+  expect(await versioningOf(client, ownClient.workflowId)).toEqual({ behavior: 'VERSIONING_BEHAVIOR_PINNED', build: 'v2' });
 
   // The bad deploy: v3 fails every workflow task it takes. The message sent meanwhile fails with its task, and is
   // dropped: nothing of it reaches history, so the task Temporal retries later has nothing new for the workflow.
@@ -143,6 +161,11 @@ it('keeps sessions answering from the current build after a failed task and a ro
   bed.server.enqueue(openaiReply({ content: 'untouched answered on v4' }));
   expect((await sendMessage(untouched, 'and now?')).answer).toBe('untouched answered on v4');
   expect(lastSystemPrompt()).toBe('You are versioned, build v4.');
+  // The session without the memo is left pinned: v2 answers it, and no override was set on it.
+  bed.server.enqueue(openaiReply({ content: 'own client answered on v2 again' }));
+  expect((await sendMessage(ownClient, 'and now?')).answer).toBe('own client answered on v2 again');
+  expect(lastSystemPrompt()).toBe('You are versioned, build v2.');
+  expect(await versioningOf(client, ownClient.workflowId)).toEqual({ behavior: 'VERSIONING_BEHAVIOR_PINNED', build: 'v2' });
   for (const session of sessions) {
     expect(await versioningOf(client, session.workflowId)).toEqual({ behavior: 'VERSIONING_BEHAVIOR_AUTO_UPGRADE', build: 'v4' });
     // The session's newest run (continued as new at the message) is v4's alone.
