@@ -11,6 +11,7 @@ import {
 import { followStream } from '../client/follow-stream';
 import { readConversation } from '../client/read-conversation';
 import { assertMessageSize, MessageNotAnsweredError } from '../client/send-message';
+import { unpinSession } from '../client/session-versioning';
 import { InvalidInputError, startAgent } from '../client/start-agent';
 import type { Message } from '../core/messages';
 import type { AgentInput } from '../core/resolve-input';
@@ -121,6 +122,7 @@ export class ChatSession {
   async send(text: string): Promise<void> {
     try {
       assertMessageSize(text);
+      await unpinSession(this.handle);
       await this.handle.startUpdate(sendMessageUpdate, { args: [text], waitForStage: WorkflowUpdateStage.ACCEPTED });
     } catch (error) {
       throw refused(error, 'the message was not accepted');
