@@ -29,7 +29,6 @@ import { waitFor } from '../support/wait-for';
 // the URL, credentials fetch refuses to send, and stdio servers that print their whole environment to stderr.
 
 const bed = useTestBed();
-jest.setTimeout(180_000);
 
 // Every canary starts with the same marker, so one search finds any of them; the host lower-cases, so searches ignore case.
 const marker = `zq${randomBytes(3).toString('hex')}canary`;

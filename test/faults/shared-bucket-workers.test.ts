@@ -20,7 +20,6 @@ import { makeWorkspace } from '../support/workspace';
 // along, finishes the run and has to find A's transcripts in the bucket to do so.
 
 const model = 'openai:gpt-4o-mini';
-jest.setTimeout(180_000);
 
 let environment: TestWorkflowEnvironment;
 let fake: FakeModelServer;

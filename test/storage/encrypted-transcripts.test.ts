@@ -18,7 +18,6 @@ import { makeWorkspace } from '../support/workspace';
 
 const model = 'openai:gpt-4o-mini';
 const EventType = temporal.api.enums.v1.EventType;
-jest.setTimeout(120_000);
 
 // Text that must reach the model, and never the bucket in the clear.
 const firstPrompt = 'PROMPT-ONE-a81c what does alpha.txt say?';

@@ -25,7 +25,6 @@ import { makeWorkspace } from '../support/workspace';
 // messages query stores its large answer once. The CLI's stderr holds no warning either (the AWS SDK's Node 20 one).
 
 const model = 'openai:gpt-4o-mini';
-jest.setTimeout(180_000);
 
 let environment: TestWorkflowEnvironment;
 let fake: FakeModelServer;

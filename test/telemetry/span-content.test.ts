@@ -20,8 +20,6 @@ import { makeWorkspace } from '../support/workspace';
 // a real worker traces to a real Collector, and each canary below must reach the model or the caller
 // (so it went through every layer that traces) yet appear nowhere in the Collector's spans file.
 
-jest.setTimeout(180_000);
-
 const toolErrorCanary = 'CANARY-tool-error-7f3a: the file said rm -rf';
 const toolOutputCanary = 'CANARY-tool-output-91c2: password=hunter2';
 const providerCanary = 'CANARY-provider-echo-55d0: messages[1].content was "my secret plan"';

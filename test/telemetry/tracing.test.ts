@@ -25,8 +25,6 @@ import { typescriptArgs } from '../support/typescript-process';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
-jest.setTimeout(180_000);
-
 const projectRoot = path.join(__dirname, '..', '..');
 
 let collector: CollectorProcess;

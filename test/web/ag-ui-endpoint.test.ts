@@ -16,7 +16,6 @@ import { assertAgUiSequence } from './ag-ui-sequence';
 // interrupt answered by the next run, and the refusals of bad input.
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const taskQueue = uniqueTaskQueue('ag-ui');

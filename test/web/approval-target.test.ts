@@ -21,7 +21,6 @@ afterAll(async () => {
 });
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 let outside = '';

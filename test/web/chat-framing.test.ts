@@ -16,7 +16,6 @@ afterAll(async () => {
   await running;
 });
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const maxBodyBytes = 4096;

@@ -20,7 +20,6 @@ afterAll(async () => {
 });
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 
 beforeAll(async () => {
   taskQueue = uniqueTaskQueue('web-chat');

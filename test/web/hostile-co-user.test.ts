@@ -21,7 +21,6 @@ afterAll(async () => {
 });
 
 const bed = useTestBed();
-jest.setTimeout(180_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 beforeAll(async () => {

@@ -15,7 +15,6 @@ import { chat, newChatId, textOf, userMessage } from './chat-client';
 // `agent serve` as a person starts it: a process of its own, with the CLI's connection settings and its own worker.
 
 const bed = useTestBed();
-jest.setTimeout(180_000);
 
 it('serves /api/chat: a message sent through DefaultChatTransport is answered by the agent it was started with', async () => {
   bed.server.enqueue({ ...openaiReply({ content: 'Served by agent serve.' }), stream: { intervalMs: 20 } });
