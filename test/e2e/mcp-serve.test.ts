@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -9,10 +10,11 @@ import { defineAgent } from '../../agents/define-agent';
 import type { AgentResult } from '../../core/result';
 import { runMetaKey } from '../../mcp/server/agent-tools';
 import { cliCommandLine, cliEnvironment, spawnCli } from '../support/cli';
-import { openaiReply, type FakeStep } from '../support/fake-model-server';
+import { FakeModelServer, openaiReply, type FakeStep } from '../support/fake-model-server';
 import { promptOf, scriptByPrompt, toolResultsOf } from '../support/script-by-prompt';
-import { createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
-import { useTestBed } from '../support/test-bed';
+import { connectToTestServer, createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
+import type { TestBed } from '../support/test-bed';
+import { makeWorkspace } from '../support/workspace';
 import { waitFor } from '../support/wait-for';
 import { agents as servedAgents } from '../fixtures/mcp-served-agents';
 
@@ -20,7 +22,8 @@ import { agents as servedAgents } from '../fixtures/mcp-served-agents';
 // Streamable HTTP, against a worker in this process and the strict fake model server. One of our agents also uses
 // another through our own MCP client config, with `agent mcp` as the server.
 
-const bed = useTestBed();
+// The test bed's hooks, with this file's worker between them: it stops before the connection it holds closes.
+const bed = {} as TestBed;
 jest.setTimeout(240_000);
 
 const definitions = path.join(__dirname, '..', 'fixtures', 'mcp-served-agents.ts');
@@ -46,6 +49,9 @@ function mcpEnvironment(): Record<string, string> {
 }
 
 beforeAll(async () => {
+  bed.environment = await connectToTestServer();
+  bed.server = await FakeModelServer.start();
+  bed.workspace = await makeWorkspace();
   worker = await createTestWorker(bed.environment, {
     taskQueue,
     env: bed.server.providerEnv,
@@ -60,9 +66,12 @@ beforeAll(async () => {
   });
   running = worker.run();
 });
+beforeEach(() => bed.server.reset());
 afterAll(async () => {
   worker?.shutdown();
   await running;
+  await bed.server?.close();
+  await bed.environment?.teardown();
 });
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
@@ -323,13 +332,8 @@ it("serves Streamable HTTP with agent serve's rules: origins, principals, and ru
       body: initialize,
     });
     expect(foreign.status).toBe(403);
-    // A rebound name: refused.
-    const rebound = await fetch(url, {
-      method: 'POST',
-      headers: { ...headers, 'X-User': 'alice', host: 'evil.example' },
-      body: initialize,
-    });
-    expect(rebound.status).toBe(403);
+    // A rebound name (a page of evil.example whose name now resolves here): refused.
+    expect(await statusOf(url, { ...headers, 'X-User': 'alice', host: 'evil.example' }, initialize)).toBe(403);
     // No principal: 401. A form post: 415.
     expect((await fetch(url, { method: 'POST', headers, body: initialize })).status).toBe(401);
     expect(
@@ -373,3 +377,15 @@ it('lets one of our agents use another as an MCP tool, through AGENT_MCP_CONFIG 
   );
   expect(offered).toEqual([expect.objectContaining({ name: 'inner_helper', description: 'Answers a question in a sentence.' })]);
 });
+
+/** The status of a POST sent with exactly these headers (fetch will not send another `Host`). */
+function statusOf(url: string, headers: Record<string, string>, body: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', headers }, (response) => {
+      response.resume();
+      resolve(response.statusCode);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
