@@ -11,6 +11,12 @@ export interface AgentMcpHttpOptions extends RequestGuardOptions {
   /** The MCP server of one session, for its principal (agent-server.ts). */
   serverFor(principal: string): Server;
   maxBodyBytes?: number;
+  /**
+   * The open sessions one principal may hold (default 32): a client that goes away without ending its session (most
+   * do) leaves it open, so the oldest is closed when a new one would pass the bound. A call it was waiting on stops
+   * waiting, and its run goes on (agent_result reads it). Bounded per principal, so no one closes another's sessions.
+   */
+  maxSessionsPerPrincipal?: number;
 }
 
 interface Session {
@@ -34,6 +40,17 @@ export function createAgentMcpHttpHandler(options: AgentMcpHttpOptions): {
 } {
   const sessions = new Map<string, Session>();
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const maxSessions = options.maxSessionsPerPrincipal ?? 32;
+
+  // A Map keeps insertion order: the first of a principal's sessions is its oldest.
+  const admit = (sessionId: string, session: Session) => {
+    const own = [...sessions].filter(([, other]) => other.principal === session.principal);
+    for (const [id, oldest] of own.slice(0, Math.max(0, own.length + 1 - maxSessions))) {
+      sessions.delete(id);
+      void oldest.server.close().catch(() => undefined);
+    }
+    sessions.set(sessionId, session);
+  };
 
   const route = async (request: Request): Promise<Response> => {
     const principal = await options.authorize(request);
@@ -50,7 +67,7 @@ export function createAgentMcpHttpHandler(options: AgentMcpHttpOptions): {
     const server = options.serverFor(principal);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server, principal }),
+      onsessioninitialized: (sessionId) => admit(sessionId, { transport, server, principal }),
       onsessionclosed: (sessionId) => void sessions.delete(sessionId),
     });
     await server.connect(transport);
