@@ -104,7 +104,11 @@ async function serveStdio(options: AgentMcpServerOptions, output: Output, listen
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const server = createAgentMcpServer(options, 'local');
   const closed = new Promise<void>((resolve) => {
-    server.onclose = resolve;
+    const before = server.onclose;
+    server.onclose = () => {
+      before?.();
+      resolve();
+    };
     // The SDK's stdio transport does not notice the end of its input; the client closing it is the end of this server.
     process.stdin.once('end', resolve);
   });

@@ -27,6 +27,8 @@ export interface CallContext {
   taskQueue: string;
   /** Who the client is: the owner recorded in every run it starts (web/run-owner.ts). */
   principal: string;
+  /** Aborted when the connection closes: what follows a run for a task (run-tasks.ts) stops then. */
+  closed: AbortSignal;
   log(line: string): void;
 }
 
@@ -45,6 +47,8 @@ export async function callAgent(
   input: AgentInput,
   options: { structured: boolean; approvalTimeoutMs: number },
   extra: CallExtra,
+  /** Told the run's id as soon as it started (a call made as a task answers with it at once). */
+  onStarted?: (workflowId: string) => void,
 ): Promise<CallToolResult> {
   const handle = await startAgent(context.client, input, {
     taskQueue: context.taskQueue,
@@ -52,6 +56,7 @@ export async function callAgent(
     staticSummary: input.prompt,
   });
   const workflowId = handle.workflowId;
+  onStarted?.(workflowId);
   const progress = new CallProgress(extra);
   progress.say(
     `run ${workflowId} started; if this call is lost, ${resultToolName} {"runId": "${workflowId}"} returns its answer`,

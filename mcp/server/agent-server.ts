@@ -7,6 +7,7 @@ import type { AgentRegistry } from '../../agents/registry';
 import type { AgentInput } from '../../core/resolve-input';
 import { packageRoot } from '../../install/package-root';
 import { callAgent, type CallContext } from './agent-call';
+import { runTask, runTaskStore } from './run-tasks';
 import { agentTools, hasObjectOutput, resultToolName } from './agent-tools';
 import { readRun } from './read-run';
 
@@ -37,10 +38,28 @@ const instructions =
  */
 export function createAgentMcpServer(options: AgentMcpServerOptions, principal: string): Server {
   const tools = agentTools(options.registry, options.agents);
-  const server = new Server({ name: 'durable-agent', version: packageVersion() }, { capabilities: { tools: {} }, instructions });
-  const context: CallContext = { server, client: options.client, taskQueue: options.taskQueue, principal, log: options.log };
   const structured = (agent: string) =>
     options.registry.agents.has(agent) && hasObjectOutput(options.registry.spec(agent).outputSchema);
+  const closed = new AbortController();
+  // The context's server is set right below: the task store needs the context, the server the store.
+  const context: CallContext = {
+    server: undefined as unknown as Server,
+    client: options.client,
+    taskQueue: options.taskQueue,
+    principal,
+    closed: closed.signal,
+    log: options.log,
+  };
+  const server = new Server(
+    { name: 'durable-agent', version: packageVersion() },
+    {
+      capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } }, cancel: {} } },
+      instructions,
+      taskStore: runTaskStore(context, structured),
+    },
+  );
+  context.server = server;
+  server.onclose = () => closed.abort();
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -49,12 +68,16 @@ export function createAgentMcpServer(options: AgentMcpServerOptions, principal: 
     if (name === resultToolName) return readRun(context, stringArgument(args, 'runId', name), structured, extra);
     if (!options.agents.includes(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
     const prompt = stringArgument(args, 'prompt', name);
-    return callAgent(
-      context,
-      { ...options.inputFor(name), prompt },
-      { structured: structured(name), approvalTimeoutMs: options.approvalTimeoutMs },
-      extra,
-    );
+    const input = { ...options.inputFor(name), prompt };
+    const callOptions = { structured: structured(name), approvalTimeoutMs: options.approvalTimeoutMs };
+    if (!request.params.task) return callAgent(context, input, callOptions, extra);
+    // Called as a task: answered with the task (the run) at once; the run is followed for progress and approvals
+    // while this connection lasts, and its result is read from Temporal by tasks/result (run-tasks.ts).
+    let started!: (workflowId: string) => void;
+    const workflowId = new Promise<string>((resolve) => (started = resolve));
+    const following = callAgent(context, input, callOptions, { ...extra, signal: closed.signal }, started);
+    following.catch((error: Error) => options.log(`agent mcp: a task of ${name} failed: ${error.message}`));
+    return { task: await runTask(context, await Promise.race([workflowId, following.then(() => workflowId)])) };
   });
   return server;
 }

@@ -51,6 +51,8 @@ export function agentTools(registry: AgentRegistry, served: readonly string[]): 
       inputSchema: promptInput,
       ...(hasObjectOutput(spec.outputSchema) && { outputSchema: spec.outputSchema as McpTool['outputSchema'] }),
       annotations: { title: `agent ${name}`, readOnlyHint: false, openWorldHint: true },
+      // A call may be made as an MCP task (run-tasks.ts): the task is the run.
+      execution: { taskSupport: 'optional' },
     };
   });
   tools.push({

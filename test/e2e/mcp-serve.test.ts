@@ -4,7 +4,12 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ElicitRequestSchema,
+  type CallToolResult,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Worker } from '@temporalio/worker';
 import { defineAgent } from '../../agents/define-agent';
 import type { AgentResult } from '../../core/result';
@@ -279,6 +284,38 @@ it("interrupts the run on the client's cancellation, and keeps a run going for a
   // One model call each: the lost client's run went on by itself, and nothing was started twice.
   expect(received['Answer later.']).toHaveLength(1);
   expect(bed.server.requests.filter((request) => promptOf(request) === 'Answer later.')).toHaveLength(1);
+});
+
+it('runs a call made as an MCP task, whose result a new client reads by the task id after the first went away', async () => {
+  const later = gated('Done as a task.');
+  const received = scriptByPrompt(bed.server, { 'Work on it as a task.': [later.step] });
+  const first = await stdioClient();
+  let taskId: string;
+  try {
+    const stream = first.client.experimental.tasks.callToolStream(
+      { name: 'helper', arguments: { prompt: 'Work on it as a task.' } },
+      CallToolResultSchema,
+      { task: { ttl: 600_000 } },
+    );
+    const created = await stream.next();
+    expect(created.value).toMatchObject({ type: 'taskCreated', task: { status: 'working' } });
+    taskId = (created.value as { task: { taskId: string } }).task.taskId;
+    await waitFor('the model call', () => received['Work on it as a task.'].length === 1);
+    // The task is the run: the same id, a run of the helper on Temporal.
+    expect((await bed.environment.client.workflow.getHandle(taskId).describe()).type).toBe('agentWorkflow');
+  } finally {
+    await first.client.close();
+  }
+  later.release();
+  const second = await stdioClient();
+  try {
+    const result = await second.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    expect(result.content).toEqual([{ type: 'text', text: 'Done as a task.' }]);
+    expect(await second.client.experimental.tasks.getTask(taskId)).toMatchObject({ taskId, status: 'completed' });
+  } finally {
+    await second.client.close();
+  }
+  expect(received['Work on it as a task.']).toHaveLength(1);
 });
 
 it("serves Streamable HTTP with agent serve's rules: origins, principals, and runs only their owner reads", async () => {
