@@ -3,7 +3,7 @@ import { startAgent } from '../../client/start-agent';
 import { activityStarts } from '../support/activity-starts';
 import { anthropicReply, openaiReply } from '../support/fake-model-server';
 import { fetchEvents, scheduledActivities } from '../support/history';
-import { killSpawnedWorkers, spawnWorker } from '../support/spawned-worker';
+import { spawnWorker } from '../support/spawned-worker';
 import { uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
@@ -17,9 +17,7 @@ import { makeWorkspace } from '../support/workspace';
 // request made since, on timers, and adopts the one whose results hold its custom id; another run's is not adopted.
 
 const EventType = temporal.api.enums.v1.EventType;
-const bed = useTestBed();
-afterEach(() => killSpawnedWorkers());
-afterAll(() => killSpawnedWorkers());
+const bed = useTestBed({ spawnedWorkers: true });
 
 /**
  * A fresh task queue with its worker processes (named by identity, so that history says which one ran what) and a
