@@ -15,6 +15,7 @@ import { FakeModelServer, openaiError, openaiReply } from '../support/fake-model
 import { withTracedWorker } from '../support/traced-worker';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
+import { quietBundlerLogger } from '../support/quiet-bundler-logger';
 
 // Spans never hold what a tool returned or the text of an error (a tool's, a provider's, a failed run's):
 // a real worker traces to a real Collector, and each canary below must reach the model or the caller
@@ -58,7 +59,7 @@ beforeAll(async () => {
     workspaceRoot: os.tmpdir(),
     tools: [throwingTool, echoTool],
   });
-  const bundle = await bundleWorkflowCode({ workflowsPath, plugins: [plugin], logger: quietLogger });
+  const bundle = await bundleWorkflowCode({ workflowsPath, plugins: [plugin], logger: quietBundlerLogger });
   bundlePath = path.join(directory, 'traced-workflow-bundle.js');
   await writeFile(bundlePath, bundle.code);
 });
@@ -176,12 +177,3 @@ it('exports no provider error text from a session: the failed turn’s update sp
   const failedCall = runTrace(all.spans, workflowId).find((span) => span.name === 'chat gpt-4o-mini' && span.status === 'error');
   expect(failedCall?.attributes['error.type']).toBe('400');
 });
-
-const quietLogger = {
-  trace: () => {},
-  debug: () => {},
-  info: () => {},
-  log: () => {},
-  warn: () => {},
-  error: (message: string) => console.error(message),
-};

@@ -24,6 +24,7 @@ import { withTracedWorker } from '../support/traced-worker';
 import { typescriptArgs } from '../support/typescript-process';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
+import { quietBundlerLogger } from '../support/quiet-bundler-logger';
 
 const projectRoot = path.join(__dirname, '..', '..');
 
@@ -43,7 +44,7 @@ beforeAll(async () => {
   server = await FakeModelServer.start();
   // This test process traces too (the library worker below), to the same collector.
   libraryPlugin = new AgentPlugin({ env: { ...tracingEnv('agent-library'), ...server.providerEnv }, workspaceRoot: os.tmpdir() });
-  const bundle = await bundleWorkflowCode({ workflowsPath, plugins: [libraryPlugin], logger: quietLogger });
+  const bundle = await bundleWorkflowCode({ workflowsPath, plugins: [libraryPlugin], logger: quietBundlerLogger });
   tracedBundle = path.join(directory, 'traced-workflow-bundle.js');
   await writeFile(tracedBundle, bundle.code);
 });
@@ -474,12 +475,3 @@ async function runWorkerMain(env: NodeJS.ProcessEnv) {
     clearTimeout(timer);
   }
 }
-
-const quietLogger = {
-  trace: () => {},
-  debug: () => {},
-  info: () => {},
-  log: () => {},
-  warn: () => {},
-  error: (message: string) => console.error(message),
-};
