@@ -185,6 +185,7 @@ export class AgentRun implements StatusSources {
         budgeted: input.maxCostUsd !== undefined,
         // Checked and expanded (mcp:*, mcp:<server>) by prepareRun and listMcpTools into each agent's approveTools.
         ...(input.approval && { approveTools: input.approval.tools }),
+        ...(input.evalTools && { evalTools: input.evalTools.unrecorded }),
       });
     } catch (error) {
       throw runFailure(error);
