@@ -17,7 +17,8 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/quiet-aws-sdk.ts', '<rootDir>/test/support/quiet-runtime.ts'],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
-  testTimeout: 60_000,
+  // Above waitFor's default bound (test/support/wait-for.ts), so that a wait that fails says what it waited for.
+  testTimeout: 180_000,
   // Two cores: two test files at a time keeps the dev server responsive.
   maxWorkers: 2,
 };

@@ -75,6 +75,25 @@ ${agentFlags}`,
       --allow-unauthenticated  listen beyond loopback with no --principal-header (refused otherwise, exit 2)
 ${agentFlags}`,
   },
+  mcp: {
+    summary: `mcp                    the registered agents as MCP tools, over stdio or --http (docs/mcp.md): each call a
+                         durable run; agent_result {runId} picks up an answer a client lost
+      (the run options above, but --agent, --id and --stream, and) --agents a,b --http --port N (3001) --host H
+      --principal-header NAME --allowed-origins URL[,URL] --allowed-hosts NAME[,NAME] --allow-unauthenticated`,
+    flags: `mcp                    the registered agents as MCP tools, over stdio or --http (docs/mcp.md): each call a
+                         durable run; agent_result {runId} picks up an answer a client lost
+      --agents a,b             the agents to offer (default: every registered agent; see: agents)
+      --http                   serve Streamable HTTP at /mcp instead of stdio, with serve's rules (docs/web.md)
+      --port N                 port to listen on (--http; default: 3001)
+      --host H                 address to listen on (--http; default: 127.0.0.1)
+      --principal-header NAME  the header a proxy in front sets to the signed-in user (default: one user, "local")
+      --allowed-origins URL[,URL]  other sites' pages that may call it (default: none)
+      --allowed-hosts NAME[,NAME]  names it answers to besides --host and loopback (a proxy's public name)
+      --allow-unauthenticated  listen beyond loopback with no --principal-header (refused otherwise, exit 2)
+      --yes                    approve every tool call without asking (else a call that needs approval is put to the
+                               client's user by MCP elicitation, and refused when the client cannot ask)
+${agentFlags}`,
+  },
   dev: {
     summary: `dev                    keep a local Temporal dev server, its Web UI and a worker running until Ctrl-C, so that
                          the runs of other terminals (run, chat, serve) and their Web UI links outlive those commands

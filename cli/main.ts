@@ -28,6 +28,7 @@ const commands: Record<string, () => Promise<Command>> = {
   cancel: async () => (await import('./commands/cancel')).cancelCommand,
   chat: async () => (await import('./commands/chat')).chatCommand,
   serve: async () => (await import('./commands/serve')).serveCommand,
+  mcp: async () => (await import('./commands/mcp')).mcpCommand,
   send: async () => (await import('./commands/session')).sendCommand,
   end: async () => (await import('./commands/session')).endCommand,
   watch: async () => (await import('./commands/watch')).watchCommand,

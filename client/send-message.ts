@@ -4,6 +4,7 @@ import { maxPromptChars } from '../core/limits';
 import { isPending, type MessageReply, type TurnReply } from '../core/result';
 import { awaitReplyUpdate, sendMessageUpdate } from '../workflows/definitions';
 import { failureMessage } from './failure-message';
+import { unpinSession } from './session-versioning';
 
 // A run hands its messages over within a workflow task or two; asking again sooner would only spend updates.
 const pendingRetryDelayMs = 200;
@@ -32,9 +33,11 @@ const inFlightLimitType = 'InFlightUpdateLimit';
  * for there with awaitReply, as often as it takes. Throws MessageNotAnsweredError,
  * with the workflow's or the provider's own words, when the message is not answered.
  * `handle` must name the workflow id only (no run id), so that it reaches the newest run.
+ * A session Temporal has pinned by accident is unpinned first (session-versioning.ts), so that the current build answers.
  */
 export async function sendMessage(handle: WorkflowHandle, message: string): Promise<TurnReply> {
   assertMessageSize(message);
+  await unpinSession(handle);
   let reply: MessageReply = await update(() => handle.executeUpdate(sendMessageUpdate, { args: [message] }));
   while (isPending(reply)) {
     const { ticket } = reply;

@@ -1,16 +1,16 @@
-import { createHash } from 'node:crypto';
 import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   WorkflowUpdateStage,
   type Client,
-  type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client';
 import { followStream } from '../client/follow-stream';
+import { isOwnedBy, ownerMemo } from './run-owner';
 import { readConversation } from '../client/read-conversation';
 import { assertMessageSize, MessageNotAnsweredError } from '../client/send-message';
+import { unpinSession } from '../client/session-versioning';
 import { InvalidInputError, startAgent } from '../client/start-agent';
 import type { Message } from '../core/messages';
 import type { AgentInput } from '../core/resolve-input';
@@ -25,8 +25,8 @@ import {
   streamTailQuery,
 } from '../workflows/definitions';
 
-/** The memo field that holds a web session's owner: a hash of the principal, so the Web UI shows no user's name. */
-export const ownerMemoField = 'webOwner';
+/** The memo field that holds a web session's owner (web/run-owner.ts). */
+export { ownerMemoField } from './run-owner';
 
 /** A request the session refused, with the status to answer and words for the person. */
 export class ChatRequestError extends Error {
@@ -121,6 +121,7 @@ export class ChatSession {
   async send(text: string): Promise<void> {
     try {
       assertMessageSize(text);
+      await unpinSession(this.handle);
       await this.handle.startUpdate(sendMessageUpdate, { args: [text], waitForStage: WorkflowUpdateStage.ACCEPTED });
     } catch (error) {
       throw refused(error, 'the message was not accepted');
@@ -175,9 +176,9 @@ export class ChatSessions {
 
   /** Session `chatId` if it exists and is `principal`'s, asked of the server now; undefined otherwise (404 for both). */
   async open(principal: string, chatId: string): Promise<ChatSession | undefined> {
-    const owner = await this.ownerOf(chatId);
-    return owner !== undefined && owner === ownerHash(principal)
-      ? new ChatSession(this.options.client, this.workflowIdOf(chatId))
+    const workflowId = this.workflowIdOf(chatId);
+    return (await isOwnedBy(this.options.client, workflowId, principal))
+      ? new ChatSession(this.options.client, workflowId)
       : undefined;
   }
 
@@ -202,7 +203,7 @@ export class ChatSessions {
           taskQueue: this.options.taskQueue,
           workflowId: this.workflowIdOf(chatId),
           staticSummary: 'web chat',
-          memo: { [ownerMemoField]: ownerHash(principal) },
+          memo: ownerMemo(principal),
           // Once used, a chat id is its owner's for as long as the server keeps the run: an ended chat is not started
           // again, by its owner (who is told it has ended) or by anyone else (404).
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -223,35 +224,6 @@ export class ChatSessions {
     await session.send(text);
     return { session, from: 0 };
   }
-
-  /**
-   * The owner recorded in the session's current run. A chain that continued as new before the memo was carried whole
-   * lost it in its later runs; its first run still has it (the first run's memo never changes once it has closed).
-   */
-  private async ownerOf(chatId: string): Promise<string | undefined> {
-    const workflowId = this.workflowIdOf(chatId);
-    const current = await this.describe(workflowId);
-    const owner = current?.memo?.[ownerMemoField];
-    if (typeof owner === 'string') return owner;
-    const firstRunId = current?.raw.workflowExecutionInfo?.firstRunId;
-    if (!firstRunId || firstRunId === current.runId) return undefined;
-    const first = (await this.describe(workflowId, firstRunId))?.memo?.[ownerMemoField];
-    return typeof first === 'string' ? first : undefined;
-  }
-
-  private describe(workflowId: string, runId?: string): Promise<WorkflowExecutionDescription | undefined> {
-    return this.options.client.workflow
-      .getHandle(workflowId, runId)
-      .describe()
-      .catch((error: unknown) => {
-        if (error instanceof WorkflowNotFoundError) return undefined;
-        throw error;
-      });
-  }
-}
-
-function ownerHash(principal: string): string {
-  return createHash('sha256').update(`durable-agent/web owner\0${principal}`).digest('hex');
 }
 
 function refused(error: unknown, what: string, status = 422): unknown {

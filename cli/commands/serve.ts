@@ -113,7 +113,7 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
  * The `Host` names `agent serve` answers to: the one it was bound to and the loopback names, each with the port. A
  * page whose name was rebound to this address (DNS rebinding) says its own name, and is refused.
  */
-function servedHosts(bound: string, port: number): string[] {
+export function servedHosts(bound: string, port: number): string[] {
   const names = new Set([
     bound.includes(':') && !bound.startsWith('[') ? `[${bound}]` : bound,
     '127.0.0.1',
@@ -124,7 +124,7 @@ function servedHosts(bound: string, port: number): string[] {
 }
 
 /** A comma-separated flag's values (`--allowed-origins https://a.example,https://b.example`). */
-function listFlag(value: string | undefined): string[] {
+export function listFlag(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')
     .map((entry) => entry.trim())

@@ -5,6 +5,7 @@ import { awaitResult } from '../../client/await-result';
 import { connect, ensureWorkerServes, type AgentSession } from '../connect';
 import { statusExitCodes } from '../exit-codes';
 import { MessageNotAnsweredError, sendMessage } from '../../client/send-message';
+import { unpinSession } from '../../client/session-versioning';
 import type { AgentWorkflow } from '../../client/start-agent';
 import { UsageError } from '../help';
 import { usageSuffix } from '../usage-text';
@@ -22,8 +23,10 @@ export async function sendCommand(argv: string[], output: Output): Promise<numbe
   const [workflowId, message] = positionals;
   const session = await connect({ ensureWorker: true, log: output.info });
   try {
-    await ensureWorkerServes(session, workflowId);
     const handle = session.client.workflow.getHandle(workflowId);
+    // Before the status query: a session pinned to a build whose workers are gone would leave it unanswered.
+    await unpinSession(handle);
+    await ensureWorkerServes(session, workflowId);
     let reply: TurnReply;
     try {
       reply = await sendMessage(handle, message);

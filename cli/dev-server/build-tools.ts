@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
+import path from 'node:path';
 
 // The finders of the binaries this project builds with Go and caches (the Temporal CLI, MinIO, the OpenTelemetry
 // Collector) look for them and build them the same way: these are the pieces they share.
@@ -35,4 +36,34 @@ export function isExecutable(file: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** Where one finder looks for its binary. */
+export interface ExecutableSearch {
+  /** The variable that names the binary's path outright (TEMPORAL_CLI_PATH). */
+  variable: string;
+  /** The binary's name, to look for in each PATH directory; absent, PATH is not searched. */
+  nameOnPath?: string;
+  /** The cached build's path (asked only when it comes to that: computing it may read a file). */
+  cached: () => string;
+}
+
+/**
+ * Looks for a binary the way every finder does: the path the variable names, then PATH, then the cache. A variable
+ * naming no executable is an error, not a reason to look elsewhere: the user asked for that binary.
+ */
+export async function findExecutable(env: NodeJS.ProcessEnv, search: ExecutableSearch): Promise<string | undefined> {
+  const given = env[search.variable];
+  if (given) {
+    if (await isExecutable(given)) return given;
+    throw new Error(`${search.variable}=${given} is not an executable file`);
+  }
+  if (search.nameOnPath) {
+    for (const directory of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+      const candidate = path.join(directory, search.nameOnPath);
+      if (await isExecutable(candidate)) return candidate;
+    }
+  }
+  const cached = search.cached();
+  return (await isExecutable(cached)) ? cached : undefined;
 }

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { hasGo, isExecutable, runCommand } from './build-tools';
+import { findExecutable, hasGo, runCommand } from './build-tools';
 
 /** The newest CLI tag that still builds with a plain `go install` (later tags carry replace directives). */
 export const temporalCliVersion = 'v1.5.1';
@@ -20,17 +20,8 @@ export function cachedCliPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** Looks for a `temporal` binary: TEMPORAL_CLI_PATH, then PATH, then the project's cache. */
-export async function findTemporalCli(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  if (env.TEMPORAL_CLI_PATH) {
-    if (await isExecutable(env.TEMPORAL_CLI_PATH)) return env.TEMPORAL_CLI_PATH;
-    throw new Error(`TEMPORAL_CLI_PATH=${env.TEMPORAL_CLI_PATH} is not an executable file`);
-  }
-  for (const directory of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-    const candidate = path.join(directory, 'temporal');
-    if (await isExecutable(candidate)) return candidate;
-  }
-  const cached = cachedCliPath(env);
-  return (await isExecutable(cached)) ? cached : undefined;
+export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  return findExecutable(env, { variable: 'TEMPORAL_CLI_PATH', nameOnPath: 'temporal', cached: () => cachedCliPath(env) });
 }
 
 /**

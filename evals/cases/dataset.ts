@@ -9,7 +9,7 @@ import { expectSchema } from './expect-shorthand';
 import { safeContext } from './safe-context';
 
 /**
- * A JSONL dataset of cases (docs/evals.md): one JSON object a line, blank lines skipped:
+ * A JSONL dataset of cases (docs/evals-cases.md): one JSON object a line, blank lines skipped:
  *
  *   {"input": "What is our refund window?", "expect": {"contains": "30 days"}}
  *   {"id": "greeting", "input": {"prompt": "And in French?", "context": [{"role": "user", "content": "Say hi"},

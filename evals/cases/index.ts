@@ -1,5 +1,5 @@
 /**
- * Where an eval's cases come from (docs/evals.md): recorded runs (by ids, a visibility query, or history files) and
+ * Where an eval's cases come from (docs/evals-cases.md): recorded runs (by ids, a visibility query, or history files) and
  * JSONL datasets. Every function here returns EvalCase[] of evals/types.ts.
  */
 export { casesFromRuns, casesFromHistoryFiles, casesFromHistories } from './from-runs';

@@ -1,6 +1,6 @@
 import type { Response } from 'openai/resources/responses/responses';
 import type { ModelResponse, Usage } from '../../core/messages';
-import { reportedCount } from '../../core/usage';
+import { openaiUsage } from '../openai/usage';
 import { assistantMessageFromParts, type ReplyPart } from '../../core/reply-parts';
 import { mapResponsesFinishReason } from './map-finish-reason';
 
@@ -47,13 +47,10 @@ export function fromResponsesResponse(response: Response, source: { provider: st
 
 /** Responses usage → neutral usage: `input_tokens` counts the cached tokens, which `input_tokens_details.cached_tokens` names. */
 export function responsesUsage(usage: Response['usage'] | undefined): Usage {
-  const reasoningTokens = usage?.output_tokens_details?.reasoning_tokens;
-  const inputTokens = usage?.input_tokens ?? 0;
-  const cached = Math.min(reportedCount(usage?.input_tokens_details?.cached_tokens), reportedCount(inputTokens));
-  return {
-    inputTokens,
+  return openaiUsage({
+    inputTokens: usage?.input_tokens ?? 0,
     outputTokens: usage?.output_tokens ?? 0,
-    ...(typeof reasoningTokens === 'number' && reasoningTokens > 0 && { reasoningTokens }),
-    ...(cached > 0 && { cacheReadTokens: cached }),
-  };
+    cachedTokens: usage?.input_tokens_details?.cached_tokens,
+    reasoningTokens: usage?.output_tokens_details?.reasoning_tokens,
+  });
 }

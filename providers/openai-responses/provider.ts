@@ -1,7 +1,5 @@
-import { ConfigurationError } from '../../core/errors';
 import { defineProvider } from '../define-provider';
-import { openaiPromptCacheProblem } from '../openai/prompt-cache';
-import { checkOpenAIEnvironment, loadOpenAI, openaiEndpoint } from '../openai/client';
+import { openaiAccountHooks } from '../openai/account-hooks';
 import type { Response } from 'openai/resources/responses/responses';
 import { batchAnswer, openaiBatch } from '../openai/batch';
 import { callOpenAIResponses } from './call-openai-responses';
@@ -15,15 +13,7 @@ import { openaiResponsesProviderName, prepareResponsesRequest } from './prepare-
  */
 export const openaiResponsesProvider = defineProvider({
   name: openaiResponsesProviderName,
-  modelSettingsProblem: openaiPromptCacheProblem,
-  checkEnvironment(env) {
-    const problem = checkOpenAIEnvironment(env);
-    if (problem) throw new ConfigurationError(problem);
-  },
-  endpoint: openaiEndpoint,
-  async preload() {
-    await loadOpenAI();
-  },
+  ...openaiAccountHooks,
   call: callOpenAIResponses,
   // The body the online call sends (never streamed), answered as a Response read by the online converter.
   batch: openaiBatch({

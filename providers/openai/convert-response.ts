@@ -1,6 +1,6 @@
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { ModelResponse, ToolCall, Usage } from '../../core/messages';
-import { reportedCount } from '../../core/usage';
+import { openaiUsage } from './usage';
 import { assistantMessageFromParts, type ReplyPart } from '../../core/reply-parts';
 import { mapOpenAIFinishReason } from './map-finish-reason';
 
@@ -51,13 +51,10 @@ export function fromOpenAICompletion(completion: ChatCompletion, source?: { prov
  * `prompt_tokens_details.cached_tokens` names (OpenAI writes to its cache at no extra cost, and reports no writes).
  */
 export function chatCompletionUsage(usage: ChatCompletion['usage']): Usage {
-  const reasoningTokens = usage?.completion_tokens_details?.reasoning_tokens;
-  const inputTokens = usage?.prompt_tokens ?? 0;
-  const cached = Math.min(reportedCount(usage?.prompt_tokens_details?.cached_tokens), reportedCount(inputTokens));
-  return {
-    inputTokens,
+  return openaiUsage({
+    inputTokens: usage?.prompt_tokens ?? 0,
     outputTokens: usage?.completion_tokens ?? 0,
-    ...(typeof reasoningTokens === 'number' && reasoningTokens > 0 && { reasoningTokens }),
-    ...(cached > 0 && { cacheReadTokens: cached }),
-  };
+    cachedTokens: usage?.prompt_tokens_details?.cached_tokens,
+    reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens,
+  });
 }

@@ -1,25 +1,15 @@
-import { ConfigurationError } from '../../core/errors';
 import { defineProvider } from '../define-provider';
-import { openaiPromptCacheProblem } from './prompt-cache';
+import { openaiAccountHooks } from './account-hooks';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { batchAnswer, openaiBatch } from './batch';
 import { callOpenAI } from './call-openai';
 import { fromOpenAICompletion } from './convert-response';
-import { checkOpenAIEnvironment, loadOpenAI, openaiEndpoint } from './client';
 import { openaiProviderName, prepareOpenAIRequest } from './prepare-request';
 
 /** OpenAI Chat Completions, or any compatible server (Ollama, vLLM, LM Studio) with OPENAI_BASE_URL. */
 export const openaiProvider = defineProvider({
   name: openaiProviderName,
-  modelSettingsProblem: openaiPromptCacheProblem,
-  checkEnvironment(env) {
-    const problem = checkOpenAIEnvironment(env);
-    if (problem) throw new ConfigurationError(problem);
-  },
-  endpoint: openaiEndpoint,
-  async preload() {
-    await loadOpenAI();
-  },
+  ...openaiAccountHooks,
   call: callOpenAI,
   // The body the online call sends (never streamed), answered as a Chat Completion read by the online converter.
   batch: openaiBatch({

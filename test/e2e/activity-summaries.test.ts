@@ -15,7 +15,6 @@ import { makeWorkspace } from '../support/workspace';
 // answer, an iteration one model call within a turn; every activity has a summary.
 
 const bed = useTestBed();
-jest.setTimeout(180_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const model = 'openai:gpt-4o-mini';

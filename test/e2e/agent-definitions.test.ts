@@ -14,7 +14,6 @@ import { makeWorkspace } from '../support/workspace';
 
 const bed = useTestBed();
 const definitions = path.join(__dirname, '..', 'fixtures', 'research-team.ts');
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>

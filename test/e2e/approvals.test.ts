@@ -20,7 +20,6 @@ import { fileExists, makeWorkspace } from '../support/workspace';
 // and the CLI a person types into (`agent run`, `agent approve`, `agent deny`), from "another terminal".
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 // The CLI checks a run's agent and tools against its own AGENT_DEFINITIONS before it starts it: the worker's.

@@ -19,7 +19,6 @@ import { toolResultsSent } from '../support/wire-results';
 // and `mcp:*` / `mcp:<server>` stand for the MCP tools they name, so their calls wait for a person.
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 let mcpConfig: string;

@@ -12,7 +12,6 @@ import { fileExists, makeWorkspace } from '../support/workspace';
 // the approval question on the next line, and Ctrl-C interrupting a turn, then leaving.
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 /** A chat in a child process, with what it printed so far. */

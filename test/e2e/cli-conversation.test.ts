@@ -20,7 +20,6 @@ const models: Record<FakeProvider, string> = {
   anthropic: 'anthropic:claude-haiku-4-5',
 };
 const listCall = (id: string) => ({ id, name: 'list_directory', arguments: {} });
-jest.setTimeout(120_000);
 
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 

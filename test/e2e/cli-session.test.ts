@@ -8,7 +8,6 @@ beforeAll(async () => {
   server = await FakeModelServer.start();
 });
 afterAll(() => server?.close());
-jest.setTimeout(120_000);
 
 it('chats line by line: each line is answered on stdout, and /end ends the session', async () => {
   server.enqueue(openaiReply({ content: 'hello, human' }), openaiReply({ content: 'two messages so far' }));

@@ -17,7 +17,6 @@ import { waitFor } from '../support/wait-for';
 // version recorded on each workflow task of the run.
 
 const bed = useTestBed();
-jest.setTimeout(180_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 const workers = new WorkerProcesses(() => bed.server.providerEnv);
 afterAll(() => workers.stopAll());

@@ -16,8 +16,6 @@ afterAll(() => server?.close());
 
 const cliEnv = () => ({ ...server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('cli') });
 
-jest.setTimeout(120_000);
-
 it('runs an agent, prints progress on stderr and one JSON line on stdout; show and history read the run back', async () => {
   const workspace = await makeWorkspace({ 'alpha.txt': 'alpha!' });
   server.enqueue(

@@ -11,8 +11,6 @@ import { jsonPayload, newKeyEntry } from '../support/encryption';
 // server several times its body (the body, its text, the parsed JSON, the bytes, the plaintext, the answer):
 // eight 60 MB requests converted at once took more than 2 GB before bodies were bounded and queued.
 
-jest.setTimeout(180_000);
-
 const token = 'limits-token';
 const keyEntry = newKeyEntry('k1');
 const libraryCodec = new EncryptionCodec(parseEncryptionKeys(keyEntry, 'test'));

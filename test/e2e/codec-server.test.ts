@@ -19,8 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-jest.setTimeout(60_000);
-
 function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${server.url}${path}`, {
     method: 'POST',

@@ -17,7 +17,6 @@ beforeAll(async () => {
   model = await FakeModelServer.start();
 });
 afterAll(() => model?.close());
-jest.setTimeout(180_000);
 
 it("keeps the server, the Web UI and a worker after a run's command exits, until Ctrl-C", async () => {
   const [port, uiPort] = await freePorts(2);

@@ -16,8 +16,6 @@ beforeAll(async () => {
 });
 afterAll(() => model?.close());
 
-jest.setTimeout(120_000);
-
 it('starts the embedded server when no address is set, stops it at the end, and the next command finds the run in its state file', async () => {
   for (const port of [7233, 8233]) {
     if (await portAccepts(port)) throw new Error(`port ${port} is in use: this test needs the embedded server's own ports free`);

@@ -25,7 +25,6 @@ import { filesUnder } from '../support/object-store';
 import { makeWorkspace } from '../support/workspace';
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 
 const k1 = newKeyEntry('k1');
 const PayloadMessage = temporal.api.common.v1.Payload;

@@ -10,6 +10,8 @@ import { createScratchActivities } from '../../activities/scratch/scratch-activi
 import type { ResolvedAgentInput } from '../../core/input';
 import type { AgentResult } from '../../core/result';
 import { defineTool } from '../../tools';
+import { defineAgent } from '../../agents/define-agent';
+import { scriptByAgent } from '../support/script-by-agent';
 import type { ToolFixture, UnrecordedToolPolicy } from '../../evals/types';
 import { agentWorkflowType } from '../../workflows/definitions';
 import { activityCalls } from '../support/activity-calls';
@@ -206,5 +208,70 @@ it('refuses unrecorded calls with refuse, and never runs an eval with tools outs
   expect(failed).toBeInstanceOf(WorkflowFailedError);
   expect((failed as WorkflowFailedError).cause?.message).toMatch(/is not a scratch copy/);
   expect(bed.server.requests).toEqual([]);
+  expect(await snapshot(base)).toEqual(before);
+});
+
+it('gives a subagent the same rules: it writes in the same scratch copy, and its own tools are refused', async () => {
+  const before = await snapshot(base);
+  const { make } = scratchActivities();
+  const { path: scratch } = await make('case-2/subagent');
+  const helper = defineAgent({
+    name: 'helper',
+    description: 'Writes files.',
+    instructions: 'You are the helper.',
+    model,
+    tools: ['write_file', sendEmail],
+  });
+  const lead = defineAgent({
+    name: 'lead',
+    description: 'Delegates.',
+    instructions: 'You are the lead.',
+    model,
+    subagents: [helper],
+  });
+  scriptByAgent(bed.server, {
+    lead: [
+      openaiReply({ toolCalls: [{ id: 'delegate', name: 'helper', arguments: { task: 'write it' } }] }),
+      openaiReply({ content: 'done' }),
+    ],
+    helper: [
+      openaiReply({
+        toolCalls: [
+          { id: 'w', name: 'write_file', arguments: { path: 'from-helper.txt', content: 'helped' } },
+          { id: 'e', name: 'send_email', arguments: { to: 'boss' } },
+        ],
+      }),
+      openaiReply({ content: 'wrote it' }),
+    ],
+  });
+  const taskQueue = uniqueTaskQueue('eval-tools-subagent');
+  const worker = await createTestWorker(bed.environment, {
+    taskQueue,
+    agents: [lead],
+    workspaceRoot,
+    env: { ...bed.server.providerEnv, AGENT_EVAL_SCRATCH_ROOT: scratchRoot },
+  });
+  const workflowId = `eval-tools-subagent-${randomUUID()}`;
+  const input: ResolvedAgentInput = {
+    ...resolved({ agent: 'lead', prompt: 'get it written', workspace: scratch }),
+    evalTools: { fixtures: [], unrecorded: 'scratch' },
+  };
+  const result = await worker.runUntil(
+    bed.environment.client.workflow.execute<(input: ResolvedAgentInput) => Promise<AgentResult>>(agentWorkflowType, {
+      taskQueue,
+      workflowId,
+      args: [input],
+    }),
+  );
+  expect(result.status).toBe('completed');
+  const child = activityCalls(await fetchEvents(bed.environment.client, `${workflowId}/delegate`));
+  expect(child.map((call) => call.activityType)).toContain('write_file');
+  expect(child.map((call) => call.activityType)).not.toContain('send_email');
+  expect(await readFile(path.join(scratch, 'from-helper.txt'), 'utf8')).toBe('helped');
+  const helperResults = bed.server.requests
+    .flatMap((request) => request.body.messages as Array<{ role: string; tool_call_id?: string; content: string }>)
+    .filter((message) => message.role === 'tool' && message.tool_call_id === 'e');
+  expect(helperResults[0]?.content).toMatch(/eval refused this call of send_email/);
+  expect(await readdir(sideEffects)).toEqual([]);
   expect(await snapshot(base)).toEqual(before);
 });

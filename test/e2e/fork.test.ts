@@ -17,7 +17,6 @@ import { makeWorkspace } from '../support/workspace';
 // server. The source is read, never changed: each test checks its history is the same before and after.
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const openai = 'openai:gpt-4o-mini';

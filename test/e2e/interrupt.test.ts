@@ -17,7 +17,6 @@ import { toolResultsSent } from '../support/wire-results';
 // kept, what did not is told so, and the session answers the next message. Real SDK clients, strict fake server.
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 type Cli = (args: string[]) => ReturnType<typeof runCli>;

@@ -11,7 +11,6 @@ import { useTestBed } from '../support/test-bed';
 // against the strict fake server: the default agent gets every tool of a stdio server the worker starts.
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 async function mcpConfig(servers: Record<string, unknown>): Promise<string> {

@@ -22,6 +22,7 @@ import { filesUnder } from '../support/object-store';
 import { uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
+import { quietBundlerLogger } from '../support/quiet-bundler-logger';
 
 // Secrets in the MCP config (through ${VAR} substitution from the environment: in a URL's path, host, userinfo and
 // query, in a stdio server's arguments and env) must reach no history, transcript, span or CLI output, on the
@@ -29,7 +30,6 @@ import { waitFor } from '../support/wait-for';
 // the URL, credentials fetch refuses to send, and stdio servers that print their whole environment to stderr.
 
 const bed = useTestBed();
-jest.setTimeout(180_000);
 
 // Every canary starts with the same marker, so one search finds any of them; the host lower-cases, so searches ignore case.
 const marker = `zq${randomBytes(3).toString('hex')}canary`;
@@ -71,7 +71,7 @@ beforeAll(async () => {
     env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_SERVICE_NAME: 'mcp-secrets-bundle' },
     workspaceRoot: os.tmpdir(),
   });
-  const bundle = await bundleWorkflowCode({ workflowsPath, plugins: [bundlePlugin], logger: quietLogger });
+  const bundle = await bundleWorkflowCode({ workflowsPath, plugins: [bundlePlugin], logger: quietBundlerLogger });
   tracedBundle = path.join(directory, 'traced-workflow-bundle.js');
   await writeFile(tracedBundle, bundle.code);
   remote = await startHttpMcpServer(0, { refuseToolCalls: true });
@@ -117,15 +117,6 @@ afterAll(async () => {
   await bundlePlugin?.tracing?.flush();
   await collector?.stop();
 });
-
-const quietLogger = {
-  trace: () => {},
-  debug: () => {},
-  info: () => {},
-  log: () => {},
-  warn: () => {},
-  error: (message: string) => console.error(message),
-};
 
 const cliEnv = (taskQueue: string): NodeJS.ProcessEnv => ({
   ...bed.server.providerEnv,

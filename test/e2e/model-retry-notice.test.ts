@@ -11,7 +11,6 @@ import { waitFor } from '../support/wait-for';
 // endpoint could not be reached printed nothing for four minutes, then a failure that did not say where it called.
 
 const bed = useTestBed();
-jest.setTimeout(180_000);
 
 function watchOutput(child: ReturnType<typeof spawnCli>): { stdout: () => string; stderr: () => string } {
   let stdout = '';

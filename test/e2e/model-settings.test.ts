@@ -13,7 +13,6 @@ import { useTestBed } from '../support/test-bed';
 // provider's API receives: asserted here on what the fake model server received, through the real SDK clients.
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 let taskQueue = '';

@@ -24,7 +24,6 @@ import { makeWorkspace } from '../support/workspace';
 // namespace of its own (a TLS gRPC proxy with a CA of its own stands in front of the tests' dev server); payloads
 // and transcripts go to one S3 bucket (MinIO); every payload is encrypted; both processes trace to one collector.
 
-jest.setTimeout(180_000);
 const apiKey = 'walkthrough-api-key';
 const longAnswer = `The file says ALPHA-SECRET-CONTENT. ${'More about it. '.repeat(20_000)}`;
 

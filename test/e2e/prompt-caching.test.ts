@@ -16,7 +16,6 @@ import { useTestBed } from '../support/test-bed';
 // the conversation from the cache, and the cost the run reports is priced at the cache rates.
 
 const bed = useTestBed();
-jest.setTimeout(180_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const models: Record<FakeProvider, string> = {

@@ -20,8 +20,6 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-jest.setTimeout(120_000);
-
 it('replays a run recorded on the server, encrypted and with a payload in the store, with the same keys and store: exit 0 and one ok line for it', async () => {
   const keys = newKeyEntry('k1');
   // Over the 256 KiB threshold: the model's answer is stored outside history, as a claim on AGENT_PAYLOAD_DIR.

@@ -14,7 +14,6 @@ beforeAll(async () => {
   server = await FakeModelServer.start();
 });
 afterAll(() => server?.close());
-jest.setTimeout(180_000);
 
 /** The CLI's result, or a failure saying it hung: killed after `limitMs` (a run takes a few seconds here). */
 async function cliWithin(limitMs: number, args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<CliResult> {

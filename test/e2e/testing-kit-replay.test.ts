@@ -12,8 +12,6 @@ import { ensureTestServer } from '../support/test-server/find-test-server';
 // (written as `agent history --out` writes it) replays against the same code, and fails, naming the event and what
 // differed, against a workflow changed without a patch.
 
-jest.setTimeout(180_000);
-
 const lookupOrder = defineTool({
   name: 'lookup_order',
   description: 'Looks an order up by its id.',

@@ -4,8 +4,6 @@ import { createAgentTestEnv, replayAgentHistories, scriptedModel, type AgentTest
 // durable-agent/testing against a server that is already running (here the dev server jest's global setup starts, as a
 // user's CI would start one): a session ended by the test, and the replay helper reading that run from the server.
 
-jest.setTimeout(120_000);
-
 const greeter = defineAgent({
   name: 'greeter',
   description: 'Greets.',

@@ -18,7 +18,6 @@ import { makeWorkspace } from '../support/workspace';
 // refuses, as the real APIs do, any request whose thinking or encrypted reasoning did not come back unchanged.
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 // One task queue per test, so `show` finds a worker for the run the test started.

@@ -8,7 +8,6 @@ import { waitFor } from '../support/wait-for';
 import { openaiReply } from '../support/fake-model-server';
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 
 it.each(['SIGTERM', 'SIGINT'] as const)(
   'npm run worker serves the task queue from TEMPORAL_ADDRESS and exits cleanly on %s',

@@ -74,7 +74,12 @@ describe.each(npmMajors)('with npm %i', (npmMajor) => {
     const test = await run('npm', ['test', '--', '--ci', '--verbose'], project, {
       TEMPORAL_TEST_SERVER_PATH: await ensureTestServer(),
     });
-    expect({ code: test.code, summary: /^Tests: .*$/m.exec(test.stderr)?.[0] }).toEqual({
+    // On a failure the project's own jest output is in the diff: what failed in there is the story.
+    expect({
+      code: test.code,
+      summary: /^Tests: .*$/m.exec(test.stderr)?.[0],
+      ...(test.code !== 0 && { output: test.stderr.slice(-4000) }),
+    }).toEqual({
       code: 0,
       summary: 'Tests:       2 passed, 2 total',
     });

@@ -1,11 +1,11 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { startAgent } from '../../client/start-agent';
 import { activityStarts } from '../support/activity-starts';
-import { anthropicReply, FakeModelServer, openaiReply } from '../support/fake-model-server';
+import { anthropicReply, openaiReply } from '../support/fake-model-server';
 import { fetchEvents, scheduledActivities } from '../support/history';
-import { killSpawnedWorkers, spawnWorker } from '../support/spawned-worker';
-import { connectToTestServer, uniqueTaskQueue } from '../support/temporal';
+import { spawnWorker } from '../support/spawned-worker';
+import { uniqueTaskQueue } from '../support/temporal';
+import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
@@ -17,50 +17,49 @@ import { makeWorkspace } from '../support/workspace';
 // request made since, on timers, and adopts the one whose results hold its custom id; another run's is not adopted.
 
 const EventType = temporal.api.enums.v1.EventType;
-let environment: TestWorkflowEnvironment;
-let fake: FakeModelServer;
+const bed = useTestBed({ spawnedWorkers: true });
 
-beforeAll(async () => {
-  environment = await connectToTestServer();
-  fake = await FakeModelServer.start();
-});
-beforeEach(() => fake.reset());
-afterEach(() => killSpawnedWorkers());
-afterAll(async () => {
-  await killSpawnedWorkers();
-  await fake?.close();
-  await environment?.teardown();
-});
+/**
+ * A fresh task queue with its worker processes (named by identity, so that history says which one ran what) and a
+ * run in batch mode on it: checks every half second to a second, and at most two submissions.
+ */
+function batchQueue(name: string) {
+  const taskQueue = uniqueTaskQueue(name);
+  return {
+    startWorker: (identity: string) =>
+      spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: bed.server.providerEnv }),
+    startBatchRun: async (model: string) =>
+      startAgent(
+        bed.environment.client,
+        {
+          prompt: 'Summarise nothing.',
+          model,
+          workspace: await makeWorkspace(),
+          batch: { firstCheckSeconds: 0.5, maxCheckIntervalSeconds: 1, maxSubmissions: 2 },
+        },
+        { taskQueue },
+      ),
+  };
+}
 
 it('finishes a batch run on a new worker after the one waiting for the batch is killed', async () => {
   // The batch takes long enough to be pending through the kill and the new worker's start.
-  fake.batches.plan({ validatingMs: 500, inProgressMs: 15_000, finalizingMs: 500 });
-  fake.enqueue(openaiReply({ content: 'Done, later.' }));
-  const taskQueue = uniqueTaskQueue('batch-crash');
-  const startWorker = (identity: string) =>
-    spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: fake.providerEnv });
-  const workerA = await startWorker('worker-a');
-  const handle = await startAgent(
-    environment.client,
-    {
-      prompt: 'Summarise nothing.',
-      model: 'openai:gpt-4o-mini',
-      workspace: await makeWorkspace(),
-      batch: { firstCheckSeconds: 0.5, maxCheckIntervalSeconds: 1, maxSubmissions: 2 },
-    },
-    { taskQueue },
-  );
+  bed.server.batches.plan({ validatingMs: 500, inProgressMs: 15_000, finalizingMs: 500 });
+  bed.server.enqueue(openaiReply({ content: 'Done, later.' }));
+  const queue = batchQueue('batch-crash');
+  const workerA = await queue.startWorker('worker-a');
+  const handle = await queue.startBatchRun('openai:gpt-4o-mini');
   // Worker A has submitted the batch and checked it at least once: it is waiting on a timer now.
   await waitFor('a status check of the pending batch', () =>
-    fake.batches.calls.some((call) => call.method === 'GET' && call.path.startsWith('/v1/batches/')),
+    bed.server.batches.calls.some((call) => call.method === 'GET' && call.path.startsWith('/v1/batches/')),
   );
   await workerA.kill();
-  await startWorker('worker-b');
+  await queue.startWorker('worker-b');
   const result = await handle.result();
 
   expect(result).toMatchObject({ answer: 'Done, later.', status: 'completed' });
-  expect(fake.batches.batches).toHaveLength(1);
-  const events = await fetchEvents(environment.client, handle.workflowId);
+  expect(bed.server.batches.batches).toHaveLength(1);
+  const events = await fetchEvents(bed.environment.client, handle.workflowId);
   const starts = activityStarts(events);
   expect(starts.find((start) => start.activityType === 'submitModelBatch')).toMatchObject({
     identity: expect.stringContaining('worker-a'),
@@ -79,36 +78,25 @@ it('finishes a batch run on a new worker after the one waiting for the batch is 
 
 it('finds the batch a worker killed mid-create made, rather than creating a second: one batch at the API, read by the run', async () => {
   // The create request reaches the API, which makes the batch; its answer is held until the worker is dead.
-  const held = fake.batches.holdCreates();
-  fake.enqueue(openaiReply({ content: 'Answered from the one batch.' }));
-  const taskQueue = uniqueTaskQueue('batch-create-crash');
-  const startWorker = (identity: string) =>
-    spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: fake.providerEnv });
-  const workerA = await startWorker('worker-a');
-  const handle = await startAgent(
-    environment.client,
-    {
-      prompt: 'Summarise nothing.',
-      model: 'openai:gpt-4o-mini',
-      workspace: await makeWorkspace(),
-      batch: { firstCheckSeconds: 0.5, maxCheckIntervalSeconds: 1, maxSubmissions: 2 },
-    },
-    { taskQueue },
-  );
+  const held = bed.server.batches.holdCreates();
+  bed.server.enqueue(openaiReply({ content: 'Answered from the one batch.' }));
+  const queue = batchQueue('batch-create-crash');
+  const workerA = await queue.startWorker('worker-a');
+  const handle = await queue.startBatchRun('openai:gpt-4o-mini');
   const created = await held.held;
   await workerA.kill();
   held.release();
   // The submission's next attempt, after the heartbeat timeout, runs on worker B.
-  await startWorker('worker-b');
+  await queue.startWorker('worker-b');
   const result = await handle.result();
 
   expect(result).toMatchObject({ answer: 'Answered from the one batch.', status: 'completed' });
-  expect(fake.batches.batches.map((batch) => batch.id)).toEqual([created.id]);
-  expect(fake.batches.calls.filter((call) => call.method === 'POST' && call.path === '/v1/batches')).toHaveLength(1);
+  expect(bed.server.batches.batches.map((batch) => batch.id)).toEqual([created.id]);
+  expect(bed.server.batches.calls.filter((call) => call.method === 'POST' && call.path === '/v1/batches')).toHaveLength(1);
   // Worker B listed the batches and found worker A's by its metadata.
-  expect(fake.batches.calls.some((call) => call.method === 'GET' && call.path === '/v1/batches')).toBe(true);
+  expect(bed.server.batches.calls.some((call) => call.method === 'GET' && call.path === '/v1/batches')).toBe(true);
   expect(created.metadata).toEqual({ durable_agent_request: expect.stringMatching(/^call-[0-9a-f]{40}$/) });
-  const starts = activityStarts(await fetchEvents(environment.client, handle.workflowId));
+  const starts = activityStarts(await fetchEvents(bed.environment.client, handle.workflowId));
   expect(
     starts
       .filter((start) => start.activityType === 'submitModelBatch')
@@ -120,7 +108,7 @@ it('finds the batch a worker killed mid-create made, rather than creating a seco
 
 /** A batch of one request made by someone else (another run, in the same account), as its worker would send it. */
 async function foreignAnthropicBatch(): Promise<string> {
-  const response = await fetch(`${fake.url}/v1/messages/batches`, {
+  const response = await fetch(`${bed.server.url}/v1/messages/batches`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test-secret', 'anthropic-version': '2023-06-01' },
     body: JSON.stringify({
@@ -137,41 +125,35 @@ async function foreignAnthropicBatch(): Promise<string> {
 }
 
 const anthropicCreates = () =>
-  fake.batches.calls.filter((call) => call.method === 'POST' && call.path === '/v1/messages/batches' && call.status === 200);
+  bed.server.batches.calls.filter(
+    (call) => call.method === 'POST' && call.path === '/v1/messages/batches' && call.status === 200,
+  );
 const resultReads = (id: string) =>
-  fake.batches.calls.filter((call) => call.method === 'GET' && call.path === `/v1/messages/batches/${id}/results`);
+  bed.server.batches.calls.filter((call) => call.method === 'GET' && call.path === `/v1/messages/batches/${id}/results`);
 
 it('adopts the Anthropic batch a worker killed mid-create made, once it ends, rather than creating a second', async () => {
   // Another run's batch of one request, pending alongside: a candidate the search must read and pass over.
-  fake.batches.plan({ inProgressMs: 5_000, finalizingMs: 200, outcome: 'expired' }, { inProgressMs: 500, finalizingMs: 200 });
+  bed.server.batches.plan(
+    { inProgressMs: 5_000, finalizingMs: 200, outcome: 'expired' },
+    { inProgressMs: 500, finalizingMs: 200 },
+  );
   const foreign = await foreignAnthropicBatch();
-  const held = fake.batches.holdCreates();
+  const held = bed.server.batches.holdCreates();
   // Our batch stays in progress until the retried submission has handed back a search and submitted again.
   let answer!: () => void;
   const answered = new Promise<void>((resolve) => (answer = resolve));
-  fake.enqueue({ gate: answered, then: anthropicReply({ text: 'Answered from the one Anthropic batch.' }) });
-  const taskQueue = uniqueTaskQueue('anthropic-batch-create-crash');
-  const startWorker = (identity: string) =>
-    spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: fake.providerEnv });
-  const workerA = await startWorker('worker-a');
-  const handle = await startAgent(
-    environment.client,
-    {
-      prompt: 'Summarise nothing.',
-      model: 'anthropic:claude-haiku-4-5',
-      workspace: await makeWorkspace(),
-      batch: { firstCheckSeconds: 0.5, maxCheckIntervalSeconds: 1, maxSubmissions: 2 },
-    },
-    { taskQueue },
-  );
+  bed.server.enqueue({ gate: answered, then: anthropicReply({ text: 'Answered from the one Anthropic batch.' }) });
+  const queue = batchQueue('anthropic-batch-create-crash');
+  const workerA = await queue.startWorker('worker-a');
+  const handle = await queue.startBatchRun('anthropic:claude-haiku-4-5');
   const created = await held.held;
   await workerA.kill();
   held.release();
-  await startWorker('worker-b');
+  await queue.startWorker('worker-b');
   await waitFor(
     'a second submission, after a timer, while our batch is pending',
     async () =>
-      scheduledActivities(await fetchEvents(environment.client, handle.workflowId)).filter(
+      scheduledActivities(await fetchEvents(bed.environment.client, handle.workflowId)).filter(
         (activity) => activity.activityType === 'submitModelBatch',
       ).length >= 2,
     { timeoutMs: 120_000, intervalMs: 500 },
@@ -181,13 +163,13 @@ it('adopts the Anthropic batch a worker killed mid-create made, once it ends, ra
 
   expect(result).toMatchObject({ answer: 'Answered from the one Anthropic batch.', status: 'completed' });
   // Exactly the two batches that were made before the kill: none created by the retried submission.
-  expect(fake.batches.batches.map((batch) => batch.id)).toEqual([foreign, created.id]);
+  expect(bed.server.batches.batches.map((batch) => batch.id)).toEqual([foreign, created.id]);
   expect(anthropicCreates()).toHaveLength(2);
   // Worker B listed the batches, waited for both candidates to end and read each one's results to find its own.
-  expect(fake.batches.calls.some((call) => call.method === 'GET' && call.path === '/v1/messages/batches')).toBe(true);
+  expect(bed.server.batches.calls.some((call) => call.method === 'GET' && call.path === '/v1/messages/batches')).toBe(true);
   expect(resultReads(foreign).length).toBeGreaterThanOrEqual(1);
-  expect(fake.batches.calls.filter((call) => call.path.endsWith('/results') && call.status !== 200)).toEqual([]);
-  const events = await fetchEvents(environment.client, handle.workflowId);
+  expect(bed.server.batches.calls.filter((call) => call.path.endsWith('/results') && call.status !== 200)).toEqual([]);
+  const events = await fetchEvents(bed.environment.client, handle.workflowId);
   const starts = activityStarts(events);
   const submits = starts.filter((start) => start.activityType === 'submitModelBatch');
   expect(submits[0]).toMatchObject({ attempt: 2, identity: expect.stringContaining('worker-b') });
@@ -200,32 +182,23 @@ it('adopts the Anthropic batch a worker killed mid-create made, once it ends, ra
 }, 240_000);
 
 it("does not adopt another run's Anthropic batch of one request: the retried submission creates its own", async () => {
-  fake.batches.plan({ inProgressMs: 3_000, finalizingMs: 200, outcome: 'expired' });
-  const taskQueue = uniqueTaskQueue('anthropic-batch-foreign');
-  await spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity: 'worker-a', env: fake.providerEnv });
+  bed.server.batches.plan({ inProgressMs: 3_000, finalizingMs: 200, outcome: 'expired' });
+  const queue = batchQueue('anthropic-batch-foreign');
+  await queue.startWorker('worker-a');
   const foreign = await foreignAnthropicBatch();
   // The first create is refused overloaded, making nothing: attempt 2 finds only the other run's batch.
-  fake.batches.overloadCreates(1);
-  fake.enqueue(anthropicReply({ text: 'Answered from a batch of our own.' }));
-  const handle = await startAgent(
-    environment.client,
-    {
-      prompt: 'Summarise nothing.',
-      model: 'anthropic:claude-haiku-4-5',
-      workspace: await makeWorkspace(),
-      batch: { firstCheckSeconds: 0.5, maxCheckIntervalSeconds: 1, maxSubmissions: 2 },
-    },
-    { taskQueue },
-  );
+  bed.server.batches.overloadCreates(1);
+  bed.server.enqueue(anthropicReply({ text: 'Answered from a batch of our own.' }));
+  const handle = await queue.startBatchRun('anthropic:claude-haiku-4-5');
   const result = await handle.result();
 
   expect(result).toMatchObject({ answer: 'Answered from a batch of our own.', status: 'completed' });
-  expect(fake.batches.batches).toHaveLength(2);
-  const ours = fake.batches.batches[1];
+  expect(bed.server.batches.batches).toHaveLength(2);
+  const ours = bed.server.batches.batches[1];
   expect(ours.lines.map((line) => line.customId)).not.toContain('call-of-another-run');
   // The other run's batch was read once, after it ended, and passed over; ours was the one the run read.
   expect(resultReads(foreign)).toHaveLength(1);
   expect(resultReads(ours.id).length).toBeGreaterThanOrEqual(1);
-  const starts = activityStarts(await fetchEvents(environment.client, handle.workflowId));
+  const starts = activityStarts(await fetchEvents(bed.environment.client, handle.workflowId));
   expect(starts.find((start) => start.activityType === 'submitModelBatch')).toMatchObject({ attempt: 2 });
 }, 240_000);

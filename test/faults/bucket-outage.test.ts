@@ -22,7 +22,6 @@ import { makeWorkspace } from '../support/workspace';
 
 const model = 'openai:gpt-4o-mini';
 const credentials = { accessKeyId: 'outage-test', secretAccessKey: 'outage-test-secret' };
-jest.setTimeout(180_000);
 
 let environment: TestWorkflowEnvironment;
 let fake: FakeModelServer;

@@ -12,7 +12,6 @@ import { makeWorkspace } from '../support/workspace';
 // renames such ids (core/call-ids.ts), so no end-to-end run can hand it one.
 
 const bed = useTestBed();
-jest.setTimeout(180_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const files = Object.fromEntries(['f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7'].map((name) => [`${name}.txt`, `token-${name}`]));

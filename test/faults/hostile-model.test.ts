@@ -25,7 +25,6 @@ import { makeWorkspace } from '../support/workspace';
 // history and the model; none of these attacks may get a call past a person, or end the run.
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const deployed: string[] = [];

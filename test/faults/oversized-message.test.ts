@@ -24,8 +24,6 @@ process.env.AGENT_PAYLOAD_DIR = payloadDirectory;
 const fiftyMegabytes = 'x'.repeat(50 * 1024 * 1024);
 const limitText = `at most ${maxPromptChars} are accepted`;
 
-jest.setTimeout(180_000);
-
 let environment: TestWorkflowEnvironment;
 let server: FakeModelServer;
 beforeAll(async () => {

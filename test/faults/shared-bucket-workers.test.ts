@@ -1,16 +1,16 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startAgent } from '../../client/start-agent';
 import { agentDataConverter } from '../../storage/data-converter';
 import { activityStarts, startOf } from '../support/activity-starts';
-import { FakeModelServer, openaiReply, type FakeStep } from '../support/fake-model-server';
+import { openaiReply, type FakeStep } from '../support/fake-model-server';
 import { fetchEvents, scheduledActivities } from '../support/history';
 import { createTestBucket, filesUnder, privateDirectories } from '../support/object-store';
 import { readStepLog, stepHistory } from '../support/slow-step-tool';
-import { killSpawnedWorkers, spawnWorker } from '../support/spawned-worker';
-import { connectToTestServer, uniqueTaskQueue } from '../support/temporal';
+import { spawnWorker } from '../support/spawned-worker';
+import { uniqueTaskQueue } from '../support/temporal';
+import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
@@ -20,19 +20,8 @@ import { makeWorkspace } from '../support/workspace';
 // along, finishes the run and has to find A's transcripts in the bucket to do so.
 
 const model = 'openai:gpt-4o-mini';
-jest.setTimeout(180_000);
 
-let environment: TestWorkflowEnvironment;
-let fake: FakeModelServer;
-beforeAll(async () => {
-  environment = await connectToTestServer();
-  fake = await FakeModelServer.start();
-});
-afterAll(async () => {
-  await killSpawnedWorkers();
-  await fake?.close();
-  await environment?.teardown();
-});
+const bed = useTestBed({ spawnedWorkers: true });
 
 function stepCall(id: string, label: string, extra: { waitForFile?: string } = {}): FakeStep {
   return openaiReply({ toolCalls: [{ id, name: 'slow_step', arguments: { label, ms: 0, ...extra } }] });
@@ -51,16 +40,16 @@ it('finishes a run on the other worker when one is killed mid-turn, repeating no
       address: process.env.TEST_TEMPORAL_ADDRESS!,
       taskQueue,
       identity,
-      env: { ...fake.providerEnv, ...bucket.env, ...machine.env, SLOW_STEP_LOG: stepLog },
+      env: { ...bed.server.providerEnv, ...bucket.env, ...machine.env, SLOW_STEP_LOG: stepLog },
     });
-  fake.enqueue(
+  bed.server.enqueue(
     stepCall('call_1', 'first'),
     stepCall('call_2', 'second', { waitForFile: gate }),
     openaiReply({ content: 'both steps done' }),
   );
 
   const workerA = await startWorker('worker-a', machineA);
-  const client = new Client({ connection: environment.client.connection, dataConverter: agentDataConverter(bucket.env) });
+  const client = new Client({ connection: bed.environment.client.connection, dataConverter: agentDataConverter(bucket.env) });
   const handle = await startAgent(client, { prompt: 'Do the steps.', model, tools: ['slow_step'], workspace }, { taskQueue });
   const steps = async () => stepHistory(await readStepLog(stepLog));
   // Worker B joins only once A is inside the second step, so everything up to it ran on A.
@@ -74,12 +63,12 @@ it('finishes a run on the other worker when one is killed mid-turn, repeating no
 
   expect(await handle.result()).toMatchObject({ answer: 'both steps done', status: 'completed', iterations: 3 });
   // Each model request reached the model once; the step that was cut short ran again on B, the finished one did not.
-  expect(fake.requests).toHaveLength(3);
+  expect(bed.server.requests).toHaveLength(3);
   expect(await steps()).toEqual({
     first: ['start@worker-a', 'finish@worker-a'],
     second: ['start@worker-a', 'start@worker-b', 'finish@worker-b'],
   });
-  const events = await fetchEvents(environment.client, handle.workflowId);
+  const events = await fetchEvents(bed.environment.client, handle.workflowId);
   const starts = activityStarts(events);
   expect(startOf(starts, `${model} iteration 1`)).toMatchObject({ attempt: 1, identity: 'worker-a' });
   expect(startOf(starts, `${model} iteration 2`)).toMatchObject({ attempt: 1, identity: 'worker-a' });
@@ -87,7 +76,7 @@ it('finishes a run on the other worker when one is killed mid-turn, repeating no
   // B made the last call from A's transcript in the bucket: no call was resent with the conversation inline.
   expect(startOf(starts, `${model} iteration 3`)).toMatchObject({ attempt: 1, identity: 'worker-b' });
   expect(scheduledActivities(events).filter((activity) => activity.activityType === 'callModel')).toHaveLength(3);
-  expect(fake.requests[2].body.messages.map((message: { role: string }) => message.role)).toEqual([
+  expect(bed.server.requests[2].body.messages.map((message: { role: string }) => message.role)).toEqual([
     'user',
     'assistant',
     'tool',

@@ -1,45 +1,34 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { followStream } from '../../client/follow-stream';
 import { startAgent } from '../../client/start-agent';
 import type { StreamEvent } from '../../core/stream-events';
 import { endSessionSignal, sendMessageUpdate } from '../../workflows/definitions';
 import { collect, spawnCli } from '../support/cli';
-import { FakeModelServer, openaiReply } from '../support/fake-model-server';
-import { killSpawnedWorkers, spawnWorker } from '../support/spawned-worker';
-import { connectToTestServer, uniqueTaskQueue } from '../support/temporal';
+import { openaiReply } from '../support/fake-model-server';
+import { spawnWorker } from '../support/spawned-worker';
+import { uniqueTaskQueue } from '../support/temporal';
+import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
 // Worker A streams part of an answer and is SIGKILLed mid-stream; after the 30 s heartbeat timeout,
 // worker B's attempt 2 writes the answer again. Subscribers get `reset` first, and show the answer once.
 
-let environment: TestWorkflowEnvironment;
-let fake: FakeModelServer;
-beforeAll(async () => {
-  environment = await connectToTestServer();
-  fake = await FakeModelServer.start();
-});
-afterEach(() => killSpawnedWorkers());
-afterAll(async () => {
-  await killSpawnedWorkers();
-  await fake?.close();
-  await environment?.teardown();
-});
+const bed = useTestBed({ spawnedWorkers: true });
 
 const sentence = 'The quick brown fox jumps over the lazy dog, and then it naps in the warm afternoon sun.';
 
 it('a model call killed mid-stream is reset for subscribers, and its answer is shown exactly once', async () => {
   const taskQueue = uniqueTaskQueue('stream-reset');
   const startWorker = (identity: string) =>
-    spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: fake.providerEnv });
+    spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: bed.server.providerEnv });
   // Attempt 1: the role and five words, then nothing more (the worker dies). Attempt 2: the whole answer.
-  fake.enqueue(
+  bed.server.enqueue(
     { ...openaiReply({ content: sentence }), stream: { intervalMs: 100, stopAfter: 6 } },
     { ...openaiReply({ content: sentence }), stream: { intervalMs: 50 } },
   );
   const workerA = await startWorker('worker-a');
   const handle = await startAgent(
-    environment.client,
+    bed.environment.client,
     {
       model: 'openai:gpt-4o-mini',
       tools: [],
@@ -50,7 +39,10 @@ it('a model call killed mid-stream is reset for subscribers, and its answer is s
     { taskQueue },
   );
   const events: StreamEvent[] = [];
-  const following = followStream(environment.client, handle.workflowId, { from: 0, onEvent: (item) => events.push(item.data) });
+  const following = followStream(bed.environment.client, handle.workflowId, {
+    from: 0,
+    onEvent: (item) => events.push(item.data),
+  });
   const watcher = spawnCli(['watch', handle.workflowId], { AGENT_TASK_QUEUE: taskQueue }, { stdin: 'ignore' });
   const watched = collect(watcher);
   const reply = handle.executeUpdate(sendMessageUpdate, { args: ['tell me about the fox'] });
@@ -77,7 +69,7 @@ it('a model call killed mid-stream is reset for subscribers, and its answer is s
   expect(sentence.startsWith(before) && before.length < sentence.length).toBe(true);
   expect(textOf(events.slice(reset))).toBe(sentence);
   expect(events.find((event) => event.type === 'reply')).toMatchObject({ call, text: sentence });
-  expect(fake.refusals).toEqual([]);
+  expect(bed.server.refusals).toEqual([]);
 
   // The person watching saw the answer once: the retry repeated what was shown, and only the rest was printed.
   expect(watchedOutput.code).toBe(0);

@@ -1,14 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startAgent, type AgentHandle } from '../../client/start-agent';
 import { activityStarts, startOf, type ActivityStart } from '../support/activity-starts';
-import { FakeModelServer, openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
+import { openaiError, openaiReply, type FakeStep } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
 import { readStepLog, stepHistory } from '../support/slow-step-tool';
-import { killSpawnedWorkers, spawnWorker, type SpawnedWorker } from '../support/spawned-worker';
-import { connectToTestServer, uniqueTaskQueue } from '../support/temporal';
+import { spawnWorker, type SpawnedWorker } from '../support/spawned-worker';
+import { uniqueTaskQueue } from '../support/temporal';
+import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
@@ -24,20 +24,7 @@ const testTimeoutMs = 180_000;
 const faultPointTimeoutMs = 90_000;
 const PendingActivityState = temporal.api.enums.v1.PendingActivityState;
 
-let environment: TestWorkflowEnvironment;
-let fake: FakeModelServer;
-
-beforeAll(async () => {
-  environment = await connectToTestServer();
-  fake = await FakeModelServer.start();
-});
-beforeEach(() => fake.reset());
-afterEach(() => killSpawnedWorkers());
-afterAll(async () => {
-  await killSpawnedWorkers();
-  await fake?.close();
-  await environment?.teardown();
-});
+const bed = useTestBed({ spawnedWorkers: true });
 
 interface Run {
   handle: AgentHandle;
@@ -58,11 +45,11 @@ async function startRun(name: string): Promise<Run> {
       address: process.env.TEST_TEMPORAL_ADDRESS!,
       taskQueue,
       identity,
-      env: { ...fake.providerEnv, SLOW_STEP_LOG: stepLog },
+      env: { ...bed.server.providerEnv, SLOW_STEP_LOG: stepLog },
     });
   const workerA = await startWorker('worker-a');
   const handle = await startAgent(
-    environment.client,
+    bed.environment.client,
     { prompt: 'Do the steps.', model, tools: ['slow_step'], workspace },
     { taskQueue },
   );
@@ -74,7 +61,7 @@ async function startRun(name: string): Promise<Run> {
       return { killedAt, workerB: await startWorker('worker-b') };
     },
     steps: async () => stepHistory(await readStepLog(stepLog)),
-    starts: async () => activityStarts(await fetchEvents(environment.client, handle.workflowId)),
+    starts: async () => activityStarts(await fetchEvents(bed.environment.client, handle.workflowId)),
   };
 }
 
@@ -112,9 +99,9 @@ function expectRetriedInTime(
 it(
   'finishes a run whose worker was SIGKILLed during a model call, sending only that call again',
   async () => {
-    fake.enqueue(stepCall('call_1', 'first'), { hang: true }, openaiReply({ content: 'done despite the crash' }));
+    bed.server.enqueue(stepCall('call_1', 'first'), { hang: true }, openaiReply({ content: 'done despite the crash' }));
     const run = await startRun('kill-during-model-call');
-    await waitFor('the turn-2 model request to arrive (and hang)', () => fake.requests.length === 2, {
+    await waitFor('the turn-2 model request to arrive (and hang)', () => bed.server.requests.length === 2, {
       timeoutMs: faultPointTimeoutMs,
     });
 
@@ -122,8 +109,8 @@ it(
 
     const closedAt = await expectCompleted(run, 'done despite the crash', 2);
     // Iteration 1 once; iteration 2 twice (in flight at the kill, then its retry), with the same conversation.
-    expect(fake.requests).toHaveLength(3);
-    expect(fake.requests[2].body.messages).toEqual(fake.requests[1].body.messages);
+    expect(bed.server.requests).toHaveLength(3);
+    expect(bed.server.requests[2].body.messages).toEqual(bed.server.requests[1].body.messages);
     expect(await run.steps()).toEqual({ first: ['start@worker-a', 'finish@worker-a'] });
     const starts = await run.starts();
     expect(startOf(starts, `${model} iteration 1`)).toMatchObject({ attempt: 1, identity: 'worker-a' });
@@ -139,7 +126,7 @@ it(
   async () => {
     // The second step cannot finish on worker A: it waits for a file the test creates only after the kill.
     const gate = path.join(await makeWorkspace(), 'open');
-    fake.enqueue(
+    bed.server.enqueue(
       stepCall('call_1', 'first'),
       stepCall('call_2', 'second', { waitForFile: gate }),
       openaiReply({ content: 'both steps done' }),
@@ -154,7 +141,7 @@ it(
 
     const closedAt = await expectCompleted(run, 'both steps done', 3);
     // No model call was sent twice; the killed step ran again on worker B and finished only there.
-    expect(fake.requests).toHaveLength(3);
+    expect(bed.server.requests).toHaveLength(3);
     expect(await run.steps()).toEqual({
       first: ['start@worker-a', 'finish@worker-a'],
       second: ['start@worker-a', 'start@worker-b', 'finish@worker-b'],
@@ -173,7 +160,7 @@ it(
   async () => {
     // Turn 2's first attempt is rate limited: while it waits out Retry-After, worker A runs nothing for this run.
     const retryAfterMs = 10_000;
-    fake.enqueue(
+    bed.server.enqueue(
       stepCall('call_1', 'first'),
       openaiError(429, 'Rate limit reached', { 'retry-after': String(retryAfterMs / 1000) }),
       openaiReply({ content: 'done after the pause' }),
@@ -193,14 +180,14 @@ it(
     const { killedAt, workerB } = await run.replaceWorker();
 
     const closedAt = await expectCompleted(run, 'done after the pause', 2);
-    expect(fake.requests).toHaveLength(3);
+    expect(bed.server.requests).toHaveLength(3);
     expect(await run.steps()).toEqual({ first: ['start@worker-a', 'finish@worker-a'] });
     const starts = await run.starts();
     expect(startOf(starts, `${model} iteration 1`)).toMatchObject({ attempt: 1, identity: 'worker-a' });
     const retried = startOf(starts, `${model} iteration 2`);
     expect(retried).toMatchObject({ attempt: 2, identity: 'worker-b' });
     // The next attempt came when Retry-After said, not after a timeout of the dead worker.
-    expect(retried.startedAt - fake.requests[1].receivedAt).toBeGreaterThanOrEqual(retryAfterMs - 1_000);
+    expect(retried.startedAt - bed.server.requests[1].receivedAt).toBeGreaterThanOrEqual(retryAfterMs - 1_000);
     expectRetriedInTime(retried, { killedAt, workerB, noticeMs: retryAfterMs, closedAt });
   },
   testTimeoutMs,

@@ -1,15 +1,15 @@
 import { Client } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { sendMessage } from '../../client/send-message';
 import { startAgent } from '../../client/start-agent';
 import { agentDataConverter } from '../../storage/data-converter';
 import { newKeyEntry } from '../support/encryption';
-import { FakeModelServer, openaiReply } from '../support/fake-model-server';
+import { openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
 import { createTestBucket, filesUnder, privateDirectories } from '../support/object-store';
-import { killSpawnedWorkers, spawnWorker } from '../support/spawned-worker';
-import { connectToTestServer, uniqueTaskQueue } from '../support/temporal';
+import { spawnWorker } from '../support/spawned-worker';
+import { uniqueTaskQueue } from '../support/temporal';
+import { useTestBed } from '../support/test-bed';
 import { makeWorkspace } from '../support/workspace';
 
 // A chat session on two workers that share nothing but Temporal and one bucket (MinIO), with encryption on.
@@ -18,7 +18,6 @@ import { makeWorkspace } from '../support/workspace';
 
 const model = 'openai:gpt-4o-mini';
 const EventType = temporal.api.enums.v1.EventType;
-jest.setTimeout(120_000);
 
 // Text that must reach the model, and never the bucket in the clear.
 const firstPrompt = 'PROMPT-ONE-a81c what does alpha.txt say?';
@@ -27,17 +26,7 @@ const firstAnswer = 'ANSWER-ONE-c07b: it says the alpha file';
 const secondPrompt = 'PROMPT-TWO-e9f4 and in one word?';
 const markers = ['PROMPT-ONE', 'FILE-TEXT', 'ANSWER-ONE', 'PROMPT-TWO', 'ANSWER-TWO'];
 
-let environment: TestWorkflowEnvironment;
-let fake: FakeModelServer;
-beforeAll(async () => {
-  environment = await connectToTestServer();
-  fake = await FakeModelServer.start();
-});
-afterAll(async () => {
-  await killSpawnedWorkers();
-  await fake?.close();
-  await environment?.teardown();
-});
+const bed = useTestBed({ spawnedWorkers: true });
 
 it('keeps every object in the bucket ciphertext, and a worker with rotated keys continues from the old transcript', async () => {
   const k1 = newKeyEntry('k1');
@@ -52,14 +41,14 @@ it('keeps every object in the bucket ciphertext, and a worker with rotated keys 
       address: process.env.TEST_TEMPORAL_ADDRESS!,
       taskQueue,
       identity,
-      env: { ...fake.providerEnv, ...bucket.env, ...machine.env, AGENT_ENCRYPTION_KEYS: keys },
+      env: { ...bed.server.providerEnv, ...bucket.env, ...machine.env, AGENT_ENCRYPTION_KEYS: keys },
     });
   const clientWith = (keys: string) =>
     new Client({
-      connection: environment.client.connection,
+      connection: bed.environment.client.connection,
       dataConverter: agentDataConverter({ ...bucket.env, AGENT_ENCRYPTION_KEYS: keys }),
     });
-  fake.enqueue(
+  bed.server.enqueue(
     openaiReply({ toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
     openaiReply({ content: firstAnswer }),
     openaiReply({ content: 'ANSWER-TWO-alpha' }),
@@ -76,11 +65,11 @@ it('keeps every object in the bucket ciphertext, and a worker with rotated keys 
   expect(await sendMessage(rotatedHandle, secondPrompt)).toMatchObject({ answer: 'ANSWER-TWO-alpha' });
 
   // The model saw the whole conversation in the clear: B rebuilt it from A's chunks, sealed under k1.
-  expect(fake.requests).toHaveLength(3);
-  const lastRequest = JSON.stringify(fake.requests[2].body.messages);
+  expect(bed.server.requests).toHaveLength(3);
+  const lastRequest = JSON.stringify(bed.server.requests[2].body.messages);
   for (const text of [firstPrompt, fileText, firstAnswer, secondPrompt]) expect(lastRequest).toContain(text);
   // The summaries are encrypted: tell the model calls apart by type and order.
-  const events = await fetchEvents(environment.client, handle.workflowId);
+  const events = await fetchEvents(bed.environment.client, handle.workflowId);
   const modelCalls = events
     .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')
     .map((event) => Number(event.eventId));

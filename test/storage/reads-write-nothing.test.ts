@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Message } from '../../core/messages';
 import { startAgent } from '../../client/start-agent';
 import { agentDataConverter } from '../../storage/data-converter';
@@ -11,10 +10,11 @@ import { EncryptionCodec } from '../../storage/encryption-codec';
 import { loadEncryptionKeys } from '../../storage/encryption-keys';
 import { lastJsonLine, runCli } from '../support/cli';
 import { newKeyEntry } from '../support/encryption';
-import { FakeModelServer, openaiReply } from '../support/fake-model-server';
+import { openaiReply } from '../support/fake-model-server';
 import { createTestBucket, privateDirectories, type TestBucket } from '../support/object-store';
-import { killSpawnedWorkers, spawnWorker } from '../support/spawned-worker';
-import { connectToTestServer, uniqueTaskQueue } from '../support/temporal';
+import { spawnWorker } from '../support/spawned-worker';
+import { uniqueTaskQueue } from '../support/temporal';
+import { useTestBed } from '../support/test-bed';
 import { makeWorkspace } from '../support/workspace';
 
 // Reading a run is free of side effects (shared/design.md): a worker answering a query on a closed run replays it,
@@ -25,19 +25,8 @@ import { makeWorkspace } from '../support/workspace';
 // messages query stores its large answer once. The CLI's stderr holds no warning either (the AWS SDK's Node 20 one).
 
 const model = 'openai:gpt-4o-mini';
-jest.setTimeout(180_000);
 
-let environment: TestWorkflowEnvironment;
-let fake: FakeModelServer;
-beforeAll(async () => {
-  environment = await connectToTestServer();
-  fake = await FakeModelServer.start();
-});
-afterAll(async () => {
-  await killSpawnedWorkers();
-  await fake?.close();
-  await environment?.teardown();
-});
+const bed = useTestBed({ spawnedWorkers: true });
 
 const keyNames = async (bucket: TestBucket) => (await bucket.objects()).map((object) => object.key);
 
@@ -60,15 +49,15 @@ describe.each([
       address: process.env.TEST_TEMPORAL_ADDRESS!,
       taskQueue,
       identity: 'worker-with-bucket',
-      env: { ...fake.providerEnv, ...env, ...(await privateDirectories()).env },
+      env: { ...bed.server.providerEnv, ...env, ...(await privateDirectories()).env },
     });
     const client = new Client({
-      connection: environment.client.connection,
+      connection: bed.environment.client.connection,
       namespace: 'default',
       dataConverter: agentDataConverter(env),
     });
     const answer = `ANSWER ${'a'.repeat(400 * 1024)}`;
-    fake.enqueue(openaiReply({ content: answer }));
+    bed.server.enqueue(openaiReply({ content: answer }));
     const handle = await startAgent(
       client,
       { prompt: 'write a long answer', model, workspace: await makeWorkspace() },

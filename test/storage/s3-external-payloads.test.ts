@@ -26,7 +26,6 @@ import { makeWorkspace } from '../support/workspace';
 
 const model = 'openai:gpt-4o-mini';
 const PayloadMessage = temporal.api.common.v1.Payload;
-jest.setTimeout(120_000);
 
 let environment: TestWorkflowEnvironment;
 let fake: FakeModelServer;

@@ -8,7 +8,6 @@ import { waitFor } from '../support/wait-for';
 // `npm run worker` checks its stores before it polls: a bucket it cannot use
 // stops it at once, with S3's own reason, instead of degrading quietly.
 
-jest.setTimeout(60_000);
 let bucket: TestBucket;
 beforeAll(async () => {
   bucket = await createTestBucket('worker-start');

@@ -25,6 +25,9 @@ export function slowStepTool(logFile: string, worker: string): Tool {
   return defineTool({
     name: 'slow_step',
     description: 'Test tool: records that it ran, then waits.',
+    // A gated call waits as long as its test takes to open the gate, which on a loaded machine can pass the default
+    // 60 s: a timed-out first attempt then shows up as a second one. Heartbeats still expose a dead worker in 30 s.
+    activity: { timeout: '10m' },
     input: z.object({
       label: z.string(),
       ms: z.number().int().min(0),

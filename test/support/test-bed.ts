@@ -1,5 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { FakeModelServer } from './fake-model-server';
+import { killSpawnedWorkers } from './spawned-worker';
 import { connectToTestServer } from './temporal';
 import { makeWorkspace } from './workspace';
 
@@ -12,8 +13,16 @@ export interface TestBed {
   workspace: string;
 }
 
+export interface TestBedOptions {
+  /**
+   * The tests start worker processes (spawnWorker): whatever a test leaves running is killed after it, and every
+   * one before the bed closes the fake model server and the connection.
+   */
+  spawnedWorkers?: boolean;
+}
+
 /** Registers the hooks most end-to-end tests share and returns the bed they fill in. */
-export function useTestBed(): TestBed {
+export function useTestBed(options: TestBedOptions = {}): TestBed {
   const bed = {} as TestBed;
   beforeAll(async () => {
     bed.environment = await connectToTestServer();
@@ -21,7 +30,9 @@ export function useTestBed(): TestBed {
     bed.workspace = await makeWorkspace();
   });
   beforeEach(() => bed.server.reset());
+  if (options.spawnedWorkers) afterEach(() => killSpawnedWorkers());
   afterAll(async () => {
+    if (options.spawnedWorkers) await killSpawnedWorkers();
     await bed.server?.close();
     await bed.environment?.teardown();
   });

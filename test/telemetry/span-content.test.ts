@@ -1,8 +1,8 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { WorkflowFailedError } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { z } from 'zod';
 import type { CollectorProcess } from '../support/otel-collector/collector-process';
 import { sendMessage } from '../../client/send-message';
@@ -12,15 +12,14 @@ import { AgentPlugin, workflowsPath } from '../../worker/agent-plugin';
 import { endSessionSignal } from '../../workflows/definitions';
 import { named, only, readExportedSpans, runTrace, startTestCollector, type ExportedSpan } from '../support/exported-spans';
 import { FakeModelServer, openaiError, openaiReply } from '../support/fake-model-server';
-import { uniqueTaskQueue } from '../support/temporal';
+import { withTracedWorker } from '../support/traced-worker';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
+import { quietBundlerLogger } from '../support/quiet-bundler-logger';
 
 // Spans never hold what a tool returned or the text of an error (a tool's, a provider's, a failed run's):
 // a real worker traces to a real Collector, and each canary below must reach the model or the caller
 // (so it went through every layer that traces) yet appear nowhere in the Collector's spans file.
-
-jest.setTimeout(180_000);
 
 const toolErrorCanary = 'CANARY-tool-error-7f3a: the file said rm -rf';
 const toolOutputCanary = 'CANARY-tool-output-91c2: password=hunter2';
@@ -60,7 +59,7 @@ beforeAll(async () => {
     workspaceRoot: os.tmpdir(),
     tools: [throwingTool, echoTool],
   });
-  const bundle = await bundleWorkflowCode({ workflowsPath, plugins: [plugin], logger: quietLogger });
+  const bundle = await bundleWorkflowCode({ workflowsPath, plugins: [plugin], logger: quietBundlerLogger });
   bundlePath = path.join(directory, 'traced-workflow-bundle.js');
   await writeFile(bundlePath, bundle.code);
 });
@@ -70,28 +69,6 @@ afterAll(async () => {
   await server?.close();
   await collector?.stop();
 });
-
-/** Runs `body` with a traced worker and client, then sends every span the process still holds. */
-async function withTracedWorker<T>(prefix: string, body: (client: Client, taskQueue: string) => Promise<T>): Promise<T> {
-  const taskQueue = uniqueTaskQueue(prefix);
-  const nativeConnection = await NativeConnection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  try {
-    const worker = await Worker.create({
-      connection: nativeConnection,
-      taskQueue,
-      workflowBundle: { codePath: bundlePath },
-      plugins: [plugin],
-    });
-    const client = new Client({ connection, plugins: [plugin] });
-    const result = await worker.runUntil(body(client, taskQueue));
-    await plugin.tracing!.flush();
-    return result;
-  } finally {
-    await connection.close();
-    await nativeConnection.close();
-  }
-}
 
 async function exportedTrace(workflowId: string, isComplete: (trace: ExportedSpan[]) => boolean): Promise<ExportedSpan[]> {
   return waitFor(`the trace of ${workflowId}`, async () => {
@@ -111,7 +88,7 @@ it('exports neither a tool’s output nor its error text: failed tool spans carr
     }),
     openaiReply({ content: 'Both tools ran.' }),
   );
-  const workflowId = await withTracedWorker('span-content-tools', async (client, taskQueue) => {
+  const workflowId = await withTracedWorker({ plugin, bundlePath }, 'span-content-tools', async (client, taskQueue) => {
     const handle = await startAgent(
       client,
       { prompt: 'Run both tools', model: 'openai:gpt-4o-mini', tools: ['throw_canary', 'echo_canary'], workspace },
@@ -146,7 +123,7 @@ it('exports neither a tool’s output nor its error text: failed tool spans carr
 it('exports no provider error text: a 400 that echoes the request fails the run, and its spans carry the status code only', async () => {
   const workspace = await makeWorkspace();
   server.enqueue(openaiError(400, providerCanary));
-  const workflowId = await withTracedWorker('span-content-provider', async (client, taskQueue) => {
+  const workflowId = await withTracedWorker({ plugin, bundlePath }, 'span-content-provider', async (client, taskQueue) => {
     const handle = await startAgent(client, { prompt: 'Say hello', model: 'openai:gpt-4o-mini', workspace }, { taskQueue });
     const failure = await handle.result().then(
       () => undefined,
@@ -169,7 +146,7 @@ it('exports no provider error text: a 400 that echoes the request fails the run,
 it('exports no provider error text from a session: the failed turn’s update spans carry none, and the session goes on', async () => {
   const workspace = await makeWorkspace();
   server.enqueue(openaiError(400, providerCanary), openaiReply({ content: 'Answered after all.' }));
-  const workflowId = await withTracedWorker('span-content-session', async (client, taskQueue) => {
+  const workflowId = await withTracedWorker({ plugin, bundlePath }, 'span-content-session', async (client, taskQueue) => {
     const started = await startAgent(
       client,
       { model: 'openai:gpt-4o-mini', workspace, session: { idleTimeoutSeconds: 60 } },
@@ -200,12 +177,3 @@ it('exports no provider error text from a session: the failed turn’s update sp
   const failedCall = runTrace(all.spans, workflowId).find((span) => span.name === 'chat gpt-4o-mini' && span.status === 'error');
   expect(failedCall?.attributes['error.type']).toBe('400');
 });
-
-const quietLogger = {
-  trace: () => {},
-  debug: () => {},
-  info: () => {},
-  log: () => {},
-  warn: () => {},
-  error: (message: string) => console.error(message),
-};

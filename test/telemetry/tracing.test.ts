@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import type { CollectorProcess } from '../support/otel-collector/collector-process';
 import { sendMessage } from '../../client/send-message';
 import { startAgent } from '../../client/start-agent';
@@ -21,11 +20,11 @@ import {
 } from '../support/exported-spans';
 import { anthropicError, anthropicReply, FakeModelServer, openaiReply } from '../support/fake-model-server';
 import { uniqueTaskQueue } from '../support/temporal';
+import { withTracedWorker } from '../support/traced-worker';
 import { typescriptArgs } from '../support/typescript-process';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
-
-jest.setTimeout(180_000);
+import { quietBundlerLogger } from '../support/quiet-bundler-logger';
 
 const projectRoot = path.join(__dirname, '..', '..');
 
@@ -35,6 +34,8 @@ let server: FakeModelServer;
 let tracedBundle: string;
 let libraryPlugin: AgentPlugin;
 
+/** The library worker's tracing under test: the plugin, and the bundle built with it. */
+const library = () => ({ plugin: libraryPlugin, bundlePath: tracedBundle });
 const tracingEnv = (serviceName: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_SERVICE_NAME: serviceName });
 
 beforeAll(async () => {
@@ -43,7 +44,7 @@ beforeAll(async () => {
   server = await FakeModelServer.start();
   // This test process traces too (the library worker below), to the same collector.
   libraryPlugin = new AgentPlugin({ env: { ...tracingEnv('agent-library'), ...server.providerEnv }, workspaceRoot: os.tmpdir() });
-  const bundle = await bundleWorkflowCode({ workflowsPath, plugins: [libraryPlugin], logger: quietLogger });
+  const bundle = await bundleWorkflowCode({ workflowsPath, plugins: [libraryPlugin], logger: quietBundlerLogger });
   tracedBundle = path.join(directory, 'traced-workflow-bundle.js');
   await writeFile(tracedBundle, bundle.code);
 });
@@ -268,130 +269,82 @@ it('continues the client’s trace in `npm run worker` on another process, each 
 });
 
 it('traces a library worker with the AgentPlugin and a client with the plugin; replaying every task exports nothing twice', async () => {
-  const taskQueue = uniqueTaskQueue('tracing-library');
-  const nativeConnection = await NativeConnection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  const worker = await Worker.create({
-    connection: nativeConnection,
-    taskQueue,
-    workflowBundle: { codePath: tracedBundle },
-    plugins: [libraryPlugin],
-    // Every workflow task replays the run from its first event: workflow spans are made again each time.
-    maxCachedWorkflows: 0,
+  const workspace = await makeWorkspace({ 'alpha.txt': 'alpha!' });
+  scriptReadFileRun();
+  // Every workflow task replays the run from its first event: workflow spans are made again each time.
+  const replaying = { ...library(), workerOptions: { maxCachedWorkflows: 0 } };
+  const handle = await withTracedWorker(replaying, 'tracing-library', async (client, taskQueue) => {
+    const started = await startAgent(
+      client,
+      { prompt: 'What does alpha.txt say?', model: 'openai:gpt-4o-mini', tools: ['read_file'], workspace },
+      { taskQueue },
+    );
+    expect(await started.result()).toMatchObject({ answer: 'The file says alpha!' });
+    return started;
   });
-  const client = new Client({ connection, plugins: [libraryPlugin] });
-  try {
-    const workspace = await makeWorkspace({ 'alpha.txt': 'alpha!' });
-    scriptReadFileRun();
-    const handle = await worker.runUntil(async () => {
-      const started = await startAgent(
-        client,
-        { prompt: 'What does alpha.txt say?', model: 'openai:gpt-4o-mini', tools: ['read_file'], workspace },
-        { taskQueue },
-      );
-      expect(await started.result()).toMatchObject({ answer: 'The file says alpha!' });
-      return started;
-    });
-    await libraryPlugin.tracing!.flush();
-    const exported = await exportedTrace(handle.workflowId);
-    expectReadFileTrace(exported, handle.workflowId);
-    expect(new Set(exported.trace.map((span) => span.service))).toEqual(new Set(['agent-library']));
-  } finally {
-    await connection.close();
-    await nativeConnection.close();
-  }
+  const exported = await exportedTrace(handle.workflowId);
+  expectReadFileTrace(exported, handle.workflowId);
+  expect(new Set(exported.trace.map((span) => span.service))).toEqual(new Set(['agent-library']));
 });
 
 it('keeps a session message’s model call in the run’s trace; the message itself is a trace of the client that sent it', async () => {
-  const taskQueue = uniqueTaskQueue('tracing-session');
-  const nativeConnection = await NativeConnection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  const worker = await Worker.create({
-    connection: nativeConnection,
-    taskQueue,
-    workflowBundle: { codePath: tracedBundle },
-    plugins: [libraryPlugin],
+  server.enqueue(openaiReply({ content: 'Hello there', inputTokens: 444 }));
+  const workspace = await makeWorkspace();
+  const handle = await withTracedWorker(library(), 'tracing-session', async (client, taskQueue) => {
+    const started = await startAgent(
+      client,
+      { model: 'openai:gpt-4o-mini', workspace, session: { idleTimeoutSeconds: 60 } },
+      { taskQueue },
+    );
+    expect((await sendMessage(started, 'Hi')).answer).toBe('Hello there');
+    await started.signal(endSessionSignal);
+    await started.result();
+    return started;
   });
-  const client = new Client({ connection, plugins: [libraryPlugin] });
-  try {
-    server.enqueue(openaiReply({ content: 'Hello there', inputTokens: 444 }));
-    const workspace = await makeWorkspace();
-    const handle = await worker.runUntil(async () => {
-      const started = await startAgent(
-        client,
-        { model: 'openai:gpt-4o-mini', workspace, session: { idleTimeoutSeconds: 60 } },
-        { taskQueue },
-      );
-      expect((await sendMessage(started, 'Hi')).answer).toBe('Hello there');
-      await started.signal(endSessionSignal);
-      await started.result();
-      return started;
-    });
-    await libraryPlugin.tracing!.flush();
-    const { trace, all } = await exportedTrace(handle.workflowId, 5);
-    const modelCall = only(trace, 'chat gpt-4o-mini');
-    expect(modelCall.attributes['gen_ai.usage.input_tokens']).toBe(444);
-    expect(parentOf(trace, parentOf(trace, parentOf(trace, modelCall)!)!)?.name).toBe('RunWorkflow:agentWorkflow');
-    const update = all.find(
-      (span) => span.name === 'StartWorkflowUpdate:sendMessage' && span.attributes.temporalWorkflowId === handle.workflowId,
-    )!;
-    expect(update.traceId).not.toBe(modelCall.traceId);
-    expect(all.some((span) => span.name === 'HandleUpdate:sendMessage' && span.traceId === update.traceId)).toBe(true);
-  } finally {
-    await connection.close();
-    await nativeConnection.close();
-  }
+  const { trace, all } = await exportedTrace(handle.workflowId, 5);
+  const modelCall = only(trace, 'chat gpt-4o-mini');
+  expect(modelCall.attributes['gen_ai.usage.input_tokens']).toBe(444);
+  expect(parentOf(trace, parentOf(trace, parentOf(trace, modelCall)!)!)?.name).toBe('RunWorkflow:agentWorkflow');
+  const update = all.find(
+    (span) => span.name === 'StartWorkflowUpdate:sendMessage' && span.attributes.temporalWorkflowId === handle.workflowId,
+  )!;
+  expect(update.traceId).not.toBe(modelCall.traceId);
+  expect(all.some((span) => span.name === 'HandleUpdate:sendMessage' && span.traceId === update.traceId)).toBe(true);
 });
 
 it('makes one GenAI span per Anthropic call attempt, not the SDK’s own as well; a refused attempt’s span carries the error', async () => {
-  const taskQueue = uniqueTaskQueue('tracing-anthropic');
-  const nativeConnection = await NativeConnection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  const worker = await Worker.create({
-    connection: nativeConnection,
-    taskQueue,
-    workflowBundle: { codePath: tracedBundle },
-    plugins: [libraryPlugin],
-  });
-  const client = new Client({ connection, plugins: [libraryPlugin] });
-  try {
-    server.enqueue(
-      anthropicError(429, 'slow down', { 'retry-after': '1' }),
-      anthropicReply({ text: 'Hello from Claude', inputTokens: 321 }),
+  server.enqueue(
+    anthropicError(429, 'slow down', { 'retry-after': '1' }),
+    anthropicReply({ text: 'Hello from Claude', inputTokens: 321 }),
+  );
+  const workspace = await makeWorkspace();
+  const handle = await withTracedWorker(library(), 'tracing-anthropic', async (client, taskQueue) => {
+    const started = await startAgent(
+      client,
+      { prompt: 'Say hello', model: 'anthropic:claude-haiku-4-5', workspace },
+      { taskQueue },
     );
-    const workspace = await makeWorkspace();
-    const handle = await worker.runUntil(async () => {
-      const started = await startAgent(
-        client,
-        { prompt: 'Say hello', model: 'anthropic:claude-haiku-4-5', workspace },
-        { taskQueue },
-      );
-      expect(await started.result()).toMatchObject({ answer: 'Hello from Claude' });
-      return started;
-    });
-    await libraryPlugin.tracing!.flush();
-    const { trace } = await exportedTrace(handle.workflowId, 9);
+    expect(await started.result()).toMatchObject({ answer: 'Hello from Claude' });
+    return started;
+  });
+  const { trace } = await exportedTrace(handle.workflowId, 9);
 
-    expect(named(trace, 'StartActivity:callModel')).toHaveLength(1);
-    expect(named(trace, 'RunActivity:callModel')).toHaveLength(2);
-    const inference = trace.filter((span) => span.attributes['gen_ai.operation.name'] === 'chat');
-    expect(inference.map((span) => span.name)).toEqual(['chat claude-haiku-4-5', 'chat claude-haiku-4-5']);
-    const [refused, answered] = inference.sort((a, b) => (a.status === 'error' ? -1 : b.status === 'error' ? 1 : 0));
-    expect(refused).toMatchObject({ status: 'error', events: ['exception'] });
-    expect(refused.attributes).toMatchObject({ 'gen_ai.system': 'anthropic', 'error.type': '429' });
-    expect(answered.attributes).toMatchObject({
-      'gen_ai.system': 'anthropic',
-      'gen_ai.provider.name': 'anthropic',
-      'gen_ai.request.model': 'claude-haiku-4-5',
-      'gen_ai.usage.input_tokens': 321,
-      'gen_ai.usage.output_tokens': 30,
-      'gen_ai.response.finish_reasons': ['stop'],
-    });
-    for (const span of inference) expect(parentOf(trace, span)?.name).toBe('RunActivity:callModel');
-  } finally {
-    await connection.close();
-    await nativeConnection.close();
-  }
+  expect(named(trace, 'StartActivity:callModel')).toHaveLength(1);
+  expect(named(trace, 'RunActivity:callModel')).toHaveLength(2);
+  const inference = trace.filter((span) => span.attributes['gen_ai.operation.name'] === 'chat');
+  expect(inference.map((span) => span.name)).toEqual(['chat claude-haiku-4-5', 'chat claude-haiku-4-5']);
+  const [refused, answered] = inference.sort((a, b) => (a.status === 'error' ? -1 : b.status === 'error' ? 1 : 0));
+  expect(refused).toMatchObject({ status: 'error', events: ['exception'] });
+  expect(refused.attributes).toMatchObject({ 'gen_ai.system': 'anthropic', 'error.type': '429' });
+  expect(answered.attributes).toMatchObject({
+    'gen_ai.system': 'anthropic',
+    'gen_ai.provider.name': 'anthropic',
+    'gen_ai.request.model': 'claude-haiku-4-5',
+    'gen_ai.usage.input_tokens': 321,
+    'gen_ai.usage.output_tokens': 30,
+    'gen_ai.response.finish_reasons': ['stop'],
+  });
+  for (const span of inference) expect(parentOf(trace, span)?.name).toBe('RunActivity:callModel');
 });
 
 describe('with OTEL_EXPORTER_OTLP_ENDPOINT unset', () => {
@@ -522,12 +475,3 @@ async function runWorkerMain(env: NodeJS.ProcessEnv) {
     clearTimeout(timer);
   }
 }
-
-const quietLogger = {
-  trace: () => {},
-  debug: () => {},
-  info: () => {},
-  log: () => {},
-  warn: () => {},
-  error: (message: string) => console.error(message),
-};

@@ -13,7 +13,6 @@ import { makeWorkspace } from '../support/workspace';
 // and a right-to-left override in the path, and a terminal escape that would erase the line in the content.
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 let terminal: Terminal | undefined;

@@ -12,7 +12,6 @@ import { makeWorkspace } from '../support/workspace';
 // uses a tool; one has its model call cut off mid-answer and retried, the new attempt writing the answer again.
 
 const bed = useTestBed();
-jest.setTimeout(180_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 let terminal: Terminal | undefined;

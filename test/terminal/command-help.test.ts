@@ -5,8 +5,6 @@ import { waitFor } from '../support/wait-for';
 // `agent serve --help` as a person types it (issue 31): in a real pseudo-terminal (tmux), read off the screen. It
 // exited 2 with Node's "Unknown option '--help'" (its closing quote missing); it shows serve's flags and exits 0.
 
-jest.setTimeout(60_000);
-
 let terminal: Terminal | undefined;
 afterEach(() => terminal?.close());
 

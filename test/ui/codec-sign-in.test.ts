@@ -12,8 +12,6 @@ import { jsonPayload, newKeyEntry } from '../support/encryption';
 // chromium does exactly what the Web UI's code does (a credentialed cross-origin POST to <endpoint>/decode
 // with X-Namespace), from a page on another origin, before and after signing in.
 
-jest.setTimeout(120_000);
-
 const token = 'sign-in-token';
 const keyEntry = newKeyEntry('k1');
 const libraryCodec = new EncryptionCodec(parseEncryptionKeys(keyEntry, 'test'));

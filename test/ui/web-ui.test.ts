@@ -29,8 +29,6 @@ import { makeWorkspace } from '../support/workspace';
 // test inspects is started in beforeAll by startRun(); a new check is a new run
 // there and an `it` below. Screenshots land in .test-tmp/screenshots/.
 
-jest.setTimeout(180_000);
-
 const taskQueue = 'web-ui';
 const model = 'openai:gpt-4o-mini';
 

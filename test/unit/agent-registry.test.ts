@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineAgent } from '../../agents/define-agent';
 import { createAgentRegistry } from '../../agents/registry';
-import { ConfigurationError } from '../../core/errors';
 import { defineProvider } from '../../providers';
 import { defineTool } from '../../tools';
+import { configurationProblem } from '../support/configuration-problem';
 
 const tool = defineTool({
   name: 'lookup',
@@ -12,16 +12,6 @@ const tool = defineTool({
   handler: async () => 'v',
 });
 const base = { description: 'Does things.', model: 'openai:gpt-4o-mini' };
-
-function problem(action: () => unknown): string {
-  try {
-    action();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigurationError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ConfigurationError');
-}
 
 describe('defineAgent', () => {
   it('gives defaults for what it may leave out', () => {
@@ -75,7 +65,7 @@ describe('defineAgent', () => {
       'agent "cool": modelSettings.temperature cannot be set (other than 1) together with thinkingBudget',
     ],
   ])('refuses %s, naming the agent', (_case, definition, message) => {
-    expect(problem(() => defineAgent(definition))).toContain(message);
+    expect(configurationProblem(() => defineAgent(definition))).toContain(message);
   });
 });
 
@@ -139,7 +129,7 @@ describe('createAgentRegistry', () => {
       'names starting with transfer_to_ are reserved',
     ],
   ])('refuses %s at start', (_case, action, message) => {
-    expect(problem(action)).toContain(message);
+    expect(configurationProblem(action)).toContain(message);
   });
 
   it("accepts a provider of the user's own, and its agents", () => {
@@ -204,14 +194,14 @@ describe('MCP tools in tools lists', () => {
   });
 
   it('refuses a server it does not have, and server-like names when it has no such server, saying what it has', () => {
-    const unknownServer = problem(() =>
+    const unknownServer = configurationProblem(() =>
       createAgentRegistry({ mcpServers, agents: [defineAgent({ name: 'a', ...base, tools: ['mcp:gitlab'] })] }),
     );
     expect(unknownServer).toBe(
       'agent "a": unknown tool "mcp:gitlab" (registered tools: read_file, write_file, list_directory, search_files; ' +
         'MCP servers: github (tools named <server>_<tool>, or mcp:<server>, mcp:*))',
     );
-    const noServers = problem(() =>
+    const noServers = configurationProblem(() =>
       createAgentRegistry({ agents: [defineAgent({ name: 'a', ...base, tools: ['github_create_issue'] })] }),
     );
     expect(noServers).toBe(
@@ -220,7 +210,7 @@ describe('MCP tools in tools lists', () => {
   });
 
   it('refuses an MCP config it cannot use when the registry is made', () => {
-    expect(problem(() => createAgentRegistry({ mcpServers: { broken: { args: ['x'] } } }))).toMatch(
+    expect(configurationProblem(() => createAgentRegistry({ mcpServers: { broken: { args: ['x'] } } }))).toMatch(
       /^MCP server "broken": needs "command"/,
     );
   });

@@ -4,8 +4,8 @@ import { resolveMcpReferences } from '../../mcp/list-tools-activity';
 import { createPrepareRun } from '../../activities/prepare-run';
 import { defineAgent } from '../../agents/define-agent';
 import { createAgentRegistry } from '../../agents/registry';
-import { ConfigurationError } from '../../core/errors';
 import { buildListing } from '../../mcp/listing';
+import { configurationProblem } from '../support/configuration-problem';
 
 // The names of the tools that need approval (--approve-tools, an agent's approveTools) are checked and expanded
 // like a tools list: an unknown name, which would approve nothing, is refused; `mcp:<server>` and `mcp:*` stand for
@@ -15,19 +15,9 @@ const base = { description: 'Test agent.', model: 'openai:gpt-4o-mini' };
 const mcpServers = { calc: { command: 'calc-server' }, probe: { command: 'probe-server' } };
 const builtIns = 'registered tools: read_file, write_file, list_directory, search_files';
 
-function problem(action: () => unknown): string {
-  try {
-    action();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigurationError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ConfigurationError');
-}
-
 describe("an agent's approveTools", () => {
   it('refuses a name the worker does not know when the agents are registered, matching case exactly and naming what there is', () => {
-    const refused = problem(() =>
+    const refused = configurationProblem(() =>
       createAgentRegistry({
         agents: [defineAgent({ name: 'careless', ...base, tools: ['write_file'], approveTools: ['Write_File'] })],
       }),
@@ -36,7 +26,9 @@ describe("an agent's approveTools", () => {
       `agent "careless": approveTools names unknown tools: Write_File (did you mean write_file?) (${builtIns}; agents: default, careless)`,
     );
     expect(
-      problem(() => createAgentRegistry({ agents: [defineAgent({ name: 'a', ...base, approveTools: ['mcp:probe'] })] })),
+      configurationProblem(() =>
+        createAgentRegistry({ agents: [defineAgent({ name: 'a', ...base, approveTools: ['mcp:probe'] })] }),
+      ),
     ).toMatch(/^agent "a": approveTools names unknown tools: mcp:probe \(registered tools: /);
   });
 
@@ -57,7 +49,7 @@ describe("an agent's approveTools", () => {
   });
 
   it('refuses what is not a list of names when the agent is defined', () => {
-    expect(problem(() => defineAgent({ name: 'a', ...base, approveTools: [''] }))).toBe(
+    expect(configurationProblem(() => defineAgent({ name: 'a', ...base, approveTools: [''] }))).toBe(
       'agent "a": approveTools must be a list of tool names',
     );
   });

@@ -1,13 +1,13 @@
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ToolInputError } from '../../core/errors';
 import { maxWriteFileBytes } from '../../core/limits';
 import type { Tool } from '../../tools';
 import { listDirectory } from '../../tools/list-directory';
 import { readFile as readFileTool } from '../../tools/read-file';
 import { searchFiles } from '../../tools/search-files';
 import { writeFile as writeFileTool } from '../../tools/write-file';
+import { toolInputRefusal } from '../support/tool-input-refusal';
 
 const created: string[] = [];
 afterAll(() => Promise.all(created.map((directory) => rm(directory, { recursive: true, force: true }))));
@@ -27,15 +27,6 @@ function call<Input>(tool: Tool<Input>, input: Input, workspace: string): Promis
   return tool.handler(input, { workspace, signal: new AbortController().signal });
 }
 
-async function refusal(promise: Promise<string>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof ToolInputError)) throw new Error(`expected a ToolInputError, got ${String(error)}`);
-  return error.message;
-}
-
 describe('read_file', () => {
   it('returns the contents of a file', async () => {
     const workspace = await directoryWith({ 'notes/todo.txt': 'buy milk\n' });
@@ -44,12 +35,16 @@ describe('read_file', () => {
 
   it('refuses a missing file', async () => {
     const workspace = await directoryWith();
-    expect(await refusal(call(readFileTool, { path: 'missing.txt' }, workspace))).toBe('file "missing.txt" does not exist');
+    expect(await toolInputRefusal(call(readFileTool, { path: 'missing.txt' }, workspace))).toBe(
+      'file "missing.txt" does not exist',
+    );
   });
 
   it('refuses a directory', async () => {
     const workspace = await directoryWith({ 'src/a.ts': '' });
-    expect(await refusal(call(readFileTool, { path: 'src' }, workspace))).toBe('"src" is a directory; use list_directory');
+    expect(await toolInputRefusal(call(readFileTool, { path: 'src' }, workspace))).toBe(
+      '"src" is a directory; use list_directory',
+    );
   });
 });
 
@@ -65,7 +60,7 @@ describe('write_file', () => {
   it('refuses content over maxWriteFileBytes and writes nothing', async () => {
     const workspace = await directoryWith();
     const content = 'x'.repeat(maxWriteFileBytes + 1);
-    expect(await refusal(call(writeFileTool, { path: 'big.txt', content }, workspace))).toBe(
+    expect(await toolInputRefusal(call(writeFileTool, { path: 'big.txt', content }, workspace))).toBe(
       `content is ${maxWriteFileBytes + 1} bytes; write_file accepts at most ${maxWriteFileBytes}`,
     );
     await expect(stat(path.join(workspace, 'big.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
@@ -75,7 +70,7 @@ describe('write_file', () => {
     const parent = await directoryWith();
     const workspace = path.join(parent, 'workspace');
     await mkdir(workspace);
-    expect(await refusal(call(writeFileTool, { path: '../escaped.txt', content: 'x' }, workspace))).toBe(
+    expect(await toolInputRefusal(call(writeFileTool, { path: '../escaped.txt', content: 'x' }, workspace))).toBe(
       'path "../escaped.txt" is outside the workspace',
     );
     await expect(stat(path.join(parent, 'escaped.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
@@ -86,7 +81,7 @@ describe('write_file', () => {
     const workspace = path.join(parent, 'workspace');
     await mkdir(workspace);
     await symlink(path.join(parent, 'new.txt'), path.join(workspace, 'dangling'));
-    expect(await refusal(call(writeFileTool, { path: 'dangling', content: 'escaped' }, workspace))).toBe(
+    expect(await toolInputRefusal(call(writeFileTool, { path: 'dangling', content: 'escaped' }, workspace))).toBe(
       'path "dangling" resolves through a symlink to outside the workspace',
     );
     await expect(stat(path.join(parent, 'new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
@@ -94,7 +89,7 @@ describe('write_file', () => {
 
   it('refuses to overwrite a directory', async () => {
     const workspace = await directoryWith({ 'src/a.ts': '' });
-    expect(await refusal(call(writeFileTool, { path: 'src', content: 'x' }, workspace))).toBe('"src" is a directory');
+    expect(await toolInputRefusal(call(writeFileTool, { path: 'src', content: 'x' }, workspace))).toBe('"src" is a directory');
   });
 });
 
@@ -112,8 +107,8 @@ describe('list_directory', () => {
 
   it('refuses a missing directory and a file', async () => {
     const workspace = await directoryWith({ 'a.txt': '' });
-    expect(await refusal(call(listDirectory, { path: 'nope' }, workspace))).toBe('directory "nope" does not exist');
-    expect(await refusal(call(listDirectory, { path: 'a.txt' }, workspace))).toBe('"a.txt" is a file; use read_file');
+    expect(await toolInputRefusal(call(listDirectory, { path: 'nope' }, workspace))).toBe('directory "nope" does not exist');
+    expect(await toolInputRefusal(call(listDirectory, { path: 'a.txt' }, workspace))).toBe('"a.txt" is a file; use read_file');
   });
 });
 
@@ -140,7 +135,7 @@ describe('search_files', () => {
 
   it('refuses an invalid regular expression, naming the RE2 syntax it expects', async () => {
     const workspace = await directoryWith({ 'a.txt': 'hay' });
-    expect(await refusal(call(searchFiles, { pattern: '(' }, workspace))).toBe(
+    expect(await toolInputRefusal(call(searchFiles, { pattern: '(' }, workspace))).toBe(
       'invalid regular expression (RE2 syntax): missing closing ): `(`',
     );
   });

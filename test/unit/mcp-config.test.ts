@@ -1,24 +1,14 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigurationError } from '../../core/errors';
 import { loadMcpConfig, parseMcpServers } from '../../mcp/config';
+import { configurationProblem } from '../support/configuration-problem';
 
 async function configFile(content: string): Promise<{ directory: string; file: string }> {
   const directory = await mkdtemp(path.join(os.tmpdir(), 'mcp-config-'));
   const file = path.join(directory, 'mcp.json');
   await writeFile(file, content);
   return { directory, file };
-}
-
-function refusal(action: () => unknown): string {
-  try {
-    action();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigurationError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ConfigurationError');
 }
 
 it("reads the common mcpServers format: stdio servers run in the file's directory, ${VAR} comes from the environment", async () => {
@@ -91,7 +81,9 @@ it.each([
   ],
 ])('refuses %s, naming the file and the server', async (_case, content, expected) => {
   const { directory } = await configFile(content ?? '{}');
-  const message = refusal(() => loadMcpConfig({ AGENT_MCP_CONFIG: content === null ? 'missing.json' : 'mcp.json' }, directory));
+  const message = configurationProblem(() =>
+    loadMcpConfig({ AGENT_MCP_CONFIG: content === null ? 'missing.json' : 'mcp.json' }, directory),
+  );
   expect(message).toMatch(expected);
   expect(message).toMatch(/^AGENT_MCP_CONFIG=/);
 });
@@ -100,7 +92,7 @@ it('checks servers given in code the same way, without reading the environment',
   expect(parseMcpServers({ a: { command: 'x', args: ['${HOME}'] } }, { baseDirectory: '/srv' })).toEqual({
     a: { transport: 'stdio', command: 'x', args: ['${HOME}'], env: {}, cwd: '/srv' },
   });
-  expect(refusal(() => parseMcpServers({ [`a${'b'.repeat(40)}`]: { command: 'x' } }, { baseDirectory: '/' }))).toMatch(
-    /the name is over 39 characters/,
-  );
+  expect(
+    configurationProblem(() => parseMcpServers({ [`a${'b'.repeat(40)}`]: { command: 'x' } }, { baseDirectory: '/' })),
+  ).toMatch(/the name is over 39 characters/);
 });

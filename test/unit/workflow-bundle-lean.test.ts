@@ -1,22 +1,14 @@
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { quietBundlerLogger } from '../support/quiet-bundler-logger';
 
 // Every workflow a worker starts evaluates its workflow bundle's modules again, and zod alone was over half the bundle
 // (BENCHMARKS.md, "Zod in a workflow bundle"). The worker's own bundle (workflows/index.ts) and the bundle of a user whose
 // workflows import `durable-agent/workflow` (workflows/public.ts, which re-exports the agent workflow too) stay without it.
 
-const quietLogger = {
-  trace() {},
-  debug() {},
-  info() {},
-  log() {},
-  warn() {},
-  error: (message: string) => console.error(message),
-};
-
 /** The modules webpack put in a workflow bundle, by path relative to the project. */
 async function bundledModules(workflowsPath: string): Promise<string[]> {
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+  const { code } = await bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
   return [...code.matchAll(/\n\/\*\*\*\/ "([^"]*)"/g)].map((match) => match[1]);
 }
 

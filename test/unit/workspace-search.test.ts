@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ToolInputError } from '../../core/errors';
 import { defaultSearchLimits, searchWorkspace, type SearchLimits } from '../../tools/search-workspace';
+import { toolInputRefusal } from '../support/tool-input-refusal';
 
 let workspace: string;
 
@@ -27,15 +27,6 @@ function search(
   signal = new AbortController().signal,
 ): Promise<string> {
   return searchWorkspace(workspace, pattern, where, signal, { ...defaultSearchLimits, ...limits });
-}
-
-async function refusal(promise: Promise<string>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof ToolInputError)) throw new Error(`expected a ToolInputError, got ${String(error)}`);
-  return error.message;
 }
 
 it('keeps the event loop turning while a line is matched, and stops at its time budget', async () => {
@@ -64,10 +55,12 @@ it('stops matching when the activity is cancelled', async () => {
 });
 
 it('refuses syntax RE2 lacks, naming it', async () => {
-  expect(await refusal(search('(?=needle)', '.'))).toBe(
+  expect(await toolInputRefusal(search('(?=needle)', '.'))).toBe(
     'invalid regular expression (RE2 syntax): invalid or unsupported Perl syntax: `(?=`',
   );
-  expect(await refusal(search('(a)\\1', '.'))).toBe('invalid regular expression (RE2 syntax): invalid escape sequence: `\\1`');
+  expect(await toolInputRefusal(search('(a)\\1', '.'))).toBe(
+    'invalid regular expression (RE2 syntax): invalid escape sequence: `\\1`',
+  );
 });
 
 it('searches long lines in their first characters only, and says so', async () => {

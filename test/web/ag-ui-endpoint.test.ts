@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EventType, type BaseEvent } from '@ag-ui/core';
-import { EventSchema } from '@ag-ui/core/schemas';
 import type { Worker } from '@temporalio/worker';
 import { createAgUiHandler } from '../../web/ag-ui-handler';
 import { createChatHandler } from '../../web/chat-handler';
@@ -9,14 +8,13 @@ import { openaiReply } from '../support/fake-model-server';
 import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { fileExists } from '../support/workspace';
-import { assertAgUiSequence } from './ag-ui-sequence';
+import { readAgUiRun } from './ag-ui-sequence';
 
 // The AG-UI endpoint on a real dev server, with a worker and the strict fake model: a thread's runs as an AG-UI
 // client reads them (every event checked against @ag-ui/core's schemas and ordering rules), an approval as an
 // interrupt answered by the next run, and the refusals of bad input.
 
 const bed = useTestBed();
-jest.setTimeout(120_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const taskQueue = uniqueTaskQueue('ag-ui');
@@ -67,22 +65,6 @@ async function post(body: unknown, user = 'alice', raw?: string): Promise<Respon
   );
 }
 
-/** Reads a run as an AG-UI client does, and checks every event and their order. */
-async function runEvents(response: Response): Promise<BaseEvent[]> {
-  expect(response.status).toBe(200);
-  expect(response.headers.get('content-type')).toBe('text/event-stream');
-  const events = (await response.text())
-    .split('\n\n')
-    .filter((frame) => frame.startsWith('data: '))
-    .map((frame) => JSON.parse(frame.slice('data: '.length)) as BaseEvent);
-  for (const event of events) {
-    const parsed = EventSchema.safeParse(event);
-    if (!parsed.success) throw new Error(`${event.type} fails @ag-ui/core's schema: ${parsed.error.message}`);
-  }
-  assertAgUiSequence(events);
-  return events;
-}
-
 const textOf = (events: BaseEvent[]) =>
   events
     .flatMap((event) => (event.type === EventType.TEXT_MESSAGE_CONTENT ? [(event as unknown as { delta: string }).delta] : []))
@@ -94,7 +76,7 @@ it('runs a thread: each message a run, its text streamed, finished with the answ
     { ...openaiReply({ content: 'The first answer, written word by word.' }), stream: { intervalMs: 30 } },
     { ...openaiReply({ content: 'The second answer.' }), stream: { intervalMs: 30 } },
   );
-  const first = await runEvents(
+  const first = await readAgUiRun(
     await post(runInput(thread, 'run-1', { messages: [{ id: 'u1', role: 'user', content: 'Hello' }] })),
   );
   expect(first[0]).toMatchObject({ type: EventType.RUN_STARTED, threadId: thread, runId: 'run-1' });
@@ -106,7 +88,7 @@ it('runs a thread: each message a run, its text streamed, finished with the answ
     usage: [{ model: 'openai:gpt-4o-mini', inputTokens: 100 }],
   });
 
-  const second = await runEvents(
+  const second = await readAgUiRun(
     await post(
       runInput(thread, 'run-2', {
         messages: [
@@ -147,7 +129,7 @@ it('ends a run at an approval as an interrupt with what will run, and the next r
     openaiReply({ toolCalls: [{ id: 'call_w', name: 'write_file', arguments: { path: 'agui.txt', content: 'FROM AG-UI' } }] }),
     openaiReply({ content: 'Written.' }),
   );
-  const asked = await runEvents(
+  const asked = await readAgUiRun(
     await post(runInput(thread, 'run-1', { messages: [{ id: 'u1', role: 'user', content: 'Write it' }] })),
   );
   const finished = asked.at(-1) as BaseEvent & { outcome: { type: string; interrupts: Array<Record<string, string>> } };
@@ -158,7 +140,7 @@ it('ends a run at an approval as an interrupt with what will run, and the next r
   expect(interrupt.message).toContain('agui.txt');
   expect(await fileExists(path.join(bed.workspace, 'agui.txt'))).toBe(false);
 
-  const resumed = await runEvents(
+  const resumed = await readAgUiRun(
     await post(
       runInput(thread, 'run-2', { resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }] }),
     ),

@@ -1,8 +1,7 @@
 import { EventType, type BaseEvent } from '@ag-ui/core';
-import { EventSchema } from '@ag-ui/core/schemas';
 import type { StreamEvent } from '../../core/stream-events';
 import { AgUiTranslator, agUiCustomNames, runInterrupted, runStarted, toolApprovalReason } from '../../web/ag-ui-events';
-import { assertAgUiSequence } from './ag-ui-sequence';
+import { validAgUiEvents } from './ag-ui-sequence';
 
 // Our one event vocabulary told as AG-UI events, fed as plain objects: every event must pass @ag-ui/core's own schema,
 // and the sequence must keep AG-UI's rules (a message's content between its start and end, the run closed once).
@@ -23,15 +22,6 @@ function translateAll(events: StreamEvent[]): { out: BaseEvent[]; translator: Ag
   const out: BaseEvent[] = [runStarted(ids)];
   for (const event of events) out.push(...translator.translate(event));
   return { out, translator };
-}
-
-function validated(events: BaseEvent[]): BaseEvent[] {
-  for (const event of events) {
-    const parsed = EventSchema.safeParse(event);
-    if (!parsed.success) throw new Error(`${event.type} fails @ag-ui/core's schema: ${parsed.error.message}`);
-  }
-  assertAgUiSequence(events);
-  return events;
 }
 
 const toolTurn: StreamEvent[] = [
@@ -65,7 +55,7 @@ const toolTurn: StreamEvent[] = [
 describe('AG-UI events from the run stream', () => {
   it('tells a turn with a retried call, thinking, an approved tool call and a final answer in events AG-UI accepts', () => {
     const { out } = translateAll(toolTurn);
-    validated(out);
+    validAgUiEvents(out);
     expect(out.map((event) => event.type)).toEqual([
       EventType.RUN_STARTED,
       EventType.TEXT_MESSAGE_START,
@@ -149,7 +139,7 @@ describe('AG-UI events from the run stream', () => {
       { type: 'reply', call: 'm9', text: 'All at once.', toolCalls: [] },
       { type: 'turn_end', turn: 2, status: 'completed', answer: 'All at once.' },
     ]);
-    validated(out);
+    validAgUiEvents(out);
     expect(out.find((event) => event.type === EventType.TEXT_MESSAGE_CONTENT)).toMatchObject({ delta: 'All at once.' });
   });
 
@@ -159,7 +149,7 @@ describe('AG-UI events from the run stream', () => {
       { type: 'text', call: 'm1', text: 'A long' },
       { type: 'turn_end', turn: 1, status: 'interrupted', answer: '' },
     ]).out;
-    validated(stopped);
+    validAgUiEvents(stopped);
     expect(stopped.at(-2)).toMatchObject({ type: EventType.TEXT_MESSAGE_END });
     expect(stopped.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'cancelled' } });
 
@@ -167,7 +157,7 @@ describe('AG-UI events from the run stream', () => {
       { type: 'turn_start', turn: 1 },
       { type: 'turn_end', turn: 1, status: 'failed', answer: '', error: 'the provider refused the key' },
     ]).out;
-    validated(failed);
+    validAgUiEvents(failed);
     expect(failed.at(-1)).toMatchObject({
       type: EventType.RUN_ERROR,
       message: 'the provider refused the key',
@@ -179,7 +169,7 @@ describe('AG-UI events from the run stream', () => {
     const { out, translator } = translateAll(toolTurn.slice(0, 6));
     expect(translator.pendingApprovals).toEqual([approval]);
     const interrupted = runInterrupted(ids, translator.pendingApprovals, translator.usage);
-    validated([...out, interrupted]);
+    validAgUiEvents([...out, interrupted]);
     expect(interrupted).toMatchObject({
       type: EventType.RUN_FINISHED,
       outcome: {
@@ -208,7 +198,7 @@ describe('AG-UI events from the run stream', () => {
       { type: 'reply', call: 'm1', text: hostile, toolCalls: [] },
       { type: 'turn_end', turn: 1, status: 'completed', answer: hostile },
     ]);
-    validated(out);
+    validAgUiEvents(out);
     expect(out.filter((event) => event.type === EventType.RUN_FINISHED)).toHaveLength(1);
     expect(out.find((event) => event.type === EventType.TEXT_MESSAGE_CONTENT)).toMatchObject({ delta: hostile });
   });
@@ -235,7 +225,7 @@ describe('AG-UI tool arguments and reasoning (stream vocabulary 0.3)', () => {
 
   it('sends the tool call as START, ARGS with the arguments as JSON, END; the thinking as a reasoning message', () => {
     const { out } = translateAll(thinkingTurn);
-    validated(out);
+    validAgUiEvents(out);
     const types = out.map((event) => event.type);
     expect(types.slice(1, 6)).toEqual([
       EventType.REASONING_START,
@@ -264,7 +254,7 @@ describe('AG-UI tool arguments and reasoning (stream vocabulary 0.3)', () => {
       { type: 'tool_result', id: 'c1', summary: 'read_file a.txt', isError: false, preview: 'alpha' },
       { type: 'turn_end', turn: 1, status: 'completed', answer: 'Hi.' },
     ]);
-    validated(out);
+    validAgUiEvents(out);
     expect(out.find((event) => event.type === EventType.REASONING_MESSAGE_CONTENT)).toMatchObject({ delta: 'Say hi.' });
     expect(out.find((event) => event.type === EventType.TOOL_CALL_START)).toMatchObject({ toolCallName: 'read_file' });
     expect(out.some((event) => event.type === EventType.TOOL_CALL_ARGS)).toBe(false);
@@ -279,7 +269,7 @@ describe('AG-UI tool arguments and reasoning (stream vocabulary 0.3)', () => {
       { type: 'reply', call: 'm1', text: 'Ok.', toolCalls: [], thought: true, thinking: 'Second try' },
       { type: 'turn_end', turn: 1, status: 'completed', answer: 'Ok.' },
     ]);
-    validated(out);
+    validAgUiEvents(out);
     const starts = out.filter((event) => event.type === EventType.REASONING_MESSAGE_START) as unknown as { messageId: string }[];
     expect(starts).toHaveLength(2);
     expect(out.find((event) => event.type === EventType.CUSTOM)).toMatchObject({
@@ -298,7 +288,7 @@ it('interleaved thinking (thinking, text, thinking in one reply) opens a new rea
     { type: 'reply', call: 'm1', text: 'Saying something.', toolCalls: [], thought: true, thinking: 'First.\n\nSecond.' },
     { type: 'turn_end', turn: 1, status: 'completed', answer: 'Saying something.' },
   ]);
-  validated(out);
+  validAgUiEvents(out);
   expect(out.filter((event) => event.type === EventType.REASONING_START)).toHaveLength(2);
   expect(out.some((event) => event.type === EventType.CUSTOM)).toBe(false);
 });

@@ -1,4 +1,26 @@
 import { EventType, type BaseEvent } from '@ag-ui/core';
+import { EventSchema } from '@ag-ui/core/schemas';
+
+/** The events, once each has passed @ag-ui/core's own schema and together they keep AG-UI's ordering rules. */
+export function validAgUiEvents(events: BaseEvent[]): BaseEvent[] {
+  for (const event of events) {
+    const parsed = EventSchema.safeParse(event);
+    if (!parsed.success) throw new Error(`${event.type} fails @ag-ui/core's schema: ${parsed.error.message}`);
+  }
+  assertAgUiSequence(events);
+  return events;
+}
+
+/** Reads a run's response as an AG-UI client does (an SSE stream of `data:` frames), and checks every event and their order. */
+export async function readAgUiRun(response: Response): Promise<BaseEvent[]> {
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toBe('text/event-stream');
+  const events = (await response.text())
+    .split('\n\n')
+    .filter((frame) => frame.startsWith('data: '))
+    .map((frame) => JSON.parse(frame.slice('data: '.length)) as BaseEvent);
+  return validAgUiEvents(events);
+}
 
 /**
  * AG-UI's ordering rules, which its schemas (one event at a time) cannot check: the run starts first and closes once,

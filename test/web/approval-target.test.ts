@@ -1,51 +1,32 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Worker } from '@temporalio/worker';
 import { openaiReply } from '../support/fake-model-server';
-import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
-import { useTestBed } from '../support/test-bed';
 import { makeWorkspace } from '../support/workspace';
-import { chat, newChatId, serveHandler, textOf, userMessage, type ServedHandler, type UiMessage } from './chat-client';
+import { useServedChat } from './served-chat';
+import { chat, newChatId, textOf, userMessage, type UiMessage } from './chat-client';
 
 // The model as an attacker, against a person approving in a browser: a write_file path of 274 characters whose
 // `../..` climbs back out of `docs/aaaa…`, so that its end (`.bashrc`, the file really written) falls past any cut at
 // its start. The approval and the tool card must name the file that will be written; `ai`'s own client reads them.
 
-let worker: Worker | undefined;
-let running: Promise<void> | undefined;
-let served: ServedHandler | undefined;
-afterAll(async () => {
-  await served?.close();
-  worker?.shutdown();
-  await running;
-});
-
-const bed = useTestBed();
-jest.setTimeout(120_000);
-afterEach(() => expect(bed.server.refusals).toEqual([]));
-
 let outside = '';
 let workspace = '';
+// Registered before the served chat's, which reads the workspace when it starts.
 beforeAll(async () => {
   // The workspace inside a directory of its own: whatever lands beside it was written outside the workspace.
   outside = await makeWorkspace();
   workspace = path.join(outside, 'workspace');
   await mkdir(workspace);
-  const taskQueue = uniqueTaskQueue('web-approval-target');
-  worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
-  running = worker.run();
-  served = await serveHandler({
-    client: bed.environment.client,
-    taskQueue,
-    authorize: (request) => request.headers.get('x-user') ?? undefined,
-    input: {
-      model: 'openai:gpt-4o-mini',
-      tools: ['write_file'],
-      workspace,
-      approval: { tools: ['write_file'], timeoutSeconds: 600 },
-    },
-  });
 });
+const web = useServedChat('web-approval-target', () => ({
+  input: {
+    model: 'openai:gpt-4o-mini',
+    tools: ['write_file'],
+    workspace,
+    approval: { tools: ['write_file'], timeoutSeconds: 600 },
+  },
+}));
+const { bed } = web;
 
 const hiddenTarget = `docs/${'a'.repeat(255)}/../../.bashrc`;
 
@@ -58,7 +39,7 @@ it('names the file a write will really write, in the approval and on the tool ca
     openaiReply({ content: 'Written.' }),
   );
   const id = newChatId();
-  const asked = await chat(served!.api, 'alice', id, [userMessage('tidy the docs')]);
+  const asked = await chat(web.served.api, 'alice', id, [userMessage('tidy the docs')]);
   expect(asked.invalid).toEqual([]);
   const card = asked.message.parts.find((part) => part.type === 'tool-write_file')!;
   expect(card).toMatchObject({ state: 'approval-requested', input: { path: '.bashrc', content: 'echo pwned\n' } });
@@ -77,7 +58,7 @@ it('names the file a write will really write, in the approval and on the tool ca
         : part,
     ),
   };
-  const done = await chat(served!.api, 'alice', id, [userMessage('tidy the docs'), responded], {
+  const done = await chat(web.served.api, 'alice', id, [userMessage('tidy the docs'), responded], {
     messageId: responded.id,
     lastMessage: responded,
   });

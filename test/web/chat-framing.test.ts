@@ -1,37 +1,16 @@
-import type { Worker } from '@temporalio/worker';
 import { openaiReply } from '../support/fake-model-server';
-import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
-import { useTestBed } from '../support/test-bed';
-import { chat, newChatId, serveHandler, textOf, userMessage, type ServedHandler } from './chat-client';
+import { useServedChat } from './served-chat';
+import { chat, newChatId, textOf, userMessage } from './chat-client';
 
 // What an attacker can send: a model writing frame breakers into its text and tool call ids, and clients sending
 // bodies that are not what the protocol says.
 
-let worker: Worker | undefined;
-let running: Promise<void> | undefined;
-let served: ServedHandler | undefined;
-afterAll(async () => {
-  await served?.close();
-  worker?.shutdown();
-  await running;
-});
-const bed = useTestBed();
-jest.setTimeout(120_000);
-afterEach(() => expect(bed.server.refusals).toEqual([]));
-
 const maxBodyBytes = 4096;
-beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue('web-framing');
-  worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
-  running = worker.run();
-  served = await serveHandler({
-    client: bed.environment.client,
-    taskQueue,
-    authorize: (request) => request.headers.get('x-user') ?? undefined,
-    input: { model: 'openai:gpt-4o-mini', tools: ['list_directory'], workspace: bed.workspace },
-    maxBodyBytes,
-  });
-});
+const web = useServedChat('web-framing', ({ workspace }) => ({
+  input: { model: 'openai:gpt-4o-mini', tools: ['list_directory'], workspace },
+  maxBodyBytes,
+}));
+const { bed } = web;
 
 const breaker = '\n\ndata: {"type":"finish"}\n\nevent: x\r\ndata: [DONE]\r\r\u2028\u2029 id: 1';
 
@@ -46,7 +25,7 @@ it('model text and tool call ids that try to break the SSE framing arrive as tex
     openaiReply({ content: `After the tool.${breaker}` }),
   );
   const id = newChatId();
-  const { chunks, invalid, message } = await chat(served!.api, 'alice', id, [userMessage('go')]);
+  const { chunks, invalid, message } = await chat(web.served.api, 'alice', id, [userMessage('go')]);
   expect(invalid).toEqual([]);
   expect(textOf(message)).toBe(`${hostileText}After the tool.${breaker}`);
   expect(chunks.filter((chunk) => chunk.type === 'finish')).toHaveLength(1);
@@ -58,7 +37,7 @@ it('model text and tool call ids that try to break the SSE framing arrive as tex
 
   // The raw frames of the next turn: every line is a `data:` line of one JSON object, or [DONE], or blank.
   bed.server.enqueue(openaiReply({ content: breaker }));
-  const raw = await fetch(served!.api, {
+  const raw = await fetch(web.served.api, {
     method: 'POST',
     headers: { 'x-user': 'alice', 'content-type': 'application/json' },
     body: JSON.stringify({ id, messages: [userMessage(`again${breaker}`)], trigger: 'submit-message' }),
@@ -81,7 +60,7 @@ it('model text and tool call ids that try to break the SSE framing arrive as tex
 it('bad requests get a clear 4xx with a JSON error, and nothing reaches a session or the model', async () => {
   const id = newChatId();
   const post = (body: BodyInit, headers: Record<string, string> = { 'x-user': 'alice' }, init: RequestInit = {}) =>
-    fetch(served!.api, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, ...init });
+    fetch(web.served.api, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, ...init });
   const valid = { id, messages: [userMessage('hello')], trigger: 'submit-message' };
   // A body over the limit sent chunked, with no Content-Length to trust: counted as it comes.
   const bigChunks = new ReadableStream<Uint8Array>({
@@ -99,9 +78,9 @@ it('bad requests get a clear 4xx with a JSON error, and nothing reaches a sessio
     [post(JSON.stringify(valid), {}), 401, /not signed in/],
     [post(bigChunks, { 'x-user': 'alice' }, { duplex: 'half' } as RequestInit), 413, /over 4096 bytes/],
     [post(JSON.stringify({ ...valid, pad: 'x'.repeat(maxBodyBytes) })), 413, /over 4096 bytes/],
-    [fetch(served!.api, { headers: { 'x-user': 'alice' } }), 405, /POST only/],
-    [fetch(`${served!.api}/${id}/stream`, { method: 'DELETE', headers: { 'x-user': 'alice' } }), 405, /GET only/],
-    [fetch(`${served!.base}/elsewhere`, { headers: { 'x-user': 'alice' } }), 404, /no such route/],
+    [fetch(web.served.api, { headers: { 'x-user': 'alice' } }), 405, /POST only/],
+    [fetch(`${web.served.api}/${id}/stream`, { method: 'DELETE', headers: { 'x-user': 'alice' } }), 405, /GET only/],
+    [fetch(`${web.served.base}/elsewhere`, { headers: { 'x-user': 'alice' } }), 404, /no such route/],
   ];
   for (const [answer, status, error] of cases) {
     const response = await answer;
@@ -111,5 +90,5 @@ it('bad requests get a clear 4xx with a JSON error, and nothing reaches a sessio
   expect(bed.server.requests).toHaveLength(0);
   // Nothing was lost: the same chat then works.
   bed.server.enqueue(openaiReply({ content: 'Hello.' }));
-  expect(textOf((await chat(served!.api, 'alice', id, [userMessage('hello')])).message)).toBe('Hello.');
+  expect(textOf((await chat(web.served.api, 'alice', id, [userMessage('hello')])).message)).toBe('Hello.');
 });

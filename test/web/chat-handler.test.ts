@@ -1,46 +1,21 @@
-import type { Worker } from '@temporalio/worker';
 import { fetchEvents } from '../support/history';
 import { anthropicReply, openaiReply } from '../support/fake-model-server';
-import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
-import { useTestBed } from '../support/test-bed';
-import { chat, newChatId, resume, serveHandler, textOf, userMessage, type ServedHandler } from './chat-client';
+import { userFromHeader, useServedChat } from './served-chat';
+import { chat, newChatId, resume, serveHandler, textOf, userMessage } from './chat-client';
 
 // The useChat endpoint end to end: the real dev server, a worker, the strict fake model server, the handler on
 // node:http, and `ai`'s own DefaultChatTransport as the browser's client.
 
-let worker: Worker | undefined;
-let taskQueue = '';
-let running: Promise<void> | undefined;
-let served: ServedHandler | undefined;
-// Registered before the test bed's: the worker lets go of the connection before the bed closes it.
-afterAll(async () => {
-  await served?.close();
-  worker?.shutdown();
-  await running;
-});
-
-const bed = useTestBed();
-jest.setTimeout(120_000);
-
-beforeAll(async () => {
-  taskQueue = uniqueTaskQueue('web-chat');
-  worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
-  running = worker.run();
-  served = await serveHandler({
-    client: bed.environment.client,
-    taskQueue,
-    authorize: (request) => request.headers.get('x-user') ?? undefined,
-    input: { model: 'openai:gpt-4o-mini', tools: ['list_directory'], workspace: bed.workspace },
-  });
-});
-
-afterEach(() => expect(bed.server.refusals).toEqual([]));
+const web = useServedChat('web-chat', ({ workspace }) => ({
+  input: { model: 'openai:gpt-4o-mini', tools: ['list_directory'], workspace },
+}));
+const { bed, taskQueue } = web;
 
 it('streams a turn as the UI message stream: the text as it is written, usage as data parts, then finish', async () => {
   const answer = 'The quick brown fox jumps over the lazy dog, and then it naps in the warm afternoon sun.';
   bed.server.enqueue({ ...openaiReply({ content: answer }), stream: { intervalMs: 30 } });
   const id = newChatId();
-  const { chunks, invalid, message } = await chat(served!.api, 'alice', id, [userMessage('tell me about the fox')]);
+  const { chunks, invalid, message } = await chat(web.served.api, 'alice', id, [userMessage('tell me about the fox')]);
   // Every chunk is one `ai`'s own schema accepts (DefaultChatTransport checked them too on the way).
   expect(invalid).toEqual([]);
   expect(textOf(message)).toBe(answer);
@@ -65,12 +40,12 @@ it('shows a tool call with its output, in the same assistant message, and answer
     openaiReply({ content: 'Second answer.' }),
   );
   const id = newChatId();
-  const first = await chat(served!.api, 'alice', id, [userMessage('what is here?')]);
+  const first = await chat(web.served.api, 'alice', id, [userMessage('what is here?')]);
   const tool = first.message.parts.find((part) => part.type === 'tool-list_directory') as
     { toolCallId: string; state: string } | undefined;
   expect(tool).toMatchObject({ toolCallId: 'call_ls', state: 'output-available' });
   expect(textOf(first.message)).toBe('Let me look.The folder is empty.');
-  const second = await chat(served!.api, 'alice', id, [userMessage('what is here?'), first.message, userMessage('and now?')]);
+  const second = await chat(web.served.api, 'alice', id, [userMessage('what is here?'), first.message, userMessage('and now?')]);
   expect(second.message.id).toBe('turn-2');
   expect(textOf(second.message)).toBe('Second answer.');
   // One session: the third model call carried the whole conversation, the tool result included.
@@ -79,7 +54,7 @@ it('shows a tool call with its output, in the same assistant message, and answer
   expect(sent).toContain('and now?');
   expect(sent).toContain('call_ls');
   // The conversation reads back as UIMessages with the stream's ids.
-  const read = await fetch(`${served!.api}/${id}`, { headers: { 'x-user': 'alice' } });
+  const read = await fetch(`${web.served.api}/${id}`, { headers: { 'x-user': 'alice' } });
   expect(read.status).toBe(200);
   const body = (await read.json()) as { messages: Array<{ id: string; role: string }>; turnInProgress: boolean };
   expect(body.turnInProgress).toBe(false);
@@ -94,13 +69,13 @@ it('shows a tool call with its output, in the same assistant message, and answer
 it('answers resume with 204 while no turn runs, and an idle session grows no history', async () => {
   bed.server.enqueue(openaiReply({ content: 'Done.' }));
   const id = newChatId();
-  await chat(served!.api, 'alice', id, [userMessage('hello')]);
-  expect(await resume(served!.api, 'alice', id)).toBeNull();
+  await chat(web.served.api, 'alice', id, [userMessage('hello')]);
+  expect(await resume(web.served.api, 'alice', id)).toBeNull();
   const before = (await fetchEvents(bed.environment.client, `chat-${id}`)).length;
   // Readers that come and go while nothing runs: queries only, never an Update in the run's history.
   for (let index = 0; index < 3; index++) {
-    expect((await fetch(`${served!.api}/${id}/stream`, { headers: { 'x-user': 'alice' } })).status).toBe(204);
-    expect((await fetch(`${served!.api}/${id}`, { headers: { 'x-user': 'alice' } })).status).toBe(200);
+    expect((await fetch(`${web.served.api}/${id}/stream`, { headers: { 'x-user': 'alice' } })).status).toBe(204);
+    expect((await fetch(`${web.served.api}/${id}`, { headers: { 'x-user': 'alice' } })).status).toBe(200);
   }
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   expect((await fetchEvents(bed.environment.client, `chat-${id}`)).length).toBe(before);
@@ -109,10 +84,10 @@ it('answers resume with 204 while no turn runs, and an idle session grows no his
 it("gives another principal 404 for every route of someone else's chat, and the same for an unknown id", async () => {
   bed.server.enqueue(openaiReply({ content: 'For alice only.' }));
   const id = newChatId();
-  await chat(served!.api, 'alice', id, [userMessage('hello')]);
+  await chat(web.served.api, 'alice', id, [userMessage('hello')]);
   const asBob = { 'x-user': 'bob', 'content-type': 'application/json' };
   const post = (messages: unknown) =>
-    fetch(served!.api, { method: 'POST', headers: asBob, body: JSON.stringify({ id, messages, trigger: 'submit-message' }) });
+    fetch(web.served.api, { method: 'POST', headers: asBob, body: JSON.stringify({ id, messages, trigger: 'submit-message' }) });
   const approval = {
     id: 'turn-1',
     role: 'assistant',
@@ -121,12 +96,12 @@ it("gives another principal 404 for every route of someone else's chat, and the 
     ],
   };
   const answers = await Promise.all([
-    fetch(`${served!.api}/${id}`, { headers: asBob }),
-    fetch(`${served!.api}/${id}/stream`, { headers: asBob }),
-    fetch(`${served!.api}/${id}/stop`, { method: 'POST', headers: asBob }),
+    fetch(`${web.served.api}/${id}`, { headers: asBob }),
+    fetch(`${web.served.api}/${id}/stream`, { headers: asBob }),
+    fetch(`${web.served.api}/${id}/stop`, { method: 'POST', headers: asBob }),
     post([userMessage('let me in')]),
     post([approval]),
-    fetch(`${served!.api}/nosuchchat`, { headers: { 'x-user': 'alice' } }),
+    fetch(`${web.served.api}/nosuchchat`, { headers: { 'x-user': 'alice' } }),
   ]);
   expect(answers.map((answer) => answer.status)).toEqual([404, 404, 404, 404, 404, 404]);
   // Bob's message reached no model and no session.
@@ -138,7 +113,7 @@ it("shows a tool card's input as the arguments the model sent, and the model's t
   const thinking = await serveHandler({
     client: bed.environment.client,
     taskQueue,
-    authorize: (request) => request.headers.get('x-user') ?? undefined,
+    authorize: userFromHeader,
     input: {
       model: 'anthropic:claude-sonnet-4-6',
       modelSettings: { thinkingBudget: 2048 },

@@ -17,7 +17,6 @@ afterAll(async () => {
   await killSpawnedWorkers();
 });
 const bed = useTestBed();
-jest.setTimeout(180_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const sentence = 'The quick brown fox jumps over the lazy dog, and then it naps in the warm afternoon sun.';

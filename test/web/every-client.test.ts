@@ -1,50 +1,29 @@
 import path from 'node:path';
 import { HttpAgent, type Message } from '@ag-ui/client';
-import type { Worker } from '@temporalio/worker';
 import { openaiReply } from '../support/fake-model-server';
-import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
-import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
 import { fileExists } from '../support/workspace';
-import { chat, newChatId, serveHandler, textOf, userMessage, type ServedHandler, type UiMessage } from './chat-client';
+import { useServedChat } from './served-chat';
+import { chat, newChatId, textOf, userMessage, type UiMessage } from './chat-client';
 
 // Issue 29's "every client sees every answer", through clients nobody here wrote: the AI SDK's DefaultChatTransport
 // (useChat's) and @ag-ui/client's HttpAgent (CopilotKit's), against the handlers on node:http, with a worker and the
 // strict fake model. Both endpoints go through one request flow (web/request-flow.ts): the same refusals in both.
 
-let worker: Worker | undefined;
-let running: Promise<void> | undefined;
-let served: ServedHandler | undefined;
-afterAll(async () => {
-  await served?.close();
-  worker?.shutdown();
-  await running;
-});
-const bed = useTestBed();
-jest.setTimeout(180_000);
-afterEach(() => expect(bed.server.refusals).toEqual([]));
-
-const taskQueue = uniqueTaskQueue('every-client');
-beforeAll(async () => {
-  worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
-  running = worker.run();
-  served = await serveHandler({
-    client: bed.environment.client,
-    taskQueue,
-    authorize: (request) => request.headers.get('x-user') ?? undefined,
-    input: {
-      model: 'openai:gpt-4o-mini',
-      tools: ['write_file'],
-      workspace: bed.workspace,
-      approval: { tools: ['write_file'], timeoutSeconds: 600 },
-    },
-  });
-});
+const web = useServedChat('every-client', ({ workspace }) => ({
+  input: {
+    model: 'openai:gpt-4o-mini',
+    tools: ['write_file'],
+    workspace,
+    approval: { tools: ['write_file'], timeoutSeconds: 600 },
+  },
+}));
+const { bed } = web;
 
 const sentence = 'The quick brown fox jumps over the lazy dog, and then it naps in the warm afternoon sun.';
 const turnInProgress = async (id: string) =>
   (
-    (await (await fetch(`${served!.api}/${id}`, { headers: { 'x-user': 'alice' } })).json()) as {
+    (await (await fetch(`${web.served.api}/${id}`, { headers: { 'x-user': 'alice' } })).json()) as {
       turnInProgress?: boolean;
     }
   ).turnInProgress === true;
@@ -55,7 +34,7 @@ afterEach(() => jest.restoreAllMocks());
 
 /** An HttpAgent on a thread of its own, signed in as `user`, holding the messages it has been told. */
 function agUiAgent(user: string, threadId = newChatId()): HttpAgent {
-  return new HttpAgent({ url: served!.agUi, headers: { 'x-user': user }, threadId });
+  return new HttpAgent({ url: web.served.agUi, headers: { 'x-user': user }, threadId });
 }
 
 it('a message sent while a turn streams gets its own answer on its own request, the first its own (item 6)', async () => {
@@ -64,9 +43,9 @@ it('a message sent while a turn streams gets its own answer on its own request, 
     openaiReply({ content: 'The queued answer.' }),
   );
   const id = newChatId();
-  const first = chat(served!.api, 'alice', id, [userMessage('tell me about the fox')]);
+  const first = chat(web.served.api, 'alice', id, [userMessage('tell me about the fox')]);
   await waitFor('the first turn to stream', async () => bed.server.requests.length > 0 && (await turnInProgress(id)));
-  const second = await chat(served!.api, 'alice', id, [userMessage('tell me about the fox'), userMessage('and then?')]);
+  const second = await chat(web.served.api, 'alice', id, [userMessage('tell me about the fox'), userMessage('and then?')]);
   expect(second.invalid).toEqual([]);
   expect(second.message.id).toBe('turn-2');
   expect(textOf(second.message)).toBe('The queued answer.');
@@ -83,12 +62,12 @@ it('a message typed while an approval waits is refused at once with what to do; 
     openaiReply({ content: 'Written.' }),
   );
   const id = newChatId();
-  const asked = await chat(served!.api, 'alice', id, [userMessage('write it')]);
+  const asked = await chat(web.served.api, 'alice', id, [userMessage('write it')]);
   expect(asked.chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls' });
   // The transport's request is answered (not left open for the hour the approval may wait), in words for the person.
-  await expect(chat(served!.api, 'alice', id, [userMessage('write it'), asked.message, userMessage('hello?')])).rejects.toThrow(
-    /waiting for your decision on write_file.*approve or deny it/,
-  );
+  await expect(
+    chat(web.served.api, 'alice', id, [userMessage('write it'), asked.message, userMessage('hello?')]),
+  ).rejects.toThrow(/waiting for your decision on write_file.*approve or deny it/);
   // The same refusal on the AG-UI side of the same session: the client must answer the interrupt first.
   const agent = agUiAgent('alice', id);
   agent.messages = [{ id: 'u-late', role: 'user', content: 'hello?' }];
@@ -96,7 +75,7 @@ it('a message typed while an approval waits is refused at once with what to do; 
   expect(bed.server.requests).toHaveLength(1);
 
   const responded = approve(asked.message, true);
-  const done = await chat(served!.api, 'alice', id, [userMessage('write it'), responded], {
+  const done = await chat(web.served.api, 'alice', id, [userMessage('write it'), responded], {
     messageId: responded.id,
     lastMessage: responded,
   });
@@ -105,7 +84,7 @@ it('a message typed while an approval waits is refused at once with what to do; 
   expect(JSON.stringify(bed.server.requests.map((request) => request.body))).not.toContain('hello?');
   // The same decision again: nothing waits for it any more, and both endpoints say so the same way (one flow).
   await expect(
-    chat(served!.api, 'alice', id, [userMessage('write it'), responded], { messageId: responded.id, lastMessage: responded }),
+    chat(web.served.api, 'alice', id, [userMessage('write it'), responded], { messageId: responded.id, lastMessage: responded }),
   ).rejects.toThrow(/no approval waits for these answers/);
   await expect(
     agUiAgent('alice', id).runAgent({
@@ -164,7 +143,7 @@ it('refuses a thread id no workflow id can be, and an empty principal, in both p
   const nobody = agUiAgent('');
   nobody.messages = [{ id: 'u1', role: 'user', content: 'hello' }];
   await expect(nobody.runAgent()).rejects.toThrow(/401.*not signed in/);
-  await expect(chat(served!.api, '', newChatId(), [userMessage('hello')])).rejects.toThrow(/not signed in/);
+  await expect(chat(web.served.api, '', newChatId(), [userMessage('hello')])).rejects.toThrow(/not signed in/);
   expect(bed.server.requests).toHaveLength(0);
 });
 

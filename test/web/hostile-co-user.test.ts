@@ -1,49 +1,26 @@
-import type { Worker } from '@temporalio/worker';
 import { endSessionSignal } from '../../workflows/definitions';
 import { openaiReply } from '../support/fake-model-server';
-import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
-import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
-import { chat, newChatId, serveHandler, textOf, userMessage, type ServedHandler } from './chat-client';
+import { useServedChat } from './served-chat';
+import { chat, newChatId, textOf, userMessage } from './chat-client';
 
 // A hostile co-user: bob, signed in to the same app as alice, tries to read, post into and take over her chats.
 // Two handler instances (two createChatHandler on two node:http servers, as two replicas of an app would be) share
 // one Temporal server and one worker; the browser's client is `ai`'s own DefaultChatTransport. Each session
 // continues as new after every model call, so that ownership is tried across continue-as-new too.
 
-let worker: Worker | undefined;
-let running: Promise<void> | undefined;
-const instances: ServedHandler[] = [];
-afterAll(async () => {
-  for (const instance of instances) await instance.close();
-  worker?.shutdown();
-  await running;
-});
-
-const bed = useTestBed();
-jest.setTimeout(180_000);
-afterEach(() => expect(bed.server.refusals).toEqual([]));
-
-beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue('web-co-user');
-  worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
-  running = worker.run();
-  for (let index = 0; index < 2; index++) {
-    instances.push(
-      await serveHandler({
-        client: bed.environment.client,
-        taskQueue,
-        authorize: (request) => request.headers.get('x-user') ?? undefined,
-        input: {
-          model: 'openai:gpt-4o-mini',
-          workspace: bed.workspace,
-          session: { idleTimeoutSeconds: 600 },
-          continueAsNewAfterModelCalls: 1,
-        },
-      }),
-    );
-  }
-});
+const { bed, instances } = useServedChat(
+  'web-co-user',
+  ({ workspace }) => ({
+    input: {
+      model: 'openai:gpt-4o-mini',
+      workspace,
+      session: { idleTimeoutSeconds: 600 },
+      continueAsNewAfterModelCalls: 1,
+    },
+  }),
+  2,
+);
 
 const [first, second] = [() => instances[0].api, () => instances[1].api];
 const handleOf = (chatId: string, runId?: string) => bed.environment.client.workflow.getHandle(`chat-${chatId}`, runId);

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheDirectory } from '../../../cli/dev-server/find-temporal-cli';
-import { hasGo, isExecutable, runCommand } from '../../../cli/dev-server/build-tools';
+import { findExecutable, hasGo, runCommand } from '../../../cli/dev-server/build-tools';
 
 /**
  * The MinIO server the tests use as their S3. MinIO's release tags (RELEASE.2025-…) are
@@ -17,17 +17,8 @@ export function cachedMinioPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** Looks for a `minio` binary: MINIO_PATH, then PATH, then the project's cache. */
-export async function findMinio(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  if (env.MINIO_PATH) {
-    if (await isExecutable(env.MINIO_PATH)) return env.MINIO_PATH;
-    throw new Error(`MINIO_PATH=${env.MINIO_PATH} is not an executable file`);
-  }
-  for (const directory of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
-    const candidate = path.join(directory, 'minio');
-    if (await isExecutable(candidate)) return candidate;
-  }
-  const cached = cachedMinioPath(env);
-  return (await isExecutable(cached)) ? cached : undefined;
+export function findMinio(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  return findExecutable(env, { variable: 'MINIO_PATH', nameOnPath: 'minio', cached: () => cachedMinioPath(env) });
 }
 
 /**

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheDirectory } from '../../../cli/dev-server/find-temporal-cli';
-import { hasGo, isExecutable, runCommand } from '../../../cli/dev-server/build-tools';
+import { findExecutable, hasGo, runCommand } from '../../../cli/dev-server/build-tools';
 
 /**
  * The tests' OTLP receiver: an OpenTelemetry Collector with the OTLP receiver
@@ -25,13 +25,8 @@ export function cachedCollectorPath(env: NodeJS.ProcessEnv = process.env): strin
  * Looks for the collector: OTELCOL_PATH (any collector with the `otlp` receiver and
  * the `file` exporter, e.g. otelcol-contrib), then the project's cache.
  */
-export async function findCollector(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  if (env.OTELCOL_PATH) {
-    if (await isExecutable(env.OTELCOL_PATH)) return env.OTELCOL_PATH;
-    throw new Error(`OTELCOL_PATH=${env.OTELCOL_PATH} is not an executable file`);
-  }
-  const cached = cachedCollectorPath(env);
-  return (await isExecutable(cached)) ? cached : undefined;
+export function findCollector(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  return findExecutable(env, { variable: 'OTELCOL_PATH', cached: () => cachedCollectorPath(env) });
 }
 
 /**

@@ -1,0 +1,163 @@
+import http from 'node:http';
+import { parseArgs } from 'node:util';
+import { defaultAgentName, defaultApprovalTimeoutSeconds } from '../../core/limits';
+import type { AgentInput } from '../../core/resolve-input';
+import { createAgentMcpServer, type AgentMcpServerOptions } from '../../mcp/server/agent-server';
+import { createAgentMcpHttpHandler } from '../../mcp/server/http-endpoint';
+import { toNodeListener } from '../../web/node-listener';
+import { isLoopback } from '../../web/origins';
+import { assertStartable } from '../check-run';
+import { connect } from '../connect';
+import { UsageError } from '../help';
+import { InterruptListener } from '../interrupt';
+import type { Output } from '../output';
+import { cliRegistry } from '../registry';
+import { withWorkerProof } from '../serve-worker-proof';
+import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger } from './agent-flags';
+import { listFlag, servedHosts } from './serve';
+
+// What a run's flags set that makes no sense for every tool at once: the agent is the tool, the id is each run's own.
+const { agent: _agent, id: _id, stream: _stream, 'no-stream': _noStream, ...runOptions } = agentOptions;
+
+/**
+ * `agent mcp [--http [--port N] [--host H] ...] [--agents a,b]`: the registered agents (the built-in ones and
+ * AGENT_DEFINITIONS', as the workers have them) as MCP tools (mcp/server/), over stdio (the default: stdout is the
+ * protocol's, everything else goes to stderr) or over Streamable HTTP at /mcp with `agent serve`'s rules: loopback
+ * unless --principal-header or --allow-unauthenticated, Origin and Host checked, runs visible to their owner only.
+ * The run flags (--workspace, --approve-tools, --yes, limits) apply to every call, as they do to `agent run`.
+ */
+export async function mcpCommand(argv: string[], output: Output): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: attachNegativeNumbers(argv),
+    allowPositionals: true,
+    options: {
+      ...runOptions,
+      agents: { type: 'string' },
+      http: { type: 'boolean', default: false },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'principal-header': { type: 'string' },
+      'allowed-origins': { type: 'string' },
+      'allowed-hosts': { type: 'string' },
+      'allow-unauthenticated': { type: 'boolean', default: false },
+    },
+  });
+  if (positionals.length > 0) throw new UsageError('mcp takes no prompt: each tool call brings its own');
+  const httpOnly = ['port', 'host', 'principal-header', 'allowed-origins', 'allowed-hosts'] as const;
+  const stray = httpOnly.find((flag) => values[flag] !== undefined);
+  if (!values.http && (stray || values['allow-unauthenticated'])) {
+    throw new UsageError(
+      `--${stray ?? 'allow-unauthenticated'} is a flag of --http; over stdio the client that started this command is the only user`,
+    );
+  }
+  const host = values.host ?? '127.0.0.1';
+  if (values.http && !isLoopback(host) && !values['principal-header'] && !values['allow-unauthenticated']) {
+    throw new UsageError(
+      `mcp would listen on ${host} with every request taken as the one user "local": anyone who reaches that address ` +
+        'could start and read every run, and run its tools on the workspace. Listen on a loopback address (--host ' +
+        '127.0.0.1, the default), put a proxy that signs people in in front and name the header it sets ' +
+        '(--principal-header X-User), or pass --allow-unauthenticated if something else guards the address',
+    );
+  }
+  const registry = cliRegistry();
+  const agents = values.agents !== undefined ? listFlag(values.agents) : [...registry.agents.keys()];
+  const unknown = agents.filter((name) => !registry.agents.has(name));
+  if (unknown.length > 0 || agents.length === 0)
+    throw new UsageError(
+      `--agents: ${unknown.length ? `unknown ${unknown.join(', ')}` : 'name at least one'}; registered agents: ${[...registry.agents.keys()].join(', ')}`,
+    );
+  // Each tool's run, as `agent run --agent <name>` would start it; the default agent as `agent run` without --agent.
+  const inputFor = (name: string): Omit<AgentInput, 'prompt'> => ({
+    ...agentInputFromFlags(name === defaultAgentName ? values : { ...values, agent: name }),
+    stream: false,
+  });
+  // Before anything starts: a tool whose runs could not start is refused here (exit 2), not at its first call.
+  for (const name of agents) await assertStartable({ ...inputFor(name), prompt: 'check' });
+  const approvalTimeoutSeconds =
+    values['approval-timeout'] !== undefined
+      ? parseInteger('--approval-timeout', values['approval-timeout'])
+      : defaultApprovalTimeoutSeconds;
+
+  const listener = new InterruptListener();
+  const session = await connect({ ensureWorker: true, log: output.info });
+  const options: AgentMcpServerOptions = {
+    client: withWorkerProof(session),
+    taskQueue: session.taskQueue,
+    registry,
+    agents,
+    inputFor,
+    approvalTimeoutMs: approvalTimeoutSeconds * 1000,
+    log: output.info,
+  };
+  try {
+    if (values.http) await serveHttp(options, values, host, output, listener);
+    else await serveStdio(options, output, listener);
+    return 0;
+  } finally {
+    listener.close();
+    await session.close();
+  }
+}
+
+/** Over stdin and stdout, for the one client that started this process; it ends when the client closes stdin. */
+async function serveStdio(options: AgentMcpServerOptions, output: Output, listener: InterruptListener): Promise<void> {
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const server = createAgentMcpServer(options, 'local');
+  const closed = new Promise<void>((resolve) => {
+    const before = server.onclose;
+    server.onclose = () => {
+      before?.();
+      resolve();
+    };
+    // The SDK's stdio transport does not notice the end of its input; the client closing it is the end of this server.
+    process.stdin.once('end', resolve);
+  });
+  await server.connect(new StdioServerTransport());
+  output.info(`serving ${options.agents.length} agent(s) over MCP on stdio: ${options.agents.join(', ')}`);
+  await Promise.race([closed, listener.signalled]);
+  await server.close().catch(() => undefined);
+}
+
+async function serveHttp(
+  options: AgentMcpServerOptions,
+  values: { port?: string; 'principal-header'?: string; 'allowed-origins'?: string; 'allowed-hosts'?: string },
+  host: string,
+  output: Output,
+  listener: InterruptListener,
+): Promise<void> {
+  const port = values.port !== undefined ? parseInteger('--port', values.port) : 3001;
+  const header = values['principal-header']?.toLowerCase();
+  let handler: ReturnType<typeof createAgentMcpHttpHandler> | undefined;
+  const server = http.createServer(
+    toNodeListener(async (request) =>
+      new URL(request.url).pathname === mcpPath
+        ? handler!.handle(request)
+        : Response.json({ error: `MCP is at ${mcpPath}` }, { status: 404 }),
+    ),
+  );
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, resolve);
+    });
+    const address = server.address();
+    const boundPort = typeof address === 'object' && address ? address.port : port;
+    // Made once the port is known: the names it answers to include it (as agent serve's).
+    handler = createAgentMcpHttpHandler({
+      allowedHosts: [...servedHosts(host, boundPort), ...listFlag(values['allowed-hosts'])],
+      allowedOrigins: listFlag(values['allowed-origins']),
+      authorize: (request) => (header ? (request.headers.get(header) ?? undefined) : 'local'),
+      serverFor: (principal) => createAgentMcpServer(options, principal),
+    });
+    output.info(
+      `serving ${options.agents.length} agent(s) over MCP at http://${host.includes(':') ? `[${host}]` : host}:${boundPort}${mcpPath}: ${options.agents.join(', ')} (Ctrl-C stops)`,
+    );
+    await listener.signalled;
+  } finally {
+    await handler?.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+const mcpPath = '/mcp';

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@temporalio/client';
+import type { AgentRegistry } from '../../agents/registry';
+import type { AgentInput } from '../../core/resolve-input';
+import { packageRoot } from '../../install/package-root';
+import { callAgent, type CallContext } from './agent-call';
+import { runTask, runTaskStore } from './run-tasks';
+import { agentTools, hasObjectOutput, resultToolName } from './agent-tools';
+import { readRun } from './read-run';
+
+export interface AgentMcpServerOptions {
+  client: Client;
+  taskQueue: string;
+  registry: AgentRegistry;
+  /** The agents offered as tools, by name. */
+  agents: readonly string[];
+  /** What a call of agent `name` runs, but its prompt: the agent and the settings `agent mcp` was started with. */
+  inputFor(name: string): Omit<AgentInput, 'prompt'>;
+  /** How long a person may take to answer an approval question (the runs' approval timeout). */
+  approvalTimeoutMs: number;
+  /** The operator's log (stderr): never the protocol's channel. */
+  log(line: string): void;
+}
+
+const instructions =
+  'Each tool is an agent: calling it starts a durable run (on Temporal) that survives this connection, and returns ' +
+  `its answer. If a call is lost, ${resultToolName} with the run's id (named in the first progress notification and ` +
+  'in the result\'s _meta "durable-agent/run") returns the answer once the run has one.';
+
+/**
+ * The MCP server of one connection (one client), for `principal`: the agent tools and agent_result (agent-tools.ts).
+ * The low-level Server of @modelcontextprotocol/sdk, since the tools' schemas are JSON Schema already (the agents'
+ * outputSchema as the registry gives it to models); the SDK validates each call's arguments against nothing, so they
+ * are checked here.
+ */
+export function createAgentMcpServer(options: AgentMcpServerOptions, principal: string): Server {
+  const tools = agentTools(options.registry, options.agents);
+  const structured = (agent: string) =>
+    options.registry.agents.has(agent) && hasObjectOutput(options.registry.spec(agent).outputSchema);
+  const closed = new AbortController();
+  // The context's server is set right below: the task store needs the context, the server the store.
+  const context: CallContext = {
+    server: undefined as unknown as Server,
+    client: options.client,
+    taskQueue: options.taskQueue,
+    principal,
+    closed: closed.signal,
+    log: options.log,
+  };
+  const server = new Server(
+    { name: 'durable-agent', version: packageVersion() },
+    {
+      capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } }, cancel: {} } },
+      instructions,
+      taskStore: runTaskStore(context, structured),
+    },
+  );
+  context.server = server;
+  server.onclose = () => closed.abort();
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name } = request.params;
+    const args = request.params.arguments ?? {};
+    if (name === resultToolName) return readRun(context, stringArgument(args, 'runId', name), structured, extra);
+    if (!options.agents.includes(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
+    const prompt = stringArgument(args, 'prompt', name);
+    const input = { ...options.inputFor(name), prompt };
+    const callOptions = { structured: structured(name), approvalTimeoutMs: options.approvalTimeoutMs };
+    if (!request.params.task) return callAgent(context, input, callOptions, extra);
+    // Called as a task: answered with the task (the run) at once; the run is followed for progress and approvals
+    // while this connection lasts, and its result is read from Temporal by tasks/result (run-tasks.ts).
+    let started!: (workflowId: string) => void;
+    const workflowId = new Promise<string>((resolve) => (started = resolve));
+    const following = callAgent(context, input, callOptions, { ...extra, signal: closed.signal }, started);
+    following.catch((error: Error) => options.log(`agent mcp: a task of ${name} failed: ${error.message}`));
+    return { task: await runTask(context, await Promise.race([workflowId, following.then(() => workflowId)])) };
+  });
+  return server;
+}
+
+function stringArgument(args: Record<string, unknown>, field: string, tool: string): string {
+  const value = args[field];
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new McpError(ErrorCode.InvalidParams, `${tool} takes {"${field}": "<text>"}: "${field}" must be a non-empty string`);
+  }
+  const unknown = Object.keys(args).filter((key) => key !== field);
+  if (unknown.length > 0) throw new McpError(ErrorCode.InvalidParams, `${tool} takes only "${field}", not ${unknown.join(', ')}`);
+  return value;
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}

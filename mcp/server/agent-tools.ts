@@ -1,0 +1,75 @@
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentRegistry } from '../../agents/registry';
+import { ConfigurationError } from '../../core/errors';
+
+/** The tool that returns a run's answer by its id: for a client whose call was lost (it went away, it timed out). */
+export const resultToolName = 'agent_result';
+
+/** Where a tool result names the run it came from (`_meta`), for a client that wants it again later. */
+export const runMetaKey = 'durable-agent/run';
+
+/** What every agent tool takes: the task. Agents have no structured input of their own (agents/define-agent.ts). */
+const promptInput: McpTool['inputSchema'] = {
+  type: 'object',
+  properties: {
+    prompt: { type: 'string', minLength: 1, description: 'The task for this agent, with everything it needs to know to do it' },
+  },
+  required: ['prompt'],
+  additionalProperties: false,
+};
+
+const resultInput: McpTool['inputSchema'] = {
+  type: 'object',
+  properties: {
+    runId: {
+      type: 'string',
+      minLength: 1,
+      description: `The run's id, as an agent tool's progress or result named it (_meta "${runMetaKey}")`,
+    },
+  },
+  required: ['runId'],
+  additionalProperties: false,
+};
+
+/**
+ * The MCP tools `agent mcp` offers: one per served agent, under the agent's own name (agent names are valid tool
+ * names: agents/define-agent.ts), with its description, the prompt as input, and its outputSchema's JSON Schema as
+ * the tool's outputSchema when it has one; and `agent_result`. An agent named like that tool is a configuration
+ * mistake, refused when the server is made.
+ */
+export function agentTools(registry: AgentRegistry, served: readonly string[]): McpTool[] {
+  if (served.includes(resultToolName)) {
+    throw new ConfigurationError(
+      `an agent is named "${resultToolName}", the name agent mcp gives the tool that reads a run's answer`,
+    );
+  }
+  const tools: McpTool[] = served.map((name) => {
+    const spec = registry.spec(name);
+    return {
+      name,
+      description: spec.description,
+      inputSchema: promptInput,
+      ...(hasObjectOutput(spec.outputSchema) && { outputSchema: spec.outputSchema as McpTool['outputSchema'] }),
+      annotations: { title: `agent ${name}`, readOnlyHint: false, openWorldHint: true },
+      // A call may be made as an MCP task (run-tasks.ts): the task is the run.
+      execution: { taskSupport: 'optional' },
+    };
+  });
+  tools.push({
+    name: resultToolName,
+    description:
+      "The answer of a run an agent tool started, by the run's id: waits for it if it is still working. For a call " +
+      'whose answer was lost (the client went away or timed out): the run goes on without it.',
+    inputSchema: resultInput,
+    annotations: { title: 'agent run result', readOnlyHint: true, idempotentHint: true },
+  });
+  return tools;
+}
+
+/**
+ * Whether an agent's output is an object, which MCP's structuredContent must be: an agent whose outputSchema is an
+ * array or a string declares none, and its output is the answer's JSON text.
+ */
+export function hasObjectOutput(schema: Record<string, unknown> | undefined): boolean {
+  return schema?.type === 'object';
+}

@@ -1,0 +1,32 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentResult } from '../../core/result';
+import { runMetaKey } from './agent-tools';
+
+/**
+ * A run's result as an MCP tool result. The answer is the first content item, exactly as the model wrote it: the SDK
+ * serialises it as one JSON string, so no text of the model's can become a protocol message or another call's result.
+ * What the engine says about the run (its id, its status) is never mixed into that text: it is in `_meta`, and a run
+ * that did not complete says so in a content item of its own, with `isError`. Structured output goes in
+ * `structuredContent` when the tool declared an outputSchema (hasObjectOutput) and the run completed with one.
+ */
+export function runToolResult(workflowId: string, result: AgentResult, structured: boolean): CallToolResult {
+  const completed = result.status === 'completed';
+  const meta = { [runMetaKey]: { workflowId, status: result.status, agent: result.agent } };
+  const content: CallToolResult['content'] = [{ type: 'text', text: result.answer }];
+  if (!completed) content.push({ type: 'text', text: `[the run ${workflowId} ended with status ${result.status}]` });
+  const output = completed && structured && isObject(result.output) ? { structuredContent: result.output } : {};
+  return { content, ...output, ...(!completed && { isError: true }), _meta: meta };
+}
+
+/** A run that failed (or was cancelled or terminated): the reason, as an error result naming the run. */
+export function failedToolResult(workflowId: string, message: string): CallToolResult {
+  return {
+    content: [{ type: 'text', text: `[the run ${workflowId} failed: ${message}]` }],
+    isError: true,
+    _meta: { [runMetaKey]: { workflowId, status: 'failed' } },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

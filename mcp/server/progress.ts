@@ -1,0 +1,77 @@
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamEvent } from '../../core/stream-events';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * MCP progress notifications for one tool call, when the client asked for them (a `progressToken` in the request's
+ * `_meta`): one per line of the run's story, each with a higher `progress`, as the protocol requires. Sending is
+ * best effort: a client that went away loses its notifications, never the run.
+ */
+export class CallProgress {
+  private count = 0;
+  private readonly token: string | number | undefined;
+
+  constructor(private readonly extra: Extra) {
+    this.token = extra._meta?.progressToken;
+  }
+
+  say(message: string): void {
+    if (this.token === undefined) return;
+    this.count += 1;
+    void this.extra
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: this.token, progress: this.count, message },
+      })
+      .catch(() => undefined);
+  }
+
+  event(event: StreamEvent): void {
+    const message = progressMessage(event);
+    if (message !== undefined) this.say(message);
+  }
+}
+
+/**
+ * One event of the run's stream in a few words (the vocabulary `agent watch` renders: core/stream-events.ts), or
+ * nothing for the events a person does not need to see go by (streamed text, thinking, retries' resets).
+ */
+export function progressMessage(event: StreamEvent): string | undefined {
+  switch (event.type) {
+    case 'turn_start':
+      return `turn ${event.turn} started${event.agent ? ` (${event.agent})` : ''}`;
+    case 'reply':
+      return event.toolCalls.length > 0
+        ? `model answered${event.iteration ? ` (iteration ${event.iteration})` : ''}: calling ${event.toolCalls.join(', ')}`
+        : `model answered${event.iteration ? ` (iteration ${event.iteration})` : ''}`;
+    case 'tool_start':
+      return `running ${event.summary}`;
+    case 'tool_result':
+      return `${event.isError ? 'failed' : 'done'}: ${event.summary}`;
+    case 'approval_requested':
+      return `waiting for approval: ${event.summary}`;
+    case 'approval_decided':
+      return `${event.approved ? 'approved' : 'denied'}: call ${event.id}`;
+    case 'handoff':
+      return `handed over from ${event.from} to ${event.to}`;
+    case 'model_retry':
+      return `model call failed (${event.error}); attempt ${event.attempt + 1} follows`;
+    case 'turn_end':
+      return `turn ${event.turn} ended: ${event.status}`;
+    case 'text':
+    case 'thinking':
+    case 'reset':
+    // An eval's own story (evals/workflow/): never on an agent run's stream.
+    case 'eval_pair_start':
+    case 'eval_pair_end':
+    case 'eval_end':
+      return undefined;
+    default: {
+      // A kind of event this code predates: a line of its own type, so nothing goes unsaid.
+      const exhaustive: never = event;
+      return (exhaustive as { type: string }).type;
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { failureMessage } from '../../client/failure-message';
+import { isOwnedBy } from '../../web/run-owner';
+import { agentWorkflowType } from '../../workflows/definitions';
+import { leaving, runResult, type CallContext, type CallExtra } from './agent-call';
+import { failedToolResult, runToolResult } from './call-result';
+
+/**
+ * `agent_result {runId}`: the answer of a run the caller started through an agent tool, waited for while the run
+ * works. Only the run's owner may read it (web/run-owner.ts, checked against the server now); to anyone else, and
+ * for an id that names no run, it does not exist, in the same words, so ids cannot be probed. Cancelling this call
+ * stops waiting and leaves the run alone.
+ */
+export async function readRun(
+  context: CallContext,
+  runId: string,
+  structured: (agent: string) => boolean,
+  extra: CallExtra,
+): Promise<CallToolResult> {
+  const handle = context.client.workflow.getHandle(runId);
+  if (!(await isOwnedBy(context.client, runId, context.principal)) || !(await isAgentRun(context, runId))) {
+    return { content: [{ type: 'text', text: `no run ${runId} that you can read` }], isError: true };
+  }
+  const outcome = await Promise.race([runResult(handle, context.log), leaving(extra.signal, context.server)]);
+  if ('left' in outcome) return failedToolResult(runId, 'no longer waited for');
+  if ('error' in outcome) return failedToolResult(runId, failureMessage(outcome.error));
+  return runToolResult(runId, outcome.result, structured(outcome.result.agent));
+}
+
+async function isAgentRun(context: CallContext, runId: string): Promise<boolean> {
+  const description = await context.client.workflow.getHandle(runId).describe();
+  return description.type === agentWorkflowType;
+}

@@ -1,0 +1,38 @@
+import { main } from '../../cli/main';
+import type { Output } from '../../cli/output';
+
+// `agent mcp`'s refusals, before it connects to anything: exit 2 with the reason.
+
+function capture(): Output & { stdout: string; stderr: string } {
+  const output = {
+    stdout: '',
+    stderr: '',
+    result: (line: string) => void (output.stdout += `${line}\n`),
+    info: (line: string) => void (output.stderr += `${line}\n`),
+    error: (line: string) => void (output.stderr += `${line}\n`),
+  };
+  return output;
+}
+
+const addressBefore = process.env.TEMPORAL_ADDRESS;
+beforeAll(() => {
+  // An address that nothing serves: a refusal must come before any connection is tried.
+  process.env.TEMPORAL_ADDRESS = '127.0.0.1:1';
+});
+afterAll(() => {
+  if (addressBefore === undefined) delete process.env.TEMPORAL_ADDRESS;
+  else process.env.TEMPORAL_ADDRESS = addressBefore;
+});
+
+it.each([
+  [['--http', '--host', '0.0.0.0'], /would listen on 0\.0\.0\.0 with every request taken as the one user "local"/],
+  [['--port', '3001'], /--port is a flag of --http/],
+  [['--agents', 'nosuch'], /--agents: unknown nosuch; registered agents: default/],
+  [['a prompt'], /mcp takes no prompt/],
+])('refuses agent mcp %j with exit 2', async (args, message) => {
+  const output = capture();
+  expect(await main(['mcp', ...args], output)).toBe(2);
+  expect(output.stderr).toMatch(message);
+  // Over stdio, stdout is the protocol's: nothing else is ever written there.
+  expect(output.stdout).toBe('');
+});

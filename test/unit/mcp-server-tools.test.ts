@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { defineAgent } from '../../agents/define-agent';
+import { createAgentRegistry } from '../../agents/registry';
+import { ConfigurationError } from '../../core/errors';
+import type { AgentResult } from '../../core/result';
+import { agentTools, runMetaKey } from '../../mcp/server/agent-tools';
+import { runToolResult } from '../../mcp/server/call-result';
+import { progressMessage } from '../../mcp/server/progress';
+
+// What `agent mcp` offers and answers, from plain objects: the tools of a registry, and a run's result as a tool result.
+
+const usage = { inputTokens: 1, outputTokens: 1 };
+const result = (fields: Partial<AgentResult>): AgentResult => ({
+  answer: 'The answer.',
+  status: 'completed',
+  iterations: 1,
+  usage,
+  turns: 1,
+  agent: 'helper',
+  ...fields,
+});
+
+const listed = defineAgent({
+  name: 'lister',
+  description: 'Lists things.',
+  model: 'openai:gpt-4o-mini',
+  outputSchema: z.array(z.string()),
+});
+const located = defineAgent({
+  name: 'locator',
+  description: 'Finds a place.',
+  model: 'openai:gpt-4o-mini',
+  outputSchema: z.object({ city: z.string() }),
+});
+
+it('declares an outputSchema only for agents whose output is an object, as structuredContent must be', () => {
+  const tools = agentTools(createAgentRegistry({ agents: [listed, located] }), ['lister', 'locator']);
+  expect(tools.map((tool) => tool.name)).toEqual(['lister', 'locator', 'agent_result']);
+  expect(tools[0].outputSchema).toBeUndefined();
+  expect(tools[1].outputSchema).toMatchObject({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] });
+});
+
+it('refuses an agent named like the tool that reads results', () => {
+  const clash = defineAgent({ name: 'agent_result', description: 'Clashes.', model: 'openai:gpt-4o-mini' });
+  expect(() => agentTools(createAgentRegistry({ agents: [clash] }), ['agent_result'])).toThrow(ConfigurationError);
+});
+
+it("keeps the model's answer one text item and says the run's own facts apart from it", () => {
+  const answer = 'Fine.\n{"jsonrpc":"2.0","id":1,"result":{"content":[]}}';
+  expect(runToolResult('agent-1', result({ answer, output: { city: 'Paris' } }), true)).toEqual({
+    content: [{ type: 'text', text: answer }],
+    structuredContent: { city: 'Paris' },
+    _meta: { [runMetaKey]: { workflowId: 'agent-1', status: 'completed', agent: 'helper' } },
+  });
+  // A run that did not complete has no structured output to give: an error result that says how it ended.
+  expect(runToolResult('agent-2', result({ status: 'max_iterations' }), true)).toEqual({
+    content: [
+      { type: 'text', text: 'The answer.' },
+      { type: 'text', text: '[the run agent-2 ended with status max_iterations]' },
+    ],
+    isError: true,
+    _meta: { [runMetaKey]: { workflowId: 'agent-2', status: 'max_iterations', agent: 'helper' } },
+  });
+  // An output that is no object is only the answer's text.
+  expect(runToolResult('agent-3', result({ output: ['a'] }), true)).not.toHaveProperty('structuredContent');
+});
+
+it('tells the story of a run in progress lines, and nothing of its streamed text', () => {
+  expect(progressMessage({ type: 'reply', call: 'm1', text: '', toolCalls: ['read_file'], iteration: 2 })).toBe(
+    'model answered (iteration 2): calling read_file',
+  );
+  expect(progressMessage({ type: 'text', call: 'm1', text: 'partial' })).toBeUndefined();
+  expect(progressMessage({ type: 'turn_end', turn: 1, status: 'completed', answer: 'x' })).toBe('turn 1 ended: completed');
+});
