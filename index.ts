@@ -85,3 +85,20 @@ export {
   sendMessageUpdate,
   statusQuery,
 } from './workflows/definitions';
+// Evals (docs/evals.md): cases answered by candidates as durable child runs, graded, and reported.
+export { runEval, startEval, evalInput, type EvalOptions, type EvalHandle, type EvalWorkflow } from './evals/run-eval';
+export { evalWorkflowType, type EvalWorkflowInput } from './evals/workflow/definitions';
+export type {
+  EvalCase,
+  Candidate,
+  CaseSource,
+  CaseOutcome,
+  CaseReport,
+  EvalReport,
+  GraderSpec,
+  GradeResult,
+  ObservedToolCall,
+  RecordedAnswer,
+  ToolFixture,
+  UnrecordedToolPolicy,
+} from './evals/types';

@@ -11,6 +11,8 @@ import { createModelActivities } from './model/call-model';
 import { createPrepareRun } from './prepare-run';
 import { createGradeOutcome } from '../evals/graders/grade-outcome';
 import { toolActivity } from './tool-activity';
+import { createScratchActivities } from './scratch/scratch-activities';
+import { defaultScratchRoot } from './scratch/scratch-root';
 import type { TranscriptStore } from '../storage/transcript/transcript-store';
 
 export type { ModelCallInput, ModelCallResult, TranscriptInput } from './model/model-input';
@@ -27,6 +29,11 @@ export interface ActivityOptions {
   transcripts?: TranscriptStore;
   /** Every workspace a run may use lies inside this directory. */
   workspaceRoot: string;
+  /**
+   * Where eval runs get their scratch copies of a workspace (./scratch/scratch-root.ts; default: AGENT_EVAL_SCRATCH_ROOT
+   * of `env`, else one in the system's temporary directory). Only an eval's run may use a workspace there.
+   */
+  evalScratchRoot?: string;
   /** Model prices (default: pricing/default-prices.json and AGENT_PRICES). */
   prices?: PriceTable;
   /** Spans around model calls and tool calls (OpenTelemetry); none by default. */
@@ -45,8 +52,9 @@ export function createActivities(options: ActivityOptions) {
   const { registry } = options;
   const prices = options.prices ?? loadPrices();
   const spans = options.spans ?? untracedSpans;
+  const roots = { workspaceRoot: options.workspaceRoot, scratchRoot: options.evalScratchRoot ?? defaultScratchRoot(options.env) };
   const toolActivities = Object.fromEntries(
-    [...registry.tools.values()].map((tool) => [tool.name, toolActivity(tool, options.workspaceRoot, spans)]),
+    [...registry.tools.values()].map((tool) => [tool.name, toolActivity(tool, roots, spans)]),
   );
   const connections = options.mcpConnections ?? new McpConnections(registry.mcpServers);
   const catalog = new McpCatalog();
@@ -61,16 +69,19 @@ export function createActivities(options: ActivityOptions) {
       spans,
       mcpCatalog: catalog,
     }),
-    prepareRun: createPrepareRun(registry, options.workspaceRoot, prices),
+    prepareRun: createPrepareRun(registry, roots, prices),
     listMcpTools: createListMcpTools(registry, connections, catalog),
+    // An eval's copies of a workspace for its runs to change (docs/evals-tools.md), on every worker.
+    ...createScratchActivities(roots),
     // An eval's built-in and custom graders (evals/graders/grade-outcome.ts): custom graders are the user's code.
     gradeOutcome: createGradeOutcome(registry),
   };
 }
 
 /** The activities the workflow calls by fixed name; tools are called by their dynamic names. */
-export type CoreActivities = ReturnType<typeof createModelActivities> & {
-  prepareRun: ReturnType<typeof createPrepareRun>;
-  listMcpTools: ReturnType<typeof createListMcpTools>;
-  gradeOutcome: ReturnType<typeof createGradeOutcome>;
-};
+export type CoreActivities = ReturnType<typeof createModelActivities> &
+  ReturnType<typeof createScratchActivities> & {
+    prepareRun: ReturnType<typeof createPrepareRun>;
+    listMcpTools: ReturnType<typeof createListMcpTools>;
+    gradeOutcome: ReturnType<typeof createGradeOutcome>;
+  };

@@ -8,7 +8,9 @@ import type { McpListing, McpToolOrigin, McpToolRequest } from '../mcp/types';
 import { parseModelId } from '../core/model-id';
 import type { Tool, ToolActivitySettings } from '../tools/define-tool';
 import { pathArgumentsOf } from '../tools/path-argument';
-import { assertInsideRoot, assertWorkspaceDirectory } from '../tools/workspace';
+import { assertWorkspaceDirectory } from '../tools/workspace';
+import type { UnrecordedToolPolicy } from '../evals/types';
+import { assertRunWorkspace, rootsOf, type WorkspaceRoots } from './scratch/run-workspace';
 import { timingMark } from '../telemetry/startup-timing';
 
 export interface PrepareRunInput {
@@ -34,6 +36,8 @@ export interface PrepareRunInput {
    * (`mcp:*`, `mcp:<server>`), here and by listMcpTools.
    */
   approveTools?: string[];
+  /** An eval's run (input.evalTools): with `scratch`, its workspace must be a scratch copy (./scratch/run-workspace.ts). */
+  evalTools?: UnrecordedToolPolicy;
 }
 
 /**
@@ -72,7 +76,8 @@ export interface RunSetup {
  * if the worker is redeployed with other definitions. Mistakes here are
  * configuration errors and fail the run loudly instead of confusing the model.
  */
-export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string, prices: PriceTable) {
+export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string | WorkspaceRoots, prices: PriceTable) {
+  const roots = rootsOf(workspaceRoot);
   return async function prepareRun(input: PrepareRunInput): Promise<RunSetup> {
     timingMark('prepareRun started');
     try {
@@ -99,7 +104,7 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string,
         );
       }
       await assertWorkspaceDirectory(input.workspace);
-      await assertInsideRoot(workspaceRoot, input.workspace);
+      await assertRunWorkspace(roots, input.workspace, input.evalTools);
       const mcpTools = setAsideMcpReferences(agents, input.agent, registry);
       const toolNames = new Set(Object.values(agents).flatMap((agent) => agent.tools));
       const models = [...new Set(Object.values(agents).map((agent) => agent.model))];

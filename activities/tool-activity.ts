@@ -6,7 +6,7 @@ import { maxToolErrorChars, maxToolOutputChars } from '../core/limits';
 import { untracedSpans, type AgentSpans } from '../telemetry/agent-spans';
 import type { Tool } from '../tools';
 import { truncateOutput } from '../tools/truncate';
-import { assertInsideRoot } from '../tools/workspace';
+import { assertRunWorkspace, rootsOf, type WorkspaceRoots } from './scratch/run-workspace';
 import { heartbeating } from './heartbeating';
 
 export interface ToolActivityInput {
@@ -23,6 +23,8 @@ export interface ToolActivityInput {
    * and checks it (workflows/run-tool-calls.ts).
    */
   echoCallId?: boolean;
+  /** Set by an eval's run (input.evalTools): the workspace must be a scratch copy, or the call is refused. */
+  evalScratch?: boolean;
 }
 
 /** A tool's output with the id of the call it answers, when the workflow asked for it (`echoCallId`). */
@@ -44,10 +46,15 @@ export interface ToolActivityFunction {
  * own refusals are non-retryable, so they go straight back to the model.
  * Output is bounded before it can reach history.
  */
-export function toolActivity(tool: Tool, workspaceRoot: string, spans: AgentSpans = untracedSpans): ToolActivityFunction {
-  return (async ({ arguments: args, workspace, callId, echoCallId }: ToolActivityInput) => {
+export function toolActivity(
+  tool: Tool,
+  workspaceRoot: string | WorkspaceRoots,
+  spans: AgentSpans = untracedSpans,
+): ToolActivityFunction {
+  const roots = rootsOf(workspaceRoot);
+  return (async ({ arguments: args, workspace, callId, echoCallId, evalScratch }: ToolActivityInput) => {
     // prepareRun checked the workspace once; a tool call scheduled by anything else is checked all the same.
-    await assertInsideRoot(workspaceRoot, workspace).catch((error: Error) => {
+    await assertRunWorkspace(roots, workspace, evalScratch ? 'scratch' : undefined).catch((error: Error) => {
       throw ApplicationFailure.create({ type: failureTypes.configuration, message: error.message, nonRetryable: true });
     });
     const parsed = tool.input.safeParse(args);

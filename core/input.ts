@@ -7,6 +7,8 @@ import { parseModelId } from './model-id';
 import { requiresSomethingToAnswer, somethingToAnswer } from './something-to-answer';
 import { maxPromptChars } from './limits';
 import { batchSessionProblem, type BatchSettings } from './batch-settings';
+import type { EvalTools } from './eval-tools';
+import type { ToolFixture, UnrecordedToolPolicy } from '../evals/types';
 
 /**
  * The agent workflow's input, as the client resolved it: every setting explicit.
@@ -44,6 +46,19 @@ export const batchSettingsSchema = z.object({
     .max(6 * 3600),
   maxSubmissions: z.number().int().min(1).max(10),
 }) satisfies z.ZodType<BatchSettings>;
+
+/** An eval's tool rules (core/eval-tools.ts, docs/evals-tools.md). */
+export const evalToolsSchema = z.object({
+  fixtures: z.array(
+    z.object({
+      tool: z.string().min(1),
+      arguments: z.string(),
+      content: z.string(),
+      isError: z.boolean(),
+    }) satisfies z.ZodType<ToolFixture>,
+  ),
+  unrecorded: z.enum(['scratch', 'refuse']) satisfies z.ZodType<UnrecordedToolPolicy>,
+}) satisfies z.ZodType<EvalTools>;
 
 // Agent names become tool names (subagents) and part of one (transfer_to_<name>).
 export const agentNameSchema = z.string().regex(/^[a-zA-Z0-9_-]{1,52}$/, 'an agent name is letters, digits, _ and -, at most 52');
@@ -132,6 +147,18 @@ export const resolvedInputObject = z.object({
     .optional(),
   /** Set when this run is a fork: the conversation it started from (client/fork-agent.ts). */
   forkedFrom: z.object({ workflowId: z.string(), runId: z.string(), messageIndex: z.number().int().min(0) }).optional(),
+  /**
+   * The result carries the tool calls that answered the prompt, each with its result clipped (`toolCalls`): an eval
+   * reads them from there (evals/workflow/). Absent: the result has none, as before.
+   */
+  reportToolCalls: z.boolean().optional(),
+  /**
+   * Set when an eval runs this agent (docs/evals-tools.md): a call a fixture answers (same tool, same canonical
+   * arguments) gets its recorded result and runs nothing; other calls of the built-in workspace tools run against
+   * the run's workspace, which must then be a scratch copy (`scratch`), or are refused (`refuse`); every other tool
+   * is refused. Subagents get the same. Absent: tools run as they always did.
+   */
+  evalTools: evalToolsSchema.optional(),
   /** Set when a parent run started this one as a subagent. */
   subagent: z.object({ depth: z.number().int().min(1), parentWorkflowId: z.string() }).optional(),
   /**

@@ -3,6 +3,7 @@ import type { ClientOptions } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { BundleOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { defaultScratchRoot } from '../activities/scratch/scratch-root';
 import type { TranscriptStore } from '../storage/transcript/transcript-store';
 import { createAgentRegistry, type AgentRegistry, type Definitions } from '../agents/registry';
 import type { ModelProvider } from '../providers';
@@ -63,6 +64,11 @@ export interface AgentPluginOptions extends Definitions {
   env?: NodeJS.ProcessEnv;
   /** Every workspace a run may name lies inside it (default: AGENT_WORKSPACE_ROOT, else the working directory). */
   workspaceRoot?: string;
+  /**
+   * Where eval runs get their scratch copies of a workspace (makeScratchWorkspace, docs/evals-tools.md). Default:
+   * AGENT_EVAL_SCRATCH_ROOT, else durable-agent-eval-scratch in the system's temporary directory.
+   */
+  evalScratchRoot?: string;
   transcripts?: TranscriptStore;
   /** Model prices for costs and cost budgets (default: pricing/default-prices.json, then AGENT_PRICES). */
   prices?: PriceTable;
@@ -132,6 +138,7 @@ export class AgentPlugin extends SimplePlugin {
       registry,
       env,
       workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
+      evalScratchRoot: options.evalScratchRoot ?? defaultScratchRoot(env),
       transcripts: options.transcripts,
       prices: options.prices ?? loadPrices(env),
       spans: tracing?.spans ?? untracedSpans,

@@ -39,6 +39,8 @@ export interface AgentWorkerOptions extends Definitions {
    * the worker's working directory.
    */
   workspaceRoot?: string;
+  /** Where eval runs get their scratch copies of a workspace (default: AGENT_EVAL_SCRATCH_ROOT, else one in the temporary directory). */
+  evalScratchRoot?: string;
   transcripts?: TranscriptStore;
   /** Activities that replace the built-in ones by name, e.g. a scripted callModel in workflow tests. */
   activityOverrides?: Record<string, (...args: never[]) => Promise<unknown>>;

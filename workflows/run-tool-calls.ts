@@ -28,6 +28,7 @@ import { toolCallSummary } from './summaries';
 import type { RoundLedger } from './round-ledger';
 import { runPriority } from './run-priority';
 import { echoesCallId, toolActivityId } from './tool-activity-id';
+import { evalToolAnswer } from './eval-tool-gate';
 
 /** What a reply's tool calls run with: the run's settings and parts, the agent that asked, and the round's ledger. */
 export interface CallsSetting {
@@ -123,6 +124,11 @@ function runOne(call: ToolCall, setting: CallsSetting): Promise<ToolResultMessag
     return Promise.resolve(done(call.name, `Error: arguments for ${call.name} ${parsedArguments.problem}.`, true));
   const parsed = parsedArguments.value;
   const summary = toolCallSummary(call, parsed, shownPathsOf(call, setting));
+  // An eval's run answers a recorded call itself and refuses what may not run (workflows/eval-tool-gate.ts): the one
+  // place a call is decided before any activity, child or approval. Runs without evalTools never come in here.
+  const { evalTools } = setting.input;
+  const evalAnswer = evalTools && evalToolAnswer(evalTools, call, parsed, kind, setting.setup.tools[call.name]);
+  if (evalAnswer) return Promise.resolve(done(`${summary} ${evalAnswer.label}`, evalAnswer.content, evalAnswer.isError));
   const checked: CheckedCall = { call, parsed, summary, done };
   if (setting.ledger.needsApproval(call) || kind.kind === 'subagent') return runGated(checked, setting);
   return runTool(checked, setting);
@@ -216,6 +222,8 @@ async function runTool(checked: CheckedCall, setting: CallsSetting): Promise<Too
       callId: call.id,
       ...(settings.mcp && { mcp: settings.mcp }),
       ...(echoCallId && { echoCallId }),
+      // An eval's tools run only in a scratch copy: the activity refuses any other workspace.
+      ...(setting.input.evalTools && { evalScratch: true }),
     });
   } catch (error) {
     if (isCancellation(error)) throw error;

@@ -41,6 +41,8 @@ export async function runSubagent(
     context: input.context,
     maxSubagentDepth: input.maxSubagentDepth,
     maxHandoffs: input.maxHandoffs,
+    // An eval's subagent answers from the same fixtures and runs tools under the same rule, in the same scratch workspace.
+    ...(input.evalTools && { evalTools: input.evalTools }),
     // The same approval rules; its requests surface here, and at the top-level run.
     ...(input.approval && { approval: input.approval }),
     ...(request.tokensLeft !== undefined && { maxSessionTokens: Math.max(1, request.tokensLeft) }),

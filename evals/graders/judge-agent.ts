@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { defineAgent } from '../../agents/define-agent';
 
-/** The registered name of the agent an eval's LLM judge runs as: on every worker, like the default agent. */
-export const evalJudgeAgentName = 'eval-judge';
+import { evalJudgeAgentName } from './judge-agent-name';
+
+export { evalJudgeAgentName };
 
 /** The judge's verdict, as its model must answer it (the structured output the run checks). */
 export const judgeVerdictSchema = z.object({

@@ -1,7 +1,7 @@
 import type { AgentInput } from '../../core/resolve-input';
 import type { Message } from '../../core/messages';
 import type { CaseOutcome, EvalCase, GraderSpec } from '../types';
-import { evalJudgeAgentName } from './judge-agent';
+import { evalJudgeAgentName } from './judge-agent-name';
 
 type JudgeSpec = Extract<GraderSpec, { type: 'judge' }>;
 
