@@ -17,7 +17,7 @@ import { runLink } from '../web-ui';
 import { loadCases } from './eval-case-sources';
 import { parseCandidate, parseGrader, readConfigFile } from './eval-flags';
 import { parseDecimal, parseInteger } from './agent-flags';
-import { renderEvalReport } from './eval-report-file';
+import { renderReport } from '../../evals/report/render-report';
 
 /**
  * `agent eval`: replays recorded conversations (or a dataset) onto candidates, durably, and scores them. Cases from
@@ -164,7 +164,7 @@ export async function evalCommand(argv: string[], output: Output): Promise<numbe
       stop.abort();
     }
     if (values.report) {
-      await writeFile(path.resolve(invocationDirectory(), values.report), await renderEvalReport(report));
+      await writeFile(path.resolve(invocationDirectory(), values.report), renderReport(report));
       output.info(`wrote the report to ${values.report}`);
     }
     if (values.json) output.result(JSON.stringify(report));
