@@ -65,7 +65,7 @@ it('answers every case with each candidate once, each shown its instructions and
       { name: 'terse', instructions: 'Be terse.' },
       { name: 'polite', instructions: 'Be polite.' },
     ],
-    tools: 'refuse',
+    // The default: an unrecorded read runs on a scratch copy of the env's workspace.
     concurrency: 2,
   });
 
