@@ -60,10 +60,10 @@ export function progressMessage(event: StreamEvent): string | undefined {
       return `model call failed (${event.error}); attempt ${event.attempt + 1} follows`;
     case 'turn_end':
       return `turn ${event.turn} ended: ${event.status}`;
+    // Text as it is written, and an eval's own story (evals/workflow/, never on an agent run's stream): no message.
     case 'text':
     case 'thinking':
     case 'reset':
-    // An eval's own story (evals/workflow/): never on an agent run's stream.
     case 'eval_pair_start':
     case 'eval_pair_end':
     case 'eval_end':
