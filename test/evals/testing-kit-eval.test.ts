@@ -107,3 +107,27 @@ it('answers every case with each candidate once, each shown its instructions and
   ]);
   expect(report.stopped).toBeUndefined();
 });
+
+it('continues a long eval as new, carrying the scored pairs, and reports them all', async () => {
+  model.reset((request) => `answer to ${lastUserText(request.messages)}`);
+  const evalId = `eval-kit-chain-${Date.now()}`;
+  const cases = Array.from({ length: 5 }, (_, index) => datasetCase(`case-${index + 1}`, `question ${index + 1}`, index + 1));
+  const report = await env.runEval({
+    evalId,
+    cases,
+    candidates: [{ name: 'terse', instructions: 'Be terse.' }],
+    graders: [{ type: 'contains', value: 'answer' }],
+    pairsPerRun: 2,
+    concurrency: 1,
+  });
+  expect(report.cases.map((entry) => [entry.case.id, entry.outcomes[0].answer, entry.outcomes[0].pass])).toEqual(
+    cases.map((evalCase) => [evalCase.id, `answer to ${evalCase.prompt}`, true]),
+  );
+  expect(model.requests).toHaveLength(5);
+  // Three runs: two pairs, two pairs, one; each run's history holds only its own pairs.
+  const runs: number[] = [];
+  for await (const execution of env.client.workflow.list({ query: `WorkflowId = '${evalId}'` }))
+    runs.push(execution.historyLength ?? 0);
+  expect(runs).toHaveLength(3);
+  if (process.env.EVAL_HISTORY) process.stderr.write(`events per run of 2, 2 and 1 pairs: ${runs.join(', ')}\n`);
+});
