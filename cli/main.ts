@@ -28,6 +28,7 @@ const commands: Record<string, () => Promise<Command>> = {
   chat: async () => (await import('./commands/chat')).chatCommand,
   serve: async () => (await import('./commands/serve')).serveCommand,
   send: async () => (await import('./commands/session')).sendCommand,
+  steer: async () => (await import('./commands/session')).steerCommand,
   end: async () => (await import('./commands/session')).endCommand,
   watch: async () => (await import('./commands/watch')).watchCommand,
   'codec-server': async () => (await import('./commands/codec-server')).codecServerCommand,
