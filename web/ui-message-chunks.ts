@@ -140,6 +140,10 @@ export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
       if (this.emitting && event.type === 'steered') {
         this.turn = event.turn;
         this.messageId = steeredMessageId(event.turn, event.iteration);
+        // The step before the steering message is the other response's: this message's steps start with the next call.
+        this.call = undefined;
+        this.openText = undefined;
+        this.openReasoning = undefined;
       }
     } else if (event.type === 'approval_requested') {
       this.awaiting.delete(event.id);
