@@ -9,7 +9,15 @@ import type { CarriedState } from '../../core/carried-state';
 import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
 import type { StreamEvent } from '../../core/stream-events';
-import { agentWorkflowType, endSessionSignal, messagesQuery, statusQuery, streamTailQuery } from '../../workflows/definitions';
+import { maxPromptChars } from '../../core/limits';
+import {
+  agentWorkflowType,
+  endSessionSignal,
+  messagesQuery,
+  statusQuery,
+  steerUpdate,
+  streamTailQuery,
+} from '../../workflows/definitions';
 import {
   anthropicReply,
   openaiReply,
@@ -191,6 +199,16 @@ it('a steering message that arrives as the model gives its final answer is answe
     expect(messages[messages.length - 2]).toEqual({ role: 'user', content: steering });
     const events = await streamEvents(handle);
     expect(events.some((event) => event.type === 'steered')).toBe(false);
+
+    // A steering message is checked like any message: too long, refused before anything is sent or stored; empty,
+    // refused by the session's validator; neither reaches the conversation.
+    await expect(sendMessage(handle, 'x'.repeat(maxPromptChars + 1), { steer: true })).rejects.toMatchObject({
+      refused: true,
+    });
+    await expect(handle.executeUpdate(steerUpdate, { args: ['   '] })).rejects.toMatchObject({
+      cause: { message: 'message must not be empty' },
+    });
+    expect(await handle.query(messagesQuery)).toHaveLength(4);
     expect(events.filter((event) => event.type === 'turn_end').map((event) => (event as { answer: string }).answer)).toEqual([
       'alpha.txt says alpha.',
       'beta.txt says beta.',

@@ -124,3 +124,48 @@ it('a steer POST with no turn in progress is an ordinary message, answered as it
   expect(second.message.id).toBe('turn-2');
   expect(textOf(second.message)).toBe('Steered or not, hello again.');
 });
+
+it('AG-UI: forwardedProps.steer steers the thread the useChat chat shares; the run starts after the steering message', async () => {
+  let answerFirstCall!: () => void;
+  const firstCall = new Promise<void>((resolve) => (answerFirstCall = resolve));
+  bed.server.enqueue(
+    {
+      gate: firstCall,
+      then: openaiReply({ toolCalls: [{ id: 'call_b', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+    },
+    openaiReply({ content: 'Steered over AG-UI.' }),
+  );
+  const id = newChatId();
+  const answering = chat(served!.api, 'alice', id, [userMessage('read alpha.txt again')]);
+  await waitFor('the first model call under way', () => bed.server.requests.length === 1);
+  const run = {
+    threadId: id,
+    runId: 'steer-run',
+    state: {},
+    tools: [],
+    context: [],
+    forwardedProps: { steer: true },
+    messages: [{ id: 'u1', role: 'user', content: steering }],
+  };
+  const response = await fetch(served!.agUi, {
+    method: 'POST',
+    headers: { ...alice, 'content-type': 'application/json' },
+    body: JSON.stringify(run),
+  });
+  expect(response.status).toBe(200);
+  const session = bed.environment.client.workflow.getHandle(`chat-${id}`);
+  await waitFor('the steering message accepted', async () => (await session.query(statusQuery)).queuedMessages === 1);
+  answerFirstCall();
+  const events = (await response.text())
+    .split('\n\n')
+    .filter((frame) => frame.startsWith('data: '))
+    .map((frame) => JSON.parse(frame.slice('data: '.length)) as { type: string; delta?: string; role?: string });
+  await answering;
+  expect(events[0].type).toBe('RUN_STARTED');
+  expect(events.at(-1)?.type).toBe('RUN_FINISHED');
+  expect(events.filter((event) => event.type === 'TEXT_MESSAGE_CONTENT').map((event) => event.delta)).toEqual([
+    'Steered over AG-UI.',
+  ]);
+  expect(events.some((event) => event.role === 'user' || event.type === 'TOOL_CALL_START')).toBe(false);
+  expect(bed.server.requests[1].body.messages.at(-1)).toEqual({ role: 'user', content: steering });
+});
