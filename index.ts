@@ -33,7 +33,7 @@ export {
 export { AgentPlugin, type AgentPluginOptions } from './worker/agent-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './worker/create-worker';
 export { startAgent, resolveOrThrow, InvalidInputError, type AgentHandle, type AgentWorkflow } from './client/start-agent';
-export { sendMessage, MessageNotAnsweredError } from './client/send-message';
+export { sendMessage, MessageNotAnsweredError, type SendMessageOptions } from './client/send-message';
 export { agentDataConverter } from './storage/data-converter';
 export { resolveAgentInput, type AgentInput } from './core/resolve-input';
 export type { ResolvedAgentInput } from './core/input';
@@ -76,4 +76,5 @@ export {
   messagesQuery,
   sendMessageUpdate,
   statusQuery,
+  steerUpdate,
 } from './workflows/definitions';

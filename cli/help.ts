@@ -106,6 +106,10 @@ ${agentFlags}`,
       --json                   one JSON event per line, each with its offset, then {"type":"run_end",…}`,
   },
   send: { summary: `send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]` },
+  steer: {
+    summary: `steer <workflow-id> "<message>"  steer the turn in progress: it takes the message after its current step;
+                         prints that turn's reply (with no turn in progress, an ordinary message)   [--json]`,
+  },
   end: { summary: `end <workflow-id>      end a session once the messages sent are answered           [--json]` },
   show: {
     summary: `show <workflow-id>     print the conversation, its messages numbered for fork --at   [--json]

@@ -6,6 +6,7 @@ import {
   handoffLine,
   replyLine,
   retryLine,
+  steeredLine,
   toolResultLine,
   toolStartLine,
   turnEndLine,
@@ -107,6 +108,10 @@ export class StreamRenderer {
         break;
       case 'handoff':
         this.progress(handoffLine(event));
+        break;
+      case 'steered':
+        // A line of the story for everyone, chat included: the person who steered sees when the turn took it.
+        this.line(steeredLine(event));
         break;
       case 'turn_end': {
         if (showText) this.shown.answer(event.answer);
