@@ -43,6 +43,8 @@ COPY cli ./cli
 # agent serve (the CLI's chat endpoint) loads the web handler.
 COPY web ./web
 COPY install ./install
+# agent eval: the eval workflow, its cases and graders.
+COPY evals ./evals
 
 # The file tools' workspace; docker-compose.yml mounts a host directory over it.
 RUN mkdir -p /workspace && chown node:node /workspace

@@ -41,7 +41,7 @@ export {
 export { AgentPlugin, type AgentPluginOptions } from './worker/agent-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './worker/create-worker';
 export { startAgent, resolveOrThrow, InvalidInputError, type AgentHandle, type AgentWorkflow } from './client/start-agent';
-export { sendMessage, MessageNotAnsweredError } from './client/send-message';
+export { sendMessage, MessageNotAnsweredError, type SendMessageOptions } from './client/send-message';
 export { agentDataConverter } from './storage/data-converter';
 export { resolveAgentInput, type AgentInput } from './core/resolve-input';
 export type { ResolvedAgentInput } from './core/input';
@@ -84,6 +84,7 @@ export {
   messagesQuery,
   sendMessageUpdate,
   statusQuery,
+  steerUpdate,
 } from './workflows/definitions';
 // Evals (docs/evals.md): cases answered by candidates as durable child runs, graded, and reported.
 export { runEval, startEval, evalInput, type EvalOptions, type EvalHandle, type EvalWorkflow } from './evals/run-eval';

@@ -47,6 +47,12 @@ export function handoffLine(event: Event<'handoff'>): string {
   return printable(`handed over from ${event.from} to ${event.to}`);
 }
 
+/** `  ↪ steering taken after model call 2: not that file, the other one` (the message as the stream cut it). */
+export function steeredLine(event: Event<'steered'>): string {
+  const where = event.iteration === 0 ? 'before the first model call' : `after model call ${event.iteration}`;
+  return printable(`  ↪ steering taken ${where}: ${event.text}`);
+}
+
 export function turnStartLine(event: Event<'turn_start'>): string {
   return `── turn ${event.turn}`;
 }

@@ -36,6 +36,20 @@ const agentFlags = `      --agent NAME             a registered agent (built-in 
       --batch                  every model call through the provider's batch API: half the price, answered within
                                24 hours, waited for on durable timers (run only; chat and serve refuse it)`;
 
+/** agentFlags without the entries of these flags (an entry is its line and the continuation lines under it). */
+function agentFlagsWithout(...flags: string[]): string {
+  const entries: string[][] = [];
+  for (const line of agentFlags.split('\n')) {
+    if (/^\s+--/.test(line)) entries.push([line]);
+    else entries.at(-1)?.push(line);
+  }
+  const dropped = (entry: string[]) => flags.some((flag) => new RegExp(`^\\s+${flag}[\\s,]`).test(entry[0]));
+  return entries
+    .filter((entry) => !dropped(entry))
+    .map((entry) => entry.join('\n'))
+    .join('\n');
+}
+
 /**
  * Each command's help: `summary` is its part of the overview (`agent help`); `flags`, when the overview shortens
  * them, is what `agent <command> --help` lists instead. Every command of cli/main.ts has an entry, and every flag
@@ -92,7 +106,7 @@ ${agentFlags}`,
       --allow-unauthenticated  listen beyond loopback with no --principal-header (refused otherwise, exit 2)
       --yes                    approve every tool call without asking (else a call that needs approval is put to the
                                client's user by MCP elicitation, and refused when the client cannot ask)
-${agentFlags}`,
+${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
   },
   dev: {
     summary: `dev                    keep a local Temporal dev server, its Web UI and a worker running until Ctrl-C, so that
@@ -106,6 +120,10 @@ ${agentFlags}`,
       --json                   one JSON event per line, each with its offset, then {"type":"run_end",…}`,
   },
   send: { summary: `send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]` },
+  steer: {
+    summary: `steer <workflow-id> "<message>"  steer the turn in progress: it takes the message after its current step;
+                         prints that turn's reply (with no turn in progress, an ordinary message)   [--json]`,
+  },
   end: { summary: `end <workflow-id>      end a session once the messages sent are answered           [--json]` },
   show: {
     summary: `show <workflow-id>     print the conversation, its messages numbered for fork --at   [--json]

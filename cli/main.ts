@@ -30,6 +30,7 @@ const commands: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./commands/serve')).serveCommand,
   mcp: async () => (await import('./commands/mcp')).mcpCommand,
   send: async () => (await import('./commands/session')).sendCommand,
+  steer: async () => (await import('./commands/session')).steerCommand,
   end: async () => (await import('./commands/session')).endCommand,
   watch: async () => (await import('./commands/watch')).watchCommand,
   'codec-server': async () => (await import('./commands/codec-server')).codecServerCommand,

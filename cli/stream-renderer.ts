@@ -9,6 +9,7 @@ import {
   handoffLine,
   replyLine,
   retryLine,
+  steeredLine,
   toolResultLine,
   toolStartLine,
   turnEndLine,
@@ -110,6 +111,10 @@ export class StreamRenderer {
         break;
       case 'handoff':
         this.progress(handoffLine(event));
+        break;
+      case 'steered':
+        // A line of the story for everyone, chat included: the person who steered sees when the turn took it.
+        this.line(steeredLine(event));
         break;
       case 'turn_end': {
         if (showText) this.shown.answer(event.answer);

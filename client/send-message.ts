@@ -2,7 +2,7 @@ import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/clie
 import { AgentError, failureTypes } from '../core/errors';
 import { maxPromptChars } from '../core/limits';
 import { isPending, type MessageReply, type TurnReply } from '../core/result';
-import { awaitReplyUpdate, sendMessageUpdate } from '../workflows/definitions';
+import { awaitReplyUpdate, sendMessageUpdate, steerUpdate } from '../workflows/definitions';
 import { failureMessage } from './failure-message';
 import { unpinSession } from './session-versioning';
 
@@ -27,6 +27,17 @@ export class MessageNotAnsweredError extends AgentError {
 
 const inFlightLimitType = 'InFlightUpdateLimit';
 
+export interface SendMessageOptions {
+  /**
+   * Steer the turn in progress instead of queuing behind it: the turn takes the message at its next iteration (after
+   * the model call and tool calls under way, before the next model call) and goes on with it. The message gets no
+   * answer of its own: the reply returned is that turn's, which covers it. A turn that ends before taking it leaves
+   * it to the next turn, ahead of the queue, and the reply is that turn's; with no turn in progress it is an ordinary
+   * message. The run's stream says when it was taken (`steered`).
+   */
+  steer?: boolean;
+}
+
 /**
  * Sends one user message to a session and returns the reply. Follows the
  * session across continue-as-new: a message handed to the next run is asked
@@ -34,11 +45,13 @@ const inFlightLimitType = 'InFlightUpdateLimit';
  * with the workflow's or the provider's own words, when the message is not answered.
  * `handle` must name the workflow id only (no run id), so that it reaches the newest run.
  * A session Temporal has pinned by accident is unpinned first (session-versioning.ts), so that the current build answers.
+ * With `{ steer: true }` the message steers the turn in progress (SendMessageOptions).
  */
-export async function sendMessage(handle: WorkflowHandle, message: string): Promise<TurnReply> {
+export async function sendMessage(handle: WorkflowHandle, message: string, options: SendMessageOptions = {}): Promise<TurnReply> {
   assertMessageSize(message);
   await unpinSession(handle);
-  let reply: MessageReply = await update(() => handle.executeUpdate(sendMessageUpdate, { args: [message] }));
+  const first = options.steer ? steerUpdate : sendMessageUpdate;
+  let reply: MessageReply = await update(() => handle.executeUpdate(first, { args: [message] }));
   while (isPending(reply)) {
     const { ticket } = reply;
     await new Promise((resolve) => setTimeout(resolve, pendingRetryDelayMs));

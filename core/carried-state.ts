@@ -104,6 +104,10 @@ export interface CarriedInbox {
   /** The message whose turn was in progress when the run continued as new. */
   current?: number;
   settled: SettledMessage[];
+  /** Steering messages no turn had taken yet (since 0.5): the turn in progress takes them, or the next turn answers them. */
+  steering?: Array<{ ticket: number; content: string }>;
+  /** Steering messages the turn in progress had taken (since 0.5): they get its reply. */
+  joined?: number[];
 }
 
 /** A session message's outcome kept for a caller who asks for it again after a continue-as-new. */

@@ -36,7 +36,10 @@ function replaceWithSummary(messages: Message[], summary: { content: string; upT
 export function compactOldTurns(messages: Message[], afterTurns: number): Message[] {
   let turnsSeen = 0;
   const compacted = [...messages];
-  const currentTurnStart = messages.map((message) => message.role).lastIndexOf('user');
+  // Where the turn in progress began: its own message, not a steering message that joined it mid-loop (the tool loop
+  // goes on across it, and must keep its thinking).
+  let currentTurnStart = messages.length - 1;
+  while (currentTurnStart >= 0 && !isTurnStart(messages[currentTurnStart])) currentTurnStart--;
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
     const old = turnsSeen >= afterTurns;
@@ -58,6 +61,10 @@ export function compactOldTurns(messages: Message[], afterTurns: number): Messag
     }
   }
   return compacted;
+}
+
+function isTurnStart(message: Message): boolean {
+  return message.role === 'user' && !message.steering;
 }
 
 function shorten(text: string): string {

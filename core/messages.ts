@@ -57,7 +57,15 @@ export type RedactedThinkingPart = z.infer<typeof redactedThinkingPartSchema>;
 export type ReasoningPart = z.infer<typeof reasoningPartSchema>;
 
 export const systemMessageSchema = z.object({ role: z.literal('system'), content: z.string() });
-export const userMessageSchema = z.object({ role: z.literal('user'), content: z.string() });
+export const userMessageSchema = z.object({
+  role: z.literal('user'),
+  content: z.string(),
+  /**
+   * A steering message: a person's message that joined a turn in progress (README, "Steering"), not the start of a
+   * turn. Providers send it as any user message; readers that count turns skip it.
+   */
+  steering: z.literal(true).optional(),
+});
 export const assistantMessageSchema = z.object({
   role: z.literal('assistant'),
   content: z.string(),

@@ -23,6 +23,8 @@ import type { Usage } from './usage';
  * the failed attempt itself (activities/model/retry-notice.ts), for every run: a run whose model endpoint cannot be
  * reached is no longer silent until its last attempt.
  *
+ * Since 0.5 a steering message the turn in progress took is told (`steered`), where it joined the turn.
+ *
  * Since 0.5 an eval (evals/workflow/, `agent eval`) tells its story on its own stream, in the same vocabulary: a
  * pair (a case answered by a candidate, or the recorded baseline graded) starting and ending with its score, and the
  * eval ending. Its child runs tell their own stories on their own streams (`agent watch <eval id>/<case>/<candidate>`).
@@ -87,6 +89,12 @@ export type StreamEvent =
     } & PendingApproval)
   /** A person (or the approval timeout) decided on call `id`. */
   | { type: 'approval_decided'; id: string; approved: boolean; reason?: string }
+  /**
+   * A steering message joined turn `turn` (since 0.5): a person's message the turn took at its next iteration, after
+   * `iteration` model calls and their tool results, before the next call. `text` is the message, cut to
+   * `steeringPreviewChars` (the conversation has it whole).
+   */
+  | { type: 'steered'; turn: number; iteration: number; text: string }
   /** The model handed the conversation from one agent to another (since 0.2). */
   | { type: 'handoff'; from: string; to: string }
   /**
@@ -128,6 +136,9 @@ export const agentStreamTopic = 'agent';
 
 /** How much of a tool result the stream shows: it is for watching, the conversation has the whole. */
 export const toolPreviewChars = 200;
+
+/** How much of a steering message the stream shows (a message may be far longer: the conversation has the whole). */
+export const steeringPreviewChars = 1000;
 
 /** How long the model activity gathers text before publishing it: one signal (and one history event) per interval at most. */
 export const textBatchMs = 200;

@@ -10,7 +10,7 @@ import {
 import type { PendingApproval } from '../core/result';
 import type { StreamEvent } from '../core/stream-events';
 import { addUsage, type Usage } from '../core/usage';
-import type { StartAfter, TurnTranslator } from './turn-response';
+import { opensSteeredResponse, type StartAfter, type TurnTranslator } from './turn-response';
 
 /**
  * The AG-UI face of a run's story: one AG-UI run is one turn of a session (the thread), or the part of a turn up to an
@@ -113,6 +113,8 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
   private lastReplyMessage: string | undefined;
   private finished = false;
   private emitting: boolean;
+  /** Steering messages told so far: each user message's id is its own. */
+  private steerings = 0;
   private readonly awaiting: Set<string>;
 
   constructor(
@@ -161,7 +163,11 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
     if (this.finished) return [];
     if (!this.emitting) {
       if (this.startAfter?.kind === 'turn_start' && event.type === 'turn_start') this.emitting = true;
-      else {
+      else if (this.startAfter?.kind === 'steered' && opensSteeredResponse(event, this.startAfter.turn)) {
+        this.emitting = true;
+        // The steering message that opens this run is the client's own message: the run goes on after it.
+        if (event.type === 'steered') return [];
+      } else {
         this.learn(event);
         return [];
       }
@@ -210,6 +216,15 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
         ];
       case 'handoff':
         return [this.custom(agUiCustomNames.handoff, { from: event.from, to: event.to })];
+      case 'steered': {
+        // A person's steering message joined the turn: a user message where it joined, as AG-UI tells messages.
+        const messageId = `${this.ids.runId}:steered:${event.turn}:${event.iteration}:${++this.steerings}`;
+        return [
+          { type: EventType.TEXT_MESSAGE_START, messageId, role: 'user' } as BaseEvent,
+          { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: event.text } as BaseEvent,
+          { type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent,
+        ];
+      }
       case 'model_retry': {
         const { type: _type, ...retry } = event;
         return [this.custom(agUiCustomNames.modelRetry, retry)];

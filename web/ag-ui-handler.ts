@@ -15,9 +15,9 @@ export interface AgUiSession extends AgUiTurnFollow {
   /** The offset the session's next stream event will get: a message sent now has its turn start there or later. */
   nextOffset(): Promise<number>;
   /** The turn in progress and where it began on the stream, if one runs. */
-  turnInProgress(): Promise<{ offset: number } | undefined>;
-  /** Hands the session a message (queued behind a turn in progress); resolves once the session has it. */
-  send(text: string): Promise<void>;
+  turnInProgress(): Promise<{ offset: number; turn: number } | undefined>;
+  /** Hands the session a message (queued behind a turn in progress, or steering it); resolves once the session has it. */
+  send(text: string, options?: { steer?: boolean }): Promise<void>;
   decide(call: string, decision: ApprovalDecision): Promise<void>;
 }
 
@@ -54,7 +54,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): (request: Reques
         principal,
         asked.kind === 'resume'
           ? { kind: 'approvals', id: ids.threadId, decisions: asked.decisions }
-          : { kind: 'message', id: ids.threadId, text: asked.text },
+          : { kind: 'message', id: ids.threadId, text: asked.text, ...(asked.steer && { steer: true }) },
       );
       return agUiEventStreamResponse(
         followTurn(new AgUiTranslator(ids, turn.startAfter), {

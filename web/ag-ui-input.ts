@@ -16,7 +16,8 @@ export class AgUiInputError extends ChatRequestError {
 }
 
 export type AgUiRequest =
-  | { kind: 'message'; input: RunAgentInput; text: string }
+  /** `steer`: `forwardedProps.steer` was true, so the message steers the turn in progress (README, "Steering"). */
+  | { kind: 'message'; input: RunAgentInput; text: string; steer?: boolean }
   | { kind: 'resume'; input: RunAgentInput; decisions: Array<{ call: string; decision: ApprovalDecision }> };
 
 export function readRunAgentInput(body: unknown): AgUiRequest {
@@ -33,7 +34,9 @@ export function readRunAgentInput(body: unknown): AgUiRequest {
     throw new AgUiInputError('the last message must be the user message to send (or resume must answer interrupts)');
   const text = textOf(last.content);
   if (text.trim() === '') throw new AgUiInputError('the user message has no text');
-  return { kind: 'message', input, text };
+  const steer = (input.forwardedProps as { steer?: unknown } | undefined)?.steer;
+  if (steer !== undefined && typeof steer !== 'boolean') throw new AgUiInputError('forwardedProps.steer must be true or false');
+  return { kind: 'message', input, text, ...(steer === true && { steer: true }) };
 }
 
 function textOf(content: unknown): string {

@@ -6,7 +6,7 @@ export const chatIdPattern = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** What a POST from useChat's DefaultChatTransport asks: a new message, or the answers to approval requests. */
 export type ChatAsk =
-  | { kind: 'message'; id: string; text: string }
+  | { kind: 'message'; id: string; text: string; steer?: boolean }
   | { kind: 'approvals'; id: string; decisions: Array<{ call: string; decision: ApprovalDecision }> };
 
 /** A chat id (or an AG-UI threadId: `what` names it) as chatIdPattern, or 400: it becomes a workflow id. */
@@ -18,7 +18,8 @@ export function assertChatId(id: unknown, what = 'the chat id'): string {
 }
 
 /**
- * Reads `{ id, messages, trigger, messageId }`. Only the newest message counts: the session holds the conversation,
+ * Reads `{ id, messages, trigger, messageId, steer }` (`steer: true`, sent as useChat's request `body`, makes the
+ * message steer the turn in progress). Only the newest message counts: the session holds the conversation,
  * so the earlier messages the client sends are not trusted or re-sent. A user message's text parts are the message;
  * an assistant message whose tool parts carry approval responses (useChat's addToolApprovalResponse) is decisions.
  */
@@ -26,7 +27,8 @@ export function readChatRequest(body: unknown): ChatAsk {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ChatRequestError(400, 'the body must be a JSON object { id, messages }');
   }
-  const { id, messages, trigger } = body as Record<string, unknown>;
+  const { id, messages, trigger, steer } = body as Record<string, unknown>;
+  if (steer !== undefined && typeof steer !== 'boolean') throw new ChatRequestError(400, 'steer must be true or false');
   const chatId = assertChatId(id);
   if (trigger === 'regenerate-message') {
     throw new ChatRequestError(400, 'regenerating a message is not supported: the session keeps every answer it gave');
@@ -42,7 +44,7 @@ export function readChatRequest(body: unknown): ChatAsk {
       .flatMap((part) => (isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [part.text] : []))
       .join('');
     if (!text.trim()) throw new ChatRequestError(400, 'the newest message has no text');
-    return { kind: 'message', id: chatId, text };
+    return { kind: 'message', id: chatId, text, ...(steer === true && { steer: true }) };
   }
   if (newest.role === 'assistant') {
     const decisions = parts.flatMap((part) => {

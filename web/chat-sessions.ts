@@ -22,6 +22,7 @@ import {
   interruptUpdate,
   sendMessageUpdate,
   statusQuery,
+  steerUpdate,
   streamTailQuery,
 } from '../workflows/definitions';
 
@@ -116,13 +117,15 @@ export class ChatSession {
 
   /**
    * Hands the session a message and returns once the session accepted it (queued behind a turn in progress, as
-   * the CLI's messages are); the answer comes on the stream. Refused messages throw ChatRequestError (422).
+   * the CLI's messages are, or with `steer`, for the turn in progress to take); the answer comes on the stream.
+   * Refused messages throw ChatRequestError (422).
    */
-  async send(text: string): Promise<void> {
+  async send(text: string, options: { steer?: boolean } = {}): Promise<void> {
     try {
       assertMessageSize(text);
       await unpinSession(this.handle);
-      await this.handle.startUpdate(sendMessageUpdate, { args: [text], waitForStage: WorkflowUpdateStage.ACCEPTED });
+      const update = options.steer ? steerUpdate : sendMessageUpdate;
+      await this.handle.startUpdate(update, { args: [text], waitForStage: WorkflowUpdateStage.ACCEPTED });
     } catch (error) {
       throw refused(error, 'the message was not accepted');
     }

@@ -31,7 +31,8 @@ export interface WebEndpointOptions extends ChatSessionsOptions, RequestGuardOpt
 
 /** What a request asks of a session, whichever protocol it came in. */
 export type Ask =
-  | { kind: 'message'; id: string; text: string }
+  /** `steer`: the message steers the turn in progress (README, "Steering") instead of queuing behind it. */
+  | { kind: 'message'; id: string; text: string; steer?: boolean }
   | { kind: 'approvals'; id: string; decisions: Array<{ call: string; decision: ApprovalDecision }> };
 
 /** The turn a response follows: the session, where to read from, and where the response's own events begin. */
@@ -100,10 +101,12 @@ export class RequestFlow {
 
   /** Hands the session a message or decisions, and says which turn the response follows. */
   ask(principal: string, ask: Ask): Promise<TurnToFollow> {
-    return ask.kind === 'message' ? this.message(principal, ask.id, ask.text) : this.decide(principal, ask.id, ask.decisions);
+    return ask.kind === 'message'
+      ? this.message(principal, ask.id, ask.text, ask.steer === true)
+      : this.decide(principal, ask.id, ask.decisions);
   }
 
-  private async message(principal: string, id: string, text: string): Promise<TurnToFollow> {
+  private async message(principal: string, id: string, text: string, steer: boolean): Promise<TurnToFollow> {
     const existing = await this.sessions.open(principal, this.assertId(id));
     if (!existing) {
       const started = await this.sessions.start(principal, id, text);
@@ -121,10 +124,17 @@ export class RequestFlow {
           'approve or deny it (or stop the turn) first, then send your message',
       );
     }
+    // A steering message's response is the turn that takes it, from where it took it: the turn in progress (read
+    // before sending, so the response cannot miss the moment), or the next turn when this one ends first.
+    const running = steer ? await existing.turnInProgress() : undefined;
+    if (running) {
+      await existing.send(text, { steer: true });
+      return { session: existing, from: running.offset, startAfter: { kind: 'steered', turn: running.turn } };
+    }
     // Where the next turn can start, read before sending: the turn in progress (if any) ends before it, and not in
-    // this response.
+    // this response. A steering message sent with no turn in progress is an ordinary message.
     const from = await existing.nextOffset();
-    await existing.send(text);
+    await existing.send(text, { steer });
     return { session: existing, from, startAfter: { kind: 'turn_start' } };
   }
 

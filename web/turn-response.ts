@@ -14,8 +14,17 @@ export interface TurnSource {
   pendingApprovals?(): Promise<PendingApproval[]>;
 }
 
-/** Where a response's own events begin: at a new message's turn, or once the approvals it answered have passed. */
-export type StartAfter = { kind: 'turn_start' } | { kind: 'approvals'; calls: string[] };
+/**
+ * Where a response's own events begin: at a new message's turn, once the approvals it answered have passed, or (a
+ * steering message) where a turn took a steering message: turn `turn` (the one in progress when it was sent) or a
+ * later one, or at the start of a turn after it (the turn ended first, and the next one answers it).
+ */
+export type StartAfter = { kind: 'turn_start' } | { kind: 'approvals'; calls: string[] } | { kind: 'steered'; turn: number };
+
+/** Whether `event` is where a response that follows a steering message sent during turn `turn` begins. */
+export function opensSteeredResponse(event: StreamEvent, turn: number): boolean {
+  return (event.type === 'steered' && event.turn >= turn) || (event.type === 'turn_start' && event.turn > turn);
+}
 
 /** What a protocol is: a translator of the run's events (core/stream-events.ts) into its own, pure. */
 export interface TurnTranslator<Out> {

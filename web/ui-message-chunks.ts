@@ -1,7 +1,7 @@
 import type { TurnStatus } from '../core/result';
 import type { StreamEvent } from '../core/stream-events';
 import type { Usage } from '../core/usage';
-import type { StartAfter, TurnTranslator } from './turn-response';
+import { opensSteeredResponse, type StartAfter, type TurnTranslator } from './turn-response';
 
 export type { StartAfter } from './turn-response';
 
@@ -40,6 +40,14 @@ export function assistantMessageId(turn: number): string {
 }
 
 /**
+ * The id of the assistant message that goes on with turn `turn` after it took steering messages, `iteration` model
+ * calls in: a steering message's response, and the conversation read back (web/ui-messages.ts), give it this id.
+ */
+export function steeredMessageId(turn: number, iteration: number): string {
+  return `${assistantMessageId(turn)}-steered-${iteration}`;
+}
+
+/**
  * Turns one turn's stream events (core/stream-events.ts) into UI message chunks: the turn is one assistant message,
  * each model call one step (start-step), its thinking reasoning parts and its text text parts (a new part each time
  * the two alternate), a retried call's partial text and thinking dropped with reset-step (which removes the current
@@ -68,6 +76,8 @@ export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
   private readonly denied = new Set<string>();
   private readonly pending = new Set<string>();
   private done = false;
+  /** The id of the message this response writes: the turn's, or (a steering message's response) its continuation's. */
+  private messageId: string | undefined;
 
   constructor(private readonly startAfter: StartAfter = { kind: 'turn_start' }) {
     this.emitting = false;
@@ -93,15 +103,17 @@ export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
     if (this.done) return [];
     // The end of a turn before this stream's own (a message sent while another turn streamed) is not this one's end.
     if (!this.emitting && event.type === 'turn_end') return [];
-    const chunks = this.chunksOf(event);
     const before = this.emitting;
     this.updateEmitting(event);
+    // A steering message that opens the stream is the client's own: its continuation starts after it.
+    const chunks = !before && this.emitting && event.type === 'steered' ? [] : this.chunksOf(event);
     // A turn_start that opens the stream is its first chunk; an approval request that opens it was the client's already.
-    const emit = event.type === 'turn_start' ? this.emitting : before;
+    const emit = event.type === 'turn_start' || event.type === 'steered' ? this.emitting : before;
     if (!emit) return [];
     if (this.sentStart || this.turn === undefined) return chunks;
     this.sentStart = true;
-    return [{ type: 'start', messageId: assistantMessageId(this.turn), messageMetadata: { turn: this.turn } }, ...chunks];
+    const messageId = this.messageId ?? assistantMessageId(this.turn);
+    return [{ type: 'start', messageId, messageMetadata: { turn: this.turn } }, ...chunks];
   }
 
   /** The response ends here while the turn waits for a person: the message stays open for the approval response. */
@@ -123,6 +135,16 @@ export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
     if (this.startAfter.kind === 'turn_start') {
       // The first turn_start's chunks are sent too: the turn begins with it.
       this.emitting = event.type === 'turn_start';
+    } else if (this.startAfter.kind === 'steered') {
+      this.emitting = opensSteeredResponse(event, this.startAfter.turn);
+      if (this.emitting && event.type === 'steered') {
+        this.turn = event.turn;
+        this.messageId = steeredMessageId(event.turn, event.iteration);
+        // The step before the steering message is the other response's: this message's steps start with the next call.
+        this.call = undefined;
+        this.openText = undefined;
+        this.openReasoning = undefined;
+      }
     } else if (event.type === 'approval_requested') {
       this.awaiting.delete(event.id);
       this.emitting = this.awaiting.size === 0;
@@ -230,6 +252,10 @@ export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
       }
       case 'handoff':
         return [{ type: 'data-handoff', data: { from: event.from, to: event.to } }];
+      case 'steered':
+        // A steering message taken while this response follows the turn: a data part where it joined (the page shows
+        // the person's words there); the conversation read back has it as a user message.
+        return [{ type: 'data-steered', data: { text: event.text, iteration: event.iteration } }];
       case 'model_retry': {
         // A data part the page may show (the attempt, the host, the error); clients that do not know it skip it.
         const { type: _type, ...retry } = event;

@@ -1,5 +1,5 @@
 import type { Message } from '../core/messages';
-import { assistantMessageId } from './ui-message-chunks';
+import { assistantMessageId, steeredMessageId } from './ui-message-chunks';
 
 /** A UIMessage of the AI SDK (`ai`'s type), as much of it as a conversation read back has. */
 export interface ConversationUiMessage {
@@ -24,26 +24,43 @@ export type ConversationUiPart =
 /**
  * The session's conversation as useChat's messages, to show after a reload: each user message, then one assistant
  * message per turn (one step per model reply, its tool calls as tool parts with their results), with the same ids
- * the live stream gives (`turn-N`), so a resumed turn replaces its message instead of adding a second one.
+ * the live stream gives (`turn-N`), so a resumed turn replaces its message instead of adding a second one. A
+ * steering message is a user message inside its turn: the turn's answer goes on after it in a message of its own,
+ * with the id a steering message's response gives it (`turn-N-steered-I`, after I model calls).
  */
 export function toUiMessages(conversation: Message[]): ConversationUiMessage[] {
   const messages: ConversationUiMessage[] = [];
   let turn = 0;
+  /** Model calls of the turn so far, and where the answer goes on after steering messages (their count then). */
+  let calls = 0;
+  let steeredAt: number | undefined;
+  let steerings = 0;
   let answer: ConversationUiMessage | undefined;
   const tools = new Map<string, Extract<ConversationUiPart, { toolCallId: string }>>();
   for (const message of conversation) {
     if (message.role === 'system') continue;
     if (message.role === 'user') {
-      turn++;
+      const text = [{ type: 'text' as const, text: message.content, state: 'done' as const }];
       answer = undefined;
-      messages.push({ id: `user-${turn}`, role: 'user', parts: [{ type: 'text', text: message.content, state: 'done' }] });
+      if (message.steering && turn > 0) {
+        steeredAt = calls;
+        messages.push({ id: `user-${turn}-steering-${++steerings}`, role: 'user', parts: text });
+        continue;
+      }
+      turn++;
+      calls = 0;
+      steeredAt = undefined;
+      steerings = 0;
+      messages.push({ id: `user-${turn}`, role: 'user', parts: text });
       continue;
     }
     if (!answer) {
-      answer = { id: assistantMessageId(Math.max(turn, 1)), role: 'assistant', parts: [] };
+      const id = steeredAt === undefined ? assistantMessageId(Math.max(turn, 1)) : steeredMessageId(turn, steeredAt);
+      answer = { id, role: 'assistant', parts: [] };
       messages.push(answer);
     }
     if (message.role === 'assistant') {
+      calls++;
       answer.parts.push({ type: 'step-start' });
       for (const thinking of message.thinking ?? []) {
         if (thinking.type === 'thinking') answer.parts.push({ type: 'reasoning', text: thinking.text, state: 'done' });

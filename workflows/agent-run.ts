@@ -34,6 +34,7 @@ import {
   sendMessageUpdate,
   settingsQuery,
   statusQuery,
+  steerUpdate,
 } from './definitions';
 import { HandOverRule } from './hand-over-rule';
 import { IdleClock } from './idle-clock';
@@ -112,7 +113,7 @@ export class AgentRun implements StatusSources {
 
   // StatusSources: what the status shows that the run's other parts own.
   queuedMessages(): number {
-    return this.inbox.waiting.length;
+    return this.inbox.waiting.length + this.inbox.steering.length;
   }
 
   pendingApprovals(): PendingApproval[] {
@@ -135,6 +136,7 @@ export class AgentRun implements StatusSources {
       approvals: this.approvals,
       handOver: this.handOver,
       turnScope: this.turnScope,
+      steering: inbox,
     };
 
     // The prompt of a new run, or the turn a previous run handed over in the middle.
@@ -151,7 +153,7 @@ export class AgentRun implements StatusSources {
     const idle = patched(idleClockPatch) ? new IdleClock(input.session!.idleTimeoutSeconds * 1000) : undefined;
     for (;;) {
       this.status.enter('waiting_for_message');
-      const wake = () => inbox.waiting.length > 0 || this.endRequested || this.handOver.due();
+      const wake = () => inbox.hasWaiting() || this.endRequested || this.handOver.due();
       let woke: boolean;
       if (idle) {
         idle.startWaiting();
@@ -164,7 +166,7 @@ export class AgentRun implements StatusSources {
       if (!this.endRequested && this.handOver.due()) return this.continueAsNew();
       // A session moved to a new build (Worker Versioning, docs/upgrades.md) answers its next message there, with
       // that build's agents and tools: its setup is this run's, so it continues as new, carrying the message.
-      if (!this.endRequested && inbox.waiting.length > 0 && movedToAnotherBuild(this.preparedOn)) return this.continueAsNew();
+      if (!this.endRequested && inbox.hasWaiting() && movedToAnotherBuild(this.preparedOn)) return this.continueAsNew();
       const start = this.freshTurn();
       const next = inbox.takeNext();
       if (!next) return this.finish(woke ? 'ended' : 'idle_timeout');
@@ -231,7 +233,7 @@ export class AgentRun implements StatusSources {
         iterations: reply.iterations,
         usage: reply.usage,
       });
-      if (ticket !== undefined) inbox.answer(ticket, reply);
+      inbox.answer(ticket, reply);
       return reply;
     } catch (error) {
       if (!input.session || !(error instanceof ApplicationFailure)) throw error;
@@ -246,7 +248,7 @@ export class AgentRun implements StatusSources {
         iterations,
         usage: status.turnUsage,
       });
-      if (ticket !== undefined) inbox.refuse(ticket, error.message, error.type ?? failureTypes.providerRejected);
+      inbox.refuse(ticket, error.message, error.type ?? failureTypes.providerRejected);
       return undefined;
     }
   }
@@ -333,6 +335,9 @@ export class AgentRun implements StatusSources {
       this.endRequested = true;
     });
     setHandler(sendMessageUpdate, (content) => inbox.outcome(inbox.accept(content)), {
+      validator: (content) => validateMessage(input, content, inbox, this.endRequested),
+    });
+    setHandler(steerUpdate, (content) => inbox.outcome(inbox.acceptSteering(content)), {
       validator: (content) => validateMessage(input, content, inbox, this.endRequested),
     });
     setHandler(

@@ -63,6 +63,15 @@ export const settingsQuery = defineQuery<RunSettings>('settings');
  */
 export const sendMessageUpdate = defineUpdate<MessageReply, [string]>('sendMessage');
 
+/**
+ * A steering message for the turn in progress: the turn takes it at its next iteration (after the model call and
+ * tool calls under way, before the next model call), as a user message, and the stream says so (`steered`). It gets
+ * no answer of its own: the update returns the reply of the turn that took it. A turn that ends before taking it
+ * leaves it to the next turn, ahead of the queue, whose reply it gets; with no turn in progress it is an ordinary
+ * message. Refused, and pending across continue-as-new, as sendMessage is.
+ */
+export const steerUpdate = defineUpdate<MessageReply, [string]>('steer');
+
 /** The reply to a message handed over by continue-as-new (see sendMessage); waits for it if need be. */
 export const awaitReplyUpdate = defineUpdate<MessageReply, [number]>('awaitReply');
 

@@ -20,12 +20,20 @@ const uncollectedKept = 100;
  * the run continues as new, every caller still waiting is told `pending` with
  * its ticket and asks the next run (awaitReply), which carries the messages on;
  * so no update handler is ever left running when a run ends, and no reply is lost.
+ *
+ * A steering message (the steer update) does not queue: the turn in progress takes it at its next iteration
+ * (`takeSteering`), and its ticket joins that turn's, answered with the turn's reply. One the turn did not take
+ * before it ended is the next message answered (`takeNext`), ahead of the queue, so nothing is lost.
  */
 export class Inbox {
   private nextTicket: number;
   readonly waiting: WaitingMessage[];
+  /** Steering messages the turn in progress has not taken yet, in the order they came. */
+  readonly steering: WaitingMessage[];
   /** The message whose turn is in progress. */
   current: number | undefined;
+  /** Steering messages the turn in progress took: they get its reply (or its refusal). */
+  private joined: number[];
   private readonly outcomes: Map<number, Outcome>;
   private handingOver = false;
   /** Why no more messages are accepted, once the session is finishing. */
@@ -36,7 +44,9 @@ export class Inbox {
   constructor(carried?: CarriedInbox) {
     this.nextTicket = carried?.nextTicket ?? 0;
     this.waiting = [...(carried?.waiting ?? [])];
+    this.steering = [...(carried?.steering ?? [])];
     this.current = carried?.current;
+    this.joined = [...(carried?.joined ?? [])];
     this.outcomes = new Map(
       (carried?.settled ?? []).map((settled) => [
         settled.ticket,
@@ -53,9 +63,29 @@ export class Inbox {
     return ticket;
   }
 
+  /** A steering message, for the turn in progress to take at its next iteration; returns its ticket. */
+  acceptSteering(content: string): number {
+    const ticket = this.nextTicket++;
+    this.steering.push({ ticket, content });
+    this.updatesThisRun++;
+    return ticket;
+  }
+
+  /** Whether a message waits to be answered: queued, or steering that no turn has taken. */
+  hasWaiting(): boolean {
+    return this.waiting.length > 0 || this.steering.length > 0;
+  }
+
   /** True for a ticket this session has issued and not yet delivered the outcome of. */
   knows(ticket: number): boolean {
-    return this.current === ticket || this.outcomes.has(ticket) || this.waiting.some((message) => message.ticket === ticket);
+    const waits = (message: WaitingMessage) => message.ticket === ticket;
+    return (
+      this.current === ticket ||
+      this.joined.includes(ticket) ||
+      this.outcomes.has(ticket) ||
+      this.waiting.some(waits) ||
+      this.steering.some(waits)
+    );
   }
 
   /** Waits for a message's outcome: the reply, a refusal (thrown as the update's failure), or `pending` on a hand-over. */
@@ -68,25 +98,38 @@ export class Inbox {
     throw ApplicationFailure.create({ type: outcome.refusal.type, message: outcome.refusal.message, nonRetryable: true });
   }
 
-  /** The next message to answer, which becomes the current one. */
+  /**
+   * The next message to answer, which becomes the current one: a steering message the last turn ended without
+   * taking comes first (it was meant for the work in progress), then the queue.
+   */
   takeNext(): WaitingMessage | undefined {
-    const next = this.waiting.shift();
+    const next = this.steering.shift() ?? this.waiting.shift();
     this.current = next?.ticket;
     return next;
   }
 
-  answer(ticket: number, reply: TurnReply): void {
-    this.settle(ticket, { reply });
+  /** The steering messages that wait, taken by the turn in progress: each is answered with that turn's reply. */
+  takeSteering(): WaitingMessage[] {
+    const taken = this.steering.splice(0);
+    this.joined.push(...taken.map((message) => message.ticket));
+    return taken;
   }
 
-  refuse(ticket: number, message: string, type: string = failureTypes.messageNotAnswered): void {
-    this.settle(ticket, { refusal: { message, type } });
+  /** The turn answered: its message (`ticket`, none for a run's prompt) and the steering messages it took. */
+  answer(ticket: number | undefined, reply: TurnReply): void {
+    for (const each of this.turnTickets(ticket)) this.settle(each, { reply });
   }
 
-  /** Settles every message still waiting (and the current one), so no caller is left hanging. */
+  /** The turn failed: its message and the steering messages it took are refused with its reason. */
+  refuse(ticket: number | undefined, message: string, type: string = failureTypes.messageNotAnswered): void {
+    for (const each of this.turnTickets(ticket)) this.settle(each, { refusal: { message, type } });
+  }
+
+  /** Settles every message still waiting (and the current turn's), so no caller is left hanging. */
   settleAllWaiting(outcome: (ticket: number) => Outcome): void {
-    if (this.current !== undefined) this.settle(this.current, outcome(this.current));
-    for (const message of this.waiting.splice(0)) this.settle(message.ticket, outcome(message.ticket));
+    for (const ticket of this.turnTickets(this.current)) this.settle(ticket, outcome(ticket));
+    for (const message of [...this.steering.splice(0), ...this.waiting.splice(0)])
+      this.settle(message.ticket, outcome(message.ticket));
   }
 
   /** From now on the validator refuses new messages, with this reason. */
@@ -105,7 +148,17 @@ export class Inbox {
       waiting: this.waiting,
       current: this.current,
       settled: [...this.outcomes].map(([ticket, outcome]) => ({ ticket, ...outcome })),
+      // Left out when empty, so that a session that never steered carries what it carried before.
+      ...(this.steering.length > 0 && { steering: this.steering }),
+      ...(this.joined.length > 0 && { joined: this.joined }),
     };
+  }
+
+  /** The tickets a turn's outcome settles: its own message's and those of the steering messages it took. */
+  private turnTickets(ticket: number | undefined): number[] {
+    const tickets = [...(ticket === undefined ? [] : [ticket]), ...this.joined];
+    this.joined = [];
+    return tickets;
   }
 
   private settle(ticket: number, outcome: Outcome): void {

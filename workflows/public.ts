@@ -9,6 +9,7 @@ export {
   messagesQuery,
   sendMessageUpdate,
   statusQuery,
+  steerUpdate,
 } from './definitions';
 export type { AgentInput } from '../core/resolve-input';
 export type { AgentResult, TurnReply } from '../core/result';

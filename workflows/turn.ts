@@ -4,7 +4,7 @@ import { summaryCutIndex } from '../core/context-view';
 import type { ResolvedAgentInput } from '../core/input';
 import type { TurnReply, TurnStatus } from '../core/result';
 import { notRunResults } from '../core/tool-pairing';
-import { readableThinking } from '../core/stream-events';
+import { readableThinking, steeringPreviewChars } from '../core/stream-events';
 import type { ModelCallResult, RunSetup } from '../activities';
 import type { ToolChoice } from '../providers/provider-call';
 import { costBudgetOf, spendCheck, withBoundedOutput } from './cost-budget';
@@ -46,6 +46,8 @@ export interface TurnParts {
   handOver: HandOverRule;
   /** The turn's cancellation scope: why calls it cut short were not run. */
   turnScope: TurnScope;
+  /** The steering messages that wait for the turn in progress (the session's inbox). */
+  steering: { takeSteering(): Array<{ content: string }> };
 }
 
 /** How a turn ended: answered, or handed to the next run (continue-as-new) at this point, to go on there. */
@@ -125,6 +127,7 @@ export class Turn {
     while (this.progress.agentIterations < this.agent.maxIterations) {
       if (this.parts.handOver.due()) return this.handOver();
       if (this.budgetSpent()) return this.answered(this.lastAnswer(), 'cost_budget');
+      this.takeSteering();
       this.progress.iteration++;
       this.progress.agentIterations++;
       status.nextIteration();
@@ -171,6 +174,22 @@ export class Turn {
     const reflection = this.takeReply(askedForReflection, await askedForReflection.reply);
     state.messages.push(...notRunResults(reflection.message.toolCalls, 'the iteration limit was reached'));
     return this.answered(reflection.message.content, 'max_iterations');
+  }
+
+  /**
+   * Steering messages join the turn here, at the start of an iteration: after the last model call's tool calls all
+   * have their results, before the next call, so a user message never comes between a call and its result. Each
+   * provider's prepare step makes a user message after tool results what its API accepts (Anthropic: one user message
+   * with the results first). Runs recorded before steering have no steering update, so nothing is taken and their
+   * replay makes the commands it made: no patch is needed.
+   */
+  private takeSteering(): void {
+    const { state, stream, status } = this.parts;
+    for (const { content } of this.parts.steering.takeSteering()) {
+      state.messages.push({ role: 'user', content, steering: true });
+      const text = content.length > steeringPreviewChars ? `${content.slice(0, steeringPreviewChars)}…` : content;
+      stream.publish({ type: 'steered', turn: status.turns + 1, iteration: this.progress.iteration, text });
+    }
   }
 
   /** What an interrupted turn replies: its last answer so far (if any), and what it spent. */

@@ -3,6 +3,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { OpenedWorkspace, WorkspaceRefusal } from '../../tools/open-in-workspace';
+import { AgentError } from '../../core/errors';
 
 /**
  * How much a scratch copy may hold (docs/evals-tools.md): an eval copies the workspace once per case and candidate,
@@ -24,7 +25,8 @@ export interface CopySummary {
   skipped: number;
 }
 
-export class WorkspaceTooLarge extends Error {}
+/** The workspace is past the scratch copy's limits: the eval fails with this, it does not copy part of it. */
+export class WorkspaceTooLarge extends AgentError {}
 
 /**
  * Copies the regular files and directories of `source` into `destination` (an empty directory of ours), with the

@@ -13,14 +13,28 @@ import { type Output } from '../output';
 import { failureMessage } from '../../client/failure-message';
 
 /** `agent send <id> "<message>"`: one message to a session; prints the reply, or why it was not answered (exit 1). */
-export async function sendCommand(argv: string[], output: Output): Promise<number> {
+export function sendCommand(argv: string[], output: Output): Promise<number> {
+  return deliver('send', argv, output);
+}
+
+/**
+ * `agent steer <id> "<message>"`: a steering message for the session's turn in progress, which takes it after its
+ * current step; prints that turn's reply (the message gets no answer of its own), or why it was not answered (exit 1).
+ * With no turn in progress it is an ordinary message.
+ */
+export function steerCommand(argv: string[], output: Output): Promise<number> {
+  return deliver('steer', argv, output);
+}
+
+async function deliver(command: 'send' | 'steer', argv: string[], output: Output): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
     options: { json: { type: 'boolean', default: false } },
   });
-  if (positionals.length !== 2) throw new UsageError('send takes a workflow id and one message, in quotes');
+  if (positionals.length !== 2) throw new UsageError(`${command} takes a workflow id and one message, in quotes`);
   const [workflowId, message] = positionals;
+  const steer = command === 'steer';
   const session = await connect({ ensureWorker: true, log: output.info });
   try {
     const handle = session.client.workflow.getHandle(workflowId);
@@ -29,7 +43,8 @@ export async function sendCommand(argv: string[], output: Output): Promise<numbe
     await ensureWorkerServes(session, workflowId);
     let reply: TurnReply;
     try {
-      reply = await sendMessage(handle, message);
+      if (steer) output.info('steering the turn in progress; its reply follows once it ends');
+      reply = await sendMessage(handle, message, { steer });
     } catch (error) {
       output.error(messageFailure(error));
       if (values.json) output.result(JSON.stringify({ workflowId, status: 'failed', error: (error as Error).message }));

@@ -58,6 +58,8 @@ export function progressMessage(event: StreamEvent): string | undefined {
       return `handed over from ${event.from} to ${event.to}`;
     case 'model_retry':
       return `model call failed (${event.error}); attempt ${event.attempt + 1} follows`;
+    case 'steered':
+      return `steering message taken after model call ${event.iteration}`;
     case 'turn_end':
       return `turn ${event.turn} ended: ${event.status}`;
     // Text as it is written, and an eval's own story (evals/workflow/, never on an agent run's stream): no message.

@@ -104,6 +104,29 @@ const holdTool = defineTool({
   },
 });
 
+// Runs until the recording opens its gate (for recording a steering message sent while a tool runs).
+let openGate: () => void = () => undefined;
+const gateTool = defineTool({
+  name: 'wait_for_gate',
+  description: 'Waits until the recording opens its gate.',
+  input: z.object({}),
+  async handler() {
+    await new Promise<void>((resolve) => (openGate = resolve));
+    return 'the gate is open';
+  },
+});
+
+/** A person steers the turn while its tool runs: sent once the tool runs, the gate opened once the session has it. */
+async function steerWhileToolRuns(handle: WorkflowHandle, text: string): Promise<void> {
+  // By workflow id only: the reply may come from the run the session continues as new into.
+  const session = handle.client.getHandle(handle.workflowId);
+  await until(async () => (await session.query(statusQuery)).phase === 'running_tools');
+  const steered = sendMessage(session, text, { steer: true });
+  await until(async () => (await session.query(statusQuery)).queuedMessages === 1);
+  openGate();
+  await steered;
+}
+
 /** Polls `check` every 200 ms until it holds. */
 async function until(check: () => Promise<boolean> | boolean): Promise<void> {
   while (!(await check())) await sleep(200);
@@ -516,6 +539,35 @@ const scenarios: Scenario[] = [
     messages: ['What does alpha.txt say?', 'And what else is there?'],
   },
   {
+    // A person steers a session's turn while its tool runs: the turn takes the message after the tool's result and
+    // answers it with its next model call (issue 33).
+    name: 'session-steered',
+    input: { model: 'openai:gpt-4o-mini', tools: ['wait_for_gate'], session: { idleTimeoutSeconds: 600 } },
+    replies: [
+      openaiReply({ content: 'Waiting.', toolCalls: [{ id: 'call_gate', name: 'wait_for_gate', arguments: {} }] }),
+      openaiReply({ content: 'Done, as you asked.' }),
+    ],
+    messages: ['Wait for the gate'],
+    during: (handle) => steerWhileToolRuns(handle, 'Then say done'),
+  },
+  {
+    // The same on Anthropic, continuing as new after the tool round: the steering message waits in the carried
+    // inbox, and the next run's turn takes it before its first model call.
+    name: 'session-steered-continue-as-new',
+    input: {
+      model: 'anthropic:claude-haiku-4-5',
+      tools: ['wait_for_gate'],
+      session: { idleTimeoutSeconds: 600 },
+      continueAsNewAfterModelCalls: 1,
+    },
+    replies: [
+      anthropicReply({ text: 'Waiting.', toolCalls: [{ id: 'toolu_gate', name: 'wait_for_gate', arguments: {} }] }),
+      anthropicReply({ text: 'Done, as you asked.' }),
+    ],
+    messages: ['Wait for the gate'],
+    during: (handle) => steerWhileToolRuns(handle, 'Then say done'),
+  },
+  {
     // A session that idles out on its IdleClock: one timer runs through a message, the next for the time left.
     name: 'session-idle-clock',
     input: { model: 'openai:gpt-4o-mini', session: { idleTimeoutSeconds: 2 } },
@@ -548,7 +600,7 @@ async function main(): Promise<void> {
         connection: environment.nativeConnection,
         namespace: 'default',
         taskQueue,
-        tools: [...builtInTools, flakyTool, holdTool, stampTool],
+        tools: [...builtInTools, flakyTool, holdTool, stampTool, gateTool],
         agents: [coordinator, triage],
         mcpServers: scenario.mcpServers,
         env: server.providerEnv,

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
 import { fileExists } from '../support/workspace';
+import { statusQuery } from '../../workflows/definitions';
 
 // The example chat page (examples/web-chat, built into dist/web-chat) in headless chromium, against the chat handler
 // served with the page, a worker in a process of its own (so that it can be killed) and the strict fake model. Each
@@ -136,6 +137,55 @@ it('streams the answer in as the model writes it', async () => {
   await waitFor('the whole answer', async () => (await agentText()).includes(answer), { timeoutMs: 60_000 });
   expect(occurrences(await agentText(), 'stream0 ')).toBe(1);
   await shot('answered');
+});
+
+it('offers Steer while a turn runs: the steering message joins the turn, shown where it joined, answered once', async () => {
+  const prompt = 'Read alpha.txt for me';
+  let answerFirstCall!: () => void;
+  const firstCall = new Promise<void>((resolve) => (answerFirstCall = resolve));
+  scripts[prompt] = [
+    {
+      gate: firstCall,
+      then: openaiReply({ toolCalls: [{ id: 'call_a', name: 'read_file', arguments: { path: 'alpha.txt' } }] }),
+    },
+    openaiReply({ content: 'You steered me to beta.txt, which is not here; alpha.txt says alpha.' }),
+  ];
+  await writeFile(path.join(bed.workspace, 'alpha.txt'), 'alpha');
+  await openNewChat();
+  await send(prompt);
+  await waitFor('the first model call under way', () => bed.server.requests.length === 1, { timeoutMs: 60_000 });
+  // While the turn runs the page offers Steer beside Stop; Send is gone.
+  const steerButton = browser.page.getByRole('button', { name: 'Steer' });
+  await steerButton.waitFor();
+  expect(await browser.page.getByRole('button', { name: 'Send' }).count()).toBe(0);
+  await browser.page.getByLabel('Message').fill('Not that one: read beta.txt.');
+  await steerButton.click();
+  const chatId = await browser.page.locator('.chat-id').innerText();
+  const session = bed.environment.client.workflow.getHandle(`chat-${chatId}`);
+  await waitFor('the steering message taken in', async () => (await session.query(statusQuery)).queuedMessages === 1, {
+    timeoutMs: 60_000,
+  });
+  await shot('steering');
+  answerFirstCall();
+  const answer = 'You steered me to beta.txt, which is not here; alpha.txt says alpha.';
+  await waitFor('the answer', async () => (await agentText()).includes(answer), { timeoutMs: 60_000 });
+  await waitFor('the conversation as the server has it', async () => {
+    const roles = await browser.page
+      .locator('li.message')
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-role')));
+    return roles.join(',') === 'user,assistant,user,assistant';
+  });
+  await shot('steered');
+  // The person's words after the tool call, the answer after them, each once; the model got the result, then the words.
+  const texts = await browser.page.locator('li.message').allInnerTexts();
+  expect(texts[1]).toContain('read_file');
+  expect(texts[2]).toContain('Not that one: read beta.txt.');
+  expect(texts[3]).toContain(answer);
+  expect(occurrences(texts.join('\n'), answer)).toBe(1);
+  expect(bed.server.requests[1].body.messages.slice(-2)).toEqual([
+    { role: 'tool', tool_call_id: 'call_a', content: 'alpha' },
+    { role: 'user', content: 'Not that one: read beta.txt.' },
+  ]);
 });
 
 it('asks before each write: an approved write is on disk, a denied one is not; cards show arguments, thinking its text', async () => {

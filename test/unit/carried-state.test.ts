@@ -3,6 +3,7 @@ import path from 'node:path';
 import { carriedStateVersion, readCarriedState, type CarriedState } from '../../core/carried-state';
 import { checkResolvedInput } from '../../core/input-check';
 import { resolveAgentInput } from '../../core/resolve-input';
+import { Inbox } from '../../workflows/inbox';
 import { carry, initialState } from '../../workflows/state';
 import type { RunStatus } from '../../workflows/run-status';
 
@@ -131,4 +132,19 @@ it('leaves behind what runs before 0.2 carried of their progress (its events too
   const read = readByTheWorkflow({ ...state, progressOffset: 3, progress: [{ kind: 'model_call', iteration: 1 }] });
   expect(read).not.toHaveProperty('progressOffset');
   expect(read).not.toHaveProperty('progress');
+});
+
+it('hands a steering message that waited at continue-as-new to the next run, whose turn takes it', () => {
+  const fixture = fixtures.find(({ file }) => file === 'v2-steering-waiting-mid-turn.json');
+  const read = readByTheWorkflow(fixture!.state);
+  const inbox = new Inbox(read.inbox);
+  // The turn in progress (ticket 0's) goes on in the next run; the steering message waits for its next iteration.
+  expect(inbox.current).toBe(0);
+  expect(inbox.hasWaiting()).toBe(true);
+  expect(inbox.knows(1)).toBe(true);
+  expect(inbox.takeSteering()).toEqual([{ ticket: 1, content: 'Then say done' }]);
+  expect(inbox.hasWaiting()).toBe(false);
+  // Taken, it joined the turn: the reply of ticket 0's turn is its reply, carried as joined if the run hands over again.
+  expect(inbox.carry()).toMatchObject({ current: 0, joined: [1] });
+  expect(inbox.carry()).not.toHaveProperty('steering');
 });

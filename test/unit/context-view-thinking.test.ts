@@ -34,4 +34,17 @@ describe('compacting old turns', () => {
     expect((compacted[5] as AssistantMessage).thinking).toEqual(thought('loop start').thinking);
     expect(compacted[7]).toEqual(messages[7]);
   });
+
+  it('keeps the thinking of a tool loop that a steering message joined: the loop began before it', () => {
+    const messages: Message[] = [
+      { role: 'user', content: 'the task' },
+      thought('loop start'),
+      result('loop start'),
+      { role: 'user', content: 'not that file', steering: true },
+      thought('after steering'),
+      result('after steering'),
+    ];
+    const compacted = compactOldTurns(messages, 1);
+    expect((compacted[1] as AssistantMessage).thinking).toEqual(thought('loop start').thinking);
+  });
 });

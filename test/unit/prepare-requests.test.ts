@@ -23,6 +23,30 @@ const withToolRound: Message[] = [
 ];
 
 describe('prepareAnthropicRequest', () => {
+  it("sends steering messages after tool results in the results' user message, after the results", () => {
+    const steered: Message[] = [
+      ...withToolRound.slice(0, 3),
+      { role: 'user', content: 'not that file', steering: true },
+      { role: 'user', content: 'and be quick', steering: true },
+    ];
+    const body = prepareAnthropicRequest({
+      model: 'claude',
+      messages: steered,
+      tools: [readFile],
+      toolChoice: 'auto',
+      modelSettings: {},
+    });
+    expect(body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'c1', content: 'alpha' },
+        { type: 'text', text: 'not that file' },
+        { type: 'text', text: 'and be quick' },
+      ],
+    });
+    expect(anthropicMessagesProblem(body)).toBeUndefined();
+  });
+
   it('defines the tools with tool_choice none for a call that may not use them, when the conversation holds tool blocks', () => {
     const body = prepareAnthropicRequest({
       model: 'claude',
@@ -207,6 +231,19 @@ describe('the strict fake refuses what the real APIs refuse', () => {
         max_tokens: 10,
         tools: [{ name: 'read_file' }],
         messages: [{ role: 'user', content: 'hi' }, toolUse, { role: 'user', content: 'next' }],
+      },
+      'ids were found without `tool_result` blocks immediately after: t1',
+    ],
+    [
+      'text before the tool results that answer a tool_use',
+      {
+        max_tokens: 10,
+        tools: [{ name: 'read_file' }],
+        messages: [
+          { role: 'user', content: 'hi' },
+          toolUse,
+          { role: 'user', content: [{ type: 'text', text: 'not that file' }, ...toolResult.content] },
+        ],
       },
       'ids were found without `tool_result` blocks immediately after: t1',
     ],

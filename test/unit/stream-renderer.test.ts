@@ -221,3 +221,15 @@ it('shows a hostile model’s terminal escapes and bidi overrides as text, even 
   expect(screen).toContain('evil\\u{001B}[31m asked for read_file');
   expect(screen).toContain('  ✗ read_file a: oops\\u{001B}[2J');
 });
+
+it('shows where a steering message joined the turn, its words escaped (a person typed them, a terminal shows them)', () => {
+  const { screen } = render([
+    { type: 'turn_start', turn: 1, agent: 'default' },
+    { type: 'steered', turn: 1, iteration: 0, text: 'first this' },
+    { type: 'steered', turn: 1, iteration: 2, text: 'not that file\n\u001b[2Kgo' },
+  ]);
+  expect(screen).toBe(
+    '  ↪ steering taken before the first model call: first this\n' +
+      '  ↪ steering taken after model call 2: not that file\n\\u{001B}[2Kgo\n',
+  );
+});

@@ -292,3 +292,38 @@ it('interleaved thinking (thinking, text, thinking in one reply) opens a new rea
   expect(out.filter((event) => event.type === EventType.REASONING_START)).toHaveLength(2);
   expect(out.some((event) => event.type === EventType.CUSTOM)).toBe(false);
 });
+
+describe('a steering message as AG-UI tells it (issue 33)', () => {
+  const steeredTurn: StreamEvent[] = [
+    { type: 'turn_start', turn: 1, agent: 'default' },
+    { type: 'reply', call: 'm1', text: '', toolCalls: ['read_file'] },
+    { type: 'tool_start', id: 'c1', summary: 'read_file "a.txt"', name: 'read_file', input: { path: 'a.txt' } },
+    { type: 'tool_result', id: 'c1', summary: 'read_file "a.txt"', isError: false, preview: 'alpha' },
+    { type: 'steered', turn: 1, iteration: 1, text: 'not that one' },
+    { type: 'reply', call: 'm2', text: 'beta, then.', toolCalls: [] },
+    { type: 'turn_end', turn: 1, status: 'completed', answer: 'beta, then.', usage },
+  ];
+
+  it('a run following the turn tells the steering message as a user text message where it joined', () => {
+    const { out } = translateAll(steeredTurn);
+    validAgUiEvents(out);
+    const start = out.findIndex(
+      (event) => event.type === EventType.TEXT_MESSAGE_START && (event as { role?: string }).role === 'user',
+    );
+    expect(start).toBeGreaterThan(out.findIndex((event) => event.type === EventType.TOOL_CALL_RESULT));
+    expect(out[start + 1]).toMatchObject({ type: EventType.TEXT_MESSAGE_CONTENT, delta: 'not that one' });
+    expect(out[start + 2]).toMatchObject({ type: EventType.TEXT_MESSAGE_END });
+  });
+
+  it('the steering run (forwardedProps.steer) starts after the steering message, which its client sent', () => {
+    const translator = new AgUiTranslator(ids, { kind: 'steered', turn: 1 });
+    const out: BaseEvent[] = [runStarted(ids), ...steeredTurn.flatMap((event) => translator.translate(event))];
+    validAgUiEvents(out);
+    expect(out.some((event) => (event as { role?: string }).role === 'user')).toBe(false);
+    expect(out.some((event) => event.type === EventType.TOOL_CALL_START)).toBe(false);
+    expect(out.filter((event) => event.type === EventType.TEXT_MESSAGE_CONTENT)).toEqual([
+      expect.objectContaining({ delta: 'beta, then.' }),
+    ]);
+    expect(out.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
+  });
+});

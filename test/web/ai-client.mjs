@@ -18,6 +18,7 @@ try {
           messages: ask.messages,
           trigger: 'submit-message',
           messageId: ask.messageId,
+          body: ask.body,
           abortSignal: abort.signal,
         });
   if (stream === null) {

@@ -66,7 +66,7 @@ export async function chat(
   user: string,
   chatId: string,
   messages: UiMessage[],
-  extra: { messageId?: string; lastMessage?: UiMessage; abortAfterChunks?: number } = {},
+  extra: { messageId?: string; lastMessage?: UiMessage; abortAfterChunks?: number; body?: Record<string, unknown> } = {},
 ): Promise<ClientAnswer> {
   const answer = await runClient({ kind: 'send', api, user, chatId, messages, ...extra });
   if ('error' in answer) throw new Error(`the transport failed: ${String(answer.error)}`);

@@ -242,3 +242,58 @@ it('a message sent while another turn streams: the end of that turn is not the e
   expect(chunks.filter((chunk) => chunk.type === 'finish')).toHaveLength(1);
   expect(translator.ended).toBe(true);
 });
+
+describe('a steering message (issue 33)', () => {
+  const turnWithSteering: StreamEvent[] = [
+    { type: 'turn_start', turn: 2 },
+    { type: 'reply', call: 'm1', text: '', toolCalls: ['read_file'] },
+    { type: 'tool_start', id: 'c1', summary: 'read_file "alpha.txt"', name: 'read_file', input: { path: 'alpha.txt' } },
+    { type: 'tool_result', id: 'c1', summary: 'read_file "alpha.txt"', isError: false, preview: 'alpha' },
+    { type: 'steered', turn: 2, iteration: 1, text: 'not that one' },
+    { type: 'reply', call: 'm2', text: 'beta, then.', toolCalls: [] },
+    { type: 'turn_end', turn: 2, status: 'completed', answer: 'beta, then.' },
+  ];
+
+  it('the response following the turn shows where it joined: a data-steered part between the tool and the answer', () => {
+    const chunks = run(turnWithSteering);
+    const types = chunks.map((chunk) => chunk.type);
+    expect(chunks[0]).toMatchObject({ type: 'start', messageId: 'turn-2' });
+    expect(types.indexOf('data-steered')).toBeGreaterThan(types.indexOf('tool-output-available'));
+    expect(types.indexOf('data-steered')).toBeLessThan(types.indexOf('text-delta'));
+    expect(chunks.find((chunk) => chunk.type === 'data-steered')).toEqual({
+      type: 'data-steered',
+      data: { text: 'not that one', iteration: 1 },
+    });
+  });
+
+  it("the steering request's response is the turn from there on, a message of its own, without the client's words", () => {
+    const chunks = run(turnWithSteering, new UiMessageTranslator({ kind: 'steered', turn: 2 }));
+    expect(chunks[0]).toEqual({ type: 'start', messageId: 'turn-2-steered-1', messageMetadata: { turn: 2 } });
+    expect(chunks.map((chunk) => chunk.type)).toEqual([
+      'start',
+      'start-step',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'finish-step',
+      'finish',
+    ]);
+  });
+
+  it('a turn that ended first: the response is the next turn, which answers the steering message', () => {
+    const chunks = run(
+      [
+        { type: 'turn_start', turn: 2 },
+        { type: 'reply', call: 'm1', text: 'done', toolCalls: [] },
+        { type: 'turn_end', turn: 2, status: 'completed', answer: 'done' },
+        { type: 'turn_start', turn: 3 },
+        { type: 'reply', call: 'm2', text: 'steered answer', toolCalls: [] },
+        { type: 'turn_end', turn: 3, status: 'completed', answer: 'steered answer' },
+      ],
+      new UiMessageTranslator({ kind: 'steered', turn: 2 }),
+    );
+    expect(chunks[0]).toMatchObject({ type: 'start', messageId: 'turn-3' });
+    const deltas = chunks.flatMap((chunk) => (chunk.type === 'text-delta' ? [chunk.delta] : []));
+    expect(deltas).toEqual(['steered answer']);
+  });
+});

@@ -82,6 +82,20 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
     void sendMessage({ text });
   }
 
+  // A steering message joins the turn in progress after its current step (README, "Steering a turn"). This tab's
+  // stream of the turn ends here (stop() only aborts the fetch; the turn goes on), and the steering request's response
+  // is the turn from where it takes the message: a message of its own, after the person's. Then the page takes the
+  // server's conversation, which has what happened in between (the tool results this tab stopped following).
+  async function steer() {
+    const text = draft.trim();
+    if (text === '' || awaitingDecision) return;
+    setDraft('');
+    await stop();
+    await sendMessage({ text }, { body: { steer: true } });
+    const conversation = await loadConversation(id).catch(() => undefined);
+    if (conversation?.found && !busyNow.current) setMessages(conversation.messages);
+  }
+
   async function stopAnswer() {
     // stop() only closes this page's stream; the stop route interrupts the turn itself, and the session goes on.
     void stop();
@@ -156,9 +170,19 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
           }}
         />
         {busy ? (
-          <button type="button" className="stop" onClick={() => void stopAnswer()}>
-            Stop
-          </button>
+          <>
+            <button
+              type="button"
+              className="steer"
+              disabled={draft.trim() === '' || awaitingDecision}
+              onClick={() => void steer()}
+            >
+              Steer
+            </button>
+            <button type="button" className="stop" onClick={() => void stopAnswer()}>
+              Stop
+            </button>
+          </>
         ) : (
           <button type="submit" disabled={draft.trim() === '' || awaitingDecision}>
             Send

@@ -33,6 +33,15 @@ export function MessageView({ message, onDecide }: MessageViewProps) {
               </details>
             );
           }
+          if (part.type === 'data-steered') {
+            // A steering message the turn took while this page followed it (sent from another tab or the CLI).
+            const { text } = part.data as { text: string };
+            return (
+              <p key={key} className="steered" data-testid="steered">
+                You steered: {text}
+              </p>
+            );
+          }
           if (part.type === 'dynamic-tool' || part.type.startsWith('tool-')) {
             return <ToolCard key={key} part={part as ToolPart} onDecide={onDecide} />;
           }

@@ -171,6 +171,16 @@ function pairingProblem(messages: any[], index: number): string | undefined {
   }
   const previous = index > 0 ? contentBlocks(messages[index - 1].content) : [];
   const used = new Set(previous.filter((block) => block.type === 'tool_use').map((block) => block.id));
+  // The user message that answers tool_use blocks starts with their tool_result blocks: text (a steering message, say)
+  // comes after all of them, never before (Anthropic's tool use docs: "tool_result blocks must come FIRST").
+  const firstOther = blocks.findIndex((block) => block.type !== 'tool_result');
+  const lastResult = blocks.map((block) => block.type).lastIndexOf('tool_result');
+  if (used.size > 0 && firstOther >= 0 && firstOther < lastResult) {
+    return (
+      `messages.${index - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ` +
+      `${[...used].join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`
+    );
+  }
   for (const [position, block] of blocks.entries()) {
     if (block.type === 'tool_result' && !used.has(block.tool_use_id)) {
       return (
