@@ -30,7 +30,7 @@ function workflowAllowList({ core, folders, files }) {
         regex: `^(?!(?:${allowed.join('|')})$)`,
         allowTypeImports: true,
         message:
-          'Workflow code imports only workflow-safe code (the allow-list in eslint.config.mjs: @temporalio/workflow, core/ but its zod schemas, workflows/, mcp/workflow/): do I/O and Node-only work in an activity, and import activity, tool and schema code as types only (import type).',
+          'Workflow code imports only workflow-safe code (the allow-list in eslint.config.mjs: @temporalio/workflow, core/ but its zod schemas, workflows/, mcp/workflow/, evals/workflow/): do I/O and Node-only work in an activity, and import activity, tool and schema code as types only (import type).',
       },
     ],
   };
@@ -82,7 +82,22 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        workflowAllowList({ core: '../core', folders: ['.', '../mcp/workflow'], files: ['../mcp/types'] }),
+        workflowAllowList({ core: '../core', folders: ['.', '../mcp/workflow', '../evals/workflow'], files: ['../mcp/types'] }),
+      ],
+    },
+  },
+  {
+    // The eval workflow (evals/workflow/): the same sandbox, and it starts agent runs as children.
+    files: ['evals/workflow/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        workflowAllowList({
+          core: '../../core',
+          folders: ['.', '../../workflows'],
+          // The judge's input and verdict are pure (evals/graders/): the eval builds and reads its judge runs with them.
+          files: ['../types', '../graders/judge-input', '../graders/judge-verdict'],
+        }),
       ],
     },
   },

@@ -15,6 +15,14 @@ export { createAgentRegistry, AgentRegistry, type Definitions } from './agents/r
 export { loadDefinitions } from './agents/load-definitions';
 export { defaultAgent } from './agents/default-agent';
 export { defineTool, builtInTools, type Tool, type ToolContext } from './tools';
+// Graders of your own for evals, registered like tools (a definitions module's `graders`).
+export {
+  defineGrader,
+  type Grader,
+  type GraderDefinition,
+  type GraderInput,
+  type GraderVerdict,
+} from './evals/graders/define-grader';
 export { loadMcpConfig, parseMcpServers, type McpServers, type McpServerConfig, type McpServerEntry } from './mcp/config';
 export { everyMcpTool } from './mcp/types';
 export { resolveInWorkspace } from './tools/workspace';
@@ -78,3 +86,20 @@ export {
   statusQuery,
   steerUpdate,
 } from './workflows/definitions';
+// Evals (docs/evals.md): cases answered by candidates as durable child runs, graded, and reported.
+export { runEval, startEval, evalInput, type EvalOptions, type EvalHandle, type EvalWorkflow } from './evals/run-eval';
+export { evalWorkflowType, type EvalWorkflowInput } from './evals/workflow/definitions';
+export type {
+  EvalCase,
+  Candidate,
+  CaseSource,
+  CaseOutcome,
+  CaseReport,
+  EvalReport,
+  GraderSpec,
+  GradeResult,
+  ObservedToolCall,
+  RecordedAnswer,
+  ToolFixture,
+  UnrecordedToolPolicy,
+} from './evals/types';

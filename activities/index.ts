@@ -9,6 +9,7 @@ import { McpCatalog } from '../mcp/catalog';
 import { mcpToolActivity } from '../mcp/call-tool-activity';
 import { createModelActivities } from './model/call-model';
 import { createPrepareRun } from './prepare-run';
+import { createGradeOutcome } from '../evals/graders/grade-outcome';
 import { toolActivity } from './tool-activity';
 import { createScratchActivities } from './scratch/scratch-activities';
 import { defaultScratchRoot } from './scratch/scratch-root';
@@ -18,6 +19,7 @@ export type { ModelCallInput, ModelCallResult, TranscriptInput } from './model/m
 export type { PrepareRunInput, RunSetup, ToolRunSettings } from './prepare-run';
 export type { McpToolsListed } from '../mcp/list-tools-activity';
 export type { ToolActivityInput } from './tool-activity';
+export type { GradeOutcomeInput } from '../evals/graders/grade-outcome';
 
 export interface ActivityOptions {
   /** The agents, tools and providers this worker has. */
@@ -71,6 +73,8 @@ export function createActivities(options: ActivityOptions) {
     listMcpTools: createListMcpTools(registry, connections, catalog),
     // An eval's copies of a workspace for its runs to change (docs/evals-tools.md), on every worker.
     ...createScratchActivities(roots),
+    // An eval's built-in and custom graders (evals/graders/grade-outcome.ts): custom graders are the user's code.
+    gradeOutcome: createGradeOutcome(registry),
   };
 }
 
@@ -79,4 +83,5 @@ export type CoreActivities = ReturnType<typeof createModelActivities> &
   ReturnType<typeof createScratchActivities> & {
     prepareRun: ReturnType<typeof createPrepareRun>;
     listMcpTools: ReturnType<typeof createListMcpTools>;
+    gradeOutcome: ReturnType<typeof createGradeOutcome>;
   };

@@ -3,6 +3,7 @@ import { ConfigurationError } from '../core/errors';
 import { loadMcpConfig } from '../mcp/config';
 import type { ModelProvider } from '../providers';
 import type { Tool } from '../tools';
+import { isGrader, type Grader } from '../evals/graders/define-grader';
 import { isAgent, type Agent } from './define-agent';
 import type { Definitions } from './registry';
 import { requireUserModule } from './require-user-module';
@@ -12,9 +13,9 @@ import { requireUserModule } from './require-user-module';
  * tools and providers, by `npm run worker` and by the CLI alike: the MCP
  * servers of AGENT_MCP_CONFIG, and the user's definitions module named by
  * AGENT_DEFINITIONS (TypeScript or JavaScript, see require-user-module.ts; a relative path is taken from
- * the directory the command ran in): its exported `agents`, `tools` and
- * `providers` (arrays, or objects of values). A module that cannot be loaded,
- * or exports none of the three, or an MCP config that cannot be used, fails
+ * the directory the command ran in): its exported `agents`, `tools`,
+ * `providers` and `graders` (arrays, or objects of values). A module that cannot be loaded,
+ * or exports none of the four, or an MCP config that cannot be used, fails
  * here with the reason.
  */
 export function loadDefinitions(env: NodeJS.ProcessEnv = process.env, from = env.INIT_CWD ?? process.cwd()): Definitions {
@@ -36,12 +37,20 @@ function loadModule(env: NodeJS.ProcessEnv, from: string): Definitions {
     agents: valuesOf<Agent>(loaded.agents, 'agents', named),
     tools: valuesOf<Tool>(loaded.tools, 'tools', named),
     providers: valuesOf<ModelProvider>(loaded.providers, 'providers', named),
+    graders: valuesOf<Grader>(loaded.graders, 'graders', named),
   };
-  if (!definitions.agents!.length && !definitions.tools!.length && !definitions.providers!.length) {
-    throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: ${file} exports no agents, tools or providers`);
+  if (
+    !definitions.agents!.length &&
+    !definitions.tools!.length &&
+    !definitions.providers!.length &&
+    !definitions.graders!.length
+  ) {
+    throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: ${file} exports no agents, tools, providers or graders`);
   }
   const notAgent = definitions.agents!.find((agent) => !isAgent(agent));
   if (notAgent) throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: its agents must be made with defineAgent`);
+  if (definitions.graders!.some((grader) => !isGrader(grader)))
+    throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: its graders must be made with defineGrader`);
   return definitions;
 }
 

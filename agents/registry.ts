@@ -9,6 +9,8 @@ import { builtInProviders, type ModelProvider, type ToolDefinition } from '../pr
 import { builtInTools, toolJsonSchema, type Tool } from '../tools';
 import { parseMcpServers, type McpServerConfig, type McpServerEntry, type McpServers } from '../mcp/config';
 import { mcpReference, type McpReference } from '../mcp/names';
+import { evalJudgeAgent } from '../evals/graders/judge-agent';
+import { isGrader, type Grader } from '../evals/graders/define-grader';
 import { defaultAgent } from './default-agent';
 import { isAgent, nameOf, type Agent } from './define-agent';
 
@@ -17,6 +19,8 @@ export interface Definitions {
   agents?: Agent[];
   tools?: Tool[];
   providers?: ModelProvider[];
+  /** Graders of your own (defineGrader), named by evals' `{ type: 'custom', name }` specs. */
+  graders?: Grader[];
   /**
    * MCP servers, as the `mcpServers` object of the common config format (AGENT_MCP_CONFIG):
    * their tools are offered as `<server>_<tool>`, and tools lists may name them, or `mcp:<server>` and `mcp:*`.
@@ -41,6 +45,7 @@ export class AgentRegistry {
   readonly agents = new Map<string, Agent>();
   readonly tools = new Map<string, Tool>();
   readonly providers = new Map<string, ModelProvider>();
+  readonly graders = new Map<string, Grader>();
   /** The MCP servers whose tools runs may use; their tools are known only once a run lists them (listMcpTools). */
   readonly mcpServers: McpServers;
 
@@ -51,7 +56,9 @@ export class AgentRegistry {
       this.providers.set(provider.name, provider);
     }
     for (const tool of [...builtInTools, ...(definitions.tools ?? [])]) this.addTool(tool);
-    for (const agent of [defaultAgent, ...(definitions.agents ?? [])]) this.addAgent(agent);
+    // eval-judge: the agent an eval's LLM judge runs as (evals/graders/judge-agent.ts), on every worker.
+    for (const agent of [defaultAgent, evalJudgeAgent, ...(definitions.agents ?? [])]) this.addAgent(agent);
+    for (const grader of definitions.graders ?? []) this.addGrader(grader);
     for (const agent of this.agents.values()) this.check(agent);
   }
 
@@ -180,6 +187,14 @@ export class AgentRegistry {
     const reserved = this.reservedToolPurpose(tool.name);
     if (reserved !== undefined) throw new ConfigurationError(`tool "${tool.name}": the name is reserved for ${reserved}`);
     this.tools.set(tool.name, tool);
+  }
+
+  private addGrader(grader: Grader): void {
+    if (!isGrader(grader))
+      throw new ConfigurationError(`"${String((grader as { name?: unknown })?.name)}" is not a grader made by defineGrader`);
+    const known = this.graders.get(grader.name);
+    if (known && known !== grader) throw new ConfigurationError(`two different graders are named "${grader.name}"`);
+    this.graders.set(grader.name, grader);
   }
 
   private addAgent(agent: Agent): void {

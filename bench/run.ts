@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { batch } from './batch';
 import { encryption } from './encryption';
+import { evalBench } from './eval';
 import { firstRun } from './first-run';
 import { historyBytes } from './history-bytes';
 import { objectStorage } from './object-storage';
@@ -45,6 +46,7 @@ const benchmarks: Benchmark[] = [
   promptCaching,
   batch,
   quotas,
+  evalBench,
 ];
 
 const usage = [

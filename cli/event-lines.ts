@@ -78,3 +78,24 @@ export function approvalRequestedLine(event: Event<'approval_requested'>): strin
 export function approvalDecidedLine(event: Event<'approval_decided'>): string {
   return printable(`  ${event.approved ? '✓ approved' : `✗ not approved (${event.reason ?? 'denied'})`}: call ${event.id}`);
 }
+
+/** An eval's pair starts: `▸ case-3 · cheaper (eval-…/case-3/cheaper)`; the recorded baseline has no run to name. */
+export function evalPairStartLine(event: Event<'eval_pair_start'>): string {
+  return printable(`▸ ${event.case} · ${event.candidate}${event.workflowId ? ` (${event.workflowId})` : ''}`);
+}
+
+/** An eval's pair ended: `✓ case-3 · cheaper: score 1.00 ($0.000054)`, or `✗ … (failed: why)`. */
+export function evalPairEndLine(event: Event<'eval_pair_end'>): string {
+  const cost = event.costUsd ? ` ($${event.costUsd.toFixed(6)})` : '';
+  const status = event.status === 'completed' ? '' : ` [${event.status}${event.error ? `: ${event.error}` : ''}]`;
+  return printable(
+    `${event.pass ? '✓' : '✗'} ${event.case} · ${event.candidate}: score ${event.score.toFixed(2)}${cost}${status}`,
+  );
+}
+
+/** The eval ended: `eval ended: 12 pairs` or `eval stopped by its budget: 12 pairs, 4 not run`. */
+export function evalEndLine(event: Event<'eval_end'>): string {
+  return event.stopped === 'budget'
+    ? `eval stopped by its budget: ${event.pairs} pairs, ${event.notRun} not run`
+    : `eval ended: ${event.pairs} pairs`;
+}

@@ -13,6 +13,8 @@ export const exitCodes = {
   badUsage: 2,
   /** A run or turn ended without a full answer (statusExitCodes). */
   incomplete: 3,
+  /** `agent eval` ran and a gate failed: a candidate's mean score under --fail-under, or a case worse than recorded (--fail-on-worse). */
+  evalGateFailed: 4,
   /** Ctrl-C stopped the CLI following a run, which goes on (128 + SIGINT, as shells report it). */
   stoppedFollowing: 130,
 } as const;

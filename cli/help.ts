@@ -137,6 +137,45 @@ ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
     summary: `fork <workflow-id>     a new run from a run's conversation, up to message N; the source is never changed
       --at N  --id NEW_ID  --model provider:model  --agent NAME  --prompt "…"  --json`,
   },
+  eval: {
+    summary: `eval                   answer recorded conversations (or a dataset) with candidates, durably, and score them
+      cases: --query Q | --runs ID,ID | --history FILE | --dataset FILE.jsonl | --cases FILE.json  [--every-message]
+      --candidate 'NAME: model=…; instructions=…; tools=a,b; temperature=…'   --config FILE.json
+      --grader contains:refund …  --judge RUBRIC --judge-model provider:model  --concurrency N  --budget-usd X
+      --batch  --tools scratch|refuse  --json  --report FILE.html  --fail-under 0.9  --fail-on-worse   (docs/evals.md)`,
+    flags: `eval                   answer recorded conversations (or a dataset) with candidates, durably, and score them (docs/evals.md)
+    Cases (one source or more):
+      --query '<visibility query>'   recorded runs chosen by a visibility query (at most --limit, default 100)
+      --limit N                at most N runs of --query
+      --runs ID,ID             recorded runs by workflow id
+      --history FILE           a history agent history --out saved (repeatable)
+      --dataset FILE.jsonl     one case a line: an input and, optionally, expectations (repeatable)
+      --cases FILE.json        cases as JSON (an array of EvalCase, as runEval takes them)
+      --every-message          a case per user message of a session (default: its last message only)
+    Candidates (at least one):
+      --candidate 'NAME: key=value; …'   an agent with overrides; keys: agent, model, instructions, instructions-file,
+                               tools (a,b), temperature, max-output-tokens, thinking-budget, reasoning-effort,
+                               prompt-cache; --candidate NAME alone is the agent as it is (repeatable)
+      --agent NAME             the agent of candidates that name none (default: default)
+      --config FILE.json       {"candidates":[…],"graders":[…],"concurrency":N,"budgetUsd":X,"batch":true,"tools":"refuse"}
+    Graders (of every case; a dataset line may bring its own):
+      --grader G               contains:TEXT, equals:TEXT, regex:PATTERN, output-schema, tools-only:a,b, max-cost-usd:X,
+                               max-iterations:N, max-tool-calls:N, custom:NAME, or a grader's JSON (repeatable)
+      --judge RUBRIC           an LLM judge with this rubric (repeatable), on --judge-model provider:model
+    Running:
+      --workspace DIR          the workspace the cases were recorded in: never written (default: the current directory)
+      --tools scratch|refuse   a tool call no recorded result answers: runs on a scratch copy of the workspace
+                               (default), or is refused; other tools than the workspace's are refused either way
+      --concurrency N          child runs at once (default: 4)
+      --budget-usd X           stop starting runs once the spend plus the next run's worst case would pass $X
+      --batch                  candidate and judge model calls through the providers' batch APIs (half the price)
+      --id EVAL_ID             the eval's workflow id (default: eval-<time>-<random>); runs are <id>/<case>/<candidate>
+    Output:
+      --json                   print the report as one JSON line (stdout) instead of the table
+      --report FILE.html       write the self-contained HTML report
+      --fail-under X           exit 4 when a candidate's mean score is under X (0 to 1)
+      --fail-on-worse          exit 4 when a candidate scored lower than the recording on any case`,
+  },
   history: { summary: `history <workflow-id>  save the event history as JSON   --out FILE` },
   replay: {
     summary: `replay                 replay runs against this checkout's workflow code before a deploy; exit 1 if any fails
@@ -175,7 +214,7 @@ ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
 };
 
 const exitCodeText = `Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended without a full answer
-(max_iterations, truncated, refused, empty, token_budget, cost_budget, invalid_output).`;
+(max_iterations, truncated, refused, empty, token_budget, cost_budget, invalid_output), 4 an eval's gate failed.`;
 
 /** The overview: every command with its flags (`agent help`, `agent --help`, and after a mistake without a command). */
 export const helpText = `Usage: ${programName} <command> [options]

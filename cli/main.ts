@@ -18,6 +18,7 @@ const commands: Record<string, () => Promise<Command>> = {
   agents: async () => (await import('./commands/agents')).agentsCommand,
   tools: async () => (await import('./commands/tools')).toolsCommand,
   fork: async () => (await import('./commands/fork')).forkCommand,
+  eval: async () => (await import('./commands/eval')).evalCommand,
   approve: async () => (await import('./commands/decide')).approveCommand,
   deny: async () => (await import('./commands/decide')).denyCommand,
   interrupt: async () => (await import('./commands/decide')).interruptCommand,

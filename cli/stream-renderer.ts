@@ -2,6 +2,9 @@ import type { PendingApproval } from '../core/result';
 import type { StreamEvent } from '../core/stream-events';
 import {
   approvalDecidedLine,
+  evalEndLine,
+  evalPairEndLine,
+  evalPairStartLine,
   approvalRequestedLine,
   handoffLine,
   replyLine,
@@ -122,6 +125,15 @@ export class StreamRenderer {
         if (ended && (this.options.marks || event.status === 'failed')) this.line(ended);
         break;
       }
+      case 'eval_pair_start':
+        if (this.options.marks) this.line(evalPairStartLine(event));
+        break;
+      case 'eval_pair_end':
+        this.line(evalPairEndLine(event));
+        break;
+      case 'eval_end':
+        this.line(evalEndLine(event));
+        break;
       default: {
         // An event of a newer version of the workflow, which this CLI cannot know: not shown, and no reason to stop.
         const _exhaustive: never = event;

@@ -148,6 +148,11 @@ export const resolvedInputObject = z.object({
   /** Set when this run is a fork: the conversation it started from (client/fork-agent.ts). */
   forkedFrom: z.object({ workflowId: z.string(), runId: z.string(), messageIndex: z.number().int().min(0) }).optional(),
   /**
+   * The result carries the tool calls that answered the prompt, each with its result clipped (`toolCalls`): an eval
+   * reads them from there (evals/workflow/). Absent: the result has none, as before.
+   */
+  reportToolCalls: z.boolean().optional(),
+  /**
    * Set when an eval runs this agent (docs/evals-tools.md): a call a fixture answers (same tool, same canonical
    * arguments) gets its recorded result and runs nothing; other calls of the built-in workspace tools run against
    * the run's workspace, which must then be a scratch copy (`scratch`), or are refused (`refuse`); every other tool

@@ -1,3 +1,4 @@
+import type { ObservedToolCall } from '../evals/types';
 import type { Usage } from './messages';
 
 /**
@@ -39,6 +40,8 @@ export interface AgentResult {
   agent: string;
   /** The answer parsed and checked against the agent's outputSchema, when it has one. */
   output?: unknown;
+  /** The tool calls that answered the last user message, results clipped: only for runs started with `reportToolCalls` (evals). */
+  toolCalls?: ObservedToolCall[];
 }
 
 /** What a session's sendMessage update returns: the answer to that one message. */

@@ -25,6 +25,10 @@ import type { Usage } from './usage';
  *
  * Since 0.5 a steering message the turn in progress took is told (`steered`), where it joined the turn.
  *
+ * Since 0.5 an eval (evals/workflow/, `agent eval`) tells its story on its own stream, in the same vocabulary: a
+ * pair (a case answered by a candidate, or the recorded baseline graded) starting and ending with its score, and the
+ * eval ending. Its child runs tell their own stories on their own streams (`agent watch <eval id>/<case>/<candidate>`).
+ *
  * Events a run carried over from an older version of this code may lack the
  * fields marked "since 0.2" or "since 0.3"; renderers treat them as unknown.
  */
@@ -105,7 +109,25 @@ export type StreamEvent =
       error?: string;
       iterations?: number;
       usage?: Usage;
-    };
+    }
+  /**
+   * An eval started a pair (since 0.5): case `case` answered by candidate `candidate` in child run `workflowId`; the
+   * recorded baseline (`recorded`) has no run (`workflowId` empty), it is graded only.
+   */
+  | { type: 'eval_pair_start'; case: string; candidate: string; workflowId: string }
+  /** An eval's pair was answered and graded (since 0.5): the run's status, its score (0 to 1), whether it passed, what it cost. */
+  | {
+      type: 'eval_pair_end';
+      case: string;
+      candidate: string;
+      status: string;
+      score: number;
+      pass: boolean;
+      costUsd?: number;
+      error?: string;
+    }
+  /** The eval ended (since 0.5): pairs answered, and the pairs the money budget left unrun. */
+  | { type: 'eval_end'; pairs: number; notRun: number; stopped?: 'budget' };
 
 export type StreamEventType = StreamEvent['type'];
 

@@ -14,6 +14,8 @@ import { parseModelId } from '../core/model-id';
 import type { AgentInput } from '../core/resolve-input';
 import type { AgentResult } from '../core/result';
 import { createAgentWorker } from '../worker/create-worker';
+import { runEval, type EvalOptions } from '../evals/run-eval';
+import type { Candidate, EvalReport, GraderSpec } from '../evals/types';
 import { agentRun, agentSession, type AgentRun, type AgentSession } from './agent-run';
 import { answeredBy } from './scripted-agents';
 import { scriptedModelId, type ScriptedModel } from './scripted-model';
@@ -44,6 +46,9 @@ export interface AgentTestEnvOptions extends Definitions {
   replayEveryTask?: boolean;
 }
 
+/** An eval in the test env: runEval's options; the env's task queue, and its workspace unless given. */
+export type TestEvalOptions = Omit<EvalOptions, 'taskQueue' | 'workspace'> & { workspace?: string };
+
 /** What a test runs: a prompt for the first of `agents`, or the whole input (the env's workspace is filled in). */
 export type TestInput = string | (Omit<AgentInput, 'workspace'> & { workspace?: string });
 
@@ -61,6 +66,12 @@ export interface AgentTestEnv {
   start(input: TestInput, options?: { workflowId?: string }): Promise<AgentRun>;
   /** Starts a session (no first message needed): send() messages to it, end() it. */
   session(input?: Partial<Exclude<TestInput, string>>, options?: { workflowId?: string }): Promise<AgentSession>;
+  /**
+   * Runs an eval (runEval, docs/evals.md) on the env's worker and returns its report: with a scripted model, every
+   * candidate's and judge's model calls are answered by it (a candidate without an agent is the first of `agents`),
+   * so a prompt is unit-tested with no API.
+   */
+  runEval(options: TestEvalOptions): Promise<EvalReport>;
   /** A run's history, as `agent history --out` writes it and the replay helper reads it. */
   history(workflowId: string): Promise<temporal.api.history.v1.IHistory>;
   /** Writes a run's history to a file as `agent history --out` does: a fixture for replay tests. */
@@ -68,6 +79,9 @@ export interface AgentTestEnv {
   /** Stops the worker and the server (or the connection to yours). */
   shutdown(): Promise<void>;
 }
+
+/** The built-in judge agent's name (evals/graders/): its model calls are the judges'. */
+const judgeAgentName = 'eval-judge';
 
 /**
  * Runs your agents on a real Temporal worker in this process (so your tools and the scripted model run here, where the
@@ -131,6 +145,23 @@ export async function createAgentTestEnv(options: AgentTestEnvOptions = {}): Pro
     return startAgent(testEnv.client, inputOf(input, session), { taskQueue, workflowId: workflowId ?? `test-${randomUUID()}` });
   };
 
+  // A model a candidate or a judge names is answered by the scripted model too, as a run's own model is.
+  const scripted = (agent: string, given: string | undefined): string | undefined =>
+    model && given && parseModelId(given).provider !== model.provider.name
+      ? scriptedModelId(model.provider.name, agent, given)
+      : given;
+  const candidateOf = (candidate: Candidate): Candidate => {
+    const agent = candidate.agent ?? firstAgent;
+    const candidateModel = scripted(agent ?? 'default', candidate.model);
+    return {
+      ...candidate,
+      ...(agent !== undefined && { agent }),
+      ...(candidateModel !== undefined && { model: candidateModel }),
+    };
+  };
+  const graderOf = (spec: GraderSpec): GraderSpec =>
+    spec.type === 'judge' ? { ...spec, model: scripted(judgeAgentName, spec.model)! } : spec;
+
   return {
     model,
     client: testEnv.client,
@@ -140,6 +171,17 @@ export async function createAgentTestEnv(options: AgentTestEnvOptions = {}): Pro
     run: async (input) => (await start(input, false)).result(),
     start: async (input, startOptions) => agentRun(await start(input, false, startOptions?.workflowId)),
     session: async (input = {}, startOptions) => agentSession(await start(input, true, startOptions?.workflowId)),
+    runEval: (evalOptions) =>
+      runEval(testEnv.client, {
+        ...evalOptions,
+        candidates: evalOptions.candidates.map(candidateOf),
+        ...(evalOptions.graders && { graders: evalOptions.graders.map(graderOf) }),
+        cases: evalOptions.cases.map((evalCase) =>
+          evalCase.graders ? { ...evalCase, graders: evalCase.graders.map(graderOf) } : evalCase,
+        ),
+        workspace: evalOptions.workspace ?? workspace,
+        taskQueue,
+      }),
     history: (workflowId) => testEnv.client.workflow.getHandle(workflowId).fetchHistory(),
     async saveHistory(workflowId, file) {
       const history = await testEnv.client.workflow.getHandle(workflowId).fetchHistory();

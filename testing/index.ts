@@ -14,7 +14,13 @@ export {
   type ScriptedRequest,
 } from './scripted-model';
 export { failure, ScriptedFailure, type ReplySpec, type ScriptedReply } from './scripted-reply';
-export { createAgentTestEnv, type AgentTestEnv, type AgentTestEnvOptions, type TestInput } from './agent-test-env';
+export {
+  createAgentTestEnv,
+  type AgentTestEnv,
+  type AgentTestEnvOptions,
+  type TestInput,
+  type TestEvalOptions,
+} from './agent-test-env';
 export type { AgentRun, AgentSession } from './agent-run';
 export type { TestServer } from './test-environment';
 export {

@@ -231,6 +231,11 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
       }
       case 'turn_end':
         return this.turnEnd(event);
+      case 'eval_pair_start':
+      case 'eval_pair_end':
+      case 'eval_end':
+        // An eval's own story (evals/workflow/): never on a chat's stream.
+        return [];
       default: {
         // A newer worker's event this code does not know: AG-UI clients are told nothing rather than something wrong.
         const _exhaustive: never = event;

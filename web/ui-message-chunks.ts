@@ -278,6 +278,11 @@ export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
         });
         return chunks;
       }
+      case 'eval_pair_start':
+      case 'eval_pair_end':
+      case 'eval_end':
+        // An eval's own story (evals/workflow/): never on a chat's stream.
+        return [];
     }
   }
 

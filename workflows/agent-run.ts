@@ -17,6 +17,7 @@ import { zeroUsage, type Usage } from '../core/usage';
 import type { AgentResult, AgentStatus, ApprovalDecision, PendingApproval, TurnReply } from '../core/result';
 import type { CoreActivities, RunSetup } from '../activities';
 import { withMcpTools } from '../mcp/workflow/list-tools';
+import { observedToolCalls } from '../evals/workflow/observed-tool-calls';
 import { AgentStream } from './agent-stream';
 import { Approvals } from './approvals';
 import {
@@ -311,6 +312,7 @@ export class AgentRun implements StatusSources {
       turns: status.turns,
       agent: state.agent,
       ...(state.lastOutput !== undefined && { output: state.lastOutput }),
+      ...(this.input.reportToolCalls && { toolCalls: observedToolCalls(state.messages, lastUserMessage(state.messages)) }),
     };
   }
 
@@ -367,6 +369,12 @@ export class AgentRun implements StatusSources {
       },
     });
   }
+}
+
+/** Where the last user message is: the tool calls after it answered it. */
+function lastUserMessage(messages: AgentState['messages']): number {
+  for (let index = messages.length - 1; index >= 0; index--) if (messages[index].role === 'user') return index;
+  return 0;
 }
 
 function decideApprovals(approvals: Approvals, call: string | undefined, decision: ApprovalDecision): string[] {

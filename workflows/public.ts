@@ -1,5 +1,6 @@
 // `durable-agent/workflow`: what workflow code of your own may import (it runs in Temporal's workflow sandbox).
 export { agentWorkflow } from './agent';
+export { evalWorkflow } from '../evals/workflow/eval-workflow';
 export { executeAgent } from './execute-agent';
 export {
   agentWorkflowType,

@@ -24,7 +24,7 @@ const modelSettingFlags = {
   string,
   { setting: keyof ModelSettings; parse: (flag: string, text: string) => ModelSettings[keyof ModelSettings] }
 >;
-type ModelSettingFlag = keyof typeof modelSettingFlags;
+export type ModelSettingFlag = keyof typeof modelSettingFlags;
 
 function modelSettingOptions(): Record<ModelSettingFlag, { type: 'string' }> {
   const entries = Object.keys(modelSettingFlags).map((flag) => [flag, { type: 'string' as const }]);
@@ -32,7 +32,7 @@ function modelSettingOptions(): Record<ModelSettingFlag, { type: 'string' }> {
 }
 
 /** The run's modelSettings from its flags; none when no flag sets one. */
-function modelSettingsFromFlags(values: Partial<Record<ModelSettingFlag, string>>): ModelSettings | undefined {
+export function modelSettingsFromFlags(values: Partial<Record<ModelSettingFlag, string>>): ModelSettings | undefined {
   const settings: Record<string, unknown> = {};
   for (const [flag, { setting, parse }] of Object.entries(modelSettingFlags)) {
     const text = values[flag as ModelSettingFlag];

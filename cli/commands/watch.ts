@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AgentResult } from '../../core/result';
+import type { EvalReport } from '../../evals/types';
 import { connect } from '../connect';
 import { statusExitCodes } from '../exit-codes';
 import { followStream } from '../../client/follow-stream';
@@ -50,7 +51,12 @@ export async function watchCommand(argv: string[], output: Output): Promise<numb
         values.json ? output.result(JSON.stringify({ offset: item.offset, ...item.data })) : printer.handle(item.data),
       onPause: (reason) => output.info(reason),
     });
-    return await reportEnd(handle.result() as Promise<AgentResult>, { json: values.json, workflowId, printer, output });
+    return await reportEnd(handle.result() as Promise<AgentResult | EvalReport>, {
+      json: values.json,
+      workflowId,
+      printer,
+      output,
+    });
   } finally {
     await session.close();
   }
@@ -58,11 +64,11 @@ export async function watchCommand(argv: string[], output: Output): Promise<numb
 
 /** The run ended: the answer if the stream ended before showing it, the status, and an exit code like `agent run`'s. */
 async function reportEnd(
-  result: Promise<AgentResult>,
+  result: Promise<AgentResult | EvalReport>,
   context: { json: boolean; workflowId: string; printer: StreamRenderer; output: Output },
 ): Promise<number> {
   const { json, workflowId, printer, output } = context;
-  let outcome: AgentResult;
+  let outcome: AgentResult | EvalReport;
   try {
     outcome = await result;
   } catch (error) {
@@ -70,6 +76,12 @@ async function reportEnd(
     output.error(`run failed: ${message}`);
     if (json) output.result(JSON.stringify({ type: 'run_end', workflowId, status: 'failed', error: message }));
     return 1;
+  }
+  // An eval (agent eval, runEval) ends with its report, not an agent's result: its story was the stream's.
+  if (isEvalReport(outcome)) {
+    if (json) output.result(JSON.stringify({ type: 'run_end', workflowId, status: 'completed' }));
+    else output.info(`eval ${workflowId} ended: ${outcome.cases.length} case(s)`);
+    return 0;
   }
   if (json) {
     output.result(JSON.stringify({ type: 'run_end', workflowId, status: outcome.status, answer: outcome.answer }));
@@ -79,4 +91,8 @@ async function reportEnd(
     output.info(`run ${workflowId} ended: ${outcome.status}`);
   }
   return statusExitCodes[outcome.status];
+}
+
+function isEvalReport(result: unknown): result is EvalReport {
+  return typeof (result as EvalReport | undefined)?.evalId === 'string' && Array.isArray((result as EvalReport).cases);
 }

@@ -62,9 +62,13 @@ export function progressMessage(event: StreamEvent): string | undefined {
       return `steering message taken after model call ${event.iteration}`;
     case 'turn_end':
       return `turn ${event.turn} ended: ${event.status}`;
+    // Text as it is written, and an eval's own story (evals/workflow/, never on an agent run's stream): no message.
     case 'text':
     case 'thinking':
     case 'reset':
+    case 'eval_pair_start':
+    case 'eval_pair_end':
+    case 'eval_end':
       return undefined;
     default: {
       // A kind of event this code predates: a line of its own type, so nothing goes unsaid.

@@ -74,7 +74,7 @@ describe('createAgentRegistry', () => {
     const specialist = defineAgent({ name: 'specialist', ...base, tools: [tool] });
     const lead = defineAgent({ name: 'lead', ...base, subagents: [specialist] });
     const registry = createAgentRegistry({ agents: [lead] });
-    expect([...registry.agents.keys()]).toEqual(['default', 'lead', 'specialist']);
+    expect([...registry.agents.keys()]).toEqual(['default', 'eval-judge', 'lead', 'specialist']);
     expect(registry.tools.has('lookup')).toBe(true);
     expect(registry.tools.has('read_file')).toBe(true);
     expect([...registry.providers.keys()]).toEqual(['openai', 'openai-responses', 'anthropic']);

@@ -1,0 +1,2 @@
+/** The eval's HTML report: one self-contained file. */
+export { renderReport, reportLimits } from './render-report';

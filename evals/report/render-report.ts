@@ -1,0 +1,125 @@
+import type { CaseReport, EvalReport, GradeResult, ObservedToolCall } from '../types';
+import { clipped, escapeHtml } from './html-text';
+import { reportStyle } from './report-style';
+
+type Outcome = CaseReport['outcomes'][number];
+
+/** How much of each foreign text the report shows: the file stays light enough to open with hundreds of cases. */
+export const reportLimits = { promptChars: 20_000, answerChars: 50_000, argumentsChars: 4_000, resultChars: 2_000 };
+
+/**
+ * An eval's report as one self-contained HTML file: the summary per candidate, then each case's prompt with every
+ * candidate's answer, tool calls, grades and cost side by side (the recorded baseline first). No script, no request:
+ * the styles are inline, every foreign text is escaped (./html-text.ts), and a Content-Security-Policy that allows
+ * nothing but the inline styles stands behind the escaping, should anything ever slip through it.
+ */
+export function renderReport(report: EvalReport): string {
+  return [
+    '<!DOCTYPE html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'none'; base-uri 'none'">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>Eval ${escapeHtml(report.evalId)}</title>`,
+    `<style>${reportStyle}</style>`,
+    '</head>',
+    '<body>',
+    `<h1>Eval ${escapeHtml(report.evalId)}</h1>`,
+    `<p class="meta">started ${escapeHtml(report.startedAt)} · ${report.cases.length} cases · candidates: ${report.candidates.map(escapeHtml).join(', ')}</p>`,
+    stoppedNotice(report),
+    summaryTable(report),
+    ...report.cases.map(caseSection),
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+function stoppedNotice(report: EvalReport): string {
+  if (!report.stopped) return '';
+  const notRun = report.stopped.notRun;
+  return `<p class="warning" id="stopped">The money budget stopped this eval: ${notRun.length} cases were not run (${notRun.map(escapeHtml).join(', ')}).</p>`;
+}
+
+function summaryTable(report: EvalReport): string {
+  const rows = report.summary.map(
+    (row) =>
+      `<tr><td>${escapeHtml(row.candidate)}</td><td class="number">${score(row.score)}</td>` +
+      `<td class="number">${row.passed}</td><td class="number">${row.failed}</td>` +
+      `<td class="number">${usd(row.costUsd)}</td><td class="number${row.worse > 0 ? ' fail' : ''}">${row.worse}</td></tr>`,
+  );
+  return [
+    '<h2>Summary</h2>',
+    '<table id="summary">',
+    '<thead><tr><th>candidate</th><th class="number">score</th><th class="number">passed</th><th class="number">failed</th><th class="number">cost</th><th class="number">worse than baseline</th></tr></thead>',
+    `<tbody>${rows.join('')}</tbody>`,
+    '</table>',
+  ].join('\n');
+}
+
+function caseSection(caseReport: CaseReport, index: number): string {
+  const { case: evalCase, outcomes } = caseReport;
+  return [
+    `<section class="case" id="case-${index}">`,
+    `<h2>${escapeHtml(evalCase.id)} <span class="muted">${escapeHtml(sourceText(evalCase.source))}</span></h2>`,
+    `<pre class="prompt">${escapeHtml(clipped(evalCase.prompt, reportLimits.promptChars))}</pre>`,
+    // The column count is a number of ours; nothing foreign goes into a style.
+    `<div class="outcomes" style="grid-template-columns: repeat(${Math.max(1, outcomes.length)}, minmax(0, 1fr))">`,
+    ...outcomes.map(outcomeColumn),
+    '</div>',
+    '</section>',
+  ].join('\n');
+}
+
+function outcomeColumn(outcome: Outcome): string {
+  const tokens = `${outcome.usage.inputTokens} in / ${outcome.usage.outputTokens} out`;
+  return [
+    '<div class="outcome">',
+    `<h3>${escapeHtml(outcome.candidate)} <span class="${outcome.pass ? 'pass' : 'fail'}">${outcome.pass ? 'pass' : 'fail'}</span> <span class="score">${score(outcome.score)}</span></h3>`,
+    `<p class="muted">${escapeHtml(outcome.status)} · ${outcome.iterations} iterations · ${tokens} · <span class="cost">${outcome.usage.costUsd === undefined ? 'cost unknown' : usd(outcome.usage.costUsd)}</span></p>`,
+    ...(outcome.error ? [`<pre class="error fail">${escapeHtml(clipped(outcome.error, reportLimits.resultChars))}</pre>`] : []),
+    `<pre class="answer">${escapeHtml(clipped(outcome.answer, reportLimits.answerChars))}</pre>`,
+    toolCallList(outcome.toolCalls),
+    gradeTable(outcome.grades),
+    '</div>',
+  ].join('\n');
+}
+
+function toolCallList(calls: ObservedToolCall[]): string {
+  if (calls.length === 0) return '<p class="muted tool-calls">no tool calls</p>';
+  const items = calls.map((call) => {
+    const argumentsText = typeof call.arguments === 'string' ? call.arguments : (JSON.stringify(call.arguments) ?? '');
+    const result =
+      call.result === undefined
+        ? ''
+        : `<pre class="${call.isError ? 'fail' : ''}">${call.isError ? 'error: ' : ''}${escapeHtml(clipped(call.result, reportLimits.resultChars))}</pre>`;
+    return `<li><code>${escapeHtml(call.name)}</code> <code>${escapeHtml(clipped(argumentsText, reportLimits.argumentsChars))}</code>${result}</li>`;
+  });
+  return `<ol class="tool-calls">${items.join('')}</ol>`;
+}
+
+function gradeTable(grades: GradeResult[]): string {
+  if (grades.length === 0) return '<p class="muted">no grades</p>';
+  const rows = grades.map(
+    (grade) =>
+      `<tr><td>${escapeHtml(grade.grader)}</td><td class="number">${score(grade.score)}</td>` +
+      `<td class="${grade.pass ? 'pass' : 'fail'}">${grade.pass ? 'pass' : 'fail'}</td><td>${escapeHtml(grade.reason)}` +
+      `${grade.usage?.costUsd !== undefined ? ` <span class="muted">(${usd(grade.usage.costUsd)})</span>` : ''}</td></tr>`,
+  );
+  return `<table class="grades"><thead><tr><th>grader</th><th class="number">score</th><th></th><th>reason</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function sourceText(source: CaseReport['case']['source']): string {
+  return source.kind === 'run'
+    ? `run ${source.workflowId} (${source.runId}), message ${source.messageIndex}`
+    : `${source.file}:${source.line}`;
+}
+
+function score(value: number): string {
+  return Number.isFinite(value) ? value.toFixed(2) : '–';
+}
+
+function usd(value: number): string {
+  return Number.isFinite(value) ? `$${value.toFixed(value >= 1 ? 2 : value >= 0.01 ? 4 : 6)}` : '–';
+}
