@@ -41,6 +41,9 @@ export const subagentParameters = {
  * when the worker (or the CLI) starts: a definition that names a tool, agent or
  * provider that is not there fails here, naming the agent and the problem.
  */
+/** Agents the engine registers for its own runs, not for people to pick (listedAgentNames). */
+const engineAgentNames = new Set([evalJudgeAgent.name]);
+
 export class AgentRegistry {
   readonly agents = new Map<string, Agent>();
   readonly tools = new Map<string, Tool>();
@@ -48,6 +51,15 @@ export class AgentRegistry {
   readonly graders = new Map<string, Grader>();
   /** The MCP servers whose tools runs may use; their tools are known only once a run lists them (listMcpTools). */
   readonly mcpServers: McpServers;
+
+  /**
+   * The agents a person chooses from: every agent but those the engine runs for itself (eval-judge, an eval's LLM
+   * judge). Those still run by name; they are left out of listings, of `agent mcp`'s tools and of the lists in error
+   * messages, where they would only be noise beside the user's own.
+   */
+  listedAgentNames(): string[] {
+    return [...this.agents.keys()].filter((name) => !engineAgentNames.has(name));
+  }
 
   constructor(definitions: Definitions = {}) {
     this.mcpServers = parseMcpServers(definitions.mcpServers ?? {}, { baseDirectory: process.cwd() });
@@ -65,7 +77,7 @@ export class AgentRegistry {
   /** The agent as the workflow runs it (plain data). */
   spec(name: string): AgentSpec {
     const agent = this.agents.get(name);
-    if (!agent) throw new ConfigurationError(`unknown agent "${name}"; this worker has: ${[...this.agents.keys()].join(', ')}`);
+    if (!agent) throw new ConfigurationError(`unknown agent "${name}"; this worker has: ${this.listedAgentNames().join(', ')}`);
     return {
       name: agent.name,
       description: agent.description,
@@ -229,7 +241,7 @@ export class AgentRegistry {
     const unapprovable = this.unknownApprovalNames(agent.approveTools);
     if (unapprovable.length > 0)
       throw problem(
-        `approveTools names unknown tools: ${unapprovable.join(', ')} (${this.describeTools()}; agents: ${[...this.agents.keys()].join(', ')})`,
+        `approveTools names unknown tools: ${unapprovable.join(', ')} (${this.describeTools()}; agents: ${this.listedAgentNames().join(', ')})`,
       );
     for (const [role, targets] of [
       ['subagent', agent.subagents],

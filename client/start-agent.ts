@@ -45,7 +45,7 @@ export function assertRegistered(input: AgentInput, registry: AgentRegistry): vo
   const resolved = resolveOrThrow(input);
   if (!registry.agents.has(resolved.agent)) {
     throw new InvalidInputError(
-      `unknown agent "${resolved.agent}"; registered agents: ${[...registry.agents.keys()].join(', ')}`,
+      `unknown agent "${resolved.agent}"; registered agents: ${registry.listedAgentNames().join(', ')}`,
     );
   }
   const model = resolved.model ?? registry.agents.get(resolved.agent)!.model;

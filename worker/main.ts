@@ -23,7 +23,7 @@ export async function runWorker(): Promise<void> {
     const lines = [
       `worker polling task queue "${taskQueue()}" on ${settings.connectionOptions.address} (namespace ${settings.namespace}); Ctrl-C stops it`,
       `worker stores: ${describeStorage(storageSettings())}`,
-      `worker agents: ${[...registry.agents.keys()].join(', ')}`,
+      `worker agents: ${registry.listedAgentNames().join(', ')}`,
       `worker tracing: ${tracing ? `OTLP to ${tracing.tracesUrl} as service "${tracing.serviceName}"` : 'off (no OTEL_EXPORTER_OTLP_ENDPOINT)'}`,
       ...(mcpServers.length > 0 ? [`worker MCP servers (started when a run lists them): ${mcpServers.join(', ')}`] : []),
     ];

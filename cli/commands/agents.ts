@@ -12,17 +12,21 @@ export async function agentsCommand(argv: string[], output: Output): Promise<num
     options: { json: { type: 'boolean', default: false } },
   });
   if (positionals.length > 0) throw new UsageError('agents takes no arguments');
-  const agents = [...cliRegistry().agents.values()].map((agent) => ({
-    name: agent.name,
-    description: agent.description,
-    model: agent.model,
-    tools: agent.tools.map(nameOf),
-    subagents: agent.subagents.map(nameOf),
-    handoffs: agent.handoffs.map(nameOf),
-    maxIterations: agent.maxIterations,
-    structuredOutput: agent.outputSchema !== undefined,
-    modelSettings: agent.modelSettings,
-  }));
+  const registry = cliRegistry();
+  const agents = registry
+    .listedAgentNames()
+    .map((name) => registry.agents.get(name)!)
+    .map((agent) => ({
+      name: agent.name,
+      description: agent.description,
+      model: agent.model,
+      tools: agent.tools.map(nameOf),
+      subagents: agent.subagents.map(nameOf),
+      handoffs: agent.handoffs.map(nameOf),
+      maxIterations: agent.maxIterations,
+      structuredOutput: agent.outputSchema !== undefined,
+      modelSettings: agent.modelSettings,
+    }));
   if (values.json) {
     output.result(JSON.stringify({ agents }));
     return 0;

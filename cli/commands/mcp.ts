@@ -60,11 +60,11 @@ export async function mcpCommand(argv: string[], output: Output): Promise<number
     );
   }
   const registry = cliRegistry();
-  const agents = values.agents !== undefined ? listFlag(values.agents) : [...registry.agents.keys()];
+  const agents = values.agents !== undefined ? listFlag(values.agents) : registry.listedAgentNames();
   const unknown = agents.filter((name) => !registry.agents.has(name));
   if (unknown.length > 0 || agents.length === 0)
     throw new UsageError(
-      `--agents: ${unknown.length ? `unknown ${unknown.join(', ')}` : 'name at least one'}; registered agents: ${[...registry.agents.keys()].join(', ')}`,
+      `--agents: ${unknown.length ? `unknown ${unknown.join(', ')}` : 'name at least one'}; registered agents: ${registry.listedAgentNames().join(', ')}`,
     );
   // Each tool's run, as `agent run --agent <name>` would start it; the default agent as `agent run` without --agent.
   const inputFor = (name: string): Omit<AgentInput, 'prompt'> => ({

@@ -34,7 +34,6 @@ it('lists the registered agents with their tools, subagents and handoffs', async
   const { agents } = lastJsonLine(listed.stdout) as { agents: Array<Record<string, unknown>> };
   expect(agents.map((agent) => agent.name)).toEqual([
     'default',
-    'eval-judge',
     'coordinator',
     'researcher',
     'writer',
@@ -216,6 +215,6 @@ describe('bad definitions', () => {
   it('refuses an agent the CLI does not know, before starting anything', async () => {
     const run = await cli(['run', 'hello', '--agent', 'nobody', '--workspace', bed.workspace]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('unknown agent "nobody"; registered agents: default, eval-judge, coordinator');
+    expect(run.stderr).toContain('unknown agent "nobody"; registered agents: default, coordinator');
   });
 });

@@ -75,6 +75,8 @@ describe('createAgentRegistry', () => {
     const lead = defineAgent({ name: 'lead', ...base, subagents: [specialist] });
     const registry = createAgentRegistry({ agents: [lead] });
     expect([...registry.agents.keys()]).toEqual(['default', 'eval-judge', 'lead', 'specialist']);
+    // eval-judge runs an eval's judge by name; people choose from the others.
+    expect(registry.listedAgentNames()).toEqual(['default', 'lead', 'specialist']);
     expect(registry.tools.has('lookup')).toBe(true);
     expect(registry.tools.has('read_file')).toBe(true);
     expect([...registry.providers.keys()]).toEqual(['openai', 'openai-responses', 'anthropic']);
