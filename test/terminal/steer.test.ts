@@ -13,7 +13,6 @@ import { statusQuery } from '../../workflows/definitions';
 // turn's one answer; `agent steer` exits 0.
 
 const bed = useTestBed();
-jest.setTimeout(180_000);
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 const terminals: Terminal[] = [];
@@ -40,30 +39,24 @@ it('agent steer from a second terminal joins the chat turn in progress; both sho
     env,
   );
   terminals.push(chat);
-  await waitFor('the chat to be ready', async () => (await chat.screen()).includes('started; type a message'), {
-    timeoutMs: 60_000,
-  });
+  await waitFor('the chat to be ready', async () => (await chat.screen()).includes('started; type a message'));
   await chat.typeLine('read alpha.txt');
-  await waitFor('the first model call under way', () => bed.server.requests.length === 1, { timeoutMs: 60_000 });
+  await waitFor('the first model call under way', () => bed.server.requests.length === 1);
 
   const steer = await Terminal.start(cliCommandLine(['steer', workflowId, 'Not that one: read beta.txt instead.']), env);
   terminals.push(steer);
   const session = bed.environment.client.workflow.getHandle(workflowId);
-  await waitFor('the steering message accepted', async () => (await session.query(statusQuery)).queuedMessages === 1, {
-    timeoutMs: 60_000,
-  });
+  await waitFor('the steering message accepted', async () => (await session.query(statusQuery)).queuedMessages === 1);
   answerFirstCall();
 
   const answer = 'You asked for beta.txt: it says beta.';
-  await waitFor('the answer in the steering terminal', async () => /Pane is dead \(status 0/.test(await steer.screen()), {
-    timeoutMs: 60_000,
-  });
+  await waitFor('the answer in the steering terminal', async () => /Pane is dead \(status 0/.test(await steer.screen()));
   const steered = await steer.screen();
   expect(steered).toContain('steering the turn in progress; its reply follows once it ends');
   expect(steered).toContain('(2 model call(s)');
   expect(steered.split(answer)).toHaveLength(2);
 
-  await waitFor('the answer in the chat', async () => (await chat.screen()).includes(answer), { timeoutMs: 60_000 });
+  await waitFor('the answer in the chat', async () => (await chat.screen()).includes(answer));
   const watched = await chat.screen();
   // Where the turn took it: after the tool's result, before the model call that answered.
   const lines = watched.split('\n');
@@ -80,5 +73,6 @@ it('agent steer from a second terminal joins the chat turn in progress; both sho
     { role: 'user', content: 'Not that one: read beta.txt instead.' },
   ]);
   await chat.typeLine('/end');
-  await waitFor('the chat to end', async () => /Pane is dead/.test(await chat.screen()), { timeoutMs: 60_000 });
+  // What a person sees: the session ended (the process then closes its worker, which a busy machine takes its time over).
+  await waitFor('the chat to end the session', async () => new RegExp(`session ${workflowId} ended`).test(await chat.screen()));
 });
