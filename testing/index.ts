@@ -21,6 +21,7 @@ export {
   type TestInput,
   type TestEvalOptions,
 } from './agent-test-env';
+export { runEval } from './run-eval';
 export type { AgentRun, AgentSession } from './agent-run';
 export type { TestServer } from './test-environment';
 export {

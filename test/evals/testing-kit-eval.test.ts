@@ -3,12 +3,10 @@ import path from 'node:path';
 import { defineAgent } from '../../agents/define-agent';
 import type { Message } from '../../core/messages';
 import type { EvalCase } from '../../evals/types';
-import { createAgentTestEnv, scriptedModel, type AgentTestEnv } from '../../testing';
+import { createAgentTestEnv, runEval, scriptedModel, type AgentTestEnv } from '../../testing';
 
 // runEval over the scripted model (durable-agent/testing): a prompt unit-tested with no API. Two candidates answer
 // the same cases; the test reads what each candidate's model call was shown and the report's figures.
-
-jest.setTimeout(120_000);
 
 const support = defineAgent({
   name: 'support',
@@ -112,7 +110,8 @@ it('continues a long eval as new, carrying the scored pairs, and reports them al
   model.reset((request) => `answer to ${lastUserText(request.messages)}`);
   const evalId = `eval-kit-chain-${Date.now()}`;
   const cases = Array.from({ length: 5 }, (_, index) => datasetCase(`case-${index + 1}`, `question ${index + 1}`, index + 1));
-  const report = await env.runEval({
+  // The function form of env.runEval, as durable-agent/testing exports it.
+  const report = await runEval(env, {
     evalId,
     cases,
     candidates: [{ name: 'terse', instructions: 'Be terse.' }],
