@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { defaultBatchSettings, type BatchOption, type BatchSettings } from '../core/batch-settings';
+import type { AgentInput } from '../core/resolve-input';
 import type { StreamEvent } from '../core/stream-events';
 import { InvalidInputError, resolveOrThrow } from '../client/start-agent';
 import { followStream } from '../client/follow-stream';
@@ -101,18 +102,26 @@ export function evalInput(options: EvalOptions): EvalWorkflowInput {
   };
 }
 
+/**
+ * A candidate's overrides as a run's input, before defaults: what runEval resolves and `agent eval` checks as
+ * `agent run` checks a run. The prompt is a placeholder; each case brings its own.
+ */
+export function candidateAgentInput(candidate: Candidate, workspace: string): AgentInput {
+  return {
+    prompt: 'eval',
+    ...(candidate.agent !== undefined && { agent: candidate.agent }),
+    ...(candidate.model !== undefined && { model: candidate.model }),
+    ...(candidate.instructions !== undefined && { systemPrompt: candidate.instructions }),
+    ...(candidate.tools !== undefined && { tools: candidate.tools }),
+    ...(candidate.modelSettings !== undefined && { modelSettings: candidate.modelSettings }),
+    workspace,
+  };
+}
+
 /** The candidate's overrides resolved as a run's input (every default filled in), checked like `agent run`'s. */
 function candidateRun(candidate: Candidate, workspace: string): CandidateRun {
   try {
-    const { prompt: _prompt, ...input } = resolveOrThrow({
-      prompt: 'eval',
-      ...(candidate.agent !== undefined && { agent: candidate.agent }),
-      ...(candidate.model !== undefined && { model: candidate.model }),
-      ...(candidate.instructions !== undefined && { systemPrompt: candidate.instructions }),
-      ...(candidate.tools !== undefined && { tools: candidate.tools }),
-      ...(candidate.modelSettings !== undefined && { modelSettings: candidate.modelSettings }),
-      workspace,
-    });
+    const { prompt: _prompt, ...input } = resolveOrThrow(candidateAgentInput(candidate, workspace));
     return { candidate, input };
   } catch (error) {
     throw new InvalidInputError(

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { awaitResult } from '../../client/await-result';
 import { followStream } from '../../client/follow-stream';
 import { failureMessage } from '../../client/failure-message';
-import { evalInput, newEvalId, startEval, type EvalOptions } from '../../evals/run-eval';
+import { candidateAgentInput, evalInput, newEvalId, startEval, type EvalOptions } from '../../evals/run-eval';
 import type { EvalCase, EvalReport, GraderSpec } from '../../evals/types';
 import { assertStartable } from '../check-run';
 import { connect } from '../connect';
@@ -100,15 +100,7 @@ export async function evalCommand(argv: string[], output: Output): Promise<numbe
   if (named.length === 0) throw new UsageError('eval needs cases: --query, --runs, --history, --dataset or --cases');
   // Every candidate is checked as `agent run` checks a run (agent, model, provider rules, tools): exit 2 before anything starts.
   for (const candidate of candidates) {
-    await assertStartable({
-      prompt: 'eval',
-      ...(candidate.agent !== undefined && { agent: candidate.agent }),
-      ...(candidate.model !== undefined && { model: candidate.model }),
-      ...(candidate.instructions !== undefined && { systemPrompt: candidate.instructions }),
-      ...(candidate.tools !== undefined && { tools: candidate.tools }),
-      ...(candidate.modelSettings !== undefined && { modelSettings: candidate.modelSettings }),
-      workspace,
-    }).catch((error: Error) => {
+    await assertStartable(candidateAgentInput(candidate, workspace)).catch((error: Error) => {
       throw Object.assign(error, { message: `candidate "${candidate.name}": ${error.message}` });
     });
   }

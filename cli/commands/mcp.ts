@@ -14,7 +14,7 @@ import type { Output } from '../output';
 import { cliRegistry } from '../registry';
 import { withWorkerProof } from '../serve-worker-proof';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger } from './agent-flags';
-import { listFlag, servedHosts } from './serve';
+import { listen, listFlag, servedHosts } from './serve';
 
 // What a run's flags set that makes no sense for every tool at once: the agent is the tool, the id is each run's own.
 const { agent: _agent, id: _id, stream: _stream, 'no-stream': _noStream, ...runOptions } = agentOptions;
@@ -136,12 +136,7 @@ async function serveHttp(
     ),
   );
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, resolve);
-    });
-    const address = server.address();
-    const boundPort = typeof address === 'object' && address ? address.port : port;
+    const boundPort = await listen(server, port, host);
     // Made once the port is known: the names it answers to include it (as agent serve's).
     handler = createAgentMcpHttpHandler({
       allowedHosts: [...servedHosts(host, boundPort), ...listFlag(values['allowed-hosts'])],

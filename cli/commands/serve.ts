@@ -81,12 +81,7 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
   let serveRequest: ((request: Request) => Promise<Response>) | undefined;
   const server = http.createServer(toNodeListener((request) => serveRequest!(request)));
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, resolve);
-    });
-    const address = server.address();
-    const boundPort = typeof address === 'object' && address ? address.port : port;
+    const boundPort = await listen(server, port, host);
     const guard = {
       allowedHosts: [...servedHosts(host, boundPort), ...listFlag(values['allowed-hosts'])],
       allowedOrigins: listFlag(values['allowed-origins']),
@@ -113,6 +108,16 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
  * The `Host` names `agent serve` answers to: the one it was bound to and the loopback names, each with the port. A
  * page whose name was rebound to this address (DNS rebinding) says its own name, and is refused.
  */
+/** Listens on `host`:`port` and returns the port bound (the one the system chose when `port` is 0). */
+export async function listen(server: http.Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : port;
+}
+
 export function servedHosts(bound: string, port: number): string[] {
   const names = new Set([
     bound.includes(':') && !bound.startsWith('[') ? `[${bound}]` : bound,
