@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import type { Client } from '@temporalio/client';
 import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
@@ -60,6 +61,20 @@ export function historyChainToJSON(workflowId: string, chain: History[]): string
     runs: chain.map((history) => JSON.parse(historyToJSON(history)) as unknown),
   };
   return JSON.stringify(file, null, 2);
+}
+
+/** Reads a history file (`agent history --out`'s chain or one history's JSON), with errors that name the file. */
+export async function readHistoriesFile(file: string): Promise<ReturnType<typeof historiesInFile>> {
+  const text = await readFile(file, 'utf8').catch((error: Error) => {
+    throw new Error(`cannot read the history file ${file}: ${error.message}`, { cause: error });
+  });
+  try {
+    return historiesInFile(JSON.parse(text));
+  } catch (error) {
+    throw new Error(`${file} is not a workflow history in JSON (agent history --out writes one): ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
 }
 
 /** The histories a file's JSON holds: a chain's runs, oldest first, or the one history of a single-run file. */

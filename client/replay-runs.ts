@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
@@ -8,7 +7,7 @@ import { cachedWorkflowBundle } from '../worker/bundle-cache';
 import { agentWorkflowType } from '../workflows/definitions';
 import { describeDivergence, type Divergence } from './replay-divergence';
 import { firstDivergingTask } from './replay-locate';
-import { historiesInFile } from './history-chain';
+import { readHistoriesFile } from './history-chain';
 
 export type { Divergence } from './replay-divergence';
 
@@ -258,17 +257,7 @@ async function* listedRuns(
  * workflows after it, so replay needs the real one.
  */
 export async function readHistoryFileRuns(file: string, workflowId?: string): Promise<HistoryToReplay[]> {
-  const text = await readFile(file, 'utf8').catch((error: Error) => {
-    throw new Error(`cannot read the history file ${file}: ${error.message}`, { cause: error });
-  });
-  let contents: ReturnType<typeof historiesInFile>;
-  try {
-    contents = historiesInFile(JSON.parse(text));
-  } catch (error) {
-    throw new Error(`${file} is not a workflow history in JSON (agent history --out writes one): ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
+  const contents = await readHistoriesFile(file);
   return contents.histories.map((history, index) => {
     const where = contents.histories.length > 1 ? `${file} (run ${index + 1} of ${contents.histories.length})` : file;
     const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;

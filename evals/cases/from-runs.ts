@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import type { Client } from '@temporalio/client';
 import type { DataConverter, LoadedDataConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { fetchHistoryChain, historiesInFile } from '../../client/history-chain';
+import { fetchHistoryChain, readHistoriesFile } from '../../client/history-chain';
 import { agentDataConverter } from '../../storage/data-converter';
 import { agentWorkflowType } from '../../workflows/definitions';
 import type { EvalCase } from '../types';
@@ -76,17 +75,7 @@ export async function casesFromHistoryFiles(
 }
 
 async function readChainFile(file: string): Promise<RecordedChain> {
-  const text = await readFile(file, 'utf8').catch((error: Error) => {
-    throw new Error(`cannot read the history file ${file}: ${error.message}`, { cause: error });
-  });
-  let contents: ReturnType<typeof historiesInFile>;
-  try {
-    contents = historiesInFile(JSON.parse(text));
-  } catch (error) {
-    throw new Error(`${file} is not a workflow history in JSON (agent history --out writes one): ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
+  const contents = await readHistoriesFile(file);
   const started = contents.histories.at(-1)?.events?.[0]?.workflowExecutionStartedEventAttributes;
   const workflowId = contents.workflowId ?? (started as { workflowId?: string } | undefined)?.workflowId;
   if (!started) throw new Error(`${file} does not start with a WorkflowExecutionStarted event: not a whole history`);
