@@ -82,7 +82,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        workflowAllowList({ core: '../core', folders: ['.', '../mcp/workflow', '../evals/workflow'], files: ['../mcp/types'] }),
+        workflowAllowList({ core: '../core', folders: ['.', '../mcp/workflow'], files: ['../mcp/types'] }),
       ],
     },
   },
@@ -96,7 +96,7 @@ export default tseslint.config(
           core: '../../core',
           folders: ['.', '../../workflows'],
           // The judge's input and verdict are pure (evals/graders/): the eval builds and reads its judge runs with them.
-          files: ['../types', '../graders/judge-input', '../graders/judge-verdict'],
+          files: ['../graders/judge-input', '../graders/judge-verdict'],
         }),
       ],
     },

@@ -16,13 +16,7 @@ export { loadDefinitions } from './agents/load-definitions';
 export { defaultAgent } from './agents/default-agent';
 export { defineTool, builtInTools, type Tool, type ToolContext } from './tools';
 // Graders of your own for evals, registered like tools (a definitions module's `graders`).
-export {
-  defineGrader,
-  type Grader,
-  type GraderDefinition,
-  type GraderInput,
-  type GraderVerdict,
-} from './evals/graders/define-grader';
+export { defineGrader, type Grader, type GraderDefinition, type GraderInput, type GraderVerdict } from './agents/define-grader';
 export { loadMcpConfig, parseMcpServers, type McpServers, type McpServerConfig, type McpServerEntry } from './mcp/config';
 export { everyMcpTool } from './mcp/types';
 export { resolveInWorkspace } from './tools/workspace';
@@ -102,4 +96,4 @@ export type {
   RecordedAnswer,
   ToolFixture,
   UnrecordedToolPolicy,
-} from './evals/types';
+} from './core/eval-types';

@@ -9,7 +9,7 @@ import { parseModelId } from '../core/model-id';
 import type { Tool, ToolActivitySettings } from '../tools/define-tool';
 import { pathArgumentsOf } from '../tools/path-argument';
 import { assertWorkspaceDirectory } from '../tools/workspace';
-import type { UnrecordedToolPolicy } from '../evals/types';
+import type { UnrecordedToolPolicy } from '../core/eval-types';
 import { assertRunWorkspace, rootsOf, type WorkspaceRoots } from './scratch/run-workspace';
 import { timingMark } from '../telemetry/startup-timing';
 

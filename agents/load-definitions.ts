@@ -3,7 +3,7 @@ import { ConfigurationError } from '../core/errors';
 import { loadMcpConfig } from '../mcp/config';
 import type { ModelProvider } from '../providers';
 import type { Tool } from '../tools';
-import { isGrader, type Grader } from '../evals/graders/define-grader';
+import { isGrader, type Grader } from './define-grader';
 import { isAgent, type Agent } from './define-agent';
 import type { Definitions } from './registry';
 import { requireUserModule } from './require-user-module';

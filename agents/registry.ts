@@ -10,7 +10,7 @@ import { builtInTools, toolJsonSchema, type Tool } from '../tools';
 import { parseMcpServers, type McpServerConfig, type McpServerEntry, type McpServers } from '../mcp/config';
 import { mcpReference, type McpReference } from '../mcp/names';
 import { evalJudgeAgent } from '../evals/graders/judge-agent';
-import { isGrader, type Grader } from '../evals/graders/define-grader';
+import { isGrader, type Grader } from './define-grader';
 import { defaultAgent } from './default-agent';
 import { isAgent, nameOf, type Agent } from './define-agent';
 

@@ -5,7 +5,7 @@ import { startAgent } from '../client/start-agent';
 import { formatUsd } from '../core/cost';
 import { casesFromRuns } from '../evals/cases';
 import { runEval } from '../evals/run-eval';
-import type { EvalReport } from '../evals/types';
+import type { EvalReport } from '../core/eval-types';
 import { providerReply, type FakeProvider, type Responder } from '../test/support/fake-model-server';
 import type { Benchmark } from './support/benchmark';
 import { startFakeModelWorker } from './support/fake-model-worker';

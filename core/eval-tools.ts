@@ -1,4 +1,4 @@
-import type { ToolFixture, UnrecordedToolPolicy } from '../evals/types';
+import type { ToolFixture, UnrecordedToolPolicy } from './eval-types';
 
 /**
  * What an eval's run does with its tool calls (docs/evals-tools.md): a call a recording answered (same tool, same

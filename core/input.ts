@@ -8,7 +8,7 @@ import { requiresSomethingToAnswer, somethingToAnswer } from './something-to-ans
 import { maxPromptChars } from './limits';
 import { batchSessionProblem, type BatchSettings } from './batch-settings';
 import type { EvalTools } from './eval-tools';
-import type { ToolFixture, UnrecordedToolPolicy } from '../evals/types';
+import type { ToolFixture, UnrecordedToolPolicy } from './eval-types';
 
 /**
  * The agent workflow's input, as the client resolved it: every setting explicit.

@@ -1,4 +1,4 @@
-import type { ObservedToolCall } from '../evals/types';
+import type { ObservedToolCall } from './eval-types';
 import type { Usage } from './messages';
 
 /**

@@ -6,7 +6,7 @@ import type { StreamEvent } from '../core/stream-events';
 import { InvalidInputError, resolveOrThrow } from '../client/start-agent';
 import { followStream } from '../client/follow-stream';
 import { clip } from '../workflows/summaries';
-import type { Candidate, EvalCase, EvalReport, GraderSpec, UnrecordedToolPolicy } from './types';
+import type { Candidate, EvalCase, EvalReport, GraderSpec, UnrecordedToolPolicy } from '../core/eval-types';
 import { evalWorkflowType, type CandidateRun, type EvalWorkflowInput } from './workflow/definitions';
 import { recordedName } from './workflow/pairs';
 import { graderSpecProblems } from './graders/check-grader-specs';
@@ -46,7 +46,7 @@ const candidateNamePattern = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
  * Runs an eval to its end and returns its report: every case answered by every candidate as a durable child run,
- * graded, summed up per candidate (evals/types.ts's EvalReport). A worker with the AgentPlugin runs it.
+ * graded, summed up per candidate (core/eval-types.ts's EvalReport). A worker with the AgentPlugin runs it.
  *
  *   const report = await runEval(client, { cases, candidates: [{ name: 'mini', model: 'openai:gpt-4o-mini' }],
  *     graders: [{ type: 'contains', value: 'refund' }], workspace, taskQueue });

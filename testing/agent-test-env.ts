@@ -15,7 +15,7 @@ import type { AgentInput } from '../core/resolve-input';
 import type { AgentResult } from '../core/result';
 import { createAgentWorker } from '../worker/create-worker';
 import { runEval, type EvalOptions } from '../evals/run-eval';
-import type { Candidate, EvalReport, GraderSpec } from '../evals/types';
+import type { Candidate, EvalReport, GraderSpec } from '../core/eval-types';
 import { agentRun, agentSession, type AgentRun, type AgentSession } from './agent-run';
 import { answeredBy } from './scripted-agents';
 import { scriptedModelId, type ScriptedModel } from './scripted-model';

@@ -1,4 +1,4 @@
-import type { EvalReport } from '../evals/types';
+import type { EvalReport } from '../core/eval-types';
 import type { AgentTestEnv, TestEvalOptions } from './agent-test-env';
 
 /**

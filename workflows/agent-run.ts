@@ -17,7 +17,7 @@ import { zeroUsage, type Usage } from '../core/usage';
 import type { AgentResult, AgentStatus, ApprovalDecision, PendingApproval, TurnReply } from '../core/result';
 import type { CoreActivities, RunSetup } from '../activities';
 import { withMcpTools } from '../mcp/workflow/list-tools';
-import { observedToolCalls } from '../evals/workflow/observed-tool-calls';
+import { observedToolCalls } from '../core/observed-tool-calls';
 import { AgentStream } from './agent-stream';
 import { Approvals } from './approvals';
 import {

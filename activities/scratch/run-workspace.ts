@@ -1,4 +1,4 @@
-import type { UnrecordedToolPolicy } from '../../evals/types';
+import type { UnrecordedToolPolicy } from '../../core/eval-types';
 import { assertInsideRoot } from '../../tools/workspace';
 import { assertInsideScratch, defaultScratchRoot } from './scratch-root';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { casesFromDataset } from '../../evals/cases/dataset';
 import { casesFromHistoryFiles, casesFromRuns } from '../../evals/cases/from-runs';
-import type { EvalCase } from '../../evals/types';
+import type { EvalCase } from '../../core/eval-types';
 import { UsageError } from '../help';
 import { invocationDirectory } from '../output';
 

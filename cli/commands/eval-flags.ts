@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Candidate, GraderSpec } from '../../evals/types';
+import type { Candidate, GraderSpec } from '../../core/eval-types';
 import { UsageError } from '../help';
 import { invocationDirectory } from '../output';
 import { modelSettingsFromFlags, type ModelSettingFlag } from './agent-flags';
@@ -59,7 +59,7 @@ export function parseCandidate(text: string, defaults: { agent?: string }): Cand
 }
 
 /**
- * `--grader TYPE:VALUE` for the common graders, or the grader's JSON (evals/types.ts's GraderSpec):
+ * `--grader TYPE:VALUE` for the common graders, or the grader's JSON (core/eval-types.ts's GraderSpec):
  * `contains:refund`, `equals:Yes`, `regex:^ok`, `output-schema`, `tools-only:read_file,search_files`,
  * `max-cost-usd:0.01`, `max-iterations:5`, `max-tool-calls:3`, `custom:NAME`, `{"type":"tool-calls",…}`.
  */

@@ -5,7 +5,7 @@ import { awaitResult } from '../../client/await-result';
 import { followStream } from '../../client/follow-stream';
 import { failureMessage } from '../../client/failure-message';
 import { candidateAgentInput, evalInput, newEvalId, startEval, type EvalOptions } from '../../evals/run-eval';
-import type { EvalCase, EvalReport, GraderSpec } from '../../evals/types';
+import type { EvalCase, EvalReport, GraderSpec } from '../../core/eval-types';
 import { assertStartable } from '../check-run';
 import { connect } from '../connect';
 import { evalTable } from '../eval-table';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AgentResult } from '../../core/result';
-import type { EvalReport } from '../../evals/types';
+import type { EvalReport } from '../../core/eval-types';
 import { connect } from '../connect';
 import { statusExitCodes } from '../exit-codes';
 import { followStream } from '../../client/follow-stream';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { maxPromptChars } from '../../core/limits';
 import { messageSchema } from '../../core/messages';
 import { toolPairingProblems } from '../../core/tool-pairing';
-import type { EvalCase, GraderSpec } from '../types';
+import type { EvalCase, GraderSpec } from '../../core/eval-types';
 import { expectSchema } from './expect-shorthand';
 import { safeContext } from './safe-context';
 

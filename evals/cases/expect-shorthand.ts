@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { GraderSpec } from '../types';
+import type { GraderSpec } from '../../core/eval-types';
 import { graderSpecSchema } from './grader-spec-schema';
 
 /**
- * A dataset line's `expect` (docs/evals-cases.md): GraderSpecs as evals/types.ts has them, one (`{"type": "contains", …}`)
+ * A dataset line's `expect` (docs/evals-cases.md): GraderSpecs as core/eval-types.ts has them, one (`{"type": "contains", …}`)
  * or a list; or the shorthand, an object whose every key is one of these and becomes graders:
  * - `"contains": "refund"` or `["refund", "order"]`: the answer contains each (one `contains` grader each);
  * - `"equals": "42"`, `"regex": "^\\d+$"`: the answer equals it, or matches it;

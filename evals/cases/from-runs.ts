@@ -4,7 +4,7 @@ import type { temporal } from '@temporalio/proto';
 import { fetchHistoryChain, readHistoriesFile } from '../../client/history-chain';
 import { agentDataConverter } from '../../storage/data-converter';
 import { agentWorkflowType } from '../../workflows/definitions';
-import type { EvalCase } from '../types';
+import type { EvalCase } from '../../core/eval-types';
 import { decodeRun } from './decode-history';
 import { casesFromConversation, type RecordedCaseOptions } from './recorded-cases';
 import { recordedConversation } from './recorded-conversation';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { GraderSpec } from '../types';
+import type { GraderSpec } from '../../core/eval-types';
 
-/** evals/types.ts's GraderSpec, checked: what a dataset line's `expect` must come to. */
+/** core/eval-types.ts's GraderSpec, checked: what a dataset line's `expect` must come to. */
 const argumentsSchema = z.record(z.string(), z.unknown());
 
 export const graderSpecSchema = z.discriminatedUnion('type', [

@@ -1,6 +1,6 @@
 /**
  * Where an eval's cases come from (docs/evals-cases.md): recorded runs (by ids, a visibility query, or history files) and
- * JSONL datasets. Every function here returns EvalCase[] of evals/types.ts.
+ * JSONL datasets. Every function here returns EvalCase[] of core/eval-types.ts.
  */
 export { casesFromRuns, casesFromHistoryFiles, casesFromHistories } from './from-runs';
 export type { CasesFromRunsOptions, RecordedCaseOptions, RecordedChain } from './from-runs';

@@ -2,7 +2,7 @@ import { maxPromptChars } from '../../core/limits';
 import type { Message } from '../../core/messages';
 import { addUsage, zeroUsage, type Usage } from '../../core/usage';
 import { emptyReplyPrompt, invalidOutputPrompt, reflectionPrompt } from '../../workflows/turn';
-import type { EvalCase, RecordedAnswer } from '../types';
+import type { EvalCase, RecordedAnswer } from '../../core/eval-types';
 import type { RecordedConversation } from './recorded-conversation';
 import { safeContext } from './safe-context';
 import { observedCalls, toolFixtures } from './tool-fixtures';

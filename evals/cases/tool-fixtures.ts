@@ -4,7 +4,7 @@ import type { Message, ToolCall, ToolResultMessage } from '../../core/messages';
 import { parseToolArguments } from '../../core/tool-arguments';
 import { handoffToolPrefix } from '../../core/tool-names';
 import { truncateOutput } from '../../tools/truncate';
-import type { ObservedToolCall, ToolFixture } from '../types';
+import type { ObservedToolCall, ToolFixture } from '../../core/eval-types';
 import { safeContext } from './safe-context';
 
 /** All the fixtures of one case hold at most this many characters of results: they travel in every run's input. */

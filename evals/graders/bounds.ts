@@ -1,4 +1,4 @@
-import type { CaseOutcome, GradeResult } from '../types';
+import type { CaseOutcome, GradeResult } from '../../core/eval-types';
 import { shareOfChecks } from './grade-result';
 
 type BoundsSpec = { type: 'bounds'; maxCostUsd?: number; maxIterations?: number; maxToolCalls?: number };

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../../core/errors';
 import { parseModelId } from '../../core/model-id';
-import type { GraderSpec } from '../types';
+import type { GraderSpec } from '../../core/eval-types';
 import { compileGraderPattern } from './grader-pattern';
 import { isObject, schemaProblems } from './json-schema-subset';
 

@@ -1,4 +1,4 @@
-import type { CaseOutcome, GradeResult } from '../types';
+import type { CaseOutcome, GradeResult } from '../../core/eval-types';
 import { passOrFail, quoted } from './grade-result';
 
 type ContainsSpec = { type: 'contains'; value: string; ignoreCase?: boolean };

@@ -1,4 +1,4 @@
-import type { CaseOutcome, EvalCase, GradeResult, GraderSpec } from '../types';
+import type { CaseOutcome, EvalCase, GradeResult, GraderSpec } from '../../core/eval-types';
 import { gradeBounds } from './bounds';
 import { gradeContains } from './contains';
 import { gradeEquals } from './equals';

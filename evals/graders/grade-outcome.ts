@@ -1,6 +1,6 @@
 import type { AgentRegistry } from '../../agents/registry';
-import type { CaseOutcome, EvalCase, GradeResult, GraderSpec } from '../types';
-import type { Grader, GraderVerdict } from './define-grader';
+import type { CaseOutcome, EvalCase, GradeResult, GraderSpec } from '../../core/eval-types';
+import type { Grader, GraderVerdict } from '../../agents/define-grader';
 import { gradeBuiltIn, isBuiltInGrader } from './grade-built-in';
 import { passOrFail } from './grade-result';
 import { graderLabel } from './grader-label';

@@ -1,4 +1,4 @@
-import type { GradeResult } from '../types';
+import type { GradeResult } from '../../core/eval-types';
 
 /** A pass-or-fail grade: score 1 or 0. */
 export function passOrFail(grader: string, passed: boolean, reason: string): GradeResult {

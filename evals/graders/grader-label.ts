@@ -1,4 +1,4 @@
-import type { GraderSpec } from '../types';
+import type { GraderSpec } from '../../core/eval-types';
 import { quoted } from './grade-result';
 
 /** How a grader is named in the report and the terminal table: short, and enough to tell two of a kind apart. */

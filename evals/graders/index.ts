@@ -9,7 +9,7 @@ export {
   type GraderDefinition,
   type GraderInput,
   type GraderVerdict,
-} from './define-grader';
+} from '../../agents/define-grader';
 export { createGradeOutcome, type GradeOutcomeInput } from './grade-outcome';
 export { evalJudgeAgent, evalJudgeAgentName, judgeVerdictSchema } from './judge-agent';
 export { judgeRunInput, judgePromptLimits } from './judge-input';

@@ -1,6 +1,6 @@
 import type { AgentInput } from '../../core/resolve-input';
 import type { Message } from '../../core/messages';
-import type { CaseOutcome, EvalCase, GraderSpec } from '../types';
+import type { CaseOutcome, EvalCase, GraderSpec } from '../../core/eval-types';
 import { evalJudgeAgentName } from './judge-agent-name';
 
 type JudgeSpec = Extract<GraderSpec, { type: 'judge' }>;

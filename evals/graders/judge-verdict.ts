@@ -1,5 +1,5 @@
 import type { AgentResult } from '../../core/result';
-import type { GradeResult, GraderSpec } from '../types';
+import type { GradeResult, GraderSpec } from '../../core/eval-types';
 import { graderLabel } from './grader-label';
 
 type JudgeSpec = Extract<GraderSpec, { type: 'judge' }>;

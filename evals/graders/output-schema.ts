@@ -1,4 +1,4 @@
-import type { CaseOutcome, GradeResult } from '../types';
+import type { CaseOutcome, GradeResult } from '../../core/eval-types';
 import { passOrFail } from './grade-result';
 import { schemaViolations } from './json-schema-subset';
 

@@ -1,4 +1,4 @@
-import type { CaseOutcome, GradeResult } from '../types';
+import type { CaseOutcome, GradeResult } from '../../core/eval-types';
 import { compileGraderPattern, MatchBudget } from './grader-pattern';
 import { passOrFail } from './grade-result';
 

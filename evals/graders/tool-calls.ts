@@ -1,4 +1,4 @@
-import type { CaseOutcome, GradeResult, ObservedToolCall } from '../types';
+import type { CaseOutcome, GradeResult, ObservedToolCall } from '../../core/eval-types';
 import { shareOfChecks } from './grade-result';
 import { deepEqual, isObject } from './json-schema-subset';
 

@@ -1,4 +1,4 @@
-import type { CaseReport, EvalReport, GradeResult, ObservedToolCall } from '../types';
+import type { CaseReport, EvalReport, GradeResult, ObservedToolCall } from '../../core/eval-types';
 import { clipped, escapeHtml } from './html-text';
 import { reportStyle } from './report-style';
 

@@ -12,7 +12,7 @@ import type { AgentResult } from '../../core/result';
 import { zeroUsage, type Usage } from '../../core/usage';
 import { agentWorkflowType } from '../../workflows/definitions';
 import { clip } from '../../workflows/summaries';
-import type { CaseOutcome, EvalCase, UnrecordedToolPolicy } from '../types';
+import type { CaseOutcome, EvalCase, UnrecordedToolPolicy } from '../../core/eval-types';
 import type { CandidateRun } from './definitions';
 
 /**

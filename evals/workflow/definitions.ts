@@ -10,7 +10,7 @@ import type {
   GradeResult,
   GraderSpec,
   UnrecordedToolPolicy,
-} from '../types';
+} from '../../core/eval-types';
 
 /** The eval workflow's type name, as a client starts it and the Web UI lists it. */
 export const evalWorkflowType = 'evalWorkflow';

@@ -9,7 +9,7 @@ import {
 import { failureTypes } from '../../core/errors';
 import { AgentStream } from '../../workflows/agent-stream';
 import { declareVersioningBehavior } from '../../workflows/versioning';
-import type { EvalReport } from '../types';
+import type { EvalReport } from '../../core/eval-types';
 import { candidateInput, outcomeOf, recordedOutcome, runChild } from './candidate-run';
 import type { EvalActivities, EvalWorkflowInput, ScoredOutcome } from './definitions';
 import { EvalBudget } from './eval-budget';

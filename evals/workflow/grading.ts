@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { BatchSettings } from '../../core/batch-settings';
-import type { CaseOutcome, EvalCase, GradeResult, GraderSpec } from '../types';
+import type { CaseOutcome, EvalCase, GradeResult, GraderSpec } from '../../core/eval-types';
 import { judgeGrade } from './judges';
 import type { EvalActivities } from './definitions';
 

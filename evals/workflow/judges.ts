@@ -2,7 +2,7 @@ import { resolveAgentInputWithoutZod } from '../../core/resolve-input-without-zo
 import type { BatchSettings } from '../../core/batch-settings';
 import { judgeRunInput } from '../graders/judge-input';
 import { judgeRunFailed, readJudgeVerdict } from '../graders/judge-verdict';
-import type { CaseOutcome, EvalCase, GradeResult, GraderSpec } from '../types';
+import type { CaseOutcome, EvalCase, GradeResult, GraderSpec } from '../../core/eval-types';
 import { runChild } from './candidate-run';
 
 type JudgeSpec = Extract<GraderSpec, { type: 'judge' }>;

@@ -1,4 +1,4 @@
-import type { EvalCase } from '../types';
+import type { EvalCase } from '../../core/eval-types';
 import type { CandidateRun } from './definitions';
 
 /** The baseline's name in a report: the recording's own answer, graded like a candidate's and never run again. */

@@ -1,5 +1,5 @@
 import { addUsage, zeroUsage, type Usage } from '../../core/usage';
-import type { CaseOutcome, CaseReport, EvalCase, EvalReport, GradeResult } from '../types';
+import type { CaseOutcome, CaseReport, EvalCase, EvalReport, GradeResult } from '../../core/eval-types';
 import type { ScoredOutcome } from './definitions';
 import { pairKey, recordedName } from './pairs';
 

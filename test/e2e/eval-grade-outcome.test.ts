@@ -2,7 +2,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { loadDefinitions } from '../../agents/load-definitions';
 import { createAgentRegistry } from '../../agents/registry';
-import type { CaseOutcome, EvalCase, GradeResult, GraderSpec } from '../../evals/types';
+import type { CaseOutcome, EvalCase, GradeResult, GraderSpec } from '../../core/eval-types';
 import { createAgentWorker } from '../../worker/create-worker';
 import { activityCalls } from '../support/activity-calls';
 import { fetchEvents } from '../support/history';

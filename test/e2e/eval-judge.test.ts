@@ -3,7 +3,7 @@ import { createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal
 import { useTestBed } from '../support/test-bed';
 import { judgeRunInput } from '../../evals/graders/judge-input';
 import { readJudgeVerdict } from '../../evals/graders/judge-verdict';
-import type { CaseOutcome, EvalCase, GraderSpec } from '../../evals/types';
+import type { CaseOutcome, EvalCase, GraderSpec } from '../../core/eval-types';
 
 // Issue 32: an eval's LLM judge is a child agent run of the built-in eval-judge agent, so its model call is an
 // activity like any other. The answer it grades is a model's output: here it tries to forge the judge's verdict.

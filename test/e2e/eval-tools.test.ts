@@ -12,7 +12,7 @@ import type { AgentResult } from '../../core/result';
 import { defineTool } from '../../tools';
 import { defineAgent } from '../../agents/define-agent';
 import { scriptByAgent } from '../support/script-by-agent';
-import type { ToolFixture, UnrecordedToolPolicy } from '../../evals/types';
+import type { ToolFixture, UnrecordedToolPolicy } from '../../core/eval-types';
 import { agentWorkflowType } from '../../workflows/definitions';
 import { activityCalls } from '../support/activity-calls';
 import { openaiReply, type FakeToolCall } from '../support/fake-model-server';

@@ -1,6 +1,6 @@
 import type { ReceivedRequest } from '../support/fake-model-server';
 import { openaiReply, type FakeStep } from '../support/fake-model-server';
-import type { EvalCase } from '../../evals/types';
+import type { EvalCase } from '../../core/eval-types';
 
 // What the eval tests share: cases recorded by hand, and a fake model that answers each candidate and the judge by
 // what it was sent (the system prompt names the candidate; a judge's request asks for its verdict's JSON schema).

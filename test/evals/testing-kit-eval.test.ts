@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { defineAgent } from '../../agents/define-agent';
 import type { Message } from '../../core/messages';
-import type { EvalCase } from '../../evals/types';
+import type { EvalCase } from '../../core/eval-types';
 import { createAgentTestEnv, runEval, scriptedModel, type AgentTestEnv } from '../../testing';
 
 // runEval over the scripted model (durable-agent/testing): a prompt unit-tested with no API. Two candidates answer

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { renderReport } from '../../evals/report/render-report';
-import type { CaseOutcome, EvalReport, GradeResult } from '../../evals/types';
+import type { CaseOutcome, EvalReport, GradeResult } from '../../core/eval-types';
 import { launchBrowser, type Browser } from '../support/browser';
 
 // Issue 32: the HTML report of an eval, opened in Chromium. Answers, tool calls and grader reasons are model and

@@ -4,7 +4,7 @@ import { checkGraderSpecs, graderSpecProblems } from '../../evals/graders/check-
 import { gradeBuiltIn } from '../../evals/graders/grade-built-in';
 import { estimateProgramSize, graderPatternLimits } from '../../evals/graders/grader-pattern';
 import { graderLabel } from '../../evals/graders/grader-label';
-import type { CaseOutcome, GraderSpec } from '../../evals/types';
+import type { CaseOutcome, GraderSpec } from '../../core/eval-types';
 
 function outcome(overrides: Partial<CaseOutcome> = {}): CaseOutcome {
   return {

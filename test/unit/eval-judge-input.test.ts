@@ -2,7 +2,7 @@ import { maxPromptChars } from '../../core/limits';
 import type { AgentResult } from '../../core/result';
 import { judgeRunInput } from '../../evals/graders/judge-input';
 import { judgeRunFailed, readJudgeVerdict } from '../../evals/graders/judge-verdict';
-import type { CaseOutcome, EvalCase, GraderSpec } from '../../evals/types';
+import type { CaseOutcome, EvalCase, GraderSpec } from '../../core/eval-types';
 
 const spec: Extract<GraderSpec, { type: 'judge' }> = {
   type: 'judge',

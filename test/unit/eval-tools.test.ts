@@ -1,7 +1,7 @@
 import { builtInTools } from '../../tools';
 import { builtInWorkspaceTools, canonicalJson, fixtureFor } from '../../core/eval-tools';
 import { evalToolAnswer } from '../../workflows/eval-tool-gate';
-import type { ToolFixture } from '../../evals/types';
+import type { ToolFixture } from '../../core/eval-types';
 
 // The pure rules of an eval's tool calls: canonical arguments, which fixture answers, what is refused.
 

@@ -1,14 +1,16 @@
-import type { ModelSettings } from '../core/agent-spec';
-import type { Message } from '../core/messages';
-import type { AgentStatus } from '../core/result';
-import type { Usage } from '../core/usage';
+import type { ModelSettings } from './agent-spec';
+import type { Message } from './messages';
+import type { AgentStatus } from './result';
+import type { Usage } from './usage';
 
 /**
  * The vocabulary of `agent eval` and runEval(), shared by its three parts:
  * - evals/cases/: where cases come from (recorded runs, history files, a JSONL dataset);
  * - evals/graders/: how an outcome is scored (built-in graders, the LLM judge, graders of the user's own);
  * - evals/workflow/ and evals/run-eval.ts: the durable eval run that answers each case with each candidate.
- * Everything here is JSON: it travels in workflow inputs, results and the report.
+ * Everything here is JSON: it travels in workflow inputs, results and the report. It lives in core/ because the layers
+ * under evals/ name it too: a run's input and result carry fixtures and observed calls, and a grader registered on the
+ * registry (agents/define-grader.ts) is given a case and an outcome.
  */
 
 /** Where a case came from, so a report can link back to it. */

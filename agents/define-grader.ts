@@ -1,5 +1,5 @@
-import { ConfigurationError } from '../../core/errors';
-import type { CaseOutcome, EvalCase } from '../types';
+import { ConfigurationError } from '../core/errors';
+import type { CaseOutcome, EvalCase } from '../core/eval-types';
 
 /** What a grader of your own gets: the case, how one candidate answered it, and the spec's options. */
 export interface GraderInput {

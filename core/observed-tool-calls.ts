@@ -1,5 +1,5 @@
-import type { Message } from '../../core/messages';
-import type { ObservedToolCall } from '../types';
+import type { Message } from './messages';
+import type { ObservedToolCall } from './eval-types';
 
 /**
  * How much of each tool result an outcome keeps: the report shows what a call got, not the whole file it read. The
