@@ -43,7 +43,7 @@ COPY cli ./cli
 # agent serve (the CLI's chat endpoint) loads the web handler.
 COPY web ./web
 COPY install ./install
-# agent eval: the eval workflow, its cases and graders.
+# agent eval: the evals feature (its workflow, cases, graders, scratch copies), which the worker assembles (worker/features.ts).
 COPY evals ./evals
 
 # The file tools' workspace; docker-compose.yml mounts a host directory over it.

@@ -87,6 +87,25 @@ export default tseslint.config(
     },
   },
   {
+    // The workflow bundles' entries: `durable-agent/workflow` (workflow.ts) and the worker's (worker/workflows.ts).
+    files: ['workflow.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        workflowAllowList({ core: './core', folders: ['./workflows', './evals/workflow'], files: [] }),
+      ],
+    },
+  },
+  {
+    files: ['worker/workflows.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        workflowAllowList({ core: '../core', folders: ['../evals/workflow'], files: ['../workflows'] }),
+      ],
+    },
+  },
+  {
     // The eval workflow (evals/workflow/): the same sandbox, and it starts agent runs as children.
     files: ['evals/workflow/**/*.ts'],
     rules: {

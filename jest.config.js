@@ -8,7 +8,7 @@ module.exports = {
   // Definitions modules import the public API by the package name, as an app would (tsconfig.json "paths" too).
   moduleNameMapper: {
     '^durable-agent$': '<rootDir>/index.ts',
-    '^durable-agent/workflow$': '<rootDir>/workflows/public.ts',
+    '^durable-agent/workflow$': '<rootDir>/workflow.ts',
     '^durable-agent/web$': '<rootDir>/web/index.ts',
     '^durable-agent/testing$': '<rootDir>/testing/index.ts',
   },

@@ -9,9 +9,7 @@ import { McpCatalog } from '../mcp/catalog';
 import { mcpToolActivity } from '../mcp/call-tool-activity';
 import { createModelActivities } from './model/call-model';
 import { createPrepareRun } from './prepare-run';
-import { createGradeOutcome } from '../evals/graders/grade-outcome';
 import { toolActivity } from './tool-activity';
-import { createScratchActivities } from './scratch/scratch-activities';
 import { defaultScratchRoot } from './scratch/scratch-root';
 import type { TranscriptStore } from '../storage/transcript/transcript-store';
 
@@ -19,7 +17,6 @@ export type { ModelCallInput, ModelCallResult, TranscriptInput } from './model/m
 export type { PrepareRunInput, RunSetup, ToolRunSettings } from './prepare-run';
 export type { McpToolsListed } from '../mcp/list-tools-activity';
 export type { ToolActivityInput } from './tool-activity';
-export type { GradeOutcomeInput } from '../evals/graders/grade-outcome';
 
 export interface ActivityOptions {
   /** The agents, tools and providers this worker has. */
@@ -43,10 +40,11 @@ export interface ActivityOptions {
 }
 
 /**
- * Every activity a worker registers: the model call, the run setup check, the
- * MCP listing, and one activity per tool, named after the tool so each is
- * visible in the Web UI. MCP tools are known only once a run lists them: with
- * MCP servers, the worker's default activity runs them under their own names.
+ * The agent run's activities: the model call, the run setup check, the MCP
+ * listing, and one activity per tool, named after the tool so each is visible
+ * in the Web UI. MCP tools are known only once a run lists them: with MCP
+ * servers, the worker's default activity runs them under their own names. The
+ * features' activities (evals') are added by the worker (worker/features.ts).
  */
 export function createActivities(options: ActivityOptions) {
   const { registry } = options;
@@ -71,17 +69,11 @@ export function createActivities(options: ActivityOptions) {
     }),
     prepareRun: createPrepareRun(registry, roots, prices),
     listMcpTools: createListMcpTools(registry, connections, catalog),
-    // An eval's copies of a workspace for its runs to change (docs/evals-tools.md), on every worker.
-    ...createScratchActivities(roots),
-    // An eval's built-in and custom graders (evals/graders/grade-outcome.ts): custom graders are the user's code.
-    gradeOutcome: createGradeOutcome(registry),
   };
 }
 
 /** The activities the workflow calls by fixed name; tools are called by their dynamic names. */
-export type CoreActivities = ReturnType<typeof createModelActivities> &
-  ReturnType<typeof createScratchActivities> & {
-    prepareRun: ReturnType<typeof createPrepareRun>;
-    listMcpTools: ReturnType<typeof createListMcpTools>;
-    gradeOutcome: ReturnType<typeof createGradeOutcome>;
-  };
+export type CoreActivities = ReturnType<typeof createModelActivities> & {
+  prepareRun: ReturnType<typeof createPrepareRun>;
+  listMcpTools: ReturnType<typeof createListMcpTools>;
+};

@@ -9,7 +9,6 @@ import { builtInProviders, type ModelProvider, type ToolDefinition } from '../pr
 import { builtInTools, toolJsonSchema, type Tool } from '../tools';
 import { parseMcpServers, type McpServerConfig, type McpServerEntry, type McpServers } from '../mcp/config';
 import { mcpReference, type McpReference } from '../mcp/names';
-import { evalJudgeAgent } from '../evals/graders/judge-agent';
 import { isGrader, type Grader } from './define-grader';
 import { defaultAgent } from './default-agent';
 import { isAgent, nameOf, type Agent } from './define-agent';
@@ -41,9 +40,6 @@ export const subagentParameters = {
  * when the worker (or the CLI) starts: a definition that names a tool, agent or
  * provider that is not there fails here, naming the agent and the problem.
  */
-/** Agents the engine registers for its own runs, not for people to pick (listedAgentNames). */
-const engineAgentNames = new Set([evalJudgeAgent.name]);
-
 export class AgentRegistry {
   readonly agents = new Map<string, Agent>();
   readonly tools = new Map<string, Tool>();
@@ -51,6 +47,8 @@ export class AgentRegistry {
   readonly graders = new Map<string, Grader>();
   /** The MCP servers whose tools runs may use; their tools are known only once a run lists them (listMcpTools). */
   readonly mcpServers: McpServers;
+  /** Agents the engine registers for its own runs, not for people to pick (addEngineAgent, listedAgentNames). */
+  private readonly engineAgentNames = new Set<string>();
 
   /**
    * The agents a person chooses from: every agent but those the engine runs for itself (eval-judge, an eval's LLM
@@ -58,7 +56,18 @@ export class AgentRegistry {
    * messages, where they would only be noise beside the user's own.
    */
   listedAgentNames(): string[] {
-    return [...this.agents.keys()].filter((name) => !engineAgentNames.has(name));
+    return [...this.agents.keys()].filter((name) => !this.engineAgentNames.has(name));
+  }
+
+  /**
+   * Adds an agent a feature runs for itself (the evals' judge, which the worker adds: worker/features.ts), checked like
+   * any other: it runs by name, and is left out of listedAgentNames. Adding the same agent again changes nothing; an
+   * agent of the user's under its name is two agents of one name, refused.
+   */
+  addEngineAgent(agent: Agent): void {
+    this.addAgent(agent);
+    this.check(agent);
+    this.engineAgentNames.add(agent.name);
   }
 
   constructor(definitions: Definitions = {}) {
@@ -68,8 +77,7 @@ export class AgentRegistry {
       this.providers.set(provider.name, provider);
     }
     for (const tool of [...builtInTools, ...(definitions.tools ?? [])]) this.addTool(tool);
-    // eval-judge: the agent an eval's LLM judge runs as (evals/graders/judge-agent.ts), on every worker.
-    for (const agent of [defaultAgent, evalJudgeAgent, ...(definitions.agents ?? [])]) this.addAgent(agent);
+    for (const agent of [defaultAgent, ...(definitions.agents ?? [])]) this.addAgent(agent);
     for (const grader of definitions.graders ?? []) this.addGrader(grader);
     for (const agent of this.agents.values()) this.check(agent);
   }

@@ -20,7 +20,7 @@ const rounds = 5;
 
 // A user's workflow file: a workflow of their own beside durable-agent/workflow's exports. The workflow does nothing, so
 // replaying it is the cost of a workflow's start: its creation in the sandbox, which evaluates the bundle's modules.
-const userWorkflows = `export * from '../../workflows/public';\nexport async function bundleBenchWorkflow(): Promise<string> {\n  return 'started';\n}\n`;
+const userWorkflows = `export * from '../../workflow';\nexport async function bundleBenchWorkflow(): Promise<string> {\n  return 'started';\n}\n`;
 
 interface Variant {
   name: string;

@@ -15,6 +15,7 @@ import { untracedSpans } from '../telemetry/agent-spans';
 import { startTracing, type Tracing } from '../telemetry/tracing';
 import { ConfigurationError } from '../core/errors';
 import { assertBundleTraces } from './bundle-tracing';
+import { addFeatureAgents, createFeatureActivities } from './features';
 import { withSharedWorkflowModules } from './shared-workflow-modules';
 import { defaultWorkspaceRoot } from './settings';
 import { checkVersioning, versioningFromEnv, workerDeploymentOptions, type WorkerVersioning } from './versioning';
@@ -26,16 +27,17 @@ import {
   type ProviderQueues,
 } from './provider-queues';
 
-export const workflowsPath = require.resolve('../workflows');
+/** The worker's workflow bundle entry: the agent's workflows and the features' (./workflows.ts). */
+export const workflowsPath = require.resolve('./workflows');
 
 /**
  * prepareRun's answer with the provider queues added: recorded in history with the rest of the run's setup, so the
  * workflow schedules each provider's model calls on its queue, and a replay schedules them where the run did.
  */
-function withModelQueues(
-  activities: ReturnType<typeof createActivities>,
+function withModelQueues<Activities extends ReturnType<typeof createActivities>>(
+  activities: Activities,
   names: () => Record<string, string>,
-): ReturnType<typeof createActivities> {
+): Activities {
   const { prepareRun } = activities;
   return {
     ...activities,
@@ -123,6 +125,7 @@ export class AgentPlugin extends SimplePlugin {
 
   constructor(options: AgentPluginOptions = {}) {
     const registry = options.registry ?? createAgentRegistry(options);
+    addFeatureAgents(registry);
     const env = options.env ?? process.env;
     const tracing = options.tracing === false ? undefined : startTracing(env);
     // Stdio MCP servers are the worker's child processes: they start on first use and stop with the worker.
@@ -134,16 +137,23 @@ export class AgentPlugin extends SimplePlugin {
         `provider queues name unknown providers: ${unknownProviders.join(', ')}; this worker has: ${[...registry.providers.keys()].join(', ')}`,
       );
     }
-    const activities = createActivities({
-      registry,
-      env,
+    const roots = {
       workspaceRoot: options.workspaceRoot ?? defaultWorkspaceRoot(),
-      evalScratchRoot: options.evalScratchRoot ?? defaultScratchRoot(env),
-      transcripts: options.transcripts,
-      prices: options.prices ?? loadPrices(env),
-      spans: tracing?.spans ?? untracedSpans,
-      mcpConnections,
-    });
+      scratchRoot: options.evalScratchRoot ?? defaultScratchRoot(env),
+    };
+    const activities = {
+      ...createActivities({
+        registry,
+        env,
+        workspaceRoot: roots.workspaceRoot,
+        evalScratchRoot: roots.scratchRoot,
+        transcripts: options.transcripts,
+        prices: options.prices ?? loadPrices(env),
+        spans: tracing?.spans ?? untracedSpans,
+        mcpConnections,
+      }),
+      ...createFeatureActivities(registry, roots),
+    };
     // Known once configureWorker has seen the worker's task queue: read when prepareRun runs.
     const modelQueues = { names: (): Record<string, string> => ({}) };
     super({

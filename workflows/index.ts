@@ -1,3 +1,2 @@
-// The workflow bundle's entry point: the worker loads every workflow exported here.
+// The agent's workflows; the worker's bundle entry (worker/workflows.ts) exports them with the features' workflows.
 export { agentWorkflow } from './agent';
-export { evalWorkflow } from '../evals/workflow/eval-workflow';

@@ -6,7 +6,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { WorkflowFailedError } from '@temporalio/client';
 import { z } from 'zod';
-import { createScratchActivities } from '../../activities/scratch/scratch-activities';
+import { createScratchActivities } from '../../evals/scratch/scratch-activities';
 import type { ResolvedAgentInput } from '../../core/input';
 import type { AgentResult } from '../../core/result';
 import { defineTool } from '../../tools';

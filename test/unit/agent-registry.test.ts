@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineAgent } from '../../agents/define-agent';
 import { createAgentRegistry } from '../../agents/registry';
+import { AgentPlugin } from '../../worker/agent-plugin';
 import { defineProvider } from '../../providers';
 import { defineTool } from '../../tools';
 import { configurationProblem } from '../support/configuration-problem';
@@ -74,12 +75,27 @@ describe('createAgentRegistry', () => {
     const specialist = defineAgent({ name: 'specialist', ...base, tools: [tool] });
     const lead = defineAgent({ name: 'lead', ...base, subagents: [specialist] });
     const registry = createAgentRegistry({ agents: [lead] });
-    expect([...registry.agents.keys()]).toEqual(['default', 'eval-judge', 'lead', 'specialist']);
-    // eval-judge runs an eval's judge by name; people choose from the others.
+    expect([...registry.agents.keys()]).toEqual(['default', 'lead', 'specialist']);
     expect(registry.listedAgentNames()).toEqual(['default', 'lead', 'specialist']);
     expect(registry.tools.has('lookup')).toBe(true);
     expect(registry.tools.has('read_file')).toBe(true);
     expect([...registry.providers.keys()]).toEqual(['openai', 'openai-responses', 'anthropic']);
+  });
+
+  it("gets the evals' judge from the worker, which runs it by name and leaves it out of listings", () => {
+    const lead = defineAgent({ name: 'lead', ...base });
+    const registry = createAgentRegistry({ agents: [lead] });
+    new AgentPlugin({ registry, env: {}, tracing: false });
+    expect([...registry.agents.keys()]).toEqual(['default', 'lead', 'eval-judge']);
+    expect(registry.listedAgentNames()).toEqual(['default', 'lead']);
+    expect(registry.spec('eval-judge')).toMatchObject({ name: 'eval-judge', tools: [] });
+    // A second worker on the same registry (the CLI's, say) adds nothing; an agent of the user's under the name is refused.
+    new AgentPlugin({ registry, env: {}, tracing: false });
+    expect(registry.agents.size).toBe(3);
+    const impostor = defineAgent({ name: 'eval-judge', ...base });
+    expect(configurationProblem(() => new AgentPlugin({ agents: [impostor], env: {}, tracing: false }))).toContain(
+      'two different agents are named "eval-judge"',
+    );
   });
 
   it('allows a handoff cycle, named on one side', () => {

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as library from '../../index';
-import * as workflowLibrary from '../../workflows/public';
+import * as workflowLibrary from '../../workflow';
 import { AgentError } from '../../core/errors';
 
 // One error base class covers every error the library throws (issue 20): a caller catches AgentError and knows the

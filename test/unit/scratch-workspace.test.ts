@@ -5,9 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { createScratchActivities } from '../../activities/scratch/scratch-activities';
-import { createAgentRegistry } from '../../agents/registry';
+import { createScratchActivities } from '../../evals/scratch/scratch-activities';
+import { AgentPlugin } from '../../worker/agent-plugin';
 
 // Scratch copies of a workspace for an eval's runs: bounded, idempotent by key, nothing but files and directories.
 
@@ -29,8 +28,13 @@ async function bed(files: Record<string, string>, limits?: { maxBytes: number; m
 }
 
 it('is registered on every worker', () => {
-  const activities = createActivities({ registry: createAgentRegistry(), workspaceRoot: os.tmpdir() });
-  expect(Object.keys(activities)).toEqual(expect.arrayContaining(['makeScratchWorkspace', 'removeScratchWorkspace']));
+  // The worker assembles the evals feature (worker/features.ts): its activities come with the plugin.
+  const { activities } = new AgentPlugin({ env: {}, workspaceRoot: os.tmpdir(), tracing: false }).configureWorker({
+    taskQueue: 'scratch-unit',
+  });
+  expect(Object.keys(activities ?? {})).toEqual(
+    expect.arrayContaining(['makeScratchWorkspace', 'removeScratchWorkspace', 'gradeOutcome']),
+  );
 });
 
 it('copies files and directories, leaves out FIFOs, and replaces a crashed attempt’s half copy', async () => {

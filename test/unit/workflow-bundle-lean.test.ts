@@ -3,8 +3,8 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { quietBundlerLogger } from '../support/quiet-bundler-logger';
 
 // Every workflow a worker starts evaluates its workflow bundle's modules again, and zod alone was over half the bundle
-// (BENCHMARKS.md, "Zod in a workflow bundle"). The worker's own bundle (workflows/index.ts) and the bundle of a user whose
-// workflows import `durable-agent/workflow` (workflows/public.ts, which re-exports the agent workflow too) stay without it.
+// (BENCHMARKS.md, "Zod in a workflow bundle"). The worker's own bundle (worker/workflows.ts) and the bundle of a user whose
+// workflows import `durable-agent/workflow` (workflow.ts, which re-exports the agent workflow too) stay without it.
 
 /** The modules webpack put in a workflow bundle, by path relative to the project. */
 async function bundledModules(workflowsPath: string): Promise<string[]> {
@@ -13,7 +13,7 @@ async function bundledModules(workflowsPath: string): Promise<string[]> {
 }
 
 it("keeps zod out of the bundle a durable-agent/workflow user's worker builds, which holds the agent workflow too", async () => {
-  const modules = await bundledModules(path.join(__dirname, '..', '..', 'workflows', 'public.ts'));
+  const modules = await bundledModules(path.join(__dirname, '..', '..', 'workflow.ts'));
   expect(modules.filter((module) => /[/\\]zod[/\\]/.test(module))).toEqual([]);
   // The bundle really is the workflow side: the agent workflow, executeAgent, and the zod-free input checks.
   expect(modules).toEqual(

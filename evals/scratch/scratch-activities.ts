@@ -4,9 +4,9 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { failureTypes } from '../../core/errors';
 import { assertInsideRoot, assertWorkspaceDirectory } from '../../tools/workspace';
-import { heartbeating } from '../heartbeating';
+import { heartbeating } from '../../activities/heartbeating';
 import { copyWorkspace, scratchCopyLimits, WorkspaceTooLarge, type CopyLimits } from './copy-workspace';
-import { openScratchRoot } from './scratch-root';
+import { openScratchRoot } from '../../activities/scratch/scratch-root';
 
 export interface MakeScratchInput {
   /** The workspace to copy: inside the worker's workspace root, as any run's. */

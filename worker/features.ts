@@ -1,0 +1,26 @@
+import type { AgentRegistry } from '../agents/registry';
+import type { WorkspaceRoots } from '../activities/scratch/run-workspace';
+import { createGradeOutcome } from '../evals/graders/grade-outcome';
+import { evalJudgeAgent } from '../evals/graders/judge-agent';
+import { createScratchActivities } from '../evals/scratch/scratch-activities';
+
+/**
+ * Where the worker assembles the features that sit above the agent run (docs/architecture.md): nothing under the
+ * worker names a feature, so each one's activities and built-in agents are added here, and its workflows in the
+ * bundle's entry (./workflows.ts). Today one feature: evals (`agent eval`, runEval).
+ */
+
+/** Adds the features' own agents to the registry: the evals' judge (eval-judge), which an eval's LLM judge runs as. */
+export function addFeatureAgents(registry: AgentRegistry): void {
+  registry.addEngineAgent(evalJudgeAgent);
+}
+
+/** The features' activities, beside the agent run's (activities/index.ts). */
+export function createFeatureActivities(registry: AgentRegistry, roots: WorkspaceRoots) {
+  return {
+    // An eval's copies of a workspace for its runs to change (docs/evals-tools.md), on every worker.
+    ...createScratchActivities(roots),
+    // An eval's built-in and custom graders (evals/graders/grade-outcome.ts): custom graders are the user's code.
+    gradeOutcome: createGradeOutcome(registry),
+  };
+}

@@ -1,0 +1,15 @@
+// `durable-agent/workflow`: what workflow code of your own may import (it runs in Temporal's workflow sandbox).
+export { agentWorkflow } from './workflows/agent';
+export { evalWorkflow } from './evals/workflow/eval-workflow';
+export { executeAgent } from './workflows/execute-agent';
+export {
+  agentWorkflowType,
+  awaitReplyUpdate,
+  endSessionSignal,
+  messagesQuery,
+  sendMessageUpdate,
+  statusQuery,
+  steerUpdate,
+} from './workflows/definitions';
+export type { AgentInput } from './core/resolve-input';
+export type { AgentResult, TurnReply } from './core/result';
