@@ -40,8 +40,10 @@ COPY worker ./worker
 COPY telemetry ./telemetry
 COPY client ./client
 COPY cli ./cli
-# agent serve (the CLI's chat endpoint) loads the web handler.
+# agent serve (the CLI's chat endpoint) loads the web handler; agent mcp and the codec server are in serve/, over
+# the HTTP guard they share with it (serve/http/).
 COPY web ./web
+COPY serve ./serve
 COPY install ./install
 # agent eval: the evals feature (its workflow, cases, graders, scratch copies), which the worker assembles (worker/features.ts).
 COPY evals ./evals

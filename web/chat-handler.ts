@@ -27,7 +27,7 @@ export type ChatHandler = (request: Request) => Promise<Response>;
  * - `GET {path}/:id/stream`: the turn in progress from its start (useChat's resume), 204 when none runs.
  * - `GET {path}/:id`: `{ id, messages, turnInProgress }`, the conversation as UIMessages.
  * - `POST {path}/:id/stop`: interrupts the turn in progress; the session goes on. Aborting a request never does.
- * Every route first passes the checks of web/request-guard.ts (Origin, Host, JSON bodies) and `authorize`.
+ * Every route first passes the checks of serve/http/request-guard.ts (Origin, Host, JSON bodies) and `authorize`.
  */
 export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   const flow = new RequestFlow(options, 'chat');

@@ -7,7 +7,8 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { followStream } from '../client/follow-stream';
-import { isOwnedBy, ownerMemo } from './run-owner';
+import { ChatRequestError } from '../serve/http/request-error';
+import { isOwnedBy, ownerMemo } from '../serve/http/run-owner';
 import { readConversation } from '../client/read-conversation';
 import { assertMessageSize, MessageNotAnsweredError } from '../client/send-message';
 import { unpinSession } from '../client/session-versioning';
@@ -26,18 +27,11 @@ import {
   streamTailQuery,
 } from '../workflows/definitions';
 
-/** The memo field that holds a web session's owner (web/run-owner.ts). */
-export { ownerMemoField } from './run-owner';
+/** The memo field that holds a web session's owner (serve/http/run-owner.ts). */
+export { ownerMemoField } from '../serve/http/run-owner';
 
-/** A request the session refused, with the status to answer and words for the person. */
-export class ChatRequestError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+// A request refused, with its status (serve/http/request-error.ts): the chat's refusals, the body's, the MCP endpoint's.
+export { ChatRequestError };
 
 export interface ChatSessionsOptions {
   client: Client;

@@ -5,9 +5,9 @@
 // First: an app with two copies of a Temporal package fails here with the fix, not in protobufjs (install/).
 import '../install/check-one-temporal-copy';
 export { createChatHandler, type ChatHandler, type ChatHandlerOptions } from './chat-handler';
-export { toNodeListener } from './node-listener';
+export { toNodeListener } from '../serve/http/node-listener';
 export { type WebEndpointOptions } from './request-flow';
-export { type RequestGuardOptions } from './request-guard';
+export { type RequestGuardOptions } from '../serve/http/request-guard';
 export { followTurn, type TurnTranslator, type TurnSource, type StartAfter } from './turn-response';
 export { ChatSessions, ChatSession, ChatRequestError, type ChatSessionsOptions, type TurnInProgress } from './chat-sessions';
 export { UiMessageTranslator, assistantMessageId, type UiMessageChunk, type UiFinishReason } from './ui-message-chunks';

@@ -1,8 +1,8 @@
 import type { ApprovalDecision } from '../core/result';
 import { assertChatId } from './chat-request';
 import { ChatRequestError, ChatSessions, type ChatSession, type ChatSessionsOptions } from './chat-sessions';
-import { refusal, withCors, type RequestGuardOptions } from './request-guard';
-import { defaultMaxBodyBytes, readJsonBody } from './request-body';
+import { refusal, withCors, type RequestGuardOptions } from '../serve/http/request-guard';
+import { defaultMaxBodyBytes, readJsonBody } from '../serve/http/request-body';
 import type { StartAfter } from './turn-response';
 
 /**

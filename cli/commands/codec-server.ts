@@ -6,9 +6,9 @@ import {
   defaultMaxConcurrentRequests,
   defaultMaxQueuedRequests,
   defaultMaxRequestBytes,
-} from '../../storage/codec-server';
+} from '../../serve/codec-server';
 import { EncryptionCodec } from '../../storage/encryption-codec';
-import { isLoopback, normalizeOrigin } from '../../web/origins';
+import { isLoopback, normalizeOrigin } from '../../serve/http/origins';
 import { loadEncryptionKeys } from '../../storage/encryption-keys';
 import { InterruptListener } from '../interrupt';
 import { UsageError } from '../help';
@@ -93,7 +93,7 @@ export async function codecServerCommand(argv: string[], output: Output): Promis
   return 0;
 }
 
-/** Where `isLoopback` was first: it lives with the origin checks the web handlers share (web/origins.ts). */
+/** Where `isLoopback` was first: it lives with the origin checks the web handlers share (serve/http/origins.ts). */
 export { isLoopback };
 
 function positive(flag: string, value: string | undefined, fallback: number, minimum = 1): number {

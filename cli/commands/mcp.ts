@@ -2,10 +2,10 @@ import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { defaultAgentName, defaultApprovalTimeoutSeconds } from '../../core/limits';
 import type { AgentInput } from '../../core/resolve-input';
-import { createAgentMcpServer, type AgentMcpServerOptions } from '../../mcp/server/agent-server';
-import { createAgentMcpHttpHandler } from '../../mcp/server/http-endpoint';
-import { toNodeListener } from '../../web/node-listener';
-import { isLoopback } from '../../web/origins';
+import { createAgentMcpServer, type AgentMcpServerOptions } from '../../serve/mcp/agent-server';
+import { createAgentMcpHttpHandler } from '../../serve/mcp/http-endpoint';
+import { toNodeListener } from '../../serve/http/node-listener';
+import { isLoopback } from '../../serve/http/origins';
 import { assertStartable } from '../check-run';
 import { connect } from '../connect';
 import { UsageError } from '../help';
@@ -21,7 +21,7 @@ const { agent: _agent, id: _id, stream: _stream, 'no-stream': _noStream, ...runO
 
 /**
  * `agent mcp [--http [--port N] [--host H] ...] [--agents a,b]`: the registered agents (the built-in ones and
- * AGENT_DEFINITIONS', as the workers have them) as MCP tools (mcp/server/), over stdio (the default: stdout is the
+ * AGENT_DEFINITIONS', as the workers have them) as MCP tools (serve/mcp/), over stdio (the default: stdout is the
  * protocol's, everything else goes to stderr) or over Streamable HTTP at /mcp with `agent serve`'s rules: loopback
  * unless --principal-header or --allow-unauthenticated, Origin and Host checked, runs visible to their owner only.
  * The run flags (--workspace, --approve-tools, --yes, limits) apply to every call, as they do to `agent run`.

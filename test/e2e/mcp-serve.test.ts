@@ -13,7 +13,7 @@ import {
 import type { Worker } from '@temporalio/worker';
 import { defineAgent } from '../../agents/define-agent';
 import type { AgentResult } from '../../core/result';
-import { runMetaKey } from '../../mcp/server/agent-tools';
+import { runMetaKey } from '../../serve/mcp/agent-tools';
 import { cliCommandLine, cliEnvironment, spawnCli } from '../support/cli';
 import { FakeModelServer, openaiReply, type FakeStep } from '../support/fake-model-server';
 import { promptOf, scriptByPrompt, toolResultsOf } from '../support/script-by-prompt';

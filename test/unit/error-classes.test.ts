@@ -14,8 +14,11 @@ const libraryFolders = [
   'cli',
   'client',
   'core',
+  'evals',
   'mcp',
   'providers',
+  // The MCP server; serve/http/'s ChatRequestError, like web/'s errors, is durable-agent/web's and stays apart.
+  'serve/mcp',
   'storage',
   'telemetry',
   'tools',

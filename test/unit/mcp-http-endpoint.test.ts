@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createAgentMcpHttpHandler } from '../../mcp/server/http-endpoint';
+import { createAgentMcpHttpHandler } from '../../serve/mcp/http-endpoint';
 
 // agent mcp's Streamable HTTP endpoint in front of a plain SDK server, the SDK's own client talking to it through
 // the handler (no socket): whose sessions are whose, and how many stay open.

@@ -3,9 +3,9 @@ import { defineAgent } from '../../agents/define-agent';
 import { createAgentRegistry } from '../../agents/registry';
 import { ConfigurationError } from '../../core/errors';
 import type { AgentResult } from '../../core/result';
-import { agentTools, runMetaKey } from '../../mcp/server/agent-tools';
-import { runToolResult } from '../../mcp/server/call-result';
-import { progressMessage } from '../../mcp/server/progress';
+import { agentTools, runMetaKey } from '../../serve/mcp/agent-tools';
+import { runToolResult } from '../../serve/mcp/call-result';
+import { progressMessage } from '../../serve/mcp/progress';
 
 // What `agent mcp` offers and answers, from plain objects: the tools of a registry, and a run's result as a tool result.
 

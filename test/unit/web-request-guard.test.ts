@@ -1,7 +1,7 @@
-import { hostAllowed, isLoopback, originAllowed } from '../../web/origins';
-import { refusal, withCors } from '../../web/request-guard';
+import { hostAllowed, isLoopback, originAllowed } from '../../serve/http/origins';
+import { refusal, withCors } from '../../serve/http/request-guard';
 
-// The checks every web endpoint's request passes first (web/request-guard.ts over web/origins.ts), on requests shaped
+// The checks every web endpoint's request passes first (serve/http/request-guard.ts over serve/http/origins.ts), on requests shaped
 // as browsers send them. The end-to-end refusals (Chromium, DNS rebinding, the real clients) are in test/web/.
 
 const post = (headers: Record<string, string>, url = 'http://127.0.0.1:3000/api/chat') =>

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 
 /**
- * Who may call a server from a browser: the one check of `Origin` and `Host` that the web handlers (web/request-guard.ts)
- * and the codec server (storage/codec-server.ts) share. A browser sends a request for any page it shows, to any
+ * Who may call a server from a browser: the one check of `Origin` and `Host` that the web handlers (serve/http/request-guard.ts)
+ * and the codec server (serve/codec-server.ts) share. A browser sends a request for any page it shows, to any
  * address, with the user's cookies; what it withholds from another site is the answer, unless the server says
  * otherwise. So a server that acts on a request must itself refuse the sites it does not serve (`Origin`), and the
  * names it is not (`Host`: a page of attacker.example whose name was rebound to 127.0.0.1 is same-origin with the

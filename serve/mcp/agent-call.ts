@@ -8,7 +8,7 @@ import { followStream } from '../../client/follow-stream';
 import { startAgent } from '../../client/start-agent';
 import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
-import { ownerMemo } from '../../web/run-owner';
+import { ownerMemo } from '../http/run-owner';
 import { interruptUpdate } from '../../workflows/definitions';
 import { resultToolName } from './agent-tools';
 import { failedToolResult, runToolResult } from './call-result';
@@ -25,7 +25,7 @@ export interface CallContext {
   server: Server;
   client: Client;
   taskQueue: string;
-  /** Who the client is: the owner recorded in every run it starts (web/run-owner.ts). */
+  /** Who the client is: the owner recorded in every run it starts (serve/http/run-owner.ts). */
   principal: string;
   /** Aborted when the connection closes: what follows a run for a task (run-tasks.ts) stops then. */
   closed: AbortSignal;

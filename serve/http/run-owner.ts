@@ -3,7 +3,7 @@ import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription }
 
 /**
  * Who owns a run, recorded in the run and read from the server: the one rule of ownership that every endpoint serving
- * runs to principals shares (the web chat's sessions, web/chat-sessions.ts, and `agent mcp`'s runs, mcp/server/). The
+ * runs to principals shares (the web chat's sessions, web/chat-sessions.ts, and `agent mcp`'s runs, serve/mcp/). The
  * owner is in the run's memo, set at start and carried whole to every run it continues as new into
  * (workflows/versioning.ts); it is read on every request, never remembered by a process.
  */

@@ -1,13 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { failureMessage } from '../../client/failure-message';
-import { isOwnedBy } from '../../web/run-owner';
+import { isOwnedBy } from '../http/run-owner';
 import { agentWorkflowType } from '../../workflows/definitions';
 import { leaving, runResult, type CallContext, type CallExtra } from './agent-call';
 import { failedToolResult, runToolResult } from './call-result';
 
 /**
  * `agent_result {runId}`: the answer of a run the caller started through an agent tool, waited for while the run
- * works. Only the run's owner may read it (web/run-owner.ts, checked against the server now); to anyone else, and
+ * works. Only the run's owner may read it (serve/http/run-owner.ts, checked against the server now); to anyone else, and
  * for an id that names no run, it does not exist, in the same words, so ids cannot be probed. Cancelling this call
  * stops waiting and leaves the run alone.
  */

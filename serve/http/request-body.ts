@@ -1,4 +1,4 @@
-import { ChatRequestError } from './chat-sessions';
+import { ChatRequestError } from './request-error';
 
 /** A request body's largest size by default: far above any message a person types, far below what hurts a server. */
 export const defaultMaxBodyBytes = 1024 * 1024;

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { PayloadCodec } from '@temporalio/common';
-import { originAllowed as allowsOrigin } from '../web/origins';
-import { payloadsFromJson, payloadsToJson } from './payload-json';
+import { originAllowed as allowsOrigin } from './http/origins';
+import { payloadsFromJson, payloadsToJson } from '../storage/payload-json';
 
 export interface CodecServerOptions {
   codec: PayloadCodec;
@@ -66,7 +66,7 @@ export function createCodecServer(options: CodecServerOptions): http.Server {
     { codec, allowedOrigins, authToken }: CodecServerOptions,
   ) {
     const origin = request.headers.origin;
-    // The one origin check (web/origins.ts): none (not a browser's cross-site request), `*`, or one of the list.
+    // The one origin check (serve/http/origins.ts): none (not a browser's cross-site request), `*`, or one of the list.
     const originAllowed = allowsOrigin(origin, allowedOrigins);
     if (origin !== undefined && originAllowed) {
       response.setHeader('Access-Control-Allow-Origin', origin);

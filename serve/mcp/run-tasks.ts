@@ -1,7 +1,7 @@
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, McpError, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { failureMessage } from '../../client/failure-message';
-import { isOwnedBy } from '../../web/run-owner';
+import { isOwnedBy } from '../http/run-owner';
 import { agentWorkflowType, interruptUpdate, statusQuery } from '../../workflows/definitions';
 import { runResult, type CallContext } from './agent-call';
 import { failedToolResult, runToolResult } from './call-result';
@@ -13,7 +13,7 @@ const pollIntervalMs = 1_000;
  * MCP tasks (the SDK's experimental `tasks/get`, `tasks/result`, `tasks/cancel`) over durable runs: a task is a run,
  * its id the run's workflow id, its status and result read from Temporal, never kept in this process. So a task
  * outlives the connection and the `agent mcp` process that created it, and any connection of the same principal
- * reads it (the owner recorded in the run, web/run-owner.ts); to anyone else it does not exist. The runs are started
+ * reads it (the owner recorded in the run, serve/http/run-owner.ts); to anyone else it does not exist. The runs are started
  * by the tool call itself (agent-server.ts), so `createTask` is never the way in.
  */
 export function runTaskStore(context: CallContext, structured: (agent: string) => boolean): TaskStore {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { ChatRequestError } from '../../web/chat-sessions';
-import { defaultMaxBodyBytes, readJsonBody } from '../../web/request-body';
-import { refusal, withCors, type RequestGuardOptions } from '../../web/request-guard';
+import { ChatRequestError } from '../http/request-error';
+import { defaultMaxBodyBytes, readJsonBody } from '../http/request-body';
+import { refusal, withCors, type RequestGuardOptions } from '../http/request-guard';
 
 export interface AgentMcpHttpOptions extends RequestGuardOptions {
   /** The request's principal, as `agent serve`'s authorize: undefined or empty is nobody (401). */
@@ -29,10 +29,10 @@ const sessionHeader = 'mcp-session-id';
 
 /**
  * `agent mcp --http`: MCP's Streamable HTTP transport (the SDK's Web-standard one, Request in, Response out) under
- * `agent serve`'s rules (docs/web.md, "Security"): every request passes web/request-guard.ts first (Host, Origin,
+ * `agent serve`'s rules (docs/web.md, "Security"): every request passes serve/http/request-guard.ts first (Host, Origin,
  * JSON bodies), then `authorize`. A session (its `Mcp-Session-Id`) is its principal's: the id sent by anyone else
  * is answered as an unknown session (404), and the runs its calls start are recorded as that principal's
- * (web/run-owner.ts), so another principal's `agent_result` cannot read them, whichever session asks.
+ * (serve/http/run-owner.ts), so another principal's `agent_result` cannot read them, whichever session asks.
  */
 export function createAgentMcpHttpHandler(options: AgentMcpHttpOptions): {
   handle(request: Request): Promise<Response>;
