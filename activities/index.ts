@@ -4,9 +4,9 @@ import { McpConnections } from '../mcp/connections';
 import { loadPrices } from '../pricing/load-prices';
 import { agentStores } from '../storage/stores';
 import { untracedSpans, type AgentSpans } from '../telemetry/agent-spans';
-import { createListMcpTools } from '../mcp/list-tools-activity';
+import { createListMcpTools } from './mcp/list-tools-activity';
 import { McpCatalog } from '../mcp/catalog';
-import { mcpToolActivity } from '../mcp/call-tool-activity';
+import { mcpToolActivity } from './mcp/call-tool-activity';
 import { createModelActivities } from './model/call-model';
 import { createPrepareRun } from './prepare-run';
 import { toolActivity } from './tool-activity';
@@ -15,7 +15,7 @@ import type { TranscriptStore } from '../storage/transcript/transcript-store';
 
 export type { ModelCallInput, ModelCallResult, TranscriptInput } from './model/model-input';
 export type { PrepareRunInput, RunSetup, ToolRunSettings } from './prepare-run';
-export type { McpToolsListed } from '../mcp/list-tools-activity';
+export type { McpToolsListed } from './mcp/list-tools-activity';
 export type { ToolActivityInput } from './tool-activity';
 
 export interface ActivityOptions {

@@ -16,7 +16,7 @@ import { maxPromptChars } from '../core/limits';
 import { zeroUsage, type Usage } from '../core/usage';
 import type { AgentResult, AgentStatus, ApprovalDecision, PendingApproval, TurnReply } from '../core/result';
 import type { CoreActivities, RunSetup } from '../activities';
-import { withMcpTools } from '../mcp/workflow/list-tools';
+import { withMcpTools } from './mcp/list-tools';
 import { observedToolCalls } from '../core/observed-tool-calls';
 import { AgentStream } from './agent-stream';
 import { Approvals } from './approvals';

@@ -12,7 +12,7 @@ import type { ResolvedAgentInput } from '../core/input';
 import type { McpListing } from '../mcp/types';
 import type { CoreActivities, ModelCallInput, ModelCallResult } from '../activities';
 import type { ToolChoice } from '../providers/provider-call';
-import { withMcpListing } from '../mcp/workflow/listing-reference';
+import { withMcpListing } from './mcp/listing-reference';
 import type { AgentState } from './state';
 import { approvalToolsOf } from './approval-tools';
 import { maxToolCallsPerReply } from './tool-call-cap';

@@ -1,5 +1,5 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { createListMcpTools } from '../../mcp/list-tools-activity';
+import { createListMcpTools } from '../../activities/mcp/list-tools-activity';
 import { McpCatalog } from '../../mcp/catalog';
 import { createAgentRegistry } from '../../agents/registry';
 import { defineAgent } from '../../agents/define-agent';

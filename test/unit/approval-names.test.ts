@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { ApplicationFailure } from '@temporalio/common';
-import { resolveMcpReferences } from '../../mcp/list-tools-activity';
+import { resolveMcpReferences } from '../../activities/mcp/list-tools-activity';
 import { createPrepareRun } from '../../activities/prepare-run';
 import { defineAgent } from '../../agents/define-agent';
 import { createAgentRegistry } from '../../agents/registry';

@@ -3,7 +3,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createAgentRegistry } from '../../agents/registry';
 import type { McpConnections } from '../../mcp/connections';
 import { McpCatalog } from '../../mcp/catalog';
-import { createListMcpTools } from '../../mcp/list-tools-activity';
+import { createListMcpTools } from '../../activities/mcp/list-tools-activity';
 import { defineProvider } from '../../providers';
 
 // A provider declares the tool names it offers the model itself (reservedToolNames); the MCP listing asks the registry,

@@ -44,7 +44,7 @@ const refusedInWorkflows: Array<[string, string]> = [
   ["import { toolActivity } from '../activities/tool-activity';", "an activity's code"],
   ["import { defineTool } from '../tools/define-tool';", "a tool's code (it brings zod)"],
   ["import { agentInputSchema } from '../core/resolve-input';", 'a zod schema of core/'],
-  ["export { callMcpTool } from '../mcp/call-tool-activity';", 'a re-export of MCP activity code'],
+  ["export { callMcpTool } from '../activities/mcp/call-tool-activity';", 'a re-export of MCP activity code'],
 ];
 const allowedInWorkflows = [
   "import { proxyActivities } from '@temporalio/workflow';",
@@ -52,14 +52,16 @@ const allowedInWorkflows = [
   "import { WorkflowStream } from '@temporalio/workflow-streams/workflow';",
   "import { clip } from './summaries';",
   "import { checkResolvedInput } from '../core/input-check';",
-  "import { listMcpTools } from '../mcp/workflow/list-tools';",
+  "import { listMcpTools } from './mcp/list-tools';",
   "import type { Tool } from '../tools/define-tool';",
   "import type { AgentInput } from '../core/resolve-input';",
   "import type { createActivities } from '../activities';",
 ];
 const elsewhere: Array<[string, string, boolean]> = [
-  ["import { z } from 'zod';", 'mcp/workflow/probe.ts', true],
-  ["import { modelCall } from '../../workflows/model-call';", 'mcp/workflow/probe.ts', false],
+  ["import { z } from 'zod';", 'workflows/mcp/probe.ts', true],
+  ["import { callMcpTool } from '../../activities/mcp/call-tool-activity';", 'workflows/mcp/probe.ts', true],
+  ["import { modelCall } from '../model-call';", 'workflows/mcp/probe.ts', false],
+  ["import type { McpListing } from '../../mcp/types';", 'workflows/mcp/probe.ts', false],
   ["import { mkdir } from 'node:fs/promises';", 'core/probe.ts', true],
   ["import { messageSchema } from './messages';", 'core/probe.ts', true],
   ["import { maxPromptChars } from './limits';", 'core/probe.ts', false],
@@ -89,7 +91,7 @@ describe('the workflow import allow-list', () => {
   });
 
   it.each(elsewhere)(
-    '%s in %s: refused %s (mcp/workflow/ and the core/ files workflows import are held to the list)',
+    '%s in %s: refused %s (workflows/mcp/ and the core/ files workflows import are held to the list)',
     (code, file, expected) => {
       expect(refused(code, file)).toBe(expected);
     },

@@ -1,15 +1,15 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import type { AgentRegistry } from '../agents/registry';
-import { handoffToolPrefix } from '../core/tool-names';
-import { didYouMean } from '../core/did-you-mean';
-import { ConfigurationError, failureTypes } from '../core/errors';
-import type { McpListing, McpToolRequest } from './types';
-import type { McpConnections } from './connections';
-import { buildListing, type ServerListing } from './listing';
-import { mcpReference } from './names';
-import { heartbeating } from '../activities/heartbeating';
-import type { ToolRunSettings } from '../activities/prepare-run';
-import type { McpCatalog } from './catalog';
+import type { AgentRegistry } from '../../agents/registry';
+import { handoffToolPrefix } from '../../core/tool-names';
+import { didYouMean } from '../../core/did-you-mean';
+import { ConfigurationError, failureTypes } from '../../core/errors';
+import type { McpListing, McpToolRequest } from '../../mcp/types';
+import type { McpConnections } from '../../mcp/connections';
+import { buildListing, type ServerListing } from '../../mcp/listing';
+import { mcpReference } from '../../mcp/names';
+import { heartbeating } from '../heartbeating';
+import type { ToolRunSettings } from '../prepare-run';
+import type { McpCatalog } from '../../mcp/catalog';
 
 /** What listMcpTools records: the listing, each agent's MCP tools by the names the model sees, and how to schedule each. */
 export interface McpToolsListed {

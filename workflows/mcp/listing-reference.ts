@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { ModelCallInput, ModelCallResult } from '../../activities';
 import { failureTypes } from '../../core/errors';
-import type { McpListing } from '../types';
+import type { McpListing } from '../../mcp/types';
 
 type ModelActivity = (input: ModelCallInput) => Promise<ModelCallResult>;
 

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { CoreActivities, RunSetup } from '../../activities';
-import { runFailure } from '../../workflows/model-call';
+import { runFailure } from '../model-call';
 
 /**
  * When the run's agents name MCP tools, lists them once, as an activity whose

@@ -1,12 +1,12 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { failureTypes } from '../core/errors';
-import { maxToolErrorChars, maxToolOutputChars } from '../core/limits';
-import { McpRequestRefused, McpServerUnavailable, type McpConnections } from './connections';
-import { toolResultText } from './tool-result';
-import { truncateOutput } from '../tools/truncate';
-import { untracedSpans, type AgentSpans } from '../telemetry/agent-spans';
-import { heartbeating } from '../activities/heartbeating';
-import type { ToolActivityInput } from '../activities/tool-activity';
+import { failureTypes } from '../../core/errors';
+import { maxToolErrorChars, maxToolOutputChars } from '../../core/limits';
+import { McpRequestRefused, McpServerUnavailable, type McpConnections } from '../../mcp/connections';
+import { toolResultText } from '../../mcp/tool-result';
+import { truncateOutput } from '../../tools/truncate';
+import { untracedSpans, type AgentSpans } from '../../telemetry/agent-spans';
+import { heartbeating } from '../heartbeating';
+import type { ToolActivityInput } from '../tool-activity';
 
 /**
  * Every MCP tool call, under the activity type of the tool's own name
