@@ -111,7 +111,6 @@ describe('docs/architecture.md folder tables', () => {
   const rows = tables.flatMap((table) => tableRows(header + table.slice(0, table.indexOf('\n\n'))));
   const named = rows.flatMap(([folders]) => codeSpans(folders)).filter((name) => name.endsWith('/'));
 
-
   it('names every folder of the tree that holds code, and only folders that exist', () => {
     const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
     const topLevel = new Set(
