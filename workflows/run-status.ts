@@ -26,7 +26,7 @@ export interface StatusSources {
  * A turn's own count, which the turn limit bounds, is the turn's progress
  * (TurnReply's `iterations`, the stream's `reply.iteration`): the status reads it
  * from the turn, and the Web UI's labels and current details show that one
- * (README: an iteration is one model call within a turn).
+ * (docs/how-it-works.md: an iteration is one model call within a turn).
  */
 export class RunStatus {
   private phase: Phase = 'starting';
@@ -79,7 +79,7 @@ export class RunStatus {
     return this.turn?.number ?? 0;
   }
 
-  /** Model calls of the current (or last) turn: an iteration as README defines it. */
+  /** Model calls of the current (or last) turn: an iteration as docs/how-it-works.md defines it. */
   get turnIteration(): number {
     return this.turn?.progress.iteration ?? 0;
   }
@@ -186,7 +186,7 @@ export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSna
 }
 
 /**
- * ` · turn 3 · iteration 1 of 20`: the turn's own count against the limit that bounds it (README's iteration). The
+ * ` · turn 3 · iteration 1 of 20`: the turn's own count against the limit that bounds it (docs/how-it-works.md's iteration). The
  * turn number only in a session (a one-shot run has one turn); after a handoff in the turn, the limit bounds the
  * calls of the agent that got it, so those are told apart: ` · iteration 7 · 2 of 20 since the handoff`. Nothing
  * before the first turn.

@@ -241,7 +241,7 @@ export class Turn {
     status.enter('calling_model');
     const current = this.agent;
     const call = stream.nextCallId();
-    // The turn's own count (README's iteration). The reflection call after the limit is not an iteration of its
+    // The turn's own count (docs/how-it-works.md's iteration). The reflection call after the limit is not an iteration of its
     // own: it carries the last one's number.
     const iteration = Math.max(1, this.progress.iteration);
     const reply = callModel(input, state, {
