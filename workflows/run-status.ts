@@ -4,7 +4,7 @@ import type { ResolvedAgentInput } from '../core/input';
 import { defaultAgentName } from '../core/limits';
 import type { AgentStatusSnapshot, PendingApproval } from '../core/result';
 import { addUsage, zeroUsage, type Usage } from '../core/usage';
-import type { TurnInProgress } from './state';
+import type { TurnProgress } from './state';
 
 type Phase = Exclude<AgentStatusSnapshot['phase'], 'awaiting_approval'>;
 
@@ -37,7 +37,7 @@ export class RunStatus {
   private currentTurnUsage: Usage;
   private turnCount: number;
   /** The current (or last) turn: its number and its progress, which the turn counts in and continue-as-new carries. */
-  private turn: { number: number; progress: Pick<TurnInProgress, 'iteration' | 'agentIterations'> } | undefined;
+  private turn: { number: number; progress: Pick<TurnProgress, 'iteration' | 'agentIterations'> } | undefined;
 
   constructor(
     private readonly input: ResolvedAgentInput,
@@ -88,7 +88,7 @@ export class RunStatus {
    * A turn begins (or goes on after continue-as-new, with what it spent so far), under this agent's limit. `progress`
    * is the turn's own, read live: the turn counts its iterations there.
    */
-  turnStarted(progress: Pick<TurnInProgress, 'iteration' | 'agentIterations' | 'usage'>, maxIterations: number): void {
+  turnStarted(progress: Pick<TurnProgress, 'iteration' | 'agentIterations' | 'usage'>, maxIterations: number): void {
     this.turn = { number: this.turnCount + 1, progress };
     this.currentTurnUsage = progress.usage;
     this.maxIterationCount = maxIterations;
