@@ -6,8 +6,8 @@
 #   docker build -t durable-agent-worker .
 #   docker run --rm -e TEMPORAL_ADDRESS=host:7233 -v "$PWD/workspace:/workspace" durable-agent-worker
 
-# NODE_VERSION is the Node.js major version of the base image (package.json: node >= 20).
-ARG NODE_VERSION=20
+# NODE_VERSION is the Node.js major version of the base image: 24, the active LTS (package.json: node >= 22).
+ARG NODE_VERSION=24
 FROM node:${NODE_VERSION}-bookworm-slim
 
 WORKDIR /app

@@ -75,7 +75,7 @@ export default tseslint.config(
     },
   },
   // Workflow code runs in Temporal's sandbox, and every workflow a worker starts evaluates the bundle's modules again
-  // (BENCHMARKS.md). So it imports from an allow-list: the workflow SDK, and our own files that are workflow code too.
+  // (bench/NOTES.md). So it imports from an allow-list: the workflow SDK, and our own files that are workflow code too.
   // A new import of anything else fails lint; a type-only import (`import type`) of anything is fine.
   {
     files: ['workflows/**/*.ts'],

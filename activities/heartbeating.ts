@@ -5,7 +5,7 @@ import { Context } from '@temporalio/activity';
  * at most one heartbeat per throttle interval, but the first at once. Ticking every second therefore cost every call
  * that outlived one second a heartbeat (an RPC, and a write of the activity's state on the server) that ticking at the
  * throttle interval spares every call shorter than it: 1.2 ms of the dev server's CPU per chat message in the sessions
- * benchmark (BENCHMARKS.md). Cancellation arrives in a heartbeat's response, so within this interval either way.
+ * benchmark (bench/NOTES.md). Cancellation arrives in a heartbeat's response, so within this interval either way.
  */
 export const heartbeatIntervalMs = 2_000;
 

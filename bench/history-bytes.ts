@@ -3,7 +3,7 @@ import type { Benchmark } from './support/benchmark';
 import { formatBytes, formatCount, formatMs, markdownTable, type TargetRow } from './support/format';
 import { eventBytes, modelCalls, type ModelCallRecord } from './support/history';
 import { log } from './support/log';
-import { toolLoop } from './support/scripted-model';
+import { toolLoop } from './support/load-model';
 import { runSession } from './support/session';
 
 const maxRunBytes = 4 * 1024 * 1024;

@@ -20,7 +20,7 @@ import type { BenchEnvironment } from './support/environment';
 import { formatBytes, formatCount, formatMs, markdownTable, type TargetRow } from './support/format';
 import { eventBytes, fetchRunChain, type RunHistory } from './support/history';
 import { log } from './support/log';
-import { answer, callTools, ScriptedSessions } from './support/scripted-model';
+import { answer, callTools, LoadModel } from './support/load-model';
 import { median, percentile } from './support/stats';
 
 const maxHistoryGrowth = 0.05;
@@ -195,7 +195,7 @@ async function startChat(environment: BenchEnvironment, backend: Backend, cleanu
   const taskQueue = `bench-storage-${randomUUID()}`;
   const workflowId = `bench-chat-${randomUUID().slice(0, 8)}`;
   const dataConverter = agentDataConverter(backend.env);
-  const model = new ScriptedSessions(agentStores(backend.env).transcripts);
+  const model = new LoadModel(agentStores(backend.env).transcripts);
   // Odd model turns ask for bench_text, even ones answer: one tool call per user message.
   model.add(workflowId, (turn) =>
     turn % 2 === 1

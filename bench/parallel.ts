@@ -3,7 +3,7 @@ import type { Benchmark } from './support/benchmark';
 import { formatMs, markdownTable, type TargetRow } from './support/format';
 import { modelActivityType, scheduledActivities } from './support/history';
 import { log } from './support/log';
-import { answer, callTools } from './support/scripted-model';
+import { answer, callTools } from './support/load-model';
 import { runSession } from './support/session';
 import { median } from './support/stats';
 

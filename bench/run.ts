@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- <name>...] [--quick]`: the benchmarks, on dev servers of
  * their own with scripted models. Markdown tables go to stdout, progress to
- * stderr. Not part of `npm test`; BENCHMARKS.md holds the last full run.
+ * stderr. Not part of `npm test`; BENCHMARKS.md holds the dashboard, bench/NOTES.md the runs.
  */
 import { performance } from 'node:perf_hooks';
 import { DefaultLogger, Runtime } from '@temporalio/worker';

@@ -17,7 +17,8 @@ import { cliRetryInterceptors } from './grpc-retry';
 import { webUiBase } from './web-ui';
 import { timingMark } from '../telemetry/startup-timing';
 
-export interface AgentSession {
+/** What a command runs on: a client of the Temporal server, and the worker this process may run beside it. */
+export interface CliConnection {
   client: Client;
   namespace: string;
   taskQueue: string;
@@ -48,7 +49,7 @@ export interface ConnectOptions {
  * answering on localhost:7233, or starts an embedded dev server. When no worker
  * polls the task queue, it runs one in this process.
  */
-export async function connect(options: ConnectOptions): Promise<AgentSession> {
+export async function connect(options: ConnectOptions): Promise<CliConnection> {
   const settings = loadConnectionSettings();
   const taskQueue = configuredTaskQueue();
   // Before anything starts: bad encryption key material fails the command here, with its reason.
@@ -158,7 +159,7 @@ async function hasWorkflowPollers(client: Client, namespace: string, taskQueue: 
  * Runs a query-like call with a short deadline; if no worker answers in time,
  * starts one in this process and tries again without the deadline.
  */
-export async function withWorkerFallback<T>(session: AgentSession, call: () => Promise<T>): Promise<T> {
+export async function withWorkerFallback<T>(session: CliConnection, call: () => Promise<T>): Promise<T> {
   try {
     return await session.client.connection.withDeadline(Date.now() + 5_000, call);
   } catch (error) {
@@ -177,7 +178,7 @@ export async function withWorkerFallback<T>(session: AgentSession, call: () => P
  * task.) When this process already runs its worker there is nothing to prove. Any other error is left for the
  * command's own call to report (an unknown workflow id, say).
  */
-export async function ensureWorkerServes(session: AgentSession, workflowId: string): Promise<void> {
+export async function ensureWorkerServes(session: CliConnection, workflowId: string): Promise<void> {
   if (session.runsOwnWorker()) return;
   await withWorkerFallback(session, () => session.client.workflow.getHandle(workflowId).query(statusQuery)).catch(
     (error: unknown) => {

@@ -1,7 +1,7 @@
 import type { AgentStatus } from '../core/result';
 
 /**
- * Every exit code the CLI gives, in one place. README.md lists them ("The CLI",
+ * Every exit code the CLI gives, in one place. docs/cli.md lists them ("Commands",
  * Exit codes) and test/unit/readme-tables.test.ts holds the two together.
  */
 export const exitCodes = {
@@ -22,7 +22,7 @@ export const exitCodes = {
 /**
  * The exit code of a run or turn that ended with `status`: README.md's "How a
  * run ends" table. A Record over the whole union, so a new status does not
- * compile until it has its code (and the README test then wants its row).
+ * compile until it has its code (and test/unit/readme-tables.test.ts then wants its row).
  */
 export const statusExitCodes: Record<AgentStatus, typeof exitCodes.answered | typeof exitCodes.incomplete> = {
   completed: exitCodes.answered,

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { AgentError } from '../core/errors';
+import { packageRoot } from '../install/package-root';
 
 /**
  * How the CLI is started, as the usage lines show it: the package's command where it runs compiled (an app that
@@ -216,6 +218,9 @@ ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
 const exitCodeText = `Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended without a full answer
 (max_iterations, truncated, refused, empty, token_budget, cost_budget, invalid_output), 4 an eval's gate failed.`;
 
+/** Where the guides the help names (docs/web.md, …) are: the package ships docs/ beside dist/. */
+const guidesText = `Guides (docs/…): ${path.join(packageRoot, 'docs')}`;
+
 /** The overview: every command with its flags (`agent help`, `agent --help`, and after a mistake without a command). */
 export const helpText = `Usage: ${programName} <command> [options]
 
@@ -227,13 +232,14 @@ ${Object.values(commandHelp)
 
 Every command answers --help (or -h) with its own flags.
 
-${exitCodeText}`;
+${exitCodeText}
+${guidesText}`;
 
 /** One command's usage and every flag it takes (`agent run --help`); undefined for a name that is no command. */
 export function commandHelpText(name: string): string | undefined {
   const help = Object.hasOwn(commandHelp, name) ? commandHelp[name] : undefined;
   if (!help) return undefined;
-  return `Usage: ${programName} ${help.flags ?? help.summary}\n\n${exitCodeText}`;
+  return `Usage: ${programName} ${help.flags ?? help.summary}\n\n${exitCodeText}\n${guidesText}`;
 }
 
 /** Whether the arguments ask for help: `--help` or `-h` before a `--` (after it, they are a prompt's words). */

@@ -2,7 +2,7 @@
 // `durable-agent <command>` (the package's bin, this file compiled) or `npm run agent -- <command>` in the repository:
 // start agents and inspect their runs. See cli/help.ts.
 // This module loads little on purpose: a command's modules load when it runs, and for a command that starts runs,
-// only after the embedded server (when one is needed) has been spawned, so the two overlap (BENCHMARKS.md, first run).
+// only after the embedded server (when one is needed) has been spawned, so the two overlap (bench/NOTES.md, first run).
 import type { Output } from './output';
 import { prestartEmbeddedServer, releasePrestartedServer } from './dev-server/embedded-server';
 import { asksForHelp, commandHelpText, helpText, parseArgsMessage, UsageError } from './help';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowUpdateStage, type WorkflowClientInterceptor, type WorkflowStartUpdateInput } from '@temporalio/client';
 import { statusQuery } from '../workflows/definitions';
-import { noWorkerAnswered, withWorkerFallback, type AgentSession } from './connect';
+import { noWorkerAnswered, withWorkerFallback, type CliConnection } from './connect';
 
 /** How long a worker that answered is trusted before a stream's long poll proves it again. */
 const trustedForMs = 30_000;
@@ -19,7 +19,7 @@ const trustedForMs = 30_000;
  *   that deadline unless a worker answered one lately.
  * Once this process runs its own worker, calls go straight through.
  */
-export function withWorkerProof(session: AgentSession): Client {
+export function withWorkerProof(session: CliConnection): Client {
   const given = session.client.options.interceptors.workflow;
   return new Client({
     connection: session.client.connection,
@@ -29,7 +29,7 @@ export function withWorkerProof(session: AgentSession): Client {
   });
 }
 
-function workerProof(session: AgentSession): WorkflowClientInterceptor {
+function workerProof(session: CliConnection): WorkflowClientInterceptor {
   let answeredAt = -Infinity;
   const answered = async <T>(call: () => Promise<T>): Promise<T> => {
     const value = await withWorkerFallback(session, call);

@@ -4,7 +4,7 @@
  * object keeps only the properties its schema names (zod strips the rest), and
  * the first branch of a `oneOf`/`anyOf` that fits wins. It exists so the
  * workflow can check its input without zod in the workflow bundle (zod is over
- * half of it, evaluated again for every workflow a worker starts: BENCHMARKS.md).
+ * half of it, evaluated again for every workflow a worker starts: bench/NOTES.md).
  * It knows only the keywords listed below; `assertUnderstood` refuses a schema
  * with any other, so a schema change that needs more fails its test
  * (test/unit/input-check.test.ts) instead of being checked in part.

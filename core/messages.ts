@@ -61,7 +61,7 @@ export const userMessageSchema = z.object({
   role: z.literal('user'),
   content: z.string(),
   /**
-   * A steering message: a person's message that joined a turn in progress (README, "Steering"), not the start of a
+   * A steering message: a person's message that joined a turn in progress (docs/approvals.md, "Steering a turn"), not the start of a
    * turn. Providers send it as any user message; readers that count turns skip it.
    */
   steering: z.literal(true).optional(),

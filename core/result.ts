@@ -106,7 +106,7 @@ export interface AgentStatusSnapshot {
   iteration: number;
   /** The current (or last) turn: 1 in a one-shot run, the message being answered in a session; 0 before the first. */
   turn: number;
-  /** Model calls of the current (or last) turn so far: README's iteration, what the Web UI labels show. */
+  /** Model calls of the current (or last) turn so far: docs/how-it-works.md's iteration, what the Web UI labels show. */
   turnIteration: number;
   /** Model calls of the agent that has the conversation since a handoff in this turn passed it on (none without one). */
   agentIteration?: number;

@@ -34,7 +34,7 @@ export function s3Stores(
  * On Node 20, the AWS SDK's first client prints a NodeVersionSupportWarning on
  * stderr: SDK versions published after the first week of January 2027 will need
  * Node 22. It is about versions this project does not install (package-lock.json
- * pins the SDK, and CI tests that pin on Node 20 and 24; README, Quick start),
+ * pins the SDK, and CI tests that pin on Node 20 and 24; docs/getting-started.md),
  * and it lands in the middle of every bucket command's output. The SDK's own
  * switch turns it off; a value the user set is left alone. From Node 22 on the
  * SDK prints nothing anyway. Support for Node 20 ends with the first SDK update

@@ -97,6 +97,8 @@ export class ScriptedModel {
     try {
       reply = typeof step === 'function' ? await step(request) : step;
     } catch (error) {
+      // A function that waited for the call's cancellation (Context.current().cancelled) ends as a cancelled call.
+      if (call.signal.aborted) throw error;
       // A bug in the test's function is not a provider outage: it must not be retried ten times.
       throw scriptError(`the script's function threw: ${(error as Error)?.message ?? String(error)}`);
     }

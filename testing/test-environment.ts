@@ -30,7 +30,7 @@ export async function startTestEnvironment(
       if (path) throw error;
       throw new Error(
         `${error.message}\nThe SDK downloads Temporal's time-skipping test server on first use. Without internet, set ` +
-          "TEMPORAL_TEST_SERVER_PATH to one (docs/testing.md: 'Without internet'), or use server: 'local' or { address }.",
+          "TEMPORAL_TEST_SERVER_PATH to one (node_modules/durable-agent/docs/testing.md, 'Without internet'), or use server: 'local' or { address }.",
         { cause: error },
       );
     });

@@ -20,7 +20,7 @@ export interface ToolActivitySettings {
   /**
    * Run each call as a local activity: inside the workflow task that follows the model's reply, on the worker that
    * runs the workflow, with no activity task of its own. An iteration then costs one workflow task instead of two
-   * (BENCHMARKS.md: 18–21 ms against 25–27 ms per iteration here; a replay only 5–10% faster). The price: the
+   * (bench/NOTES.md: 18–21 ms against 25–27 ms per iteration here; a replay only 5–10% faster). The price: the
    * call is a marker in history, not an activity with its own row in the Web UI; it has no heartbeats, so a worker
    * that dies mid-call is noticed only when the workflow task times out; its retries are timers in the workflow.
    * For tools that are fast (well under a second), need no routing of their own, and are safe to run twice.

@@ -16,7 +16,7 @@ export class AgUiInputError extends ChatRequestError {
 }
 
 export type AgUiRequest =
-  /** `steer`: `forwardedProps.steer` was true, so the message steers the turn in progress (README, "Steering"). */
+  /** `steer`: `forwardedProps.steer` was true, so the message steers the turn in progress (docs/approvals.md, "Steering a turn"). */
   | { kind: 'message'; input: RunAgentInput; text: string; steer?: boolean }
   | { kind: 'resume'; input: RunAgentInput; decisions: Array<{ call: string; decision: ApprovalDecision }> };
 

@@ -31,7 +31,7 @@ export interface WebEndpointOptions extends ChatSessionsOptions, RequestGuardOpt
 
 /** What a request asks of a session, whichever protocol it came in. */
 export type Ask =
-  /** `steer`: the message steers the turn in progress (README, "Steering") instead of queuing behind it. */
+  /** `steer`: the message steers the turn in progress (docs/approvals.md, "Steering a turn") instead of queuing behind it. */
   | { kind: 'message'; id: string; text: string; steer?: boolean }
   | { kind: 'approvals'; id: string; decisions: Array<{ call: string; decision: ApprovalDecision }> };
 

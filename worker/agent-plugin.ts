@@ -223,7 +223,7 @@ export class AgentPlugin extends SimplePlugin {
     // While the worker polls for its first tasks (and a first run's workflow task and prepareRun go by), this
     // thread has time to load the provider SDKs the first model call would otherwise wait for (~150 ms for
     // OpenAI's): those this worker's environment can call. Not earlier: during Worker.create it competes with
-    // the workflow threads' start (measured: +220 ms there, BENCHMARKS.md).
+    // the workflow threads' start (measured: +220 ms there, bench/NOTES.md).
     for (const provider of this.registry.providers.values()) {
       // A preload that fails (or throws) is left to the first call to report.
       if (provider.preload && canCall(provider, this.env))

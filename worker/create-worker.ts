@@ -42,7 +42,7 @@ export interface AgentWorkerOptions extends Definitions {
   /** Where eval runs get their scratch copies of a workspace (default: AGENT_EVAL_SCRATCH_ROOT, else one in the temporary directory). */
   evalScratchRoot?: string;
   transcripts?: TranscriptStore;
-  /** Activities that replace the built-in ones by name, e.g. a scripted callModel in workflow tests. */
+  /** Activities that replace the built-in ones by name, e.g. the benchmarks' load model as callModel (bench/support/load-model.ts). */
   activityOverrides?: Record<string, (...args: never[]) => Promise<unknown>>;
   /**
    * Providers whose model calls run on a task queue of their own with a server-enforced requests-per-second limit
@@ -96,7 +96,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     taskQueue: options.taskQueue,
     ...(workflowBundle && { workflowBundle }),
     dataConverter: options.overrides?.dataConverter ?? agentDataConverter(),
-    // Plugins apply in order, each one's activities over the last: a test's scripted callModel replaces the real one.
+    // Plugins apply in order, each one's activities over the last: an override (the bench's load model) replaces the real one.
     plugins: [
       plugin,
       ...(options.activityOverrides

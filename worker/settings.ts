@@ -37,7 +37,7 @@ export function defaultWorkspaceRoot(env: NodeJS.ProcessEnv = process.env, fallb
   return env.AGENT_WORKSPACE_ROOT || fallback;
 }
 
-/** What a worker holds before it caches any workflow, and what each cached session adds (BENCHMARKS.md, "Sessions per worker"). */
+/** What a worker holds before it caches any workflow, and what each cached session adds (bench/NOTES.md, "Sessions per worker"). */
 export const workerBaseMemoryMb = 300;
 export const memoryPerCachedSessionMb = 0.5;
 /** Of that, what a cached session keeps in the workflow thread's V8 heap (about 0.2 MB measured), with a margin. */

@@ -5,7 +5,7 @@ import type { BundleOptions } from '@temporalio/worker';
  *
  * With `reuseV8Context` (the SDK's default) the bundle is compiled once, but each workflow a worker starts evaluates
  * the modules its workflows import again, into objects and closures it holds for as long as it stays cached: 106 KB of
- * V8 heap per workflow for the agent workflow's graph (BENCHMARKS.md, "Sessions per worker"). The SDK evaluates a
+ * V8 heap per workflow for the agent workflow's graph (bench/NOTES.md, "Sessions per worker"). The SDK evaluates a
  * `preloadModules` module once, before any workflow exists, and hands every workflow the same (frozen) exports.
  *
  * That is only safe for modules that keep no per-workflow state and call no workflow API when they load, so the list

@@ -41,7 +41,7 @@ import { IdleClock } from './idle-clock';
 import { Inbox } from './inbox';
 import { runFailure } from './model-call';
 import { RunStatus, type StatusSources } from './run-status';
-import { carry, checkpoint, initialState, rollBack, type AgentState, type TurnInProgress } from './state';
+import { carry, checkpoint, initialState, rollBack, type AgentState, type TurnProgress } from './state';
 import { Turn, type TurnParts } from './turn';
 import { TurnScope } from './turn-scope';
 import { prepareRunSummary } from './summaries';
@@ -63,7 +63,7 @@ export const idleClockPatch = 'session-idle-clock';
  * queries, updates and signals of workflows/definitions.ts) and its status;
  * a turn (turn.ts) gets the parts it works with and says how it ended.
  */
-export class AgentRun implements StatusSources {
+export class AgentWorkflowRun implements StatusSources {
   private readonly state: AgentState;
   private readonly inbox: Inbox;
   private readonly stream: AgentStream;
@@ -205,7 +205,7 @@ export class AgentRun implements StatusSources {
    */
   private async answer(
     parts: TurnParts,
-    start: TurnInProgress,
+    start: TurnProgress,
     ticket: number | undefined,
     resumed = false,
   ): Promise<TurnReply | undefined> {
@@ -253,7 +253,7 @@ export class AgentRun implements StatusSources {
     }
   }
 
-  private freshTurn(): TurnInProgress {
+  private freshTurn(): TurnProgress {
     return {
       iteration: 0,
       agentIterations: 0,
@@ -268,7 +268,7 @@ export class AgentRun implements StatusSources {
    * Every caller still waiting is told to ask the next run, so no update handler is left running; then the
    * conversation, the messages not yet answered and the turn in progress (if any) go on in a new run.
    */
-  private async continueAsNew(turn?: TurnInProgress): Promise<never> {
+  private async continueAsNew(turn?: TurnProgress): Promise<never> {
     this.inbox.startHandOver();
     this.stream.detach();
     await condition(allHandlersFinished);

@@ -3,7 +3,7 @@ import { failureTypes } from '../core/errors';
 import type { ResolvedAgentInput } from '../core/input';
 import { checkResolvedInput } from '../core/input-check';
 import type { AgentResult } from '../core/result';
-import { AgentRun } from './agent-run';
+import { AgentWorkflowRun } from './agent-run';
 import { declareVersioningBehavior } from './versioning';
 
 export { idleClockPatch } from './agent-run';
@@ -19,7 +19,7 @@ export { emptyReplyPrompt, reflectionPrompt } from './turn';
  * middle of a turn too. The run itself is workflows/agent-run.ts.
  */
 export async function agentWorkflow(rawInput: ResolvedAgentInput): Promise<AgentResult> {
-  return new AgentRun(validInput(rawInput)).run();
+  return new AgentWorkflowRun(validInput(rawInput)).run();
 }
 // Under Worker Versioning, one-shot runs are pinned and sessions auto-upgrade (workflows/versioning.ts).
 declareVersioningBehavior(agentWorkflow);

@@ -10,7 +10,7 @@ import { agentWorkflowType } from './definitions';
  * result. The input is resolved here, once (defaults filled in, recorded in the
  * child's input), as startAgent does on a client, but without zod: it would
  * otherwise be evaluated again for every workflow your worker starts
- * (BENCHMARKS.md). The worker that runs the child needs the AgentPlugin and the
+ * (bench/NOTES.md). The worker that runs the child needs the AgentPlugin and the
  * agent's definition.
  *
  *   const result = await executeAgent({ agent: 'researcher', prompt, workspace: '/data' });

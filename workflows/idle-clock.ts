@@ -4,7 +4,7 @@ import { CancellationScope, sleep } from '@temporalio/workflow';
  * A session's idle timeout with one durable timer per timeout period, not one
  * per message. Waiting for each message with `condition(…, timeout)` starts a
  * timer and cancels it when the message comes: two commands, two events and a
- * server timer task per message (BENCHMARKS.md, sessions). Here a timer runs
+ * server timer task per message (bench/NOTES.md, sessions). Here a timer runs
  * for the whole timeout; when it fires, the session has been idle that long (it
  * expires) or it has not (a message came meanwhile), and the next timer runs for
  * the time that is left. A session that gets a message every few seconds and

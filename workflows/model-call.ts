@@ -53,7 +53,7 @@ export interface ModelCallRequest {
  *
  * Written with `then`, not async/await: each promise a workflow makes costs a
  * stack trace in the SDK's promise hook, on every iteration and at every replay
- * (BENCHMARKS.md, "Loop overhead": 16.4 → 10.4 promises per iteration).
+ * (bench/NOTES.md, "Loop overhead": 16.4 → 10.4 promises per iteration).
  */
 export function callModel(input: ResolvedAgentInput, state: AgentState, request: ModelCallRequest): Promise<ModelCallResult> {
   // In batch mode the call is a submission, timers and status checks, and a result read (batch-model-call.ts).

@@ -4,7 +4,7 @@ import type { ResolvedAgentInput } from '../core/input';
 import { defaultAgentName } from '../core/limits';
 import type { AgentStatusSnapshot, PendingApproval } from '../core/result';
 import { addUsage, zeroUsage, type Usage } from '../core/usage';
-import type { TurnInProgress } from './state';
+import type { TurnProgress } from './state';
 
 type Phase = Exclude<AgentStatusSnapshot['phase'], 'awaiting_approval'>;
 
@@ -26,7 +26,7 @@ export interface StatusSources {
  * A turn's own count, which the turn limit bounds, is the turn's progress
  * (TurnReply's `iterations`, the stream's `reply.iteration`): the status reads it
  * from the turn, and the Web UI's labels and current details show that one
- * (README: an iteration is one model call within a turn).
+ * (docs/how-it-works.md: an iteration is one model call within a turn).
  */
 export class RunStatus {
   private phase: Phase = 'starting';
@@ -37,7 +37,7 @@ export class RunStatus {
   private currentTurnUsage: Usage;
   private turnCount: number;
   /** The current (or last) turn: its number and its progress, which the turn counts in and continue-as-new carries. */
-  private turn: { number: number; progress: Pick<TurnInProgress, 'iteration' | 'agentIterations'> } | undefined;
+  private turn: { number: number; progress: Pick<TurnProgress, 'iteration' | 'agentIterations'> } | undefined;
 
   constructor(
     private readonly input: ResolvedAgentInput,
@@ -79,7 +79,7 @@ export class RunStatus {
     return this.turn?.number ?? 0;
   }
 
-  /** Model calls of the current (or last) turn: an iteration as README defines it. */
+  /** Model calls of the current (or last) turn: an iteration as docs/how-it-works.md defines it. */
   get turnIteration(): number {
     return this.turn?.progress.iteration ?? 0;
   }
@@ -88,7 +88,7 @@ export class RunStatus {
    * A turn begins (or goes on after continue-as-new, with what it spent so far), under this agent's limit. `progress`
    * is the turn's own, read live: the turn counts its iterations there.
    */
-  turnStarted(progress: Pick<TurnInProgress, 'iteration' | 'agentIterations' | 'usage'>, maxIterations: number): void {
+  turnStarted(progress: Pick<TurnProgress, 'iteration' | 'agentIterations' | 'usage'>, maxIterations: number): void {
     this.turn = { number: this.turnCount + 1, progress };
     this.currentTurnUsage = progress.usage;
     this.maxIterationCount = maxIterations;
@@ -186,7 +186,7 @@ export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSna
 }
 
 /**
- * ` · turn 3 · iteration 1 of 20`: the turn's own count against the limit that bounds it (README's iteration). The
+ * ` · turn 3 · iteration 1 of 20`: the turn's own count against the limit that bounds it (docs/how-it-works.md's iteration). The
  * turn number only in a session (a one-shot run has one turn); after a handoff in the turn, the limit bounds the
  * calls of the agent that got it, so those are told apart: ` · iteration 7 · 2 of 20 since the handoff`. Nothing
  * before the first turn.

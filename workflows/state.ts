@@ -6,7 +6,7 @@ import type { RunStatus } from './run-status';
 export type { OpenRound, TurnCheckpoint } from '../core/carried-state';
 
 /** A turn in progress: what continue-as-new carries of it when the run hands it over (core/carried-state.ts). */
-export type TurnInProgress = CarriedTurn;
+export type TurnProgress = CarriedTurn;
 
 /** Everything the workflow knows about a run; continue-as-new carries the durable part of it. */
 export interface AgentState {

@@ -31,7 +31,7 @@ export function toolCallSummary(
   return clip(visible(target !== undefined ? `${call.name} ${target}` : call.name));
 }
 
-/** Where a model call stands: its iteration within the turn (README), and the turn's number where a run has several. */
+/** Where a model call stands: its iteration within the turn (docs/how-it-works.md), and the turn's number where a run has several. */
 export interface ModelCallPosition {
   iteration: number;
   /** A session's turn (the message answered); left out for a one-shot run, which has one. */

@@ -11,7 +11,7 @@ import { costBudgetOf, spendCheck, withBoundedOutput } from './cost-budget';
 import { callModel } from './model-call';
 import { nextStep, type NextStep } from './next-step';
 import { runToolRound, type RoundOutcome, type RoundRequest } from './tool-round';
-import type { AgentState, TurnInProgress } from './state';
+import type { AgentState, TurnProgress } from './state';
 import type { Approvals } from './approvals';
 import type { AgentStream } from './agent-stream';
 import type { HandOverRule } from './hand-over-rule';
@@ -51,7 +51,7 @@ export interface TurnParts {
 }
 
 /** How a turn ended: answered, or handed to the next run (continue-as-new) at this point, to go on there. */
-export type TurnOutcome = { kind: 'answered'; reply: TurnReply } | { kind: 'hand_over'; turn: TurnInProgress };
+export type TurnOutcome = { kind: 'answered'; reply: TurnReply } | { kind: 'hand_over'; turn: TurnProgress };
 
 /** A model call on its way: the stream's id for it, the agent and model asked, the turn's iteration, and the reply to come. */
 interface AskedModel {
@@ -87,7 +87,7 @@ const notRunBecause: Record<Exclude<TurnStep['kind'], 'run_tools'>, string> = {
  * goes on in the next run.
  */
 export class Turn {
-  readonly progress: TurnInProgress;
+  readonly progress: TurnProgress;
   private readonly maySpawn: boolean;
   private readonly budget: number | undefined;
   /** Where this run's part of the turn began in the conversation (a turn carried over began in an earlier run). */
@@ -96,7 +96,7 @@ export class Turn {
 
   constructor(
     private readonly parts: TurnParts,
-    private readonly start: TurnInProgress,
+    private readonly start: TurnProgress,
   ) {
     this.progress = { ...start };
     delete this.progress.openRound;
@@ -241,7 +241,7 @@ export class Turn {
     status.enter('calling_model');
     const current = this.agent;
     const call = stream.nextCallId();
-    // The turn's own count (README's iteration). The reflection call after the limit is not an iteration of its
+    // The turn's own count (docs/how-it-works.md's iteration). The reflection call after the limit is not an iteration of its
     // own: it carries the last one's number.
     const iteration = Math.max(1, this.progress.iteration);
     const reply = callModel(input, state, {
@@ -295,7 +295,7 @@ export class Turn {
     return { kind: 'answered', reply: { ...reply, ...(output !== undefined && { output }) } };
   }
 
-  private handOver(openRound?: TurnInProgress['openRound']): TurnOutcome {
+  private handOver(openRound?: TurnProgress['openRound']): TurnOutcome {
     return { kind: 'hand_over', turn: { ...this.progress, usage: this.parts.status.turnUsage, ...(openRound && { openRound }) } };
   }
 

@@ -32,7 +32,7 @@ export interface WorkerStats {
 /**
  * BENCH_COUNT_SANDBOX_CALLS=1 (with debugMode, so that the sandbox is in this thread): counts the SDK's calls into the
  * workflow sandbox by the function called. Each runs with the SDK's deadlock timeout, for which Node starts a watchdog
- * per call: ~0.1 ms of CPU each (BENCHMARKS.md), so their number per message is a cost of its own.
+ * per call: ~0.1 ms of CPU each (bench/NOTES.md), so their number per message is a cost of its own.
  */
 const sandboxCalls = new Map<string, number>();
 function countSandboxCalls(): void {

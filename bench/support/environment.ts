@@ -13,9 +13,9 @@ import { withSharedWorkflowModules } from '../../worker/shared-workflow-modules'
 import { benchTools } from './bench-tools';
 import { startBenchServer, type BenchServer, type ServerSetting } from './bench-server';
 import { log, quietLogger } from './log';
-import { ScriptedSessions } from './scripted-model';
+import { LoadModel } from './load-model';
 
-/** Our agent worker (scripted model) on one of the benchmark's servers, and a client to start runs there. */
+/** Our agent worker (the load model, load-model.ts) on one of the benchmark's servers, and a client to start runs there. */
 export interface AgentTarget {
   server: BenchServer;
   client: Client;
@@ -25,7 +25,7 @@ export interface AgentTarget {
 /**
  * What every benchmark of a `npm run bench` shares: dev servers (one per setting,
  * started when first asked for), the agent workflow bundle, an agent worker per
- * server whose callModel is scripted, and temporary directories removed at the end.
+ * server whose callModel is the load model, and temporary directories removed at the end.
  */
 export interface BenchEnvironment {
   /** Our agent on the project's server (eager activities on), where most benchmarks run. */
@@ -35,7 +35,7 @@ export interface BenchEnvironment {
   bundleCode: string;
   /** The project's data converter (large payloads in external storage): the client and replay need it too. */
   dataConverter: DataConverter;
-  model: ScriptedSessions;
+  model: LoadModel;
   /** An empty directory: the runs need a workspace, the bench tools never touch it. */
   workspace: string;
   server(setting: ServerSetting): Promise<BenchServer>;
@@ -90,7 +90,7 @@ export async function startBenchEnvironment(): Promise<BenchEnvironment> {
     process.env.AGENT_PAYLOAD_DIR = await temporaryDirectory('bench-payloads-');
     process.env.AGENT_TRANSCRIPT_DIR = await temporaryDirectory('bench-transcripts-');
     const dataConverter = agentDataConverter();
-    const model = new ScriptedSessions(new FileTranscriptStore(process.env.AGENT_TRANSCRIPT_DIR));
+    const model = new LoadModel(new FileTranscriptStore(process.env.AGENT_TRANSCRIPT_DIR));
     const agents = new Map<ServerSetting, Promise<AgentTarget>>();
     const agentOn = (setting: ServerSetting) => {
       if (!agents.has(setting)) agents.set(setting, startAgentWorker(setting));

@@ -1,6 +1,6 @@
 import type { AgentTarget, BenchEnvironment } from './environment';
 import { benchEcho } from './bench-tools';
-import { toolLoop } from './scripted-model';
+import { toolLoop } from './load-model';
 import { runSession, type Session } from './session';
 
 /** The loop at its barest: each iteration is one model call asking for one tool that answers at once. */

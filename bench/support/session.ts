@@ -4,12 +4,12 @@ import type { AgentResult } from '../../core/result';
 import { startAgent } from '../../client/start-agent';
 import type { AgentTarget, BenchEnvironment } from './environment';
 import { finishRun, type FinishedRun } from './finished-run';
-import type { ModelScript } from './scripted-model';
+import type { LoadScript } from './load-model';
 
 export interface SessionOptions {
   /** Goes into the workflow id. */
   name: string;
-  script: ModelScript;
+  script: LoadScript;
   tools: string[];
   maxIterations: number;
   maxConcurrentTools?: number;
@@ -22,7 +22,7 @@ export interface SessionOptions {
 /** A finished benchmark session of our agent: every run of its workflow id and how it ended. */
 export type Session = FinishedRun<AgentResult>;
 
-/** One run of our agent with the scripted model, from start to its end (or its deadline). */
+/** One run of our agent with the load model, from start to its end (or its deadline). */
 export async function runSession(environment: BenchEnvironment, options: SessionOptions): Promise<Session> {
   const workflowId = `bench-${options.name}-${randomUUID().slice(0, 8)}`;
   environment.model.add(workflowId, options.script);

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { AgentResult, TurnReply } from '../../core/result';
 import { endSessionSignal } from '../../workflows/definitions';
 import { awaitResult } from '../../client/await-result';
-import { connect, ensureWorkerServes, type AgentSession } from '../connect';
+import { connect, ensureWorkerServes, type CliConnection } from '../connect';
 import { statusExitCodes } from '../exit-codes';
 import { MessageNotAnsweredError, sendMessage } from '../../client/send-message';
 import { unpinSession } from '../../client/session-versioning';
@@ -74,7 +74,7 @@ export async function endCommand(argv: string[], output: Output): Promise<number
   }
 }
 
-export async function endAndReport(session: AgentSession, workflowId: string, output: Output, json = false): Promise<number> {
+export async function endAndReport(session: CliConnection, workflowId: string, output: Output, json = false): Promise<number> {
   await ensureWorkerServes(session, workflowId);
   const handle = session.client.workflow.getHandle<AgentWorkflow>(workflowId);
   await handle.signal(endSessionSignal);

@@ -58,7 +58,7 @@ export function createScratchActivities(options: { workspaceRoot: string; scratc
       await rm(partial, { recursive: true, force: true });
       if (error instanceof WorkspaceTooLarge)
         throw failure(
-          `${error.message}: a scratch copy holds at most ${limits.maxEntries} files and directories and ${limits.maxBytes} bytes (docs/evals-tools.md)`,
+          `${error.message}: a scratch copy holds at most ${limits.maxEntries} files and directories and ${limits.maxBytes} bytes (node_modules/durable-agent/docs/evals-tools.md)`,
           error,
         );
       throw error;

@@ -11,7 +11,7 @@ import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
 // What the Web UI shows of a run's steps, read from the server as the UI reads it: the summary on each activity's
-// scheduled event and the current details of the built-in metadata query. README: a turn is one user message and its
+// scheduled event and the current details of the built-in metadata query. docs/how-it-works.md: a turn is one user message and its
 // answer, an iteration one model call within a turn; every activity has a summary.
 
 const bed = useTestBed();

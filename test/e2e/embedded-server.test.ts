@@ -7,7 +7,7 @@ import { lastJsonLine, runCli } from '../support/cli';
 import { FakeModelServer, openaiReply } from '../support/fake-model-server';
 import { makeWorkspace } from '../support/workspace';
 
-// The README's first command: `agent run` with no Temporal address and nothing on localhost:7233 starts an embedded
+// The README's quick start command: `agent run` with no Temporal address and nothing on localhost:7233 starts an embedded
 // dev server (on 7233, its Web UI on 8233), keeps its state in a file, and stops it when the command is done.
 
 let model: FakeModelServer;

@@ -10,7 +10,7 @@ import { agentDataConverter } from '../../storage/data-converter';
 import { agentWorkflowType } from '../../workflows/definitions';
 import { killDevServers, startDevServer } from '../support/dev-server-process';
 import { freePort } from '../../cli/dev-server/free-port';
-import { answer, ScriptedModel } from '../support/scripted-model';
+import { scriptedModel } from 'durable-agent/testing';
 import { createAgentWorker } from '../../worker/create-worker';
 import { makeWorkspace } from '../support/workspace';
 
@@ -27,14 +27,14 @@ it("continues a session as new before Temporal's limit on updates per run, and a
   const connection = await Connection.connect({ address: server.address });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection, dataConverter: agentDataConverter() });
-  const model = new ScriptedModel(Array.from({ length: 30 }, (_, index) => answer(`answer ${index}`)));
+  const model = scriptedModel(Array.from({ length: 30 }, (_, index) => `answer ${index}`));
   const taskQueue = `update-limit-${randomUUID()}`;
   const worker = await createAgentWorker({
     connection: nativeConnection,
     namespace: 'default',
     taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
-    activityOverrides: { callModel: model.callModel },
+    providers: [model.provider],
     overrides: { maxCachedWorkflows: 0 },
   });
   const workflowId = `update-limit-${randomUUID()}`;
@@ -42,7 +42,7 @@ it("continues a session as new before Temporal's limit on updates per run, and a
     await client.workflow.start<(input: unknown) => Promise<AgentResult>>(agentWorkflowType, {
       taskQueue,
       workflowId,
-      args: [resolveOrThrow({ model: 'openai:test', workspace: await makeWorkspace(), session: { idleTimeoutSeconds: 600 } })],
+      args: [resolveOrThrow({ model: 'scripted:test', workspace: await makeWorkspace(), session: { idleTimeoutSeconds: 600 } })],
     });
     const handle = client.workflow.getHandle(workflowId);
     const replies: string[] = [];

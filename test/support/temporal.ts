@@ -5,13 +5,15 @@ import type { Worker } from '@temporalio/worker';
 import { agentDataConverter } from '../../storage/data-converter';
 import { createAgentWorker } from '../../worker/create-worker';
 import type { Tool } from '../../tools';
+import type { TranscriptStore } from '../../storage/transcript/transcript-store';
 import type { Agent } from '../../agents/define-agent';
 import type { Definitions } from '../../agents/registry';
 import type { ResolvedAgentInput } from '../../core/input';
 import { resolveAgentInput, type AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
 import { agentWorkflowType } from '../../workflows/definitions';
-import type { ScriptedModel } from './scripted-model';
+import type { ScriptedModel } from 'durable-agent/testing';
+import { answeredBy } from '../../testing/scripted-agents';
 
 /** Connects to the dev server that global-setup started. */
 export function connectToTestServer(namespace?: string): Promise<TestWorkflowEnvironment> {
@@ -33,10 +35,15 @@ export interface TestWorkerOptions {
   tools?: Tool[];
   agents?: Agent[];
   env?: NodeJS.ProcessEnv;
-  /** Replaces the model activity with a scripted one (workflow-level tests). */
+  /**
+   * Registers the scripted model's provider, and answers `agents` from it as createAgentTestEnv does: their model
+   * becomes `scripted:<agent>@<their own>`. A run that names its own model names `scripted:…` to reach it.
+   */
   model?: ScriptedModel;
   /** Default: the system's temporary directory, where test workspaces live. */
   workspaceRoot?: string;
+  /** Default: a store in the worker's memory. */
+  transcripts?: TranscriptStore;
   /** Activities that replace the worker's own by name. */
   activityOverrides?: Record<string, (...args: never[]) => Promise<unknown>>;
   /** MCP servers, as the `mcpServers` object of an AGENT_MCP_CONFIG file. */
@@ -60,15 +67,14 @@ export function createTestWorker(environment: TestWorkflowEnvironment, options: 
     namespace: environment.namespace ?? 'default',
     taskQueue: options.taskQueue,
     tools: options.tools,
-    agents: options.agents,
+    agents: options.model && options.agents ? answeredBy(options.model.provider.name, options.agents) : options.agents,
+    ...(options.model && { providers: [options.model.provider] }),
     mcpServers: options.mcpServers,
     env: options.env ?? {},
     workspaceRoot: options.workspaceRoot ?? testWorkspaceRoot,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
-    activityOverrides:
-      options.model || options.activityOverrides
-        ? { ...(options.model && { callModel: options.model.callModel }), ...options.activityOverrides }
-        : undefined,
+    transcripts: options.transcripts,
+    activityOverrides: options.activityOverrides,
     overrides: { maxCachedWorkflows: 0 },
   });
 }

@@ -3,18 +3,19 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { exitCodes, statusExitCodes } from '../../cli/exit-codes';
 
-// The README's tables are what users script against: every status a run can end with, every exit code, every
+// The tables of the docs are what users script against: every status a run can end with, every exit code, every
 // variable the code reads. They drifted once (no `interrupted` row). This test reads both sides, the source and
-// the README, so that neither can change without the other.
+// the docs (the README's front door points at them), so that neither can change without the other.
 
 const root = path.join(__dirname, '..', '..');
-const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+const read = (page: string) => readFileSync(path.join(root, page), 'utf8');
 
-/** The lines of the README section under `heading` (up to the next heading of any level). */
-function section(heading: string): string {
-  const start = readme.indexOf(`${heading}\n`);
-  if (start < 0) throw new Error(`README.md has no "${heading}" section`);
-  const rest = readme.slice(start + heading.length + 1);
+/** The lines of `page`'s section under `heading` (up to the next heading of any level). */
+function section(page: string, heading: string): string {
+  const text = read(page);
+  const start = text.indexOf(`${heading}\n`);
+  if (start < 0) throw new Error(`${page} has no "${heading}" section`);
+  const rest = text.slice(start + heading.length + 1);
   const end = rest.search(/^#{1,6} /m);
   return end < 0 ? rest : rest.slice(0, end);
 }
@@ -33,8 +34,8 @@ function tableRows(text: string): string[][] {
 /** The `backticked` words of a cell. */
 const codeSpans = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
 
-describe('README "How a run ends"', () => {
-  const rows = tableRows(section('### How a run ends'));
+describe('docs/how-it-works.md "How a run ends", docs/cli.md "Exit codes"', () => {
+  const rows = tableRows(section('docs/how-it-works.md', '## How a run ends'));
 
   it('has one row per status a run can end with, with the exit code the CLI gives it', () => {
     const documented = Object.fromEntries(rows.map(([status, , code]) => [codeSpans(status)[0], Number(code)]));
@@ -42,7 +43,9 @@ describe('README "How a run ends"', () => {
   });
 
   it('lists each exit code the CLI gives, and no other', () => {
-    const exitLine = readme.split('\n- ').find((item) => item.startsWith('Exit codes:'));
+    const exitLine = read('docs/cli.md')
+      .split('\n- ')
+      .find((item) => item.startsWith('Exit codes:'));
     expect(exitLine).toBeDefined();
     const documented = [...exitLine!.matchAll(/`(\d+)`/g)].map((match) => Number(match[1]));
     expect(documented.sort((a, b) => a - b)).toEqual(Object.values(exitCodes).sort((a, b) => a - b));
@@ -61,8 +64,8 @@ describe('README "How a run ends"', () => {
   });
 });
 
-describe('README "Configuration"', () => {
-  const rows = tableRows(section('## Configuration'));
+describe('docs/configuration.md "Environment variables"', () => {
+  const rows = tableRows(section('docs/configuration.md', '## Environment variables'));
   const documented = rows.flatMap(([names]) => codeSpans(names).map((name) => name.replace(/=.*$/, '')));
   const isDocumented = (name: string) =>
     documented.some((entry) => (entry.endsWith('*') ? name.startsWith(entry.slice(0, -1)) : entry === name));
@@ -105,7 +108,7 @@ describe('README "Configuration"', () => {
 
 // The folder tables live in docs/architecture.md (the library's layers, then what is outside it); README links there.
 describe('docs/architecture.md folder tables', () => {
-  const architecture = readFileSync(path.join(root, 'docs', 'architecture.md'), 'utf8');
+  const architecture = read('docs/architecture.md');
   const header = '| folder | what lives there |';
   const tables = architecture.split(header).slice(1);
   const rows = tables.flatMap((table) => tableRows(header + table.slice(0, table.indexOf('\n\n'))));

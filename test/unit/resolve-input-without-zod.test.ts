@@ -4,7 +4,7 @@ import { resolveAgentInputWithoutZod } from '../../core/resolve-input-without-zo
 import { inputVariants } from '../support/input-variants';
 
 // executeAgent (durable-agent/workflow) resolves its input in the caller's workflow, where zod would cost every workflow
-// start (BENCHMARKS.md). Both resolvers fill in the same defaults (core/input-defaults.ts); the zod-free one checks with the
+// start (bench/NOTES.md). Both resolvers fill in the same defaults (core/input-defaults.ts); the zod-free one checks with the
 // workflow's own check, which must reach resolveAgentInput's verdict and output.
 
 const messages = [

@@ -84,6 +84,18 @@ it("fails at once, never retried, when the script runs out or the test's functio
   });
 });
 
+it('ends as the call was ended when its function gives up on a cancelled call, not as a mistake in the script', async () => {
+  const cancellation = new AbortController();
+  const cancelled = new Error('the activity was cancelled');
+  const model = scriptedModel([
+    () => {
+      cancellation.abort();
+      throw cancelled;
+    },
+  ]);
+  expect(await model.provider.call({ ...call('m'), signal: cancellation.signal }).catch((error) => error)).toBe(cancelled);
+});
+
 it('answers each agent from its own list, and refuses a model id that names no agent', async () => {
   const model = scriptedModel({ a: ['from a'], b: ['from b'] });
   expect((await model.provider.call(call('b@x:y'))).message.content).toBe('from b');

@@ -4,7 +4,7 @@ import { zeroUsage } from '../../core/usage';
 import { describeStatus } from '../../workflows/run-status';
 import { modelCallSummary } from '../../workflows/summaries';
 
-// README: a turn is one user message and its answer, an iteration one model call within a turn. The Web UI's labels
+// docs/how-it-works.md: a turn is one user message and its answer, an iteration one model call within a turn. The Web UI's labels
 // and current details count that way (test/e2e/activity-summaries.test.ts reads them from the server).
 
 const model = 'openai:gpt-4o-mini';

@@ -3,7 +3,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { quietBundlerLogger } from '../support/quiet-bundler-logger';
 
 // Every workflow a worker starts evaluates its workflow bundle's modules again, and zod alone was over half the bundle
-// (BENCHMARKS.md, "Zod in a workflow bundle"). The worker's own bundle (worker/workflows.ts) and the bundle of a user whose
+// (bench/NOTES.md, "Zod in a workflow bundle"). The worker's own bundle (worker/workflows.ts) and the bundle of a user whose
 // workflows import `durable-agent/workflow` (workflow.ts, which re-exports the agent workflow too) stay without it.
 
 /** The modules webpack put in a workflow bundle, by path relative to the project. */

@@ -4,7 +4,7 @@ import { createAgentWorker } from '../../worker/create-worker';
 import { workflowCacheSize } from '../../worker/settings';
 import { connectToTestServer, testWorkspaceRoot, uniqueTaskQueue } from '../support/temporal';
 
-// A worker's memory is its base (~300 MB) plus ~0.5 MB per cached session (BENCHMARKS.md, "Sessions per worker").
+// A worker's memory is its base (~300 MB) plus ~0.5 MB per cached session (bench/NOTES.md, "Sessions per worker").
 // AGENT_WORKER_MEMORY_MB turns a container's limit into the number of sessions the worker keeps cached.
 
 describe('the workflow cache sized from AGENT_WORKER_MEMORY_MB', () => {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
@@ -9,13 +8,13 @@ import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
 import { agentWorkflowType } from '../../workflows/definitions';
 import { fetchEvents } from '../support/history';
-import { answer, callTools, ScriptedModel, type ScriptedRequest } from '../support/scripted-model';
+import { failure, scriptedModel, type ScriptedModel, type ScriptedRequest } from 'durable-agent/testing';
 import { connectToTestServer, createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 
 const EventType = temporal.api.enums.v1.EventType;
 
-// Agents as values, at the workflow level: the model is scripted per agent at the activity boundary,
+// Agents as values, at the workflow level: the model is scripted per agent (the real model activity calls it),
 // the subagents are real child workflows on the dev server, and every workflow task is replayed.
 
 const researcher = defineAgent({
@@ -89,6 +88,11 @@ async function run(
   return { result, workflowId };
 }
 
+/** The tools a model call may call: none when it must answer in text. */
+function offeredTools(request: ScriptedRequest): string[] {
+  return request.toolChoice === 'none' ? [] : request.tools.map((tool) => tool.name);
+}
+
 function childStarts(events: Awaited<ReturnType<typeof fetchEvents>>) {
   return events
     .filter((event) => event.eventType === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED)
@@ -100,40 +104,47 @@ function childStarts(events: Awaited<ReturnType<typeof fetchEvents>>) {
 
 describe('subagents', () => {
   it('runs two subagents in parallel as child workflows started by one workflow task, their answers and tokens coming back', async () => {
-    const model = ScriptedModel.byAgent({
+    const model = scriptedModel({
       coordinator: [
-        callTools(
-          { name: 'researcher', arguments: { task: 'what colour is the sky?' }, id: 'ask_researcher' },
-          { name: 'writer', arguments: { task: 'write a haiku' }, id: 'ask_writer' },
-        ),
-        answer('The sky is blue; here is a haiku.'),
+        {
+          toolCalls: [
+            { name: 'researcher', arguments: { task: 'what colour is the sky?' }, id: 'ask_researcher' },
+            { name: 'writer', arguments: { task: 'write a haiku' }, id: 'ask_writer' },
+          ],
+          usage: { inputTokens: 20, outputTokens: 8 },
+        },
+        'The sky is blue; here is a haiku.',
       ],
-      researcher: [callTools({ name: 'read_file', arguments: { path: 'facts.txt' } }), answer('blue')],
-      writer: [answer('blue sky, a haiku')],
+      researcher: [
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'facts.txt' } }], usage: { inputTokens: 20, outputTokens: 8 } },
+        'blue',
+      ],
+      writer: ['blue sky, a haiku'],
     });
     const { result, workflowId } = await run(model, { agent: 'coordinator', prompt: 'research and write' }, [coordinator]);
     expect(result).toMatchObject({ status: 'completed', answer: 'The sky is blue; here is a haiku.', agent: 'coordinator' });
     // Its own two calls (a tool call: 20 in / 8 out, an answer: 10 / 5), the researcher's two and the writer's one.
-    expect((result as AgentResult).usage).toEqual({ inputTokens: 20 + 10 + 20 + 10 + 10, outputTokens: 8 + 5 + 8 + 5 + 5 });
+    expect((result as AgentResult).usage).toEqual({
+      inputTokens: 20 + 10 + 20 + 10 + 10,
+      outputTokens: 8 + 5 + 8 + 5 + 5,
+      unpricedCalls: 5,
+    });
 
     const starts = childStarts(await fetchEvents(environment.client, workflowId));
     expect(starts.map((start) => start.workflowId)).toEqual([`${workflowId}/ask_researcher`, `${workflowId}/ask_writer`]);
     expect(new Set(starts.map((start) => start.workflowTask)).size).toBe(1);
 
-    const coordinatorRequests = model.requests.filter((request) => request.agent === 'coordinator');
-    expect(coordinatorRequests[0].offeredTools).toEqual(['researcher', 'writer']);
-    expect(coordinatorRequests[0].instructions).toBe('You coordinate.');
+    const coordinatorRequests = model.requestsOf('coordinator');
+    expect(offeredTools(coordinatorRequests[0])).toEqual(['researcher', 'writer']);
+    expect(coordinatorRequests[0].messages[0]).toEqual({ role: 'system', content: 'You coordinate.' });
     expect(coordinatorRequests[1].messages.filter((message) => message.role === 'tool')).toEqual([
       { role: 'tool', toolCallId: 'ask_researcher', toolName: 'researcher', content: 'blue', isError: false },
       { role: 'tool', toolCallId: 'ask_writer', toolName: 'writer', content: 'blue sky, a haiku', isError: false },
     ]);
     // Each child got its task as its prompt, and its own instructions and model.
-    const researcherRequest = model.requests.find((request) => request.agent === 'researcher')!;
-    expect(researcherRequest).toMatchObject({
-      instructions: 'You research.',
-      model: 'openai:gpt-4o-mini',
-      offeredTools: ['read_file'],
-    });
+    const researcherRequest = model.requestsOf('researcher')[0];
+    expect(researcherRequest.model).toBe('openai:gpt-4o-mini');
+    expect(offeredTools(researcherRequest)).toEqual(['read_file']);
     expect(researcherRequest.messages).toEqual([
       { role: 'system', content: 'You research.' },
       { role: 'user', content: 'what colour is the sky?' },
@@ -141,33 +152,25 @@ describe('subagents', () => {
   });
 
   it('turns a subagent that fails, or ends at its limit, into an error result with the reason', async () => {
-    const model = ScriptedModel.byAgent({
+    const model = scriptedModel({
       coordinator: [
-        callTools(
-          { name: 'researcher', arguments: { task: 'loop' }, id: 'r1' },
-          { name: 'writer', arguments: { task: 'fail' }, id: 'w1' },
-        ),
-        answer('both went wrong'),
+        {
+          toolCalls: [
+            { name: 'researcher', arguments: { task: 'loop' }, id: 'r1' },
+            { name: 'writer', arguments: { task: 'fail' }, id: 'w1' },
+          ],
+        },
+        'both went wrong',
       ],
       researcher: [
-        ...Array.from({ length: 3 }, () => callTools({ name: 'read_file', arguments: { path: 'facts.txt' } })),
-        answer('I read it three times'),
+        ...Array.from({ length: 3 }, () => ({ toolCalls: [{ name: 'read_file', arguments: { path: 'facts.txt' } }] })),
+        'I read it three times',
       ],
-      writer: [
-        () => {
-          throw ApplicationFailure.create({
-            type: 'ProviderRejectedRequest',
-            message: 'anthropic rejected the request (HTTP 400): bad',
-            nonRetryable: true,
-          });
-        },
-      ],
+      writer: [failure.rejected('bad', 400)],
     });
     const { result } = await run(model, { agent: 'coordinator', prompt: 'delegate' }, [coordinator]);
     expect(result).toMatchObject({ status: 'completed', answer: 'both went wrong' });
-    const results = model.requests
-      .filter((request) => request.agent === 'coordinator')[1]
-      .messages.filter((message) => message.role === 'tool');
+    const results = model.requestsOf('coordinator')[1].messages.filter((message) => message.role === 'tool');
     expect(results).toEqual([
       expect.objectContaining({
         toolCallId: 'r1',
@@ -177,19 +180,19 @@ describe('subagents', () => {
       expect.objectContaining({
         toolCallId: 'w1',
         isError: true,
-        content: 'Error: the subagent "writer" failed: anthropic rejected the request (HTTP 400): bad',
+        content: 'Error: the subagent "writer" failed: scripted rejected the request (HTTP 400): bad',
       }),
     ]);
   });
 
   it('stops nesting at the depth limit: the deepest run is offered no subagents', async () => {
-    const model = ScriptedModel.byAgent({
+    const model = scriptedModel({
       recursive: Array.from(
         { length: 6 },
         () => (request: ScriptedRequest) =>
-          request.offeredTools.includes('recursive') && !request.messages.some((message) => message.role === 'tool')
-            ? callTools({ name: 'recursive', arguments: { task: 'go deeper' } })
-            : answer(`depth answer ${request.messages.length}`),
+          offeredTools(request).includes('recursive') && !request.messages.some((message) => message.role === 'tool')
+            ? { toolCalls: [{ name: 'recursive', arguments: { task: 'go deeper' } }] }
+            : `depth answer ${request.messages.length}`,
       ),
     });
     const { result, workflowId } = await run(model, { agent: 'recursive', prompt: 'recurse', maxSubagentDepth: 2 }, [recursive]);
@@ -198,14 +201,14 @@ describe('subagents', () => {
     for await (const execution of environment.client.workflow.list({ query: `WorkflowId STARTS_WITH "${workflowId}"` }))
       runs.push(execution.workflowId);
     expect(runs.sort()).toHaveLength(3);
-    expect(model.requests.filter((request) => !request.offeredTools.includes('recursive'))).toHaveLength(1);
+    expect(model.requests.filter((request) => !offeredTools(request).includes('recursive'))).toHaveLength(1);
   });
 
   it('cancels the children when the parent is cancelled, and waits for them to stop', async () => {
     let childCalled: () => void = () => {};
     const childStarted = new Promise<void>((resolve) => (childCalled = resolve));
-    const model = ScriptedModel.byAgent({
-      coordinator: [callTools({ name: 'writer', arguments: { task: 'take forever' }, id: 'slow' })],
+    const model = scriptedModel({
+      coordinator: [{ toolCalls: [{ name: 'writer', arguments: { task: 'take forever' }, id: 'slow' }] }],
       writer: [
         // A model call that lasts until it is cancelled; cancellation reaches an activity through its heartbeats.
         async () => {
@@ -217,7 +220,7 @@ describe('subagents', () => {
           } finally {
             clearInterval(heartbeats);
           }
-          return answer('never');
+          return 'never';
         },
       ],
     });
@@ -239,26 +242,19 @@ describe('subagents', () => {
 
 describe('handoffs', () => {
   it('hands the conversation to another agent, whose instructions, model and tools apply from the next call', async () => {
-    const model = ScriptedModel.byAgent({
-      triage: [callTools({ name: 'transfer_to_billing', arguments: {}, id: 'handoff_1' })],
-      billing: [answer('your invoice is paid')],
+    const model = scriptedModel({
+      triage: [{ toolCalls: [{ name: 'transfer_to_billing', arguments: {}, id: 'handoff_1' }] }],
+      billing: ['your invoice is paid'],
     });
     // The stream's handoff event: test/workflow/stream.test.ts.
     const { result } = await run(model, { agent: 'triage', prompt: 'is my invoice paid?' }, [triage]);
     expect(result).toMatchObject({ status: 'completed', answer: 'your invoice is paid', agent: 'billing', iterations: 2 });
     const [first, second] = model.requests;
-    expect(first).toMatchObject({
-      agent: 'triage',
-      model: 'openai:gpt-4o-mini',
-      instructions: 'You route.',
-      offeredTools: ['transfer_to_billing'],
-    });
-    expect(second).toMatchObject({
-      agent: 'billing',
-      model: 'anthropic:claude-haiku-4-5',
-      instructions: 'You do billing.',
-      offeredTools: [],
-    });
+    expect(first).toMatchObject({ agent: 'triage', model: 'openai:gpt-4o-mini' });
+    expect(first.messages[0]).toEqual({ role: 'system', content: 'You route.' });
+    expect(offeredTools(first)).toEqual(['transfer_to_billing']);
+    expect(second).toMatchObject({ agent: 'billing', model: 'anthropic:claude-haiku-4-5' });
+    expect(offeredTools(second)).toEqual([]);
     // The same conversation goes on, under the new agent's instructions: the handoff is in it, answered.
     expect(second.messages).toEqual([
       { role: 'system', content: 'You do billing.' },
@@ -275,12 +271,9 @@ describe('handoffs', () => {
   });
 
   it('keeps the agent a handoff chose across continue-as-new', async () => {
-    const model = ScriptedModel.byAgent({
-      triage: [callTools({ name: 'transfer_to_billing', arguments: {}, id: 'h1' })],
-      billing: [
-        callTools({ name: 'read_file', arguments: { path: 'facts.txt' } }),
-        answer('billing answers after the hand-over'),
-      ],
+    const model = scriptedModel({
+      triage: [{ toolCalls: [{ name: 'transfer_to_billing', arguments: {}, id: 'h1' }] }],
+      billing: [{ toolCalls: [{ name: 'read_file', arguments: { path: 'facts.txt' } }] }, 'billing answers after the hand-over'],
     });
     const billingWithTools = defineAgent({ ...billing, name: 'billing', tools: ['read_file'] });
     const triageToBilling = defineAgent({ ...triage, name: 'triage', handoffs: [billingWithTools] });
@@ -297,9 +290,9 @@ describe('handoffs', () => {
   it("refuses a handoff beyond the turn's handoff limit with an error result", async () => {
     const back = defineAgent({ name: 'back', description: 'Sends it back.', model: 'openai:gpt-4o-mini', handoffs: ['forth'] });
     const forth = defineAgent({ name: 'forth', description: 'Sends it forth.', model: 'openai:gpt-4o-mini', handoffs: [back] });
-    const model = ScriptedModel.byAgent({
-      back: [callTools({ name: 'transfer_to_forth', arguments: {} })],
-      forth: [callTools({ name: 'transfer_to_back', arguments: {}, id: 'second_handoff' }), answer('forth keeps it')],
+    const model = scriptedModel({
+      back: [{ toolCalls: [{ name: 'transfer_to_forth', arguments: {} }] }],
+      forth: [{ toolCalls: [{ name: 'transfer_to_back', arguments: {}, id: 'second_handoff' }] }, 'forth keeps it'],
     });
     const { result } = await run(model, { agent: 'back', prompt: 'bounce', maxHandoffs: 1 }, [forth]);
     expect(result).toMatchObject({ status: 'completed', agent: 'forth', answer: 'forth keeps it' });

@@ -6,7 +6,7 @@ import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { defineTool } from '../../tools';
 import { workflowsPath } from '../../worker/agent-plugin';
-import { answer, callTools, ScriptedModel } from '../support/scripted-model';
+import { scriptedModel } from 'durable-agent/testing';
 import { connectToTestServer, createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
 
 // Issue 30, item 2, for tools run as local activities: the SDK gives a local activity no id but its position, so
@@ -28,15 +28,20 @@ const stamp = defineTool({
 });
 
 it('fails the replay of a round of local tools started in reverse order, rather than pair each result with the other call', async () => {
-  const model = new ScriptedModel([
-    callTools({ name: 'stamp', arguments: { label: 'a' }, id: 's1' }, { name: 'stamp', arguments: { label: 'b' }, id: 's2' }),
-    answer('done'),
+  const model = scriptedModel([
+    {
+      toolCalls: [
+        { name: 'stamp', arguments: { label: 'a' }, id: 's1' },
+        { name: 'stamp', arguments: { label: 'b' }, id: 's2' },
+      ],
+    },
+    'done',
   ]);
   const taskQueue = uniqueTaskQueue('local-tool-order');
   const worker = await createTestWorker(environment, { taskQueue, model, tools: [stamp] });
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'local-tool-order-'));
   const { result, workflowId } = await worker.runUntil(
-    runAgent(environment, taskQueue, { prompt: 'stamp a and b', model: 'openai:test-model', tools: ['stamp'], workspace }),
+    runAgent(environment, taskQueue, { prompt: 'stamp a and b', model: 'scripted:test-model', tools: ['stamp'], workspace }),
   );
   expect(result).toMatchObject({ answer: 'done', status: 'completed' });
   expect(

@@ -6,7 +6,7 @@ import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { defineTool } from '../../tools';
 import { fetchEvents, scheduledActivities } from '../support/history';
-import { answer, callTools, ScriptedModel } from '../support/scripted-model';
+import { scriptedModel } from 'durable-agent/testing';
 import { connectToTestServer, createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -49,10 +49,15 @@ function localActivityMarkers(events: Awaited<ReturnType<typeof fetchEvents>>): 
 describe('a tool run as a local activity (activity: { local: true })', () => {
   it('runs inside the workflow task: a marker per call, no activity events, results back to the model in the order asked', async () => {
     const { tool } = stampTool();
-    const model = new ScriptedModel([
-      callTools({ name: 'stamp', arguments: { label: 'a' }, id: 's1' }, { name: 'stamp', arguments: { label: 'b' }, id: 's2' }),
-      callTools({ name: 'read_file', arguments: { path: 'missing.txt' }, id: 'r1' }),
-      answer('done'),
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { name: 'stamp', arguments: { label: 'a' }, id: 's1' },
+          { name: 'stamp', arguments: { label: 'b' }, id: 's2' },
+        ],
+      },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'missing.txt' }, id: 'r1' }] },
+      'done',
     ]);
     const taskQueue = uniqueTaskQueue('local-tool');
     // The test worker replays every workflow task (no cache): the markers must replay too.
@@ -60,7 +65,7 @@ describe('a tool run as a local activity (activity: { local: true })', () => {
     const { result, workflowId } = await worker.runUntil(
       runAgent(environment, taskQueue, {
         prompt: 'stamp a and b',
-        model: 'openai:test-model',
+        model: 'scripted:test-model',
         tools: ['stamp', 'read_file'],
         workspace,
       }),
@@ -81,11 +86,11 @@ describe('a tool run as a local activity (activity: { local: true })', () => {
 
   it('is retried by the workflow as its settings say', async () => {
     const { tool, attempts } = stampTool({ failFirst: true });
-    const model = new ScriptedModel([callTools({ name: 'stamp', arguments: { label: 'c' }, id: 's1' }), answer('done')]);
+    const model = scriptedModel([{ toolCalls: [{ name: 'stamp', arguments: { label: 'c' }, id: 's1' }] }, 'done']);
     const taskQueue = uniqueTaskQueue('local-tool-retry');
     const worker = await createTestWorker(environment, { taskQueue, model, tools: [tool] });
     const { result } = await worker.runUntil(
-      runAgent(environment, taskQueue, { prompt: 'stamp c', model: 'openai:test-model', tools: ['stamp'], workspace }),
+      runAgent(environment, taskQueue, { prompt: 'stamp c', model: 'scripted:test-model', tools: ['stamp'], workspace }),
     );
 
     expect(result.status).toBe('completed');

@@ -4,10 +4,12 @@ import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
 import { summaryLead } from '../../core/context-view';
 import { summaryPrompt } from '../../activities/model/with-transcript';
-import { MemoryTranscriptStore } from '../../storage/transcript/transcript-store';
+import { MemoryTranscriptStore, type TranscriptStore } from '../../storage/transcript/transcript-store';
 import { agentWorkflowType, messagesQuery, sendMessageUpdate } from '../../workflows/definitions';
+import { scriptedModel, type ReplySpec, type ScriptedModel } from 'durable-agent/testing';
+import type { ModelCallInput } from '../../activities';
+import { activityCalls } from '../support/activity-calls';
 import { activityAttempts, fetchEvents } from '../support/history';
-import { answer, callTools, ScriptedModel } from '../support/scripted-model';
 import { connectToTestServer, createTestWorker, uniqueTaskQueue, resolved } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 
@@ -20,15 +22,20 @@ beforeAll(async () => {
 });
 afterAll(() => environment?.teardown());
 
-async function run(model: ScriptedModel, input: Partial<AgentInput>, body?: (workflowId: string) => Promise<void>) {
+async function run(
+  model: ScriptedModel,
+  input: Partial<AgentInput>,
+  body?: (workflowId: string) => Promise<void>,
+  transcripts?: TranscriptStore,
+) {
   const taskQueue = uniqueTaskQueue('long');
-  const worker = await createTestWorker(environment, { taskQueue, model });
+  const worker = await createTestWorker(environment, { taskQueue, model, transcripts });
   const workflowId = `long-${Date.now()}-${Math.random().toString(16).slice(2)}`;
   const result = await worker.runUntil(async () => {
     const handle = await environment.client.workflow.start<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
       taskQueue,
       workflowId,
-      args: [resolved({ model: 'openai:test', tools: ['read_file'], workspace, ...input })],
+      args: [resolved({ model: 'scripted:test', tools: ['read_file'], workspace, ...input })],
     });
     await body?.(workflowId);
     return handle.result();
@@ -36,7 +43,13 @@ async function run(model: ScriptedModel, input: Partial<AgentInput>, body?: (wor
   return { result, workflowId };
 }
 
-const readBig = () => callTools({ name: 'read_file', arguments: { path: 'big.txt' } });
+const readBig = (): ReplySpec => ({ toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] });
+
+/** The transcripts each model call was given, as the run's history holds the activity's input. */
+async function modelCallTranscripts(workflowId: string): Promise<Array<ModelCallInput['transcript']>> {
+  const calls = activityCalls(await fetchEvents(environment.client, workflowId));
+  return calls.filter((call) => call.activityType === 'callModel').map((call) => (call.input as ModelCallInput).transcript);
+}
 
 async function runIds(workflowId: string): Promise<string[]> {
   const ids: string[] = [];
@@ -46,38 +59,39 @@ async function runIds(workflowId: string): Promise<string[]> {
 }
 
 it('sends each model call only the messages that are new since the stored transcript', async () => {
-  const model = new ScriptedModel([readBig(), readBig(), readBig(), answer('done')]);
-  await run(model, { prompt: 'read it three times' });
-  expect(model.requests.map((request) => request.transcript.messages.length)).toEqual([1, 1, 1, 1]);
-  expect(model.requests.map((request) => request.transcript.baseLength)).toEqual([0, 2, 4, 6]);
+  const model = scriptedModel([readBig(), readBig(), readBig(), 'done']);
+  const { workflowId } = await run(model, { prompt: 'read it three times' });
+  const transcripts = await modelCallTranscripts(workflowId);
+  expect(transcripts.map((transcript) => transcript.messages.length)).toEqual([1, 1, 1, 1]);
+  expect(transcripts.map((transcript) => transcript.baseLength)).toEqual([0, 2, 4, 6]);
   expect(model.requests[3].messages).toHaveLength(7);
 });
 
 it('resends the conversation inline when the transcript store has lost it', async () => {
-  const model = new ScriptedModel([
-    readBig(),
-    (request) => {
-      return answer(`saw ${request.messages.length} messages`);
-    },
-  ]);
+  const model = scriptedModel([readBig(), (request) => `saw ${request.messages.length} messages`]);
   // The store forgets everything after the first call, as a wiped disk or a worker on another machine would.
-  const original = model.callModel;
-  let calls = 0;
-  model.callModel = async (input) => {
-    if (calls++ === 1) model.transcripts = new MemoryTranscriptStore();
-    return original(input);
+  let store = new MemoryTranscriptStore();
+  const forgetful: TranscriptStore = {
+    load: (id) => store.load(id),
+    append: async (parent, messages) => {
+      const id = await store.append(parent, messages);
+      store = new MemoryTranscriptStore();
+      return id;
+    },
   };
-  const { result, workflowId } = await run(model, { prompt: 'survive a lost store' });
+  const { result, workflowId } = await run(model, { prompt: 'survive a lost store' }, undefined, forgetful);
   expect(result.answer).toBe('saw 3 messages');
-  expect(model.requests[1].transcript).toMatchObject({ baseLength: 0 });
-  expect(model.requests[1].transcript.messages).toHaveLength(3);
+  // The second call found its transcript missing; the last sent the whole conversation inline.
+  const inline = (await modelCallTranscripts(workflowId)).at(-1)!;
+  expect(inline).toMatchObject({ baseLength: 0 });
+  expect(inline.messages).toHaveLength(3);
   expect(
     activityAttempts(await fetchEvents(environment.client, workflowId)).filter((a) => a.activityType === 'callModel'),
   ).toHaveLength(3);
 });
 
 it('continues a long tool loop as new mid-turn and finishes it under the same workflow id', async () => {
-  const model = new ScriptedModel([readBig(), readBig(), readBig(), readBig(), answer('read four times')]);
+  const model = scriptedModel([readBig(), readBig(), readBig(), readBig(), 'read four times']);
   const { result, workflowId } = await run(model, { prompt: 'loop', continueAsNewAfterModelCalls: 2 });
   expect(result).toMatchObject({ status: 'completed', answer: 'read four times', iterations: 5, turns: 1 });
   expect((await runIds(workflowId)).length).toBe(3);
@@ -88,7 +102,7 @@ it('continues a long tool loop as new mid-turn and finishes it under the same wo
 });
 
 it('keeps a session going across continue-as-new: updates by workflow id work and queries return the whole conversation', async () => {
-  const model = new ScriptedModel([answer('a1'), answer('a2'), answer('a3')]);
+  const model = scriptedModel(['a1', 'a2', 'a3']);
   const { result, workflowId } = await run(
     model,
     { session: { idleTimeoutSeconds: 600 }, continueAsNewAfterModelCalls: 1 },
@@ -108,7 +122,7 @@ it('keeps a session going across continue-as-new: updates by workflow id work an
 });
 
 it('compacts old tool-call arguments and tool results in what the model sees', async () => {
-  const model = new ScriptedModel([readBig(), readBig(), readBig(), answer('ok')]);
+  const model = scriptedModel([readBig(), readBig(), readBig(), 'ok']);
   await run(model, { prompt: 'compact', context: { compactAfterTurns: 2, keepRecentTurns: 4 } });
   const seen = model.requests[3].messages.filter((message) => message.role === 'tool').map((message) => message.content);
   expect(seen[0]).toMatch(/^B{200}… \[compacted: 1000 characters\]$/);
@@ -118,12 +132,13 @@ it('compacts old tool-call arguments and tool results in what the model sees', a
 
 it('summarises older turns with a model call when the input exceeds the context budget', async () => {
   const small = { ...readBig(), usage: { inputTokens: 10, outputTokens: 8 } };
-  const model = new ScriptedModel([small, readBig(), answer('the summary'), small, answer('done')]);
+  const over = { ...readBig(), usage: { inputTokens: 20, outputTokens: 8 } };
+  const model = scriptedModel([small, over, 'the summary', small, 'done']);
   // The second call reports 20 input tokens, over the budget of 15: the turns before the latest are summarised.
   const { result } = await run(model, { prompt: 'summarise', context: { maxContextTokens: 15, keepRecentTurns: 1 } });
   expect(result.answer).toBe('done');
   const summaryRequest = model.requests[2];
-  expect(summaryRequest.offeredTools).toEqual([]);
+  expect(summaryRequest.toolChoice).toBe('none');
   expect(summaryRequest.messages.at(-1)).toEqual({ role: 'user', content: summaryPrompt });
   expect(summaryRequest.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user']);
   expect(model.requests[3].messages[0]).toEqual({ role: 'user', content: `${summaryLead}the summary` });
@@ -132,8 +147,8 @@ it('summarises older turns with a model call when the input exceeds the context 
 
 it('carries a conversation larger than the external-storage threshold across continue-as-new as a small claim', async () => {
   const large = await makeWorkspace({ 'large.txt': 'L'.repeat(100_000) });
-  const readLarge = () => callTools({ name: 'read_file', arguments: { path: 'large.txt' } });
-  const model = new ScriptedModel([readLarge(), readLarge(), readLarge(), readLarge(), readLarge(), answer('read it all')]);
+  const readLarge = { toolCalls: [{ name: 'read_file', arguments: { path: 'large.txt' } }] };
+  const model = scriptedModel([readLarge, readLarge, readLarge, readLarge, readLarge, 'read it all']);
   let messageCount = 0;
   const { result, workflowId } = await run(
     model,

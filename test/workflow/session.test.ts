@@ -5,7 +5,7 @@ import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult, TurnReply } from '../../core/result';
 import { agentWorkflowType, endSessionSignal, messagesQuery, sendMessageUpdate, statusQuery } from '../../workflows/definitions';
 import { fetchEvents } from '../support/history';
-import { answer, callTools, ScriptedModel } from '../support/scripted-model';
+import { scriptedModel, type ScriptedModel } from 'durable-agent/testing';
 import { connectToTestServer, createTestWorker, uniqueTaskQueue, resolved } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 
@@ -31,7 +31,9 @@ async function withSession<T>(
     await environment.client.workflow.start<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
       taskQueue,
       workflowId,
-      args: [resolved({ model: 'openai:test', tools: ['read_file'], workspace, session: { idleTimeoutSeconds: 600 }, ...input })],
+      args: [
+        resolved({ model: 'scripted:test', tools: ['read_file'], workspace, session: { idleTimeoutSeconds: 600 }, ...input }),
+      ],
     });
     return body(workflowId);
   });
@@ -42,10 +44,10 @@ const send = (workflowId: string, message: string) =>
 
 describe('sessions', () => {
   it('answers each message with an update and ends on request with the whole transcript kept', async () => {
-    const model = new ScriptedModel([
-      callTools({ name: 'read_file', arguments: { path: 'notes.txt' } }),
-      answer('milk'),
-      answer('you are welcome'),
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }], usage: { inputTokens: 20, outputTokens: 8 } },
+      'milk',
+      'you are welcome',
     ]);
     const result = await withSession(model, {}, async (workflowId) => {
       expect(await send(workflowId, 'what should I remember?')).toEqual({
@@ -53,7 +55,7 @@ describe('sessions', () => {
         status: 'completed',
         agent: 'default',
         iterations: 2,
-        usage: { inputTokens: 30, outputTokens: 13 },
+        usage: { inputTokens: 30, outputTokens: 13, unpricedCalls: 2 },
       });
       expect(await send(workflowId, 'thanks')).toMatchObject({ answer: 'you are welcome', iterations: 1 });
       const handle = environment.client.workflow.getHandle(workflowId);
@@ -79,7 +81,7 @@ describe('sessions', () => {
       agent: 'default',
       iterations: 3,
       turns: 2,
-      usage: { inputTokens: 40, outputTokens: 18 },
+      usage: { inputTokens: 40, outputTokens: 18, unpricedCalls: 3 },
     });
     expect(model.requests[2].messages.slice(-2)).toEqual([
       { role: 'assistant', content: 'milk', toolCalls: [] },
@@ -88,7 +90,7 @@ describe('sessions', () => {
   });
 
   it('rejects empty and oversized messages in the validator and keeps going', async () => {
-    const model = new ScriptedModel([answer('fine')]);
+    const model = scriptedModel(['fine']);
     await withSession(model, {}, async (workflowId) => {
       await expect(send(workflowId, '   ')).rejects.toThrow(WorkflowUpdateFailedError);
       const oversized = await send(workflowId, 'x'.repeat(300_000)).catch(
@@ -103,12 +105,12 @@ describe('sessions', () => {
   it('queues a message sent during a turn and answers the messages in order', async () => {
     let releaseFirst: () => void = () => {};
     const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
-    const model = new ScriptedModel([
+    const model = scriptedModel([
       async () => {
         await firstHeld;
-        return answer('first answer');
+        return 'first answer';
       },
-      answer('second answer'),
+      'second answer',
     ]);
     await withSession(model, {}, async (workflowId) => {
       const first = send(workflowId, 'first');
@@ -124,14 +126,14 @@ describe('sessions', () => {
   });
 
   it('ends an idle session after its idle timeout', async () => {
-    const result = await withSession(new ScriptedModel([]), { session: { idleTimeoutSeconds: 1 } }, (workflowId) =>
+    const result = await withSession(scriptedModel([]), { session: { idleTimeoutSeconds: 1 } }, (workflowId) =>
       environment.client.workflow.getHandle(workflowId).result(),
     );
     expect(result).toMatchObject({ status: 'idle_timeout', turns: 0 });
   });
 
   it('keeps one idle timer across messages, and idles out a whole timeout after the last one', async () => {
-    const model = new ScriptedModel([answer('one'), answer('two')]);
+    const model = scriptedModel(['one', 'two']);
     const { result, events, lastReplyAt } = await withSession(
       model,
       { session: { idleTimeoutSeconds: 2 } },
@@ -165,7 +167,7 @@ describe('sessions', () => {
   });
 
   it('goes on from a run of older code whose carried state still holds progressOffset and progress', async () => {
-    const model = new ScriptedModel([answer('later')]);
+    const model = scriptedModel(['later']);
     const taskQueue = uniqueTaskQueue('session');
     const worker = await createTestWorker(environment, { taskQueue, model });
     const workflowId = `session-carried-${Date.now()}`;
@@ -191,7 +193,7 @@ describe('sessions', () => {
       const handle = await environment.client.workflow.start(agentWorkflowType, {
         taskQueue,
         workflowId,
-        args: [{ ...resolved({ model: 'openai:test', workspace, session: { idleTimeoutSeconds: 600 } }), carried }],
+        args: [{ ...resolved({ model: 'scripted:test', workspace, session: { idleTimeoutSeconds: 600 } }), carried }],
       });
       expect(await send(workflowId, 'and now?')).toMatchObject({ answer: 'later', iterations: 1 });
       expect(await handle.query(statusQuery)).toMatchObject({ turns: 2, iteration: 2 });
@@ -206,10 +208,10 @@ describe('sessions', () => {
 
   it('refuses messages to a run that is not a session', async () => {
     const taskQueue = uniqueTaskQueue('not-session');
-    const model = new ScriptedModel([
+    const model = scriptedModel([
       async () => {
         await new Promise((resolve) => setTimeout(resolve, 1500));
-        return answer('done');
+        return 'done';
       },
     ]);
     const worker = await createTestWorker(environment, { taskQueue, model });
@@ -217,7 +219,7 @@ describe('sessions', () => {
       const handle = await environment.client.workflow.start(agentWorkflowType, {
         taskQueue,
         workflowId: `one-shot-${Date.now()}`,
-        args: [resolved({ prompt: 'hi', model: 'openai:test', workspace })],
+        args: [resolved({ prompt: 'hi', model: 'scripted:test', workspace })],
       });
       const refusal = await handle
         .executeUpdate(sendMessageUpdate, { args: ['more'] })
@@ -228,7 +230,7 @@ describe('sessions', () => {
   });
 
   it('ends the session cleanly when the token budget is spent', async () => {
-    const model = new ScriptedModel([answer('one'), answer('two')]);
+    const model = scriptedModel(['one', 'two']);
     const result = await withSession(model, { maxSessionTokens: 20 }, async (workflowId) => {
       expect(await send(workflowId, 'a')).toMatchObject({ status: 'completed' });
       expect(await send(workflowId, 'b')).toMatchObject({ status: 'token_budget', answer: 'two' });
@@ -238,7 +240,12 @@ describe('sessions', () => {
   });
 
   it('closes the tool calls of the reply that spends the token budget with "not run" results', async () => {
-    const model = new ScriptedModel([callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'over_budget' })]);
+    const model = scriptedModel([
+      {
+        toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'over_budget' }],
+        usage: { inputTokens: 20, outputTokens: 8 },
+      },
+    ]);
     const messages = await withSession(model, { maxSessionTokens: 20 }, async (workflowId) => {
       expect(await send(workflowId, 'read it')).toMatchObject({ status: 'token_budget' });
       return environment.client.workflow.getHandle(workflowId).query(messagesQuery);

@@ -1,4 +1,5 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
@@ -10,7 +11,9 @@ import { agentStreamTopic, type StreamEvent } from '../../core/stream-events';
 import { maxWaitingPolls, streamBusyType } from '../../workflows/agent-stream';
 import { agentWorkflowType, endSessionSignal, sendMessageUpdate, streamTailQuery } from '../../workflows/definitions';
 import { followStream } from '../../client/follow-stream';
-import { answer, callTools, ScriptedModel } from '../support/scripted-model';
+import { failure, scriptedModel, type ScriptedModel } from 'durable-agent/testing';
+import type { ModelCallInput } from '../../activities';
+import { activityCalls } from '../support/activity-calls';
 import { fetchEvents } from '../support/history';
 import { connectToTestServer, createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal';
 import { waitFor } from '../support/wait-for';
@@ -29,15 +32,16 @@ async function withRun<T>(
   input: Partial<AgentInput>,
   body: (workflowId: string) => Promise<T>,
   agents?: Agent[],
+  env?: NodeJS.ProcessEnv,
 ): Promise<T> {
   const taskQueue = uniqueTaskQueue('stream');
-  const worker = await createTestWorker(environment, { taskQueue, model, agents });
+  const worker = await createTestWorker(environment, { taskQueue, model, agents, env });
   const workflowId = `stream-${Date.now()}-${Math.random().toString(16).slice(2)}`;
   return worker.runUntil(async () => {
     await environment.client.workflow.start<(input: AgentInput) => Promise<AgentResult>>(agentWorkflowType, {
       taskQueue,
       workflowId,
-      args: [resolved(agents ? { workspace, ...input } : { model: 'openai:test', tools: ['read_file'], workspace, ...input })],
+      args: [resolved(agents ? { workspace, ...input } : { model: 'scripted:test', tools: ['read_file'], workspace, ...input })],
     });
     return body(workflowId);
   });
@@ -65,44 +69,67 @@ async function gather(
   return items;
 }
 
+/** The names the workflow gave the model activity to stream each call's text under, from the run's history. */
+async function streamNames(workflowId: string): Promise<Array<string | undefined>> {
+  const calls = activityCalls(await fetchEvents(environment.client, workflowId));
+  return calls.filter((call) => call.activityType === 'callModel').map((call) => (call.input as ModelCallInput).streamAs);
+}
+
 const turnEnded = (turn: number) => (events: StreamEvent[]) =>
   events.some((event) => event.type === 'turn_end' && event.turn === turn);
 
 describe('the run stream', () => {
   it('publishes the turn, each model reply and each tool call in order', async () => {
-    const model = new ScriptedModel([
-      callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }),
-      answer('milk'),
+    const model = scriptedModel([
+      {
+        toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }],
+        usage: { inputTokens: 20, outputTokens: 8 },
+      },
+      'milk',
     ]);
-    const items = await withRun(
+    const { items, streamedAs } = await withRun(
       model,
       { prompt: 'what should I remember?', session: { idleTimeoutSeconds: 600 } },
       async (workflowId) => {
         const items = await gather(workflowId, 0, turnEnded(1));
         await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
-        return items;
+        return { items, streamedAs: await streamNames(workflowId) };
       },
     );
     const events = items.map((item) => item.data);
-    const reply = { call: expect.any(String), agent: 'default', model: 'openai:test' };
+    const reply = { call: expect.any(String), agent: 'default', model: 'scripted:test' };
     expect(events).toEqual([
       { type: 'turn_start', turn: 1, agent: 'default' },
-      { type: 'reply', ...reply, text: '', toolCalls: ['read_file'], iteration: 1, usage: { inputTokens: 20, outputTokens: 8 } },
+      {
+        type: 'reply',
+        ...reply,
+        text: '',
+        toolCalls: ['read_file'],
+        iteration: 1,
+        usage: { inputTokens: 20, outputTokens: 8, unpricedCalls: 1 },
+      },
       { type: 'tool_start', id: 'call_read', summary: 'read_file notes.txt', name: 'read_file', input: { path: 'notes.txt' } },
       { type: 'tool_result', id: 'call_read', summary: 'read_file notes.txt', isError: false, preview: 'remember the milk' },
-      { type: 'reply', ...reply, text: 'milk', toolCalls: [], iteration: 2, usage: { inputTokens: 10, outputTokens: 5 } },
+      {
+        type: 'reply',
+        ...reply,
+        text: 'milk',
+        toolCalls: [],
+        iteration: 2,
+        usage: { inputTokens: 10, outputTokens: 5, unpricedCalls: 1 },
+      },
       {
         type: 'turn_end',
         turn: 1,
         status: 'completed',
         answer: 'milk',
         iterations: 2,
-        usage: { inputTokens: 30, outputTokens: 13 },
+        usage: { inputTokens: 30, outputTokens: 13, unpricedCalls: 2 },
       },
     ]);
     expect(items.map((item) => item.offset)).toEqual([0, 1, 2, 3, 4, 5]);
     // Text is streamed only when the run asks for it: nothing asked the model activity to publish.
-    expect(model.requests.every((request) => request.streamAs === undefined)).toBe(true);
+    expect(streamedAs).toEqual([undefined, undefined]);
   });
 
   it("tells each turn whole: the agent, each reply numbered within its turn with its usage and thinking, the handoff, the turn's totals", async () => {
@@ -118,26 +145,21 @@ describe('the run stream', () => {
       tools: ['read_file'],
       handoffs: [billing],
     });
-    const priced = { inputTokens: 100, outputTokens: 40, costUsd: 0.0012, reasoningTokens: 16 };
-    const thinking = [
-      { type: 'thinking' as const, provider: 'anthropic', model: 'claude-haiku-4-5', text: 'paid on the 3rd', signature: 'sig' },
-      // Redacted thinking is never told: the stream's thinking text is the readable parts only.
-      { type: 'redacted_thinking' as const, provider: 'anthropic', model: 'claude-haiku-4-5', data: 'OPAQUE-REDACTED' },
-      { type: 'thinking' as const, provider: 'anthropic', model: 'claude-haiku-4-5', text: 'no more due', signature: 'sig2' },
-    ];
-    const model = ScriptedModel.byAgent({
+    // Billing's calls cost $2 per million input and $25 per million output tokens; triage's nothing.
+    const triageModel = 'scripted:triage@openai:gpt-4o-mini';
+    const billingModel = 'scripted:billing@anthropic:claude-haiku-4-5';
+    const prices = path.join(workspace, `prices-${Date.now()}.json`);
+    const free = { input: 0, output: 0 };
+    await writeFile(prices, JSON.stringify({ models: { [triageModel]: free, [billingModel]: { input: 2, output: 25 } } }));
+    const thinkingUsage = { inputTokens: 100, outputTokens: 40, reasoningTokens: 16 };
+    const priced = { ...thinkingUsage, costUsd: 0.0012 };
+    const usage = { inputTokens: 20, outputTokens: 8 };
+    const model = scriptedModel({
       triage: [
-        callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }),
-        callTools({ name: 'transfer_to_billing', arguments: {}, id: 'call_hand' }),
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }], usage },
+        { toolCalls: [{ name: 'transfer_to_billing', arguments: {}, id: 'call_hand' }], usage },
       ],
-      billing: [
-        {
-          ...answer('it is paid'),
-          usage: priced,
-          message: { role: 'assistant', content: 'it is paid', toolCalls: [], thinking },
-        },
-        answer('nothing is due'),
-      ],
+      billing: [{ text: 'it is paid', thinking: 'paid on the 3rd\n\nno more due', usage: thinkingUsage }, 'nothing is due'],
     });
     const items = await withRun(
       model,
@@ -150,17 +172,10 @@ describe('the run stream', () => {
         return items;
       },
       [triage],
+      { AGENT_PRICES: prices },
     );
     const call = expect.any(String);
-    const triageReply = {
-      type: 'reply',
-      call,
-      text: '',
-      agent: 'triage',
-      model: 'openai:gpt-4o-mini',
-      usage: { inputTokens: 20, outputTokens: 8 },
-    };
-    const billingModel = 'anthropic:claude-haiku-4-5';
+    const triageReply = { type: 'reply', call, text: '', agent: 'triage', model: triageModel, usage: { ...usage, costUsd: 0 } };
     expect(items.map((item) => item.data)).toEqual([
       { type: 'turn_start', turn: 1, agent: 'triage' },
       { ...triageReply, toolCalls: ['read_file'], iteration: 1 },
@@ -205,7 +220,7 @@ describe('the run stream', () => {
         iteration: 1,
         agent: 'billing',
         model: billingModel,
-        usage: { inputTokens: 10, outputTokens: 5 },
+        usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.000145 },
       },
       {
         type: 'turn_end',
@@ -213,7 +228,7 @@ describe('the run stream', () => {
         status: 'completed',
         answer: 'nothing is due',
         iterations: 1,
-        usage: { inputTokens: 10, outputTokens: 5 },
+        usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.000145 },
       },
     ]);
     // Every model call has a name of its own.
@@ -222,16 +237,13 @@ describe('the run stream', () => {
   });
 
   it('ends a failed turn on the stream with what it spent', async () => {
-    const model = new ScriptedModel([
-      callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }),
-      () => {
-        throw ApplicationFailure.create({
-          type: 'ProviderRejected',
-          message: 'the provider refused the request',
-          nonRetryable: true,
-        });
+    const model = scriptedModel([
+      {
+        toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }],
+        usage: { inputTokens: 20, outputTokens: 8 },
       },
-      answer('recovered'),
+      failure.rejected('the provider refused the request'),
+      'recovered',
     ]);
     const items = await withRun(model, { session: { idleTimeoutSeconds: 600 } }, async (workflowId) => {
       await expect(send(workflowId, 'first')).rejects.toThrow();
@@ -250,7 +262,7 @@ describe('the run stream', () => {
         answer: '',
         error: expect.stringContaining('the provider refused the request'),
         iterations: 2,
-        usage: { inputTokens: 20, outputTokens: 8 },
+        usage: { inputTokens: 20, outputTokens: 8, unpricedCalls: 1 },
       },
       {
         type: 'turn_end',
@@ -258,7 +270,7 @@ describe('the run stream', () => {
         status: 'completed',
         answer: 'recovered',
         iterations: 1,
-        usage: { inputTokens: 10, outputTokens: 5 },
+        usage: { inputTokens: 10, outputTokens: 5, unpricedCalls: 1 },
       },
     ]);
   });
@@ -270,7 +282,7 @@ describe('the run stream', () => {
       string,
       unknown
     >;
-    const model = new ScriptedModel([callTools({ name: 'read_file', arguments: args, id: 'call_big' }), answer('no such file')]);
+    const model = scriptedModel([{ toolCalls: [{ name: 'read_file', arguments: args, id: 'call_big' }] }, 'no such file']);
     const events = await withRun(model, { prompt: 'read it', session: { idleTimeoutSeconds: 600 } }, async (workflowId) => {
       const items = await gather(workflowId, 0, turnEnded(1));
       await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
@@ -291,22 +303,22 @@ describe('the run stream', () => {
   });
 
   it('passes the model activity a name for each call when the run streams', async () => {
-    const model = new ScriptedModel([answer('hello')]);
-    const items = await withRun(
+    const model = scriptedModel(['hello']);
+    const { items, streamedAs } = await withRun(
       model,
       { prompt: 'hi', stream: true, session: { idleTimeoutSeconds: 600 } },
       async (workflowId) => {
         const items = await gather(workflowId, 0, turnEnded(1));
         await environment.client.workflow.getHandle(workflowId).signal(endSessionSignal);
-        return items;
+        return { items, streamedAs: await streamNames(workflowId) };
       },
     );
     const reply = items.map((item) => item.data).find((event) => event.type === 'reply');
-    expect(model.requests[0].streamAs).toBe(reply?.type === 'reply' ? reply.call : 'no reply');
+    expect(streamedAs).toEqual([reply?.type === 'reply' ? reply.call : 'no reply']);
   });
 
   it('keeps the previous turn and the current one, and resumes a subscriber from its offset', async () => {
-    const model = new ScriptedModel([answer('one'), answer('two'), answer('three')]);
+    const model = scriptedModel(['one', 'two', 'three']);
     await withRun(model, { session: { idleTimeoutSeconds: 600 } }, async (workflowId) => {
       await send(workflowId, 'first');
       const first = await gather(workflowId, 0, turnEnded(1));
@@ -325,7 +337,7 @@ describe('the run stream', () => {
   });
 
   it('ends a subscription when the run ends', async () => {
-    const model = new ScriptedModel([answer('done')]);
+    const model = scriptedModel(['done']);
     const items = await withRun(model, { prompt: 'hi' }, async (workflowId) => {
       const items = await gather(workflowId, 0);
       expect(await environment.client.workflow.getHandle(workflowId).describe()).toMatchObject({ status: { name: 'COMPLETED' } });
@@ -336,9 +348,9 @@ describe('the run stream', () => {
   });
 
   it("gives a follower that comes after the run's end every event it kept, read once with the streamTail query", async () => {
-    const model = new ScriptedModel([
-      callTools({ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }),
-      answer('milk'),
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_read' }] },
+      'milk',
     ]);
     const { polled, followed, updates } = await withRun(model, { prompt: 'what should I remember?' }, async (workflowId) => {
       const handle = environment.client.workflow.getHandle(workflowId);
@@ -366,7 +378,7 @@ describe('the run stream', () => {
 
   it('hands a follower after the end a long answer in several streamTail answers, each under the size limit', async () => {
     const long = 'y'.repeat(700 * 1024);
-    const followed = await withRun(new ScriptedModel([answer(long)]), { prompt: 'write a lot' }, async (workflowId) => {
+    const followed = await withRun(scriptedModel([long]), { prompt: 'write a lot' }, async (workflowId) => {
       await environment.client.workflow.getHandle(workflowId).result();
       const tail = await environment.client.workflow.getHandle(workflowId).query(streamTailQuery, 0);
       // The reply alone fills the first answer; its turn_end (the same text again) would pass the limit.
@@ -381,7 +393,7 @@ describe('the run stream', () => {
   });
 
   it('carries the stream across continue-as-new: a subscriber follows the chain without loss or repeats', async () => {
-    const model = new ScriptedModel([answer('one'), answer('two'), answer('three')]);
+    const model = scriptedModel(['one', 'two', 'three']);
     await withRun(model, { session: { idleTimeoutSeconds: 600 }, continueAsNewAfterModelCalls: 1 }, async (workflowId) => {
       const items: Array<WorkflowStreamItem<StreamEvent>> = [];
       const watching = gather(workflowId, 0, turnEnded(3), (item) => items.push(item));
@@ -403,7 +415,7 @@ describe('the run stream', () => {
   });
 
   it(`lets ${maxWaitingPolls} subscribers wait at once and turns the next away, so updates stay free for messages`, async () => {
-    const model = new ScriptedModel([answer('one')]);
+    const model = scriptedModel(['one']);
     await withRun(model, { session: { idleTimeoutSeconds: 600 } }, async (workflowId) => {
       const handle = environment.client.workflow.getHandle(workflowId);
       // Polls for an offset nothing has reached yet wait in the workflow, each an update in flight.

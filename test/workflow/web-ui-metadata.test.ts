@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startAgent } from '../../client/start-agent';
 import { fetchEvents, scheduledActivities } from '../support/history';
-import { answer, callTools, ScriptedModel } from '../support/scripted-model';
+import { scriptedModel } from 'durable-agent/testing';
 import { connectToTestServer, createTestWorker, uniqueTaskQueue } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 
@@ -21,14 +21,14 @@ it('gives the Web UI a task summary, run details, activity summaries and live cu
   const workspace = await makeWorkspace({ 'alpha.txt': 'alpha' });
   let detailsDuringTools: string | undefined;
   const taskQueue = uniqueTaskQueue('web-ui');
-  const model = new ScriptedModel([
-    callTools({ name: 'read_file', arguments: { path: 'alpha.txt' } }),
+  const model = scriptedModel([
+    { toolCalls: [{ name: 'read_file', arguments: { path: 'alpha.txt' } }], usage: { inputTokens: 20, outputTokens: 8 } },
     async () => {
       const metadata = await environment.client.workflow
         .getHandle(workflowId)
         .query<WorkflowMetadata>('__temporal_workflow_metadata');
       detailsDuringTools = metadata.currentDetails;
-      return answer('done');
+      return 'done';
     },
   ]);
   const worker = await createTestWorker(environment, { taskQueue, model });
@@ -37,7 +37,7 @@ it('gives the Web UI a task summary, run details, activity summaries and live cu
   await worker.runUntil(async () => {
     const handle = await startAgent(
       environment.client,
-      { prompt: 'Summarise alpha.txt for me', model: 'openai:gpt-4o-mini', tools: ['read_file'], workspace },
+      { prompt: 'Summarise alpha.txt for me', model: 'scripted:gpt-4o-mini', tools: ['read_file'], workspace },
       { taskQueue, workflowId },
     );
     await handle.result();
@@ -47,15 +47,15 @@ it('gives the Web UI a task summary, run details, activity summaries and live cu
   const handle = environment.client.workflow.getHandle(workflowId);
   const description = await handle.describe();
   expect(await description.staticSummary()).toBe('Summarise alpha.txt for me');
-  expect(await description.staticDetails()).toContain('**model** `openai:gpt-4o-mini`');
+  expect(await description.staticDetails()).toContain('**model** `scripted:gpt-4o-mini`');
   expect(await description.staticDetails()).toContain('`read_file`');
 
   const summaries = scheduledActivities(await fetchEvents(environment.client, workflowId)).map((activity) => activity.summary);
   expect(summaries).toEqual([
-    'prepare agent default · openai:gpt-4o-mini',
-    'openai:gpt-4o-mini iteration 1',
+    'prepare agent default · scripted:gpt-4o-mini',
+    'scripted:gpt-4o-mini iteration 1',
     'read_file alpha.txt',
-    'openai:gpt-4o-mini iteration 2',
+    'scripted:gpt-4o-mini iteration 2',
   ]);
 
   expect(detailsDuringTools).toMatch(/calling model.*iteration 2 of 20/);

@@ -5,22 +5,23 @@ import type { TranscriptStore } from '../../storage/transcript/transcript-store'
 import type { ModelResponse, ToolCall } from '../../core/messages';
 
 /** What the model says at a given turn (1-based) of a session. */
-export type ModelScript = (turn: number) => ModelResponse;
+export type LoadScript = (turn: number) => ModelResponse;
 
 /**
- * A zero-latency model for every benchmark session at once, installed as the
- * worker's callModel activity. Only the provider call is scripted: the
- * activity keeps transcripts in a file store as the real one does, so history
+ * The benchmarks' load generator: a zero-latency model for every benchmark
+ * session at once, installed as the worker's callModel activity. Only the
+ * provider call is scripted: the activity keeps transcripts in a file store
+ * as the real one does, so history
  * and timings are what a real run's would be. It counts turns per workflow id
  * instead of reading the request, so the count carries on across
  * continue-as-new (same workflow id) whatever the activity input holds.
  */
-export class ScriptedSessions {
-  private readonly sessions = new Map<string, { script: ModelScript; turn: number }>();
+export class LoadModel {
+  private readonly sessions = new Map<string, { script: LoadScript; turn: number }>();
 
   constructor(private readonly transcripts?: TranscriptStore) {}
 
-  add(sessionId: string, script: ModelScript): void {
+  add(sessionId: string, script: LoadScript): void {
     this.sessions.set(sessionId, { script, turn: 0 });
   }
 
@@ -60,7 +61,7 @@ export function callTools(turn: number, calls: Array<{ name: string; arguments: 
 }
 
 /** Calls `tool` once per turn for `toolTurns` turns, then answers. */
-export function toolLoop(toolTurns: number, tool: string, toolArguments: (turn: number) => unknown = () => ({})): ModelScript {
+export function toolLoop(toolTurns: number, tool: string, toolArguments: (turn: number) => unknown = () => ({})): LoadScript {
   return (turn) =>
     turn <= toolTurns
       ? callTools(turn, [{ name: tool, arguments: toolArguments(turn) }])
