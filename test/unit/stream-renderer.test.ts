@@ -1,5 +1,5 @@
 import type { PendingApproval } from '../../core/result';
-import type { StreamEvent } from '../../core/stream-events';
+import type { AgentEvent } from '../../core/stream-events';
 import { StreamRenderer, type RenderOptions } from '../../cli/stream-renderer';
 
 // What `agent run`, `chat` and `watch` print from a run's stream, fed events as plain objects: stdout (the text) and
@@ -7,7 +7,7 @@ import { StreamRenderer, type RenderOptions } from '../../cli/stream-renderer';
 
 const usage = { inputTokens: 100, outputTokens: 20, costUsd: 0.000027 };
 
-function render(events: StreamEvent[], options: Partial<RenderOptions> = {}, after?: (renderer: StreamRenderer) => void) {
+function render(events: AgentEvent[], options: Partial<RenderOptions> = {}, after?: (renderer: StreamRenderer) => void) {
   let stdout = '';
   let screen = '';
   const renderer = new StreamRenderer(
@@ -26,7 +26,7 @@ function render(events: StreamEvent[], options: Partial<RenderOptions> = {}, aft
   return { stdout, screen, renderer };
 }
 
-const turn = (number: number, answer: string, call: string, extra: StreamEvent[] = []): StreamEvent[] => [
+const turn = (number: number, answer: string, call: string, extra: AgentEvent[] = []): AgentEvent[] => [
   { type: 'turn_start', turn: number, agent: 'default' },
   ...extra,
   { type: 'text', call, text: answer.slice(0, 5) },
@@ -43,7 +43,7 @@ const turn = (number: number, answer: string, call: string, extra: StreamEvent[]
   { type: 'turn_end', turn: number, status: 'completed', answer, iterations: 1, usage },
 ];
 
-const toolRound = (call: string): StreamEvent[] => [
+const toolRound = (call: string): AgentEvent[] => [
   { type: 'text', call, text: 'Let me look.' },
   { type: 'reply', call, text: 'Let me look.', toolCalls: ['read_file'], iteration: 1, model: 'openai:gpt-4o-mini', usage },
   { type: 'tool_start', id: 'c1', summary: 'read_file alpha.txt' },
@@ -66,7 +66,7 @@ it('prints the text as it is written, a line per model call with its iteration, 
 });
 
 it("counts iterations within each turn, from the reply's own number or, for older events without it, by counting", () => {
-  const older = (events: StreamEvent[]) =>
+  const older = (events: AgentEvent[]) =>
     events.map((event) =>
       event.type === 'reply' ? { type: event.type, call: event.call, text: event.text, toolCalls: event.toolCalls } : event,
     );
