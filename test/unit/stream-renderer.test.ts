@@ -1,5 +1,5 @@
 import type { PendingApproval } from '../../core/result';
-import type { AgentEvent } from '../../core/stream-events';
+import { isEvalEvent, type AgentEvent, type EvalEvent, type StreamEvent } from '../../core/stream-events';
 import { StreamRenderer, type RenderOptions } from '../../cli/stream-renderer';
 
 // What `agent run`, `chat` and `watch` print from a run's stream, fed events as plain objects: stdout (the text) and
@@ -232,4 +232,32 @@ it('shows where a steering message joined the turn, its words escaped (a person 
     '  ↪ steering taken before the first model call: first this\n' +
       '  ↪ steering taken after model call 2: not that file\n\\u{001B}[2Kgo\n',
   );
+});
+
+it('tells an eval’s pairs and its end, and `agent watch` tells an eval’s events from a run’s', () => {
+  const evalStream: EvalEvent[] = [
+    { type: 'eval_pair_start', case: 'case-3', candidate: 'cheaper', workflowId: 'eval-1/case-3/cheaper' },
+    { type: 'eval_pair_end', case: 'case-3', candidate: 'cheaper', status: 'completed', score: 1, pass: true, costUsd: 0.000054 },
+    { type: 'eval_pair_start', case: 'case-3', candidate: 'recorded', workflowId: '' },
+    { type: 'eval_pair_end', case: 'case-3', candidate: 'recorded', status: 'failed', score: 0, pass: false, error: 'gone' },
+    { type: 'eval_end', pairs: 2, notRun: 4, stopped: 'budget' },
+  ];
+  const shown = (marks: boolean) =>
+    render([], { marks }, (renderer) => evalStream.forEach((event) => renderer.handleEval(event))).screen;
+  expect(shown(true)).toBe(
+    '▸ case-3 · cheaper (eval-1/case-3/cheaper)\n' +
+      '✓ case-3 · cheaper: score 1.00 ($0.000054)\n' +
+      '▸ case-3 · recorded\n' +
+      '✗ case-3 · recorded: score 0.00 [failed: gone]\n' +
+      'eval stopped by its budget: 2 pairs, 4 not run\n',
+  );
+  // `agent eval` shows no marks: each pair once, when it is scored.
+  expect(shown(false)).not.toContain('▸');
+
+  const runStream: StreamEvent[] = turn(1, 'hi', 'c-1');
+  expect(evalStream.every(isEvalEvent)).toBe(true);
+  expect(runStream.some(isEvalEvent)).toBe(false);
+  // An event of a newer build is no eval's: the run's renderer gets it, and passes over it.
+  expect(isEvalEvent({ type: 'eval_something_new' } as unknown as StreamEvent)).toBe(false);
+  expect(isEvalEvent({ type: 'toString' } as unknown as StreamEvent)).toBe(false);
 });
