@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { followStream } from '../client/follow-stream';
+import type { AgentEvent } from '../core/stream-events';
 import type { StreamRenderer } from './stream-renderer';
 
 /**
@@ -30,7 +31,7 @@ export class RunFollower {
     log: (line: string) => void,
     options: { showsText: boolean },
   ) {
-    this.done = followStream(client, workflowId, {
+    this.done = followStream<AgentEvent>(client, workflowId, {
       from: 0,
       // Progress lines may come a second late; text as it is written may not (see followStream's default).
       ...(!options.showsText && { pollCooldownMs: progressPollCooldownMs }),

@@ -1,5 +1,5 @@
 import type { PendingApproval } from '../core/result';
-import type { StreamEvent } from '../core/stream-events';
+import type { AgentEvent, EvalEvent } from '../core/stream-events';
 import {
   approvalDecidedLine,
   evalEndLine,
@@ -38,7 +38,8 @@ export interface RenderOptions {
 
 /**
  * Renders a run's stream (core/stream-events.ts), the one story of a run, for
- * a person: `agent run`, `agent chat` and `agent watch` all print through this.
+ * a person: `agent run`, `agent chat` and `agent watch` all print through this
+ * (`handle`), and so do `agent eval` and `agent watch <eval id>` an eval's (`handleEval`).
  * Each event is shown once, in the order it happened, and each turn's answer
  * once: at the turn's end, or (`complete`) from the reply when the stream is
  * late, and then not again. Events carried over from older runs lack some
@@ -63,7 +64,8 @@ export class StreamRenderer {
     this.shown = new StreamedText(sink.text, (note) => this.sink.line(note));
   }
 
-  handle(event: StreamEvent): void {
+  /** An agent run's event. */
+  handle(event: AgentEvent): void {
     const showText = this.options.text && this.turnEnds >= this.quietUntilTurnEnds;
     switch (event.type) {
       case 'turn_start':
@@ -125,6 +127,17 @@ export class StreamRenderer {
         if (ended && (this.options.marks || event.status === 'failed')) this.line(ended);
         break;
       }
+      default: {
+        // An event of a newer version of the workflow, which this CLI cannot know: not shown, and no reason to stop.
+        const _exhaustive: never = event;
+        void _exhaustive;
+      }
+    }
+  }
+
+  /** An eval's event: each pair's start (a mark), its end with its score, and the eval's end. */
+  handleEval(event: EvalEvent): void {
+    switch (event.type) {
       case 'eval_pair_start':
         if (this.options.marks) this.line(evalPairStartLine(event));
         break;
@@ -135,7 +148,7 @@ export class StreamRenderer {
         this.line(evalEndLine(event));
         break;
       default: {
-        // An event of a newer version of the workflow, which this CLI cannot know: not shown, and no reason to stop.
+        // An eval event of a newer version of the workflow: not shown, as in handle.
         const _exhaustive: never = event;
         void _exhaustive;
       }

@@ -19,10 +19,15 @@ const pollTimeoutRetryMs = 1_000;
  */
 export const defaultPollCooldownMs = 200;
 
-export interface FollowOptions {
+/**
+ * `Event`: what the followed workflow publishes, as its caller knows it (AgentEvent for an agent run, EvalEvent for an
+ * eval); StreamEvent for a follower that takes any id (`agent watch`). A run of a newer build may send a type the
+ * union lacks: every renderer's switch has a default for it.
+ */
+export interface FollowOptions<Event extends StreamEvent = StreamEvent> {
   /** The first offset wanted (0: from the oldest event the run still keeps). */
   from: number;
-  onEvent(item: WorkflowStreamItem<StreamEvent>): void;
+  onEvent(item: WorkflowStreamItem<Event>): void;
   /** Told when following pauses (the server went away, too many watchers) and resumes by itself. */
   onPause?(reason: string): void;
   signal?: AbortSignal;
@@ -36,14 +41,22 @@ export interface FollowOptions {
  * server goes away or the run turns the subscriber away for a moment (too many
  * watchers), it subscribes again from the offset after the last event delivered.
  */
-export function followStream(client: Client, workflowId: string, options: FollowOptions): Promise<void> {
+export function followStream<Event extends StreamEvent = StreamEvent>(
+  client: Client,
+  workflowId: string,
+  options: FollowOptions<Event>,
+): Promise<void> {
   return untraced(() => follow(client, workflowId, options));
 }
 
-async function follow(client: Client, workflowId: string, options: FollowOptions): Promise<void> {
+async function follow<Event extends StreamEvent>(
+  client: Client,
+  workflowId: string,
+  options: FollowOptions<Event>,
+): Promise<void> {
   let next = options.from;
   while (!options.signal?.aborted) {
-    const stream = WorkflowStreamClient.create(client, workflowId).topic<StreamEvent>(agentStreamTopic);
+    const stream = WorkflowStreamClient.create(client, workflowId).topic<Event>(agentStreamTopic);
     try {
       for await (const item of stream.subscribe(next, { pollCooldown: options.pollCooldownMs ?? defaultPollCooldownMs })) {
         if (options.signal?.aborted) return;
@@ -80,7 +93,12 @@ async function follow(client: Client, workflowId: string, options: FollowOptions
  * events reach only a poll waiting at that moment). Read once with the streamTail query, which a closed run answers.
  * A worker that predates the query, or none answering, leaves the tail untold; the caller has the run's result.
  */
-async function catchUp(client: Client, workflowId: string, from: number, options: FollowOptions): Promise<void> {
+async function catchUp<Event extends StreamEvent>(
+  client: Client,
+  workflowId: string,
+  from: number,
+  options: FollowOptions<Event>,
+): Promise<void> {
   const handle = client.workflow.getHandle(workflowId);
   let next = from;
   for (;;) {
@@ -91,7 +109,8 @@ async function catchUp(client: Client, workflowId: string, from: number, options
     if (!tail || options.signal?.aborted) return;
     for (const { offset, event } of tail.events) {
       if (offset < next) continue;
-      options.onEvent({ topic: agentStreamTopic, offset, data: event });
+      // The query's answer is typed for any stream; this one's caller named what its workflow publishes.
+      options.onEvent({ topic: agentStreamTopic, offset, data: event as Event });
     }
     // An answer stops at the end of the log or at its size limit; only then is there more to ask for.
     if (!tail.more || tail.next <= next) return;

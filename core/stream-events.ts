@@ -25,14 +25,18 @@ import type { Usage } from './usage';
  *
  * Since 0.5 a steering message the turn in progress took is told (`steered`), where it joined the turn.
  *
- * Since 0.5 an eval (evals/workflow/, `agent eval`) tells its story on its own stream, in the same vocabulary: a
- * pair (a case answered by a candidate, or the recorded baseline graded) starting and ending with its score, and the
- * eval ending. Its child runs tell their own stories on their own streams (`agent watch <eval id>/<case>/<candidate>`).
- *
  * Events a run carried over from an older version of this code may lack the
  * fields marked "since 0.2" or "since 0.3"; renderers treat them as unknown.
+ *
+ * A new agent event is rendered in 4 files, and `tsc` names each of them (their switch over `type` ends in
+ * `const _exhaustive: never = event`) and no other: the chat's UI message stream (web/ui-message-chunks.ts), AG-UI
+ * (web/ag-ui-events.ts), the MCP server's progress (serve/mcp/progress.ts) and the CLI's renderer for `run`, `chat`
+ * and `watch` (cli/stream-renderer.ts). With its declaration here and the line that publishes it (in workflows/ or
+ * activities/model/), which no compiler can ask for, it touches 6 files. A new eval event (EvalEvent, below) is
+ * declared here, named in `evalEventTypes`, published by evals/workflow/eval-workflow.ts and rendered by the CLI
+ * alone (cli/stream-renderer.ts): no chat's translator knows eval events.
  */
-export type StreamEvent =
+export type AgentEvent =
   /** A user message's turn begins (`turn` counts the run's messages from 1; a one-shot run has one); `agent` has the conversation (since 0.2). */
   | { type: 'turn_start'; turn: number; agent?: string }
   /** Text of model call `call` as it was written. */
@@ -109,7 +113,15 @@ export type StreamEvent =
       error?: string;
       iterations?: number;
       usage?: Usage;
-    }
+    };
+
+/**
+ * What an eval (evals/workflow/, `agent eval`, runEval) publishes to its own stream, since 0.5: a pair (a case
+ * answered by a candidate, or the recorded baseline graded) starting and ending with its score, and the eval ending.
+ * The eval's stream carries these only: its child runs tell their own stories (AgentEvent) on their own streams
+ * (`agent watch <eval id>/<case>/<candidate>`), which the eval does not relay.
+ */
+export type EvalEvent =
   /**
    * An eval started a pair (since 0.5): case `case` answered by candidate `candidate` in child run `workflowId`; the
    * recorded baseline (`recorded`) has no run (`workflowId` empty), it is graded only.
@@ -129,7 +141,21 @@ export type StreamEvent =
   /** The eval ended (since 0.5): pairs answered, and the pairs the money budget left unrun. */
   | { type: 'eval_end'; pairs: number; notRun: number; stopped?: 'budget' };
 
+/**
+ * Whatever a stream of ours carries: a run's (AgentEvent) or an eval's (EvalEvent). Only `agent watch`, which follows
+ * either by id, takes both; every chat's translator takes AgentEvent.
+ */
+export type StreamEvent = AgentEvent | EvalEvent;
+
 export type StreamEventType = StreamEvent['type'];
+
+/** Every eval event's type: a table, so that a new eval event must be named here (and nowhere an agent's is told). */
+const evalEventTypes: Record<EvalEvent['type'], true> = { eval_pair_start: true, eval_pair_end: true, eval_end: true };
+
+/** Whether `event` is an eval's (for `agent watch`, which follows a run's stream or an eval's). */
+export function isEvalEvent(event: StreamEvent): event is EvalEvent {
+  return Object.hasOwn(evalEventTypes, event.type);
+}
 
 /** The one topic a run publishes on. */
 export const agentStreamTopic = 'agent';

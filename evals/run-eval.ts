@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { defaultBatchSettings, type BatchOption, type BatchSettings } from '../core/batch-settings';
 import type { AgentInput } from '../core/resolve-input';
-import type { StreamEvent } from '../core/stream-events';
+import type { EvalEvent } from '../core/stream-events';
 import { InvalidInputError, resolveOrThrow } from '../client/start-agent';
 import { followStream } from '../client/follow-stream';
 import { clip } from '../workflows/summaries';
@@ -35,7 +35,7 @@ export interface EvalOptions {
   /** A tool call no recorded result answers: run against a scratch copy of the workspace (default), or refused. */
   tools?: UnrecordedToolPolicy;
   /** Each event of the eval's stream as it happens: pairs starting and ending (core/stream-events.ts). */
-  onEvent?: (event: StreamEvent) => void;
+  onEvent?: (event: EvalEvent) => void;
   /** Continue as new after this many pairs in one run (a test and benchmark knob; default: Temporal's suggestion). */
   pairsPerRun?: number;
 }
@@ -55,7 +55,7 @@ export async function runEval(client: Client, options: EvalOptions): Promise<Eva
   const handle = await startEval(client, options);
   if (!options.onEvent) return handle.result();
   const stop = new AbortController();
-  const following = followStream(client, handle.workflowId, {
+  const following = followStream<EvalEvent>(client, handle.workflowId, {
     from: 0,
     onEvent: (item) => options.onEvent!(item.data),
     signal: stop.signal,

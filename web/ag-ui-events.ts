@@ -8,7 +8,7 @@ import {
   type TokenUsage,
 } from '@ag-ui/core';
 import type { PendingApproval } from '../core/result';
-import type { StreamEvent } from '../core/stream-events';
+import type { AgentEvent } from '../core/stream-events';
 import { addUsage, type Usage } from '../core/usage';
 import { opensSteeredResponse, type StartAfter, type TurnTranslator } from './turn-response';
 
@@ -159,7 +159,7 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
     return [{ type: EventType.RUN_ERROR, message: reason, code, timestamp: Date.now() } as BaseEvent];
   }
 
-  translate(event: StreamEvent): BaseEvent[] {
+  translate(event: AgentEvent): BaseEvent[] {
     if (this.finished) return [];
     if (!this.emitting) {
       if (this.startAfter?.kind === 'turn_start' && event.type === 'turn_start') this.emitting = true;
@@ -231,11 +231,6 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
       }
       case 'turn_end':
         return this.turnEnd(event);
-      case 'eval_pair_start':
-      case 'eval_pair_end':
-      case 'eval_end':
-        // An eval's own story (evals/workflow/): never on a chat's stream.
-        return [];
       default: {
         // A newer worker's event this code does not know: AG-UI clients are told nothing rather than something wrong.
         const _exhaustive: never = event;
@@ -246,14 +241,14 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
   }
 
   /** An event before this run's own: which approvals were asked (and what of) counts, nothing is sent. */
-  private learn(event: StreamEvent): void {
+  private learn(event: AgentEvent): void {
     if (event.type === 'approval_requested') {
       this.ask(event);
       if (this.startAfter?.kind === 'approvals' && this.awaiting.delete(event.id)) this.emitting = this.awaiting.size === 0;
     } else if (event.type === 'approval_decided') this.pending.delete(event.id);
   }
 
-  private ask(event: Extract<StreamEvent, { type: 'approval_requested' }>): void {
+  private ask(event: Extract<AgentEvent, { type: 'approval_requested' }>): void {
     const { type: _type, input, ...approval } = event;
     this.pending.set(approval.id, approval);
     this.askedCalls.set(event.id, { name: event.tool, input: input === undefined ? undefined : { value: input } });
@@ -369,7 +364,7 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
    * what the model answered) the reply's thinking is told whole, a streamed span named for dropping. Thinking the
    * provider hid (redacted or encrypted), and events older than 0.3, say only that the model thought: an empty span.
    */
-  private replyThinking(event: Extract<StreamEvent, { type: 'reply' }>): BaseEvent[] {
+  private replyThinking(event: Extract<AgentEvent, { type: 'reply' }>): BaseEvent[] {
     const thinking = event.thinking ?? '';
     const streamed = this.thoughtSoFar.get(event.call);
     this.thoughtSoFar.delete(event.call);
@@ -389,7 +384,7 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
     return events;
   }
 
-  private reply(event: Extract<StreamEvent, { type: 'reply' }>): BaseEvent[] {
+  private reply(event: Extract<AgentEvent, { type: 'reply' }>): BaseEvent[] {
     const events: BaseEvent[] = this.replyThinking(event);
     let messageId = this.openMessages.get(event.call);
     if (!messageId && event.text !== '') {
@@ -410,7 +405,7 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
     return events;
   }
 
-  private turnEnd(event: Extract<StreamEvent, { type: 'turn_end' }>): BaseEvent[] {
+  private turnEnd(event: Extract<AgentEvent, { type: 'turn_end' }>): BaseEvent[] {
     const events: BaseEvent[] = [...this.openReasoning.values()].flatMap((open) => this.closeSpan(open));
     this.openReasoning.clear();
     events.push(

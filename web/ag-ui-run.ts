@@ -1,6 +1,6 @@
 import type { BaseEvent } from '@ag-ui/core';
 import type { PendingApproval } from '../core/result';
-import type { StreamEvent } from '../core/stream-events';
+import type { AgentEvent } from '../core/stream-events';
 import { AgUiTranslator, type AgUiRunIds } from './ag-ui-events';
 import { followTurn, type StartAfter } from './turn-response';
 
@@ -14,7 +14,7 @@ export interface AgUiTurnFollow {
    * Delivers the session's stream events from offset `from` on, in order, until `signal` aborts or the run ends.
    * Must not resolve early while the turn is still going (an AG-UI client waits for RUN_FINISHED).
    */
-  follow(from: number, onEvent: (event: StreamEvent, offset: number) => void, signal: AbortSignal): Promise<void>;
+  follow(from: number, onEvent: (event: AgentEvent, offset: number) => void, signal: AbortSignal): Promise<void>;
   /** Every approval the session waits for now (its status): an interrupt names all of them, not only those seen. */
   pendingApprovals?(): Promise<PendingApproval[]>;
 }

@@ -16,7 +16,7 @@ import { InvalidInputError, startAgent } from '../client/start-agent';
 import type { Message } from '../core/messages';
 import type { AgentInput } from '../core/resolve-input';
 import type { ApprovalDecision, PendingApproval } from '../core/result';
-import type { StreamEvent } from '../core/stream-events';
+import type { AgentEvent } from '../core/stream-events';
 import {
   approveUpdate,
   denyUpdate,
@@ -25,6 +25,7 @@ import {
   statusQuery,
   steerUpdate,
   streamTailQuery,
+  type StreamTail,
 } from '../workflows/definitions';
 
 /** The memo field that holds a web session's owner (serve/http/run-owner.ts). */
@@ -66,8 +67,8 @@ export class ChatSession {
   }
 
   /** Delivers the stream's events from offset `from` until `signal` aborts or the run ends (the AG-UI adapter uses it too). */
-  follow(from: number, onEvent: (event: StreamEvent, offset: number) => void, signal: AbortSignal): Promise<void> {
-    return followStream(this.client, this.workflowId, {
+  follow(from: number, onEvent: (event: AgentEvent, offset: number) => void, signal: AbortSignal): Promise<void> {
+    return followStream<AgentEvent>(this.client, this.workflowId, {
       from,
       signal,
       onEvent: (item) => onEvent(item.data, item.offset),
@@ -79,8 +80,8 @@ export class ChatSession {
   }
 
   /** The events the stream still holds (the previous turn and this one): a query, nothing written to history. */
-  async tail(): Promise<Array<{ offset: number; event: StreamEvent }>> {
-    const events: Array<{ offset: number; event: StreamEvent }> = [];
+  async tail(): Promise<StreamTail['events']> {
+    const events: StreamTail['events'] = [];
     for (let from = 0; ;) {
       const tail = await this.handle.query(streamTailQuery, from);
       events.push(...tail.events);

@@ -1,5 +1,5 @@
 import type { PendingApproval } from '../core/result';
-import type { StreamEvent } from '../core/stream-events';
+import type { AgentEvent } from '../core/stream-events';
 
 /**
  * One response's life over a turn, for both protocols (the UI message stream and AG-UI): follow the session's stream
@@ -9,7 +9,7 @@ import type { StreamEvent } from '../core/stream-events';
  */
 export interface TurnSource {
   /** Delivers the session's stream events from offset `from` on, in order, until `signal` aborts or the run ends. */
-  follow(from: number, onEvent: (event: StreamEvent, offset: number) => void, signal: AbortSignal): Promise<void>;
+  follow(from: number, onEvent: (event: AgentEvent, offset: number) => void, signal: AbortSignal): Promise<void>;
   /** Every approval the session waits for now (its status), not only those this response has seen. */
   pendingApprovals?(): Promise<PendingApproval[]>;
 }
@@ -22,7 +22,7 @@ export interface TurnSource {
 export type StartAfter = { kind: 'turn_start' } | { kind: 'approvals'; calls: string[] } | { kind: 'steered'; turn: number };
 
 /** Whether `event` is where a response that follows a steering message sent during turn `turn` begins. */
-export function opensSteeredResponse(event: StreamEvent, turn: number): boolean {
+export function opensSteeredResponse(event: AgentEvent, turn: number): boolean {
   return (event.type === 'steered' && event.turn >= turn) || (event.type === 'turn_start' && event.turn > turn);
 }
 
@@ -30,7 +30,7 @@ export function opensSteeredResponse(event: StreamEvent, turn: number): boolean 
 export interface TurnTranslator<Out> {
   /** What the response opens with, before any event (AG-UI's RUN_STARTED). */
   opening(): Out[];
-  translate(event: StreamEvent): Out[];
+  translate(event: AgentEvent): Out[];
   /** True once the turn ended (the translator said so to its client). */
   readonly ended: boolean;
   /** Approvals asked and not yet decided. */

@@ -8,7 +8,7 @@ import {
   type WorkflowTopicHandle,
 } from '@temporalio/workflow-streams/workflow';
 import type { CarriedState } from '../core/input';
-import { agentStreamTopic, type StreamEvent } from '../core/stream-events';
+import { agentStreamTopic, type AgentEvent, type StreamEvent } from '../core/stream-events';
 import { streamTailBytes, streamTailLimit, streamTailQuery, type StreamTail } from './definitions';
 
 type CarriedStream = NonNullable<CarriedState['stream']>;
@@ -42,10 +42,13 @@ const streamDrainingType = 'StreamDraining';
  * about the size of those turns' messages, which it carries too; subscribers
  * waiting at once and polls per run are capped, so watchers can never spend the
  * run's Update budget.
+ *
+ * `Event` is what the hosting workflow publishes: an agent run's events (AgentEvent, the default); the eval workflow
+ * hosts one of EvalEvent.
  */
-export class AgentStream {
+export class AgentStream<Event extends StreamEvent = AgentEvent> {
   private readonly stream: WorkflowStream;
-  private readonly topic: WorkflowTopicHandle<StreamEvent>;
+  private readonly topic: WorkflowTopicHandle<Event>;
   /** Where the current turn began: the next turn drops everything before it. */
   private turnStart: number;
   private waiting = 0;
@@ -55,7 +58,7 @@ export class AgentStream {
 
   constructor(carried?: CarriedStream) {
     this.stream = new WorkflowStream(carried?.state);
-    this.topic = this.stream.topic<StreamEvent>(agentStreamTopic);
+    this.topic = this.stream.topic<Event>(agentStreamTopic);
     this.turnStart = carried?.turnStart ?? 0;
     const poll = packagePoll(this.stream);
     // The package offers no limit on polls: its handler is wrapped in one that counts them and turns the excess away.
@@ -75,7 +78,7 @@ export class AgentStream {
     setHandler(streamTailQuery, (from) => this.tail(from));
   }
 
-  publish(event: StreamEvent): void {
+  publish(event: Event): void {
     this.topic.publish(event);
   }
 
@@ -107,9 +110,9 @@ export class AgentStream {
   }
 
   /** What the log still holds of this run's topic from offset `from` on, decoded (see streamTailQuery). */
-  private tail(from: number): StreamTail {
+  private tail(from: number): StreamTail<Event> {
     const { base_offset, log } = this.stream.getState();
-    const events: StreamTail['events'] = [];
+    const events: StreamTail<Event>['events'] = [];
     let next = Math.max(from, base_offset);
     let bytes = 0;
     while (next - base_offset < log.length) {
@@ -119,7 +122,7 @@ export class AgentStream {
       next++;
       if (item.topic !== agentStreamTopic) continue;
       bytes += item.data.length;
-      events.push({ offset: next - 1, event: defaultPayloadConverter.fromPayload<StreamEvent>(decodePayloadWire(item.data)) });
+      events.push({ offset: next - 1, event: defaultPayloadConverter.fromPayload<Event>(decodePayloadWire(item.data)) });
     }
     return { events, next, more: false };
   }

@@ -33,8 +33,9 @@ export const statusQuery = defineQuery<AgentStatusSnapshot>('status');
  */
 export const streamTailQuery = defineQuery<StreamTail, [number]>('streamTail');
 
-export interface StreamTail {
-  events: Array<{ offset: number; event: StreamEvent }>;
+/** `Event`: what the run's stream carries (an agent run's AgentEvent, an eval's EvalEvent); the query answers either. */
+export interface StreamTail<Event extends StreamEvent = StreamEvent> {
+  events: Array<{ offset: number; event: Event }>;
   /** The offset after the last event returned: ask again from here while `more` says the log holds more. */
   next: number;
   more: boolean;

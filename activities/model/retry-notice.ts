@@ -3,7 +3,7 @@ import { ApplicationFailure, type RetryPolicy } from '@temporalio/common';
 import { modelCallRetryPolicy } from '../../core/model-retry-policy';
 import { msOptionalToNumber, msToNumber } from '@temporalio/common/lib/time';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
-import { agentStreamTopic, type StreamEvent } from '../../core/stream-events';
+import { agentStreamTopic, type AgentEvent } from '../../core/stream-events';
 import type { ModelProvider } from '../../providers/provider-call';
 
 /**
@@ -54,7 +54,7 @@ export async function announceRetry(
 ): Promise<void> {
   const retryInMs = nextRetryDelayMs(failure, context.info, modelCallRetryPolicy);
   if (retryInMs === undefined) return;
-  const event: StreamEvent = {
+  const event: AgentEvent = {
     type: 'model_retry',
     ...(call.streamAs !== undefined && { call: call.streamAs }),
     model: call.model,
@@ -66,7 +66,7 @@ export async function announceRetry(
   context.log.warn(`model call failed (attempt ${event.attempt}, ${event.host}: ${event.error}); retrying in ${retryInMs} ms`);
   try {
     const client = WorkflowStreamClient.fromWithinActivity({ maxRetryDuration: publishDeadline });
-    client.topic<StreamEvent>(agentStreamTopic).publish(event, { forceFlush: true });
+    client.topic<AgentEvent>(agentStreamTopic).publish(event, { forceFlush: true });
     await client[Symbol.asyncDispose]();
   } catch (error) {
     context.log.warn(`could not tell the run's stream of the retry: ${(error as Error).message}`);

@@ -1,6 +1,6 @@
 import type { Context } from '@temporalio/activity';
 import { WorkflowStreamClient, type TopicHandle } from '@temporalio/workflow-streams/client';
-import { agentStreamTopic, textBatchMs, type StreamEvent } from '../../core/stream-events';
+import { agentStreamTopic, textBatchMs, type AgentEvent } from '../../core/stream-events';
 
 /**
  * Publishes one model call's text (and readable thinking, as `thinking` events) to the stream of the workflow that
@@ -12,7 +12,7 @@ import { agentStreamTopic, textBatchMs, type StreamEvent } from '../../core/stre
  */
 export class TextPublisher {
   private readonly client: WorkflowStreamClient;
-  private readonly topic: TopicHandle<StreamEvent>;
+  private readonly topic: TopicHandle<AgentEvent>;
   private pending = '';
   /** What `pending` is: the answer's text, or the model's thinking (since 0.3), each published as its own event type. */
   private pendingKind: 'text' | 'thinking' = 'text';
@@ -23,7 +23,7 @@ export class TextPublisher {
     private readonly context: Context,
   ) {
     this.client = WorkflowStreamClient.fromWithinActivity({ batchInterval: textBatchMs, maxRetryDuration: '30 seconds' });
-    this.topic = this.client.topic<StreamEvent>(agentStreamTopic);
+    this.topic = this.client.topic<AgentEvent>(agentStreamTopic);
     const attempt = context.info.attempt;
     if (attempt > 1) this.topic.publish({ type: 'reset', call, attempt }, { forceFlush: true });
   }

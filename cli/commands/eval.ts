@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { awaitResult } from '../../client/await-result';
 import { followStream } from '../../client/follow-stream';
 import { failureMessage } from '../../client/failure-message';
+import type { EvalEvent } from '../../core/stream-events';
 import { candidateAgentInput, evalInput, newEvalId, startEval, type EvalOptions } from '../../evals/run-eval';
 import type { EvalCase, EvalReport, GraderSpec } from '../../core/eval-types';
 import { assertStartable } from '../check-run';
@@ -135,9 +136,9 @@ export async function evalCommand(argv: string[], output: Output): Promise<numbe
       { text: false, marks: false },
     );
     const stop = new AbortController();
-    const following = followStream(session.client, handle.workflowId, {
+    const following = followStream<EvalEvent>(session.client, handle.workflowId, {
       from: 0,
-      onEvent: (item) => renderer.handle(item.data),
+      onEvent: (item) => renderer.handleEval(item.data),
       onPause: output.info,
       signal: stop.signal,
       pollCooldownMs: 500,

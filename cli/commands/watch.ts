@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AgentResult } from '../../core/result';
+import { isEvalEvent, type StreamEvent } from '../../core/stream-events';
 import type { EvalReport } from '../../core/eval-types';
 import { connect } from '../connect';
 import { statusExitCodes } from '../exit-codes';
@@ -45,10 +46,14 @@ export async function watchCommand(argv: string[], output: Output): Promise<numb
       { text: true, marks: true },
     );
     output.info(`watching ${workflowId} from offset ${from}`);
-    await followStream(session.client, workflowId, {
+    // Any id: an agent run's stream (AgentEvent) or an eval's (EvalEvent), so the whole union.
+    await followStream<StreamEvent>(session.client, workflowId, {
       from,
-      onEvent: (item) =>
-        values.json ? output.result(JSON.stringify({ offset: item.offset, ...item.data })) : printer.handle(item.data),
+      onEvent: ({ offset, data: event }) => {
+        if (values.json) output.result(JSON.stringify({ offset, ...event }));
+        else if (isEvalEvent(event)) printer.handleEval(event);
+        else printer.handle(event);
+      },
       onPause: (reason) => output.info(reason),
     });
     return await reportEnd(handle.result() as Promise<AgentResult | EvalReport>, {

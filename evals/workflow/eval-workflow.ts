@@ -7,6 +7,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { failureTypes } from '../../core/errors';
+import type { EvalEvent } from '../../core/stream-events';
 import { AgentStream } from '../../workflows/agent-stream';
 import { declareVersioningBehavior } from '../../workflows/versioning';
 import type { EvalReport } from '../../core/eval-types';
@@ -34,7 +35,8 @@ export async function evalWorkflow(input: EvalWorkflowInput): Promise<EvalReport
   checkInput(input);
   const evalId = workflowInfo().workflowId;
   const carried = input.carried;
-  const stream = new AgentStream(carried?.stream);
+  // Its own events only (EvalEvent): each child run tells its story on its own stream, which this one does not relay.
+  const stream = new AgentStream<EvalEvent>(carried?.stream);
   const budget = new EvalBudget(input.budgetUsd, carried?.spentUsd ?? 0, carried?.worstPairUsd ?? 0);
   const outcomes: ScoredOutcome[] = [...(carried?.outcomes ?? [])];
   const done = new Set(outcomes.map((outcome) => `${outcome.caseId}\u0000${outcome.candidate}`));

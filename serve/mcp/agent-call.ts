@@ -8,6 +8,7 @@ import { followStream } from '../../client/follow-stream';
 import { startAgent } from '../../client/start-agent';
 import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
+import type { AgentEvent } from '../../core/stream-events';
 import { ownerMemo } from '../http/run-owner';
 import { interruptUpdate } from '../../workflows/definitions';
 import { resultToolName } from './agent-tools';
@@ -63,7 +64,7 @@ export async function callAgent(
   );
   const approvals = new ElicitedApprovals(context.server, handle, extra.signal, options.approvalTimeoutMs, context.log);
   const following = new AbortController();
-  const followed = followStream(context.client, workflowId, {
+  const followed = followStream<AgentEvent>(context.client, workflowId, {
     from: 0,
     signal: following.signal,
     onEvent: ({ data: event }) => {

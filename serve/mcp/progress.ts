@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { StreamEvent } from '../../core/stream-events';
+import type { AgentEvent } from '../../core/stream-events';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -28,7 +28,7 @@ export class CallProgress {
       .catch(() => undefined);
   }
 
-  event(event: StreamEvent): void {
+  event(event: AgentEvent): void {
     const message = progressMessage(event);
     if (message !== undefined) this.say(message);
   }
@@ -38,7 +38,7 @@ export class CallProgress {
  * One event of the run's stream in a few words (the vocabulary `agent watch` renders: core/stream-events.ts), or
  * nothing for the events a person does not need to see go by (streamed text, thinking, retries' resets).
  */
-export function progressMessage(event: StreamEvent): string | undefined {
+export function progressMessage(event: AgentEvent): string | undefined {
   switch (event.type) {
     case 'turn_start':
       return `turn ${event.turn} started${event.agent ? ` (${event.agent})` : ''}`;
@@ -62,13 +62,10 @@ export function progressMessage(event: StreamEvent): string | undefined {
       return `steering message taken after model call ${event.iteration}`;
     case 'turn_end':
       return `turn ${event.turn} ended: ${event.status}`;
-    // Text as it is written, and an eval's own story (evals/workflow/, never on an agent run's stream): no message.
+    // Text as it is written: no message.
     case 'text':
     case 'thinking':
     case 'reset':
-    case 'eval_pair_start':
-    case 'eval_pair_end':
-    case 'eval_end':
       return undefined;
     default: {
       // A kind of event this code predates: a line of its own type, so nothing goes unsaid.

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runEval } from '../../evals/run-eval';
-import type { StreamEvent } from '../../core/stream-events';
+import type { EvalEvent } from '../../core/stream-events';
 import { createTestWorker, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { makeWorkspace } from '../support/workspace';
@@ -23,7 +23,7 @@ it('compares two candidates with the recorded answers, each case answered once p
   const taskQueue = uniqueTaskQueue('eval');
   const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
   const workspace = await makeWorkspace({ 'policy.txt': 'REAL: the workspace file, never read by the eval' });
-  const events: StreamEvent[] = [];
+  const events: EvalEvent[] = [];
   const evalId = `eval-compare-${Date.now()}`;
   const report = await worker.runUntil(
     runEval(bed.environment.client, {

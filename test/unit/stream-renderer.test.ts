@@ -1,5 +1,5 @@
 import type { PendingApproval } from '../../core/result';
-import type { StreamEvent } from '../../core/stream-events';
+import { isEvalEvent, type AgentEvent, type EvalEvent, type StreamEvent } from '../../core/stream-events';
 import { StreamRenderer, type RenderOptions } from '../../cli/stream-renderer';
 
 // What `agent run`, `chat` and `watch` print from a run's stream, fed events as plain objects: stdout (the text) and
@@ -7,7 +7,7 @@ import { StreamRenderer, type RenderOptions } from '../../cli/stream-renderer';
 
 const usage = { inputTokens: 100, outputTokens: 20, costUsd: 0.000027 };
 
-function render(events: StreamEvent[], options: Partial<RenderOptions> = {}, after?: (renderer: StreamRenderer) => void) {
+function render(events: AgentEvent[], options: Partial<RenderOptions> = {}, after?: (renderer: StreamRenderer) => void) {
   let stdout = '';
   let screen = '';
   const renderer = new StreamRenderer(
@@ -26,7 +26,7 @@ function render(events: StreamEvent[], options: Partial<RenderOptions> = {}, aft
   return { stdout, screen, renderer };
 }
 
-const turn = (number: number, answer: string, call: string, extra: StreamEvent[] = []): StreamEvent[] => [
+const turn = (number: number, answer: string, call: string, extra: AgentEvent[] = []): AgentEvent[] => [
   { type: 'turn_start', turn: number, agent: 'default' },
   ...extra,
   { type: 'text', call, text: answer.slice(0, 5) },
@@ -43,7 +43,7 @@ const turn = (number: number, answer: string, call: string, extra: StreamEvent[]
   { type: 'turn_end', turn: number, status: 'completed', answer, iterations: 1, usage },
 ];
 
-const toolRound = (call: string): StreamEvent[] => [
+const toolRound = (call: string): AgentEvent[] => [
   { type: 'text', call, text: 'Let me look.' },
   { type: 'reply', call, text: 'Let me look.', toolCalls: ['read_file'], iteration: 1, model: 'openai:gpt-4o-mini', usage },
   { type: 'tool_start', id: 'c1', summary: 'read_file alpha.txt' },
@@ -66,7 +66,7 @@ it('prints the text as it is written, a line per model call with its iteration, 
 });
 
 it("counts iterations within each turn, from the reply's own number or, for older events without it, by counting", () => {
-  const older = (events: StreamEvent[]) =>
+  const older = (events: AgentEvent[]) =>
     events.map((event) =>
       event.type === 'reply' ? { type: event.type, call: event.call, text: event.text, toolCalls: event.toolCalls } : event,
     );
@@ -232,4 +232,32 @@ it('shows where a steering message joined the turn, its words escaped (a person 
     '  ↪ steering taken before the first model call: first this\n' +
       '  ↪ steering taken after model call 2: not that file\n\\u{001B}[2Kgo\n',
   );
+});
+
+it('tells an eval’s pairs and its end, and `agent watch` tells an eval’s events from a run’s', () => {
+  const evalStream: EvalEvent[] = [
+    { type: 'eval_pair_start', case: 'case-3', candidate: 'cheaper', workflowId: 'eval-1/case-3/cheaper' },
+    { type: 'eval_pair_end', case: 'case-3', candidate: 'cheaper', status: 'completed', score: 1, pass: true, costUsd: 0.000054 },
+    { type: 'eval_pair_start', case: 'case-3', candidate: 'recorded', workflowId: '' },
+    { type: 'eval_pair_end', case: 'case-3', candidate: 'recorded', status: 'failed', score: 0, pass: false, error: 'gone' },
+    { type: 'eval_end', pairs: 2, notRun: 4, stopped: 'budget' },
+  ];
+  const shown = (marks: boolean) =>
+    render([], { marks }, (renderer) => evalStream.forEach((event) => renderer.handleEval(event))).screen;
+  expect(shown(true)).toBe(
+    '▸ case-3 · cheaper (eval-1/case-3/cheaper)\n' +
+      '✓ case-3 · cheaper: score 1.00 ($0.000054)\n' +
+      '▸ case-3 · recorded\n' +
+      '✗ case-3 · recorded: score 0.00 [failed: gone]\n' +
+      'eval stopped by its budget: 2 pairs, 4 not run\n',
+  );
+  // `agent eval` shows no marks: each pair once, when it is scored.
+  expect(shown(false)).not.toContain('▸');
+
+  const runStream: StreamEvent[] = turn(1, 'hi', 'c-1');
+  expect(evalStream.every(isEvalEvent)).toBe(true);
+  expect(runStream.some(isEvalEvent)).toBe(false);
+  // An event of a newer build is no eval's: the run's renderer gets it, and passes over it.
+  expect(isEvalEvent({ type: 'eval_something_new' } as unknown as StreamEvent)).toBe(false);
+  expect(isEvalEvent({ type: 'toString' } as unknown as StreamEvent)).toBe(false);
 });

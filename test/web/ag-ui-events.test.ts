@@ -1,5 +1,5 @@
 import { EventType, type BaseEvent } from '@ag-ui/core';
-import type { StreamEvent } from '../../core/stream-events';
+import type { AgentEvent } from '../../core/stream-events';
 import { AgUiTranslator, agUiCustomNames, runInterrupted, runStarted, toolApprovalReason } from '../../web/ag-ui-events';
 import { validAgUiEvents } from './ag-ui-sequence';
 
@@ -17,14 +17,14 @@ const approval = {
   askedAt: '2026-11-25T23:00:00.000Z',
 };
 
-function translateAll(events: StreamEvent[]): { out: BaseEvent[]; translator: AgUiTranslator } {
+function translateAll(events: AgentEvent[]): { out: BaseEvent[]; translator: AgUiTranslator } {
   const translator = new AgUiTranslator(ids);
   const out: BaseEvent[] = [runStarted(ids)];
   for (const event of events) out.push(...translator.translate(event));
   return { out, translator };
 }
 
-const toolTurn: StreamEvent[] = [
+const toolTurn: AgentEvent[] = [
   { type: 'turn_start', turn: 1, agent: 'default' },
   { type: 'text', call: 'm1', text: 'Let me ' },
   { type: 'reset', call: 'm1', attempt: 2 },
@@ -205,7 +205,7 @@ describe('AG-UI events from the run stream', () => {
 });
 
 describe('AG-UI tool arguments and reasoning (stream vocabulary 0.3)', () => {
-  const thinkingTurn: StreamEvent[] = [
+  const thinkingTurn: AgentEvent[] = [
     { type: 'turn_start', turn: 1 },
     { type: 'thinking', call: 'm1', text: 'The user wants ' },
     { type: 'thinking', call: 'm1', text: 'the folder listed.' },
@@ -294,7 +294,7 @@ it('interleaved thinking (thinking, text, thinking in one reply) opens a new rea
 });
 
 describe('a steering message as AG-UI tells it (issue 33)', () => {
-  const steeredTurn: StreamEvent[] = [
+  const steeredTurn: AgentEvent[] = [
     { type: 'turn_start', turn: 1, agent: 'default' },
     { type: 'reply', call: 'm1', text: '', toolCalls: ['read_file'] },
     { type: 'tool_start', id: 'c1', summary: 'read_file "a.txt"', name: 'read_file', input: { path: 'a.txt' } },

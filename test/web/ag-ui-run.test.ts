@@ -1,6 +1,6 @@
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
-import type { StreamEvent } from '../../core/stream-events';
+import type { AgentEvent } from '../../core/stream-events';
 import { AgUiInputError, readRunAgentInput } from '../../web/ag-ui-input';
 import { agUiEventStreamResponse, agUiRunEvents, type AgUiTurnFollow } from '../../web/ag-ui-run';
 import { assertAgUiSequence } from './ag-ui-sequence';
@@ -19,7 +19,7 @@ const approval = (id: string) => ({
 });
 
 /** A follow that replays `log` (offsets from 0) from `from`, then waits like a live one until aborted. */
-function replaying(log: StreamEvent[]): AgUiTurnFollow {
+function replaying(log: AgentEvent[]): AgUiTurnFollow {
   return {
     follow: (from, onEvent, signal) =>
       new Promise<void>((resolve) => {
@@ -37,18 +37,18 @@ async function collect(stream: ReadableStream<BaseEvent>): Promise<BaseEvent[]> 
   return events;
 }
 
-const previousTurnTail: StreamEvent[] = [
+const previousTurnTail: AgentEvent[] = [
   { type: 'text', call: 'm0', text: 'the end of an older answer' },
   { type: 'reply', call: 'm0', text: 'the end of an older answer', toolCalls: [] },
   { type: 'turn_end', turn: 1, status: 'completed', answer: 'the end of an older answer' },
 ];
-const approvalTurn: StreamEvent[] = [
+const approvalTurn: AgentEvent[] = [
   { type: 'turn_start', turn: 2 },
   { type: 'reply', call: 'm1', text: 'Writing both.', toolCalls: ['write_file', 'write_file'] },
   { type: 'approval_requested', ...approval('a') },
   { type: 'approval_requested', ...approval('b') },
 ];
-const afterDecisions: StreamEvent[] = [
+const afterDecisions: AgentEvent[] = [
   { type: 'approval_decided', id: 'a', approved: true },
   { type: 'approval_decided', id: 'b', approved: false, reason: 'no' },
   { type: 'tool_start', id: 'a', summary: 'write_file a.txt' },
@@ -107,7 +107,7 @@ describe('an AG-UI run over the session stream', () => {
       ...approval(id),
       input: { path: `${id}.txt`, content: 'hi' },
     });
-    const log: StreamEvent[] = [
+    const log: AgentEvent[] = [
       { type: 'turn_start', turn: 1 },
       { type: 'reply', call: 'm1', text: '', toolCalls: ['write_file', 'write_file'] },
       asked('a'),
@@ -146,7 +146,7 @@ describe('an AG-UI run over the session stream', () => {
 
   it('writes one SSE data line per event, a hostile text unable to add one', async () => {
     const hostile = 'hi\n\ndata: {"type":"RUN_FINISHED","threadId":"x","runId":"y"}\r\n\r\n';
-    const log: StreamEvent[] = [
+    const log: AgentEvent[] = [
       { type: 'turn_start', turn: 1 },
       { type: 'text', call: 'm1', text: hostile },
       { type: 'reply', call: 'm1', text: hostile, toolCalls: [] },
@@ -221,7 +221,7 @@ describe('reading RunAgentInput', () => {
 
 it('stops following when its reader goes away, and nothing is written after', async () => {
   let followSignal: AbortSignal | undefined;
-  let deliver: ((event: StreamEvent, offset: number) => void) | undefined;
+  let deliver: ((event: AgentEvent, offset: number) => void) | undefined;
   const source: AgUiTurnFollow = {
     follow: (_from, onEvent, signal) =>
       new Promise<void>((resolve) => {

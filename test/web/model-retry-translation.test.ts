@@ -1,6 +1,6 @@
 import { EventSchema } from '@ag-ui/core/schemas';
 import type { BaseEvent } from '@ag-ui/core';
-import type { StreamEvent } from '../../core/stream-events';
+import type { AgentEvent } from '../../core/stream-events';
 import { AgUiTranslator, agUiCustomNames, runStarted } from '../../web/ag-ui-events';
 import { UiMessageTranslator } from '../../web/ui-message-chunks';
 import { assertAgUiSequence } from './ag-ui-sequence';
@@ -8,7 +8,7 @@ import { assertAgUiSequence } from './ag-ui-sequence';
 // `model_retry` (a failed model call that is tried again) through both web translators: a data part for useChat, a
 // custom event for AG-UI, each valid for its protocol, and the turn around it told as before.
 
-const retry: StreamEvent = {
+const retry: AgentEvent = {
   type: 'model_retry',
   call: 'm1',
   model: 'openai:gpt-4o-mini',
@@ -17,7 +17,7 @@ const retry: StreamEvent = {
   error: 'Connection error.',
   retryInMs: 1000,
 };
-const turn: StreamEvent[] = [
+const turn: AgentEvent[] = [
   { type: 'turn_start', turn: 1, agent: 'default' },
   retry,
   { type: 'text', call: 'm1', text: 'Hello.' },

@@ -1,13 +1,13 @@
-import type { StreamEvent } from '../../core/stream-events';
+import type { AgentEvent } from '../../core/stream-events';
 import { UiMessageTranslator, type UiMessageChunk } from '../../web/ui-message-chunks';
 
 // The adapter alone: stream events in, UI message chunks out (the end-to-end files check the chunks against `ai`).
 
 const usage = { inputTokens: 10, outputTokens: 5, costUsd: 0.001 } as unknown as NonNullable<
-  Extract<StreamEvent, { type: 'reply' }>['usage']
+  Extract<AgentEvent, { type: 'reply' }>['usage']
 >;
 
-function run(events: StreamEvent[], translator = new UiMessageTranslator()): UiMessageChunk[] {
+function run(events: AgentEvent[], translator = new UiMessageTranslator()): UiMessageChunk[] {
   return events.flatMap((event) => translator.translate(event));
 }
 
@@ -52,7 +52,7 @@ it('a reply whose text was not streamed, or not as answered, is written whole fr
 
 it('an approval continuation sends nothing the client has, and starts after the approvals it answered', () => {
   const translator = new UiMessageTranslator({ kind: 'approvals', calls: ['c1', 'c2'] });
-  const asked = (id: string): StreamEvent => ({
+  const asked = (id: string): AgentEvent => ({
     type: 'approval_requested',
     id,
     tool: 'write_file',
@@ -244,7 +244,7 @@ it('a message sent while another turn streams: the end of that turn is not the e
 });
 
 describe('a steering message (issue 33)', () => {
-  const turnWithSteering: StreamEvent[] = [
+  const turnWithSteering: AgentEvent[] = [
     { type: 'turn_start', turn: 2 },
     { type: 'reply', call: 'm1', text: '', toolCalls: ['read_file'] },
     { type: 'tool_start', id: 'c1', summary: 'read_file "alpha.txt"', name: 'read_file', input: { path: 'alpha.txt' } },
