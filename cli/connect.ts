@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { ConfigurationError } from '../core/errors';
 import { agentDataConverter } from '../storage/data-converter';
 import { startTracing } from '../telemetry/tracing';
 import { cacheDirectory } from './dev-server/find-temporal-cli';
@@ -15,6 +16,7 @@ import { cliRegistry } from './registry';
 import { ownWorkerVersioning } from './own-worker-versioning';
 import { cliRetryInterceptors } from './grpc-retry';
 import { webUiBase } from './web-ui';
+import { assertTemporalReachable, unreachableMessage } from './server-reachable';
 import { timingMark } from '../telemetry/startup-timing';
 
 export interface AgentSession {
@@ -58,7 +60,9 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
   const namespace = settings.namespace;
   // Closed in reverse order of opening: worker, connections, then the server; the last spans are sent after all of them.
   const closers: Array<() => Promise<void>> = tracing ? [() => tracing.flush()] : [];
+  let closing = false;
   const close = async () => {
+    closing = true;
     while (closers.length > 0) await closers.pop()!();
   };
 
@@ -74,7 +78,20 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
     if (server) timingMark('embedded server serving');
     if (server && !prestarted) closers.push(server.stop);
     const connectionOptions = server ? { address: server.address } : settings.connectionOptions;
-    const connection = await Connection.connect({ ...connectionOptions, interceptors: cliRetryInterceptors() });
+    if (!server) await assertTemporalReachable(connectionOptions.address ?? '');
+    const connection = await Connection.connect({
+      ...connectionOptions,
+      interceptors: cliRetryInterceptors(() => closing),
+    }).catch((error: Error) => {
+      // Something accepts TCP there but no Temporal answers gRPC (another service, or TLS settings that do not match).
+      if (server || !/Failed to connect before the deadline/.test(error.message)) throw error;
+      throw new ConfigurationError(
+        unreachableMessage(
+          connectionOptions.address ?? '',
+          'it accepts connections, but no Temporal gRPC service answered (check TLS and the port)',
+        ),
+      );
+    });
     closers.push(() => connection.close());
     timingMark('client connected');
     const client = new Client({
