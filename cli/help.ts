@@ -182,6 +182,8 @@ ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
       --query '<visibility query>'   the runs to replay (default: every open agentWorkflow run and the last --limit closed)
       --limit N                at most N closed runs, or N runs of --query (default: 100)
       --file FILE              replay a history saved by history --out instead (repeatable)
+      --workflows PATH         your worker's workflows module (its workflowsPath): bundled instead of the agent
+                               workflow alone, and the default selection lists the runs of every workflow it exports
       --allow-empty            pass when no run matches (by default an empty selection fails: the gate checked nothing)
       --json                   print {"runs":[{workflowId,runId,ok,error?}],"failed":N}`,
   },
