@@ -199,6 +199,10 @@ ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
     summary: `init [DIR]             make a project in DIR (default: here; new or empty): an agent with a tool, a client script,
                          tests with durable-agent/testing, and the scripts worker, agent and test`,
   },
+  'setup-test-server': {
+    summary: `setup-test-server      fetch Temporal's time-skipping test server from Maven Central into the cache (once; Java
+                         and Maven), where durable-agent/testing finds it: tests then run offline; prints its path`,
+  },
   worker: { summary: `worker                 run a worker: polls the task queue (AGENT_TASK_QUEUE) until Ctrl-C` },
   'codec-server': {
     summary: `codec-server           decrypt payloads for the Web UI and the temporal CLI (needs AGENT_ENCRYPTION_KEYS)
