@@ -1,7 +1,7 @@
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, Worker, type ReplayWorkerOptions, type WorkerPlugin } from '@temporalio/worker';
+import { bundleWorkflowCode, Runtime, Worker, type ReplayWorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import { AgentPlugin, workflowsPath as agentWorkflowsPath } from '../worker/agent-plugin';
 import { cachedWorkflowBundle } from '../worker/bundle-cache';
 import { agentWorkflowType } from '../workflows/definitions';
@@ -310,7 +310,9 @@ async function workerBundle(
       workflowsPath,
       plugins,
       variant: tracing ? 'tracing' : 'plain',
+      logger: Runtime.instance().logger,
     });
   }
-  return bundleWorkflowCode({ workflowsPath, plugins });
+  // Through the runtime's logger: webpack's report is INFO, which a gate that prints one line per run keeps quiet.
+  return bundleWorkflowCode({ workflowsPath, plugins, logger: Runtime.instance().logger });
 }
