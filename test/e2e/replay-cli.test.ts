@@ -330,7 +330,7 @@ it("gates a change to the user's own workflow (--workflows): its run and its his
     );
     expect(answer).toBe(`Order ${order} has shipped.`);
     const history = await environment.client.workflow.getHandle(deskId).fetchHistory();
-    await writeFile(file, JSON.stringify(historyToJSON(history)));
+    await writeFile(file, historyToJSON(history));
   } finally {
     await connection.close();
     await environment.teardown();
