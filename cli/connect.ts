@@ -112,7 +112,13 @@ export async function connect(options: ConnectOptions): Promise<AgentSession> {
       // The CLI's stderr is for the agent's progress; the in-process worker only reports problems. No shutdown
       // signals: the commands handle Ctrl-C themselves (in a chat it interrupts a turn, and the worker must stay
       // up to run what follows), and close() shuts the worker down.
-      Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });
+      // Core's own log lines are forwarded to that logger (stderr): left to core, they were written on stdout (a
+      // busy machine's "Workflow task duration exceeded 5 seconds" warning), into the answer or the --json line.
+      Runtime.install({
+        logger: new DefaultLogger('ERROR'),
+        shutdownSignals: [],
+        telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+      });
       const nativeConnection = await NativeConnection.connect(connectionOptions);
       timingMark('worker connected');
       closers.push(() => nativeConnection.close());
