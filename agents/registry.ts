@@ -206,6 +206,9 @@ export class AgentRegistry {
     }
     const reserved = this.reservedToolPurpose(tool.name);
     if (reserved !== undefined) throw new ConfigurationError(`tool "${tool.name}": the name is reserved for ${reserved}`);
+    // A tool built without defineTool (an object literal) is checked here: an input with no JSON Schema the providers
+    // accept would otherwise fail only inside a run's model activity.
+    toolJsonSchema(tool);
     this.tools.set(tool.name, tool);
   }
 

@@ -1,8 +1,10 @@
 import { realpath } from 'node:fs/promises';
-import { assertRegistered, assertRunnable, InvalidInputError } from '../client/start-agent';
+import { assertRegistered, assertRunnable, InvalidInputError, resolveOrThrow } from '../client/start-agent';
+import { parseModelId } from '../core/model-id';
 import type { AgentInput } from '../core/resolve-input';
 import { isInside } from '../tools/workspace';
 import { defaultWorkspaceRoot } from '../worker/settings';
+import { programName } from './help';
 import { invocationDirectory } from './output';
 import { cliRegistry } from './registry';
 
@@ -51,5 +53,27 @@ async function assertInsideWorkspaceRoot(workspace: string): Promise<void> {
       `workspace "${workspace}" is outside the workspace root "${root}" ` +
         '(AGENT_WORKSPACE_ROOT, else the directory the command runs in; symlinks resolved)',
     );
+  }
+}
+
+/**
+ * The provider credentials the run's agents need (OPENAI_API_KEY, ANTHROPIC_API_KEY...), checked when the worker
+ * will be this command's own, so it reads them from this shell: a key that is missing is named here, exit 2, and no
+ * run starts (it used to start, and fail in its first model call). A standing worker checks its own environment.
+ * Every agent the run can reach (its subagents and handoffs) is checked, each with its own model.
+ */
+export function assertProviderCredentials(input: AgentInput, env: NodeJS.ProcessEnv = process.env): void {
+  const registry = cliRegistry();
+  const resolved = resolveOrThrow(input);
+  for (const [name, spec] of Object.entries(registry.reachable(resolved.agent))) {
+    const model = name === resolved.agent ? (resolved.model ?? spec.model) : spec.model;
+    try {
+      registry.providers.get(parseModelId(model).provider)?.checkEnvironment?.(env);
+    } catch (error) {
+      throw new InvalidInputError(
+        `agent "${name}" uses ${model}, and ${(error as Error).message}: this command runs the worker itself, ` +
+          `so set it in this shell (or start a worker that has it: ${programName} worker)`,
+      );
+    }
   }
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { ConfigurationError } from '../core/errors';
 import { agentDataConverter } from '../storage/data-converter';
 import { startTracing } from '../telemetry/tracing';
 import { cacheDirectory } from './dev-server/find-temporal-cli';
@@ -15,6 +16,7 @@ import { cliRegistry } from './registry';
 import { ownWorkerVersioning } from './own-worker-versioning';
 import { cliRetryInterceptors } from './grpc-retry';
 import { webUiBase } from './web-ui';
+import { assertTemporalReachable, unreachableMessage } from './server-reachable';
 import { timingMark } from '../telemetry/startup-timing';
 
 /** What a command runs on: a client of the Temporal server, and the worker this process may run beside it. */
@@ -59,7 +61,9 @@ export async function connect(options: ConnectOptions): Promise<CliConnection> {
   const namespace = settings.namespace;
   // Closed in reverse order of opening: worker, connections, then the server; the last spans are sent after all of them.
   const closers: Array<() => Promise<void>> = tracing ? [() => tracing.flush()] : [];
+  let closing = false;
   const close = async () => {
+    closing = true;
     while (closers.length > 0) await closers.pop()!();
   };
 
@@ -75,7 +79,20 @@ export async function connect(options: ConnectOptions): Promise<CliConnection> {
     if (server) timingMark('embedded server serving');
     if (server && !prestarted) closers.push(server.stop);
     const connectionOptions = server ? { address: server.address } : settings.connectionOptions;
-    const connection = await Connection.connect({ ...connectionOptions, interceptors: cliRetryInterceptors() });
+    if (!server) await assertTemporalReachable(connectionOptions.address ?? '');
+    const connection = await Connection.connect({
+      ...connectionOptions,
+      interceptors: cliRetryInterceptors(() => closing),
+    }).catch((error: Error) => {
+      // Something accepts TCP there but no Temporal answers gRPC (another service, or TLS settings that do not match).
+      if (server || !/Failed to connect before the deadline/.test(error.message)) throw error;
+      throw new ConfigurationError(
+        unreachableMessage(
+          connectionOptions.address ?? '',
+          'it accepts connections, but no Temporal gRPC service answered (check TLS and the port)',
+        ),
+      );
+    });
     closers.push(() => connection.close());
     timingMark('client connected');
     const client = new Client({
@@ -96,7 +113,13 @@ export async function connect(options: ConnectOptions): Promise<CliConnection> {
       // The CLI's stderr is for the agent's progress; the in-process worker only reports problems. No shutdown
       // signals: the commands handle Ctrl-C themselves (in a chat it interrupts a turn, and the worker must stay
       // up to run what follows), and close() shuts the worker down.
-      Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });
+      // Core's own log lines are forwarded to that logger (stderr): left to core, they were written on stdout (a
+      // busy machine's "Workflow task duration exceeded 5 seconds" warning), into the answer or the --json line.
+      Runtime.install({
+        logger: new DefaultLogger('ERROR'),
+        shutdownSignals: [],
+        telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+      });
       const nativeConnection = await NativeConnection.connect(connectionOptions);
       timingMark('worker connected');
       closers.push(() => nativeConnection.close());

@@ -31,18 +31,24 @@ export class RunFollower {
     log: (line: string) => void,
     options: { showsText: boolean },
   ) {
-    this.done = followStream<AgentEvent>(client, workflowId, {
-      from: 0,
-      // Progress lines may come a second late; text as it is written may not (see followStream's default).
-      ...(!options.showsText && { pollCooldownMs: progressPollCooldownMs }),
-      onEvent: (item) => {
-        renderer.handle(item.data);
-        this.wake();
-      },
-      onPause: log,
-      signal: this.stopping.signal,
-    })
-      .catch((error: Error) => log(`stopped following the run's events: ${error.message}`))
+    // Its calls carry the stop signal: stop() cancels a poll in flight, so none is left on a connection about to close.
+    this.done = client.connection
+      .withAbortSignal(this.stopping.signal, () =>
+        followStream<AgentEvent>(client, workflowId, {
+          from: 0,
+          // Progress lines may come a second late; text as it is written may not (see followStream's default).
+          ...(!options.showsText && { pollCooldownMs: progressPollCooldownMs }),
+          onEvent: (item) => {
+            renderer.handle(item.data);
+            this.wake();
+          },
+          onPause: log,
+          signal: this.stopping.signal,
+        }),
+      )
+      .catch((error: Error) => {
+        if (!this.stopping.signal.aborted) log(`stopped following the run's events: ${error.message}`);
+      })
       .finally(() => {
         this.over = true;
         this.wake();
@@ -76,10 +82,7 @@ export class RunFollower {
     this.stop();
   }
 
-  /**
-   * Stops following at once. A poll in flight is not cut short (the stream's client cannot be told to), but whatever
-   * it brings is dropped, and it ends with the command's connection.
-   */
+  /** Stops following at once: a poll in flight is cancelled, and whatever it would have brought is dropped. */
   stop(): void {
     this.stopping.abort();
   }

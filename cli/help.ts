@@ -184,6 +184,8 @@ ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
       --query '<visibility query>'   the runs to replay (default: every open agentWorkflow run and the last --limit closed)
       --limit N                at most N closed runs, or N runs of --query (default: 100)
       --file FILE              replay a history saved by history --out instead (repeatable)
+      --workflows PATH         your worker's workflows module (its workflowsPath): bundled instead of the agent
+                               workflow alone, and the default selection lists the runs of every workflow it exports
       --allow-empty            pass when no run matches (by default an empty selection fails: the gate checked nothing)
       --json                   print {"runs":[{workflowId,runId,ok,error?}],"failed":N}`,
   },
@@ -198,6 +200,10 @@ ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
   init: {
     summary: `init [DIR]             make a project in DIR (default: here; new or empty): an agent with a tool, a client script,
                          tests with durable-agent/testing, and the scripts worker, agent and test`,
+  },
+  'setup-test-server': {
+    summary: `setup-test-server      fetch Temporal's time-skipping test server from Maven Central into the cache (once; Java
+                         and Maven), where durable-agent/testing finds it: tests then run offline; prints its path`,
   },
   worker: { summary: `worker                 run a worker: polls the task queue (AGENT_TASK_QUEUE) until Ctrl-C` },
   'codec-server': {

@@ -37,6 +37,7 @@ const commands: Record<string, () => Promise<Command>> = {
   dev: async () => (await import('./commands/dev')).devCommand,
   worker: async () => (await import('./commands/worker')).workerCommand,
   init: async () => (await import('./commands/init')).initCommand,
+  'setup-test-server': async () => (await import('./commands/setup-test-server')).setupTestServerCommand,
 };
 
 /** Every command the CLI knows (each answers --help: test/unit/cli-help.test.ts). */
@@ -66,8 +67,9 @@ export async function main(argv: string[], given?: Output): Promise<number> {
   try {
     if (!load) throw new UsageError(`unknown command "${name}"`);
     // Before a command loads Temporal's packages: an app with two copies of one fails here with the overrides that
-    // fix it, not in protobufjs. Not init, which loads none, and writes those overrides into the project it makes.
-    if (name !== 'init') checkOneTemporalCopy(packageRoot);
+    // fix it, not in protobufjs. Not init, which loads none, and writes those overrides into the project it makes,
+    // nor setup-test-server, which loads none either.
+    if (name !== 'init' && name !== 'setup-test-server') checkOneTemporalCopy(packageRoot);
     const command = await load();
     timingMark('command loaded');
     return await command(rest, output);

@@ -1,7 +1,7 @@
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, Worker, type ReplayWorkerOptions, type WorkerPlugin } from '@temporalio/worker';
+import { bundleWorkflowCode, Runtime, Worker, type ReplayWorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import { AgentPlugin, workflowsPath as agentWorkflowsPath } from '../worker/agent-plugin';
 import { cachedWorkflowBundle } from '../worker/bundle-cache';
 import { agentWorkflowType } from '../workflows/definitions';
@@ -183,6 +183,12 @@ export interface ReplayRecentRunsOptions extends ReplayOptions {
   query?: string;
   /** At most this many runs: the closed runs by default, or all those the query lists (default 100). */
   limit?: number;
+  /**
+   * The workflow types the default selection lists (default: the agent workflow alone). A worker that runs workflows
+   * of your own (`workflowsPath`) names them here, so that a change to them is replayed too: `agent replay
+   * --workflows PATH` passes every workflow the module exports.
+   */
+  workflowTypes?: string[];
 }
 
 /**
@@ -192,15 +198,25 @@ export interface ReplayRecentRunsOptions extends ReplayOptions {
 export async function replayRecentRuns(options: ReplayRecentRunsOptions): Promise<ReplayedRun[]> {
   const limit = options.limit ?? 100;
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a whole number of at least 1, not ${limit}`);
+  const types = workflowTypeFilter(options.workflowTypes ?? [agentWorkflowType]);
   const selections = options.query
     ? [{ query: options.query, limit }]
     : [
-        { query: `WorkflowType = '${agentWorkflowType}' AND ExecutionStatus = 'Running'`, limit: Infinity },
+        { query: `${types} AND ExecutionStatus = 'Running'`, limit: Infinity },
         // The last `limit` to close: Temporal's visibility stores (SQL and Elasticsearch alike, server 1.29) list by
         // close time, newest first, then by start time; ORDER BY is not accepted by SQL visibility, so that order is relied on.
-        { query: `WorkflowType = '${agentWorkflowType}' AND ExecutionStatus != 'Running'`, limit },
+        { query: `${types} AND ExecutionStatus != 'Running'`, limit },
       ];
   return replayHistories(listedHistories(options.client, selections), options);
+}
+
+function workflowTypeFilter(types: string[]): string {
+  if (types.length === 0) throw new RangeError('workflowTypes lists no workflow type');
+  // Names go inside a query string: only what a JavaScript export can be named without quotes (letters, digits, _ and $).
+  const unfit = types.find((type) => !/^[A-Za-z_$][\w$]*$/.test(type));
+  if (unfit !== undefined) throw new RangeError(`workflow type "${unfit}" cannot be named in a visibility query`);
+  const quoted = [...new Set(types)].map((type) => `'${type}'`);
+  return quoted.length === 1 ? `WorkflowType = ${quoted[0]}` : `WorkflowType IN (${quoted.join(', ')})`;
 }
 
 async function* listedHistories(
@@ -294,7 +310,9 @@ async function workerBundle(
       workflowsPath,
       plugins,
       variant: tracing ? 'tracing' : 'plain',
+      logger: Runtime.instance().logger,
     });
   }
-  return bundleWorkflowCode({ workflowsPath, plugins });
+  // Through the runtime's logger: webpack's report is INFO, which a gate that prints one line per run keeps quiet.
+  return bundleWorkflowCode({ workflowsPath, plugins, logger: Runtime.instance().logger });
 }

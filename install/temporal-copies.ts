@@ -100,14 +100,35 @@ const overridden = [
   '@temporalio/workflow',
 ];
 
-/** The `overrides` an app's package.json needs: each Temporal package at the version durable-agent is built with. */
-export function temporalOverrides(packageRoot: string): Record<string, string> {
+/**
+ * The Temporal packages `durable-agent init` makes direct dependencies of a project, so that their overrides can be
+ * `$` references: npm refuses (EOVERRIDE) an override of a direct dependency that differs from its spec, so a plain
+ * `npm install @temporalio/client` (which writes `^1.24.0`) failed against an override of `1.24.0`.
+ */
+export const appTemporalDependencies = [
+  '@temporalio/activity',
+  '@temporalio/client',
+  '@temporalio/common',
+  '@temporalio/workflow',
+];
+
+/**
+ * The `overrides` an app's package.json needs: each Temporal package at the version durable-agent is built with,
+ * written `$<name>` for each of `direct` (the app's own dependencies), which npm then keeps at the app's version.
+ */
+export function temporalOverrides(packageRoot: string, direct: readonly string[] = []): Record<string, string> {
+  const version = temporalVersion(packageRoot);
+  return Object.fromEntries(overridden.map((name) => [name, direct.includes(name) ? `$${name}` : version]));
+}
+
+/** The version of Temporal's packages durable-agent is built with. */
+export function temporalVersion(packageRoot: string): string {
   const dependencies = manifest(packageRoot).dependencies ?? {};
   const common = findPackage('@temporalio/common', packageRoot);
   const version =
     dependencies['@temporalio/common'] ?? dependencies['@temporalio/client'] ?? (common && manifest(common).version);
   if (!version) throw new Error(`durable-agent: no @temporalio/common found from ${packageRoot}`);
-  return Object.fromEntries(overridden.map((name) => [name, version]));
+  return version;
 }
 
 /** Throws a ConfigurationError naming the `overrides` that make one copy of each, when there is more than one. */
@@ -115,7 +136,9 @@ export function checkOneTemporalCopy(packageRoot: string): void {
   const copies = singletonCopies(packageRoot);
   const doubled = [...copies].filter(([, found]) => found.length > 1);
   if (doubled.length === 0) return;
-  const overrides = temporalOverrides(packageRoot);
+  const app = appRoot(packageRoot);
+  const direct = Object.keys((app && manifest(app).dependencies) ?? {});
+  const overrides = temporalOverrides(packageRoot, direct);
   const described = doubled
     .map(
       ([name, found]) =>

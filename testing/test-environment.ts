@@ -1,12 +1,13 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalCli } from '../cli/dev-server/find-temporal-cli';
 import { agentDataConverter } from '../storage/data-converter';
+import { findCachedTestServer } from './test-server';
 
 /**
  * Where the agents under test run:
  * - `time-skipping` (default): Temporal's test server, which skips time whenever the test waits for a result, so an
- *   approval timeout or a session's idle timeout passes at once. It is a Java program: the SDK downloads it, or give
- *   its path (`testServerPath`, or TEMPORAL_TEST_SERVER_PATH) on a machine without internet.
+ *   approval timeout or a session's idle timeout passes at once. It is a Java program: `testServerPath`, else
+ *   TEMPORAL_TEST_SERVER_PATH, else the one `npx durable-agent setup-test-server` cached, else the SDK's download.
  * - `local`: the Temporal CLI's dev server (real time): the `temporal` found on TEMPORAL_CLI_PATH, PATH or
  *   durable-agent's cache, else the SDK's download.
  * - `{ address, namespace }`: a server that is already running (real time), e.g. the one your CI starts.
@@ -20,7 +21,8 @@ export async function startTestEnvironment(
   // The client stores large payloads and encrypts them as the worker does (AGENT_PAYLOAD_DIR, AGENT_ENCRYPTION_KEYS...).
   const client = { dataConverter: agentDataConverter(options.env) };
   if (server === 'time-skipping') {
-    const path = options.testServerPath ?? options.env.TEMPORAL_TEST_SERVER_PATH;
+    // The one `npx durable-agent setup-test-server` cached, before the SDK's download (which needs Temporal's site).
+    const path = options.testServerPath ?? options.env.TEMPORAL_TEST_SERVER_PATH ?? (await findCachedTestServer(options.env));
     return startWithRetries(() =>
       TestWorkflowEnvironment.createTimeSkipping({
         client,
@@ -29,8 +31,9 @@ export async function startTestEnvironment(
     ).catch((error: Error) => {
       if (path) throw error;
       throw new Error(
-        `${error.message}\nThe SDK downloads Temporal's time-skipping test server on first use. Without internet, set ` +
-          "TEMPORAL_TEST_SERVER_PATH to one (node_modules/durable-agent/docs/testing.md, 'Without internet'), or use server: 'local' or { address }.",
+        `${error.message}\nThe SDK downloads Temporal's time-skipping test server on first use. Without that download, ` +
+          'fetch and cache one once with `npx durable-agent setup-test-server` (Java and Maven), or set ' +
+          "TEMPORAL_TEST_SERVER_PATH to one (node_modules/durable-agent/docs/testing.md: 'Without internet'), or use server: 'local' or { address }.",
         { cause: error },
       );
     });

@@ -2,6 +2,7 @@ import type { Duration } from '@temporalio/common';
 import { z } from 'zod';
 import type { ApprovalText } from '../core/approval-description';
 import { ConfigurationError } from '../core/errors';
+import { toolInputJsonSchema } from './input-json-schema';
 
 export interface ToolContext {
   /** Absolute path of the run's workspace; tools must stay inside it (see ./workspace.ts). */
@@ -90,6 +91,7 @@ export function defineTool<Schema extends z.ZodType>(spec: ToolSpec<Schema>): To
   if (!Number.isInteger(activity.maximumAttempts) || activity.maximumAttempts < 1) {
     throw new ConfigurationError(`tool "${spec.name}": maximumAttempts must be a positive integer`);
   }
+  toolInputJsonSchema(spec.name, spec.input);
   return {
     name: spec.name,
     description: spec.description,
@@ -101,8 +103,7 @@ export function defineTool<Schema extends z.ZodType>(spec: ToolSpec<Schema>): To
   };
 }
 
-/** The JSON Schema the model sees for a tool's arguments. */
+/** The JSON Schema the model sees for a tool's arguments (a ConfigurationError when the input cannot have one). */
 export function toolJsonSchema(tool: Tool): Record<string, unknown> {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' });
-  return schema;
+  return toolInputJsonSchema(tool.name, tool.input);
 }

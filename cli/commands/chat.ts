@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { AgentInput } from '../../core/resolve-input';
 import { interruptUpdate } from '../../workflows/definitions';
 import { ApprovalPrompter } from '../approval-prompts';
-import { assertStartable } from '../check-run';
+import { assertProviderCredentials, assertStartable } from '../check-run';
 import { connect, ensureWorkerServes } from '../connect';
 import { LineQueue } from '../line-queue';
 import { MessageNotAnsweredError, sendMessage } from '../../client/send-message';
@@ -56,7 +56,11 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
   // Before anything starts, whoever's worker will run it: a session that cannot start is refused here (exit 2).
   await assertStartable(agentInput);
   const tenancy = tenancyFromFlags(values);
-  const session = await connect({ ensureWorker: true, log: output.info });
+  const session = await connect({
+    ensureWorker: true,
+    log: output.info,
+    beforeOwnWorker: () => assertProviderCredentials(agentInput),
+  });
   const lines = new LineQueue(input);
   const leave = new AbortController();
   let turn: AbortController | undefined;

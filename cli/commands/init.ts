@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { UsageError } from '../help';
 import { invocationDirectory, type Output } from '../output';
 import { packageRoot, packageVersion } from '../../install/package-root';
-import { temporalOverrides } from '../../install/temporal-copies';
+import { appTemporalDependencies, temporalOverrides, temporalVersion } from '../../install/temporal-copies';
 
 /** The project init copies: agents, a client script, tests and a recorded history (init-template/ in the package). */
 const templateDirectory = path.join(packageRoot, 'init-template');
@@ -74,9 +74,14 @@ async function projectManifest(target: string): Promise<Record<string, unknown>>
       typecheck: 'tsc --noEmit',
       record: 'tsx scripts/record-history.ts',
     },
-    dependencies: { 'durable-agent': `^${packageVersion()}`, ...pick(projectDependencies, own.dependencies) },
+    dependencies: {
+      'durable-agent': `^${packageVersion()}`,
+      ...pick(projectDependencies, own.dependencies),
+      ...Object.fromEntries(appTemporalDependencies.map((name) => [name, temporalVersion(packageRoot)])),
+    },
     devDependencies: pick(projectDevDependencies, own.devDependencies),
-    // One copy of each Temporal package: durable-agent's Workflow Streams and S3 driver pin older ones exactly.
-    overrides: temporalOverrides(packageRoot),
+    // One copy of each Temporal package: durable-agent's Workflow Streams and S3 driver pin older ones exactly. Its
+    // own Temporal dependencies are overridden by reference, so that `npm install @temporalio/client` still works.
+    overrides: temporalOverrides(packageRoot, appTemporalDependencies),
   };
 }

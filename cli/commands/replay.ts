@@ -1,5 +1,6 @@
 // First: history files need one protobufjs under Temporal's packages; two fail here with the fix (install/).
 import '../../install/check-one-protobufjs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -19,11 +20,13 @@ import { UsageError } from '../help';
 import { invocationDirectory, type Output } from '../output';
 import { cliRegistry } from '../registry';
 import { AgentPlugin } from '../../worker/agent-plugin';
+import { requireUserModule } from '../../agents/require-user-module';
 
 /**
  * `agent replay`: the gate before a deploy. Replays the runs on the server (or history files) against the workflow
  * code of this checkout, with the bundle, plugins and data converter its worker would use; exit 1 names every run
- * the new code would break.
+ * the new code would break. `--workflows PATH` is the module of a worker that runs workflows of the user's own: it
+ * is bundled instead of the agent workflow alone, and the default selection lists the runs of every workflow in it.
  */
 export async function replayCommand(argv: string[], output: Output): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -35,6 +38,7 @@ export async function replayCommand(argv: string[], output: Output): Promise<num
       limit: { type: 'string' },
       json: { type: 'boolean' },
       'allow-empty': { type: 'boolean' },
+      workflows: { type: 'string' },
     },
   });
   if (positionals.length > 0) throw new UsageError(`replay takes no arguments (got "${positionals[0]}"); name files with --file`);
@@ -45,6 +49,10 @@ export async function replayCommand(argv: string[], output: Output): Promise<num
   if (limit !== undefined && (!/^\d+$/.test(values.limit!) || limit < 1))
     throw new UsageError(`--limit must be a whole number of at least 1, not "${values.limit}"`);
   if (values.query !== undefined && !values.query.trim()) throw new UsageError('--query is empty');
+  // The workflows the worker runs, when they are the user's own (the module its Worker.create gets as workflowsPath).
+  const workflowsPath = values.workflows === undefined ? undefined : path.resolve(invocationDirectory(), values.workflows);
+  if (workflowsPath !== undefined && !existsSync(workflowsPath))
+    throw new UsageError(`--workflows ${values.workflows}: no such file or directory (${workflowsPath})`);
 
   // The replay worker only reports problems: its state changes, and core's warning for each failed workflow task
   // (the failure this command prints, once, in its own words), would bury the one line per run.
@@ -57,6 +65,7 @@ export async function replayCommand(argv: string[], output: Output): Promise<num
   const replayOptions = {
     plugins: [new AgentPlugin({ registry: cliRegistry() })],
     workflowBundleCache: path.join(cacheDirectory(), 'workflow-bundles'),
+    workflowsPath,
   };
 
   let runs: ReplayedRun[];
@@ -71,6 +80,7 @@ export async function replayCommand(argv: string[], output: Output): Promise<num
       ),
     );
     runs = await replayHistories(histories.flat(), replayOptions);
+    if (!workflowsPath) runs = runs.map(withWorkflowsHint);
   } else {
     // With no server configured, connect() would start an empty embedded one, and a gate that replays nothing passes.
     if (!loadConnectionSettings().addressConfigured && !(await portAccepts(7233)))
@@ -79,7 +89,10 @@ export async function replayCommand(argv: string[], output: Output): Promise<num
       );
     const session = await connect({ ensureWorker: false, log: output.info });
     try {
-      runs = await replayRecentRuns({ ...replayOptions, client: session.client, query: values.query, limit });
+      // By default, the runs of every workflow the user's module exports (their own and the agent's, if it re-exports it).
+      const workflowTypes = workflowsPath && values.query === undefined ? exportedWorkflows(workflowsPath) : undefined;
+      runs = await replayRecentRuns({ ...replayOptions, client: session.client, query: values.query, limit, workflowTypes });
+      if (!workflowsPath) runs = runs.map(withWorkflowsHint);
     } finally {
       await session.close();
     }
@@ -103,6 +116,35 @@ export async function replayCommand(argv: string[], output: Output): Promise<num
     output.result(`${runs.length} run${runs.length === 1 ? '' : 's'} replayed: ${runs.length - failed} ok, ${failed} FAILED`);
   }
   return failed > 0 ? exitCodes.failed : exitCodes.answered;
+}
+
+/** The workflow functions a workflows module exports: the workflow types a worker that loads it runs. */
+function exportedWorkflows(workflowsPath: string): string[] {
+  let exported: Record<string, unknown>;
+  try {
+    exported = requireUserModule(workflowsPath);
+  } catch (error) {
+    throw new UsageError(
+      `--workflows ${workflowsPath}: could not load it to list its workflows (${(error as Error).message}); ` +
+        'name the runs to replay with --query',
+    );
+  }
+  const names = Object.keys(exported).filter((name) => name !== 'default' && typeof exported[name] === 'function');
+  if (names.length === 0) throw new UsageError(`--workflows ${workflowsPath} exports no workflow function`);
+  return names;
+}
+
+// The SDK's words for a history whose workflow type the bundle lacks: a workflow of the user's own, most likely.
+const unknownTypePattern = /Failed to initialize workflow of type '[^']*': no such function is exported/;
+
+function withWorkflowsHint(run: ReplayedRun): ReplayedRun {
+  if (run.ok || !run.error || !unknownTypePattern.test(run.error)) return run;
+  const hint = ` (a workflow of your own: name the module your worker loads its workflows from with --workflows PATH)`;
+  return {
+    ...run,
+    error: run.error + hint,
+    ...(run.divergence && { divergence: { ...run.divergence, difference: run.divergence.difference + hint } }),
+  };
 }
 
 function runLine(run: ReplayedRun): string {

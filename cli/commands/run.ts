@@ -4,7 +4,7 @@ import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult } from '../../core/result';
 import { ApprovalPrompter } from '../approval-prompts';
 import { awaitResult } from '../../client/await-result';
-import { assertStartable } from '../check-run';
+import { assertProviderCredentials, assertStartable } from '../check-run';
 import { connect, ensureWorkerServes } from '../connect';
 import { statusExitCodes } from '../exit-codes';
 import { interrupted, InterruptListener, untilInterrupted } from '../interrupt';
@@ -37,7 +37,11 @@ export async function runCommand(argv: string[], output: Output): Promise<number
   await assertStartable(input);
   const tenancy = tenancyFromFlags(values);
 
-  const session = await connect({ ensureWorker: !values.detach, log: output.info });
+  const session = await connect({
+    ensureWorker: !values.detach,
+    log: output.info,
+    beforeOwnWorker: () => assertProviderCredentials(input),
+  });
   try {
     const handle = await startAgent(session.client, input, { taskQueue: session.taskQueue, workflowId: values.id, ...tenancy });
     // Before the line that says the run started: a script that reads it may press Ctrl-C at once.
@@ -78,10 +82,15 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       { text: showText, marks: false, approvals: prompter },
     );
     const follower = new RunFollower(session.client, handle.workflowId, renderer, output.info, { showsText: showText });
+    // Cancelled on Ctrl-C before the connection closes: a wait still in flight (or waiting to be retried) on a closed
+    // connection threw `Channel has been shut down`, uncaught, after the hint.
+    const waiting = new AbortController();
     const result = untilInterrupted(
-      awaitResult(
-        () => handle.result(),
-        (error) => output.info(`lost the Temporal server (${error.message}); the run is durable, still waiting for it`),
+      session.client.connection.withAbortSignal(waiting.signal, () =>
+        awaitResult(
+          () => handle.result(),
+          (error) => output.info(`lost the Temporal server (${error.message}); the run is durable, still waiting for it`),
+        ),
       ),
       interrupt,
     );
@@ -97,8 +106,10 @@ export async function runCommand(argv: string[], output: Output): Promise<number
       return 1;
     }
     // The stream ends with the run: what it still holds (the last tool lines, the turn's end) is shown before the totals.
-    if (outcome === interrupted) follower.stop();
-    else await follower.finish(streamDrainMs);
+    if (outcome === interrupted) {
+      waiting.abort();
+      follower.stop();
+    } else await follower.finish(streamDrainMs);
     prompter.withdrawAll();
     lines?.close();
     if (outcome === interrupted) {

@@ -10,7 +10,7 @@ let env: AgentTestEnv;
 beforeAll(async () => {
   env = await createAgentTestEnv({ agents: [support], model });
 });
-afterAll(() => env.shutdown());
+afterAll(() => env?.shutdown()); // env is undefined when createAgentTestEnv failed: its error is the one to read
 beforeEach(() => {
   refunds.length = 0;
 });

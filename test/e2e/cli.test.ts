@@ -4,6 +4,7 @@ import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { collect, lastJsonLine, runCli, spawnCli } from '../support/cli';
 import { FakeModelServer, openaiError, openaiReply } from '../support/fake-model-server';
+import { freePort } from '../../cli/dev-server/free-port';
 import { connectToTestServer, uniqueTaskQueue } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 
@@ -121,6 +122,8 @@ it('stops following on Ctrl-C with exit code 130 and leaves the run going', asyn
   const run = await finished;
   expect(run.code).toBe(130);
   expect(run.stderr).toContain(`stopped following ${id}; the run goes on`);
+  // And nothing after the hint: a poll still in flight on the closed connection once ended in an uncaught stack trace.
+  expect(run.stderr).not.toMatch(/Channel has been shut down|\n\s+at /);
   expect(run.stdout).toBe('');
   // The run is still open on the server, waiting for a worker to take the call up again.
   const environment = await connectToTestServer();
@@ -128,4 +131,34 @@ it('stops following on Ctrl-C with exit code 130 and leaves the run going', asyn
   expect((await handle.describe()).status.name).toBe('RUNNING');
   await handle.terminate('test cleanup');
   await environment.teardown();
+});
+
+it('names an address where no server answers and the two ways out, without waiting for the client deadline', async () => {
+  const address = `127.0.0.1:${await freePort()}`;
+  const run = await runCli(['run', 'hello', '--workspace', await makeWorkspace()], { ...cliEnv(), TEMPORAL_ADDRESS: address });
+  expect(run.code).toBe(1);
+  expect(run.stderr).toBe(
+    `error: no Temporal server answers at ${address} (TEMPORAL_ADDRESS): the connection was refused. ` +
+      'Start one there (`npm run agent -- dev` keeps a local one on localhost:7233, with its Web UI), ' +
+      'or unset TEMPORAL_ADDRESS and this command starts its own embedded dev server\n',
+  );
+});
+
+it('refuses a run whose provider key is missing from the worker it runs itself, naming the variable, and starts nothing', async () => {
+  const id = `cli-no-key-${Date.now()}`;
+  // No OPENAI_API_KEY nor OPENAI_BASE_URL, and a task queue no worker polls: the worker would be this command's.
+  const run = await runCli(['run', 'hello', '--workspace', await makeWorkspace(), '--id', id], {
+    AGENT_TASK_QUEUE: uniqueTaskQueue('cli-no-key'),
+  });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain(
+    'error: agent "default" uses openai:gpt-4o-mini, and OPENAI_API_KEY is not set in the worker environment',
+  );
+  expect(server.requests).toHaveLength(0);
+  const environment = await connectToTestServer();
+  try {
+    await expect(environment.client.workflow.getHandle(id).describe()).rejects.toThrow(/not found/i);
+  } finally {
+    await environment.teardown();
+  }
 });

@@ -2,6 +2,10 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
+import { defineAgent } from '../../agents/define-agent';
+import { createAgentWorker } from '../../worker/create-worker';
 import { collect, lastJsonLine, runCli, spawnCli } from '../support/cli';
 import { newKeyEntry } from '../support/encryption';
 import { createTestBucket, filesUnder, privateDirectories } from '../support/object-store';
@@ -295,3 +299,75 @@ it('replays a run whose large payloads are in the bucket (MinIO), reading them f
   expect(deleted.code).toBe(1);
   expect(deleted.stdout).toMatch(new RegExp(`^${workflowId} ${runId} FAILED: `));
 }, 360_000);
+
+it("gates a change to the user's own workflow (--workflows): its run and its history file replay on the code that made them, and fail on a change without a patch", async () => {
+  const fixtures = path.join(__dirname, '..', 'fixtures', 'testing-kit');
+  const [original, changed] = ['order-workflows.ts', 'order-workflows-changed.ts'].map((file) => path.join(fixtures, file));
+  const support = defineAgent({ name: 'support', description: 'Answers customers.', model: 'openai:gpt-4o-mini' });
+  const env = { ...server.providerEnv, TEMPORAL_NAMESPACE: replayGateNamespace };
+  const order = `${Date.now()}`;
+  const deskId = `order-desk-${order}`;
+  server.enqueue(openaiReply({ content: `Order ${order} has shipped.` }));
+
+  // The user's worker: their workflows module (an order desk that starts the support agent as a child) and agents.
+  const environment = await connectToTestServer(replayGateNamespace);
+  const connection = await NativeConnection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'replay-own-')), 'order-desk.json');
+  try {
+    const taskQueue = uniqueTaskQueue('replay-own');
+    const worker = await createAgentWorker({
+      connection,
+      namespace: replayGateNamespace,
+      taskQueue,
+      agents: [support],
+      env: server.providerEnv,
+      workspaceRoot: os.tmpdir(),
+      workflowBundle: await bundleWorkflowCode({ workflowsPath: original, logger: quietLogger }),
+    });
+    const workspace = await makeWorkspace();
+    const answer = await worker.runUntil(
+      environment.client.workflow.execute('orderDesk', { taskQueue, workflowId: deskId, args: [order, workspace] }),
+    );
+    expect(answer).toBe(`Order ${order} has shipped.`);
+    const history = await environment.client.workflow.getHandle(deskId).fetchHistory();
+    await writeFile(file, historyToJSON(history));
+  } finally {
+    await connection.close();
+    await environment.teardown();
+  }
+
+  // The history file: it replays on the code that recorded it, and fails on the changed workflow.
+  const unchangedFile = await runCli(['replay', '--workflows', original, '--file', file], env);
+  expect(unchangedFile.stdout).toMatch(new RegExp(`^${deskId} \\S+ ok\n1 run replayed: 1 ok, 0 FAILED\n$`));
+  expect(unchangedFile.code).toBe(0);
+  const changedFile = await runCli(['replay', '--workflows', changed, '--file', file], env);
+  expect(changedFile.stdout).toContain(`${deskId} `);
+  expect(changedFile.stdout).toContain(' FAILED: event 5 (StartChildWorkflowExecutionInitiated): ');
+  expect(changedFile.code).toBe(1);
+
+  // The server, by default (no --query): the runs of every workflow the module exports, the order desk among them.
+  const listed = (result: { stdout: string }) =>
+    ((lastJsonLine(result.stdout).runs ?? []) as Array<{ workflowId: string; ok: boolean }>)
+      .filter((run) => run.workflowId === deskId || run.workflowId === `desk-${order}`)
+      .sort((a, b) => a.workflowId.localeCompare(b.workflowId));
+  const changedServer = await waitFor(
+    'the order desk in the default listing',
+    async () => {
+      const result = await runCli(['replay', '--workflows', changed, '--json'], env);
+      return listed(result).length === 2 && result;
+    },
+    { timeoutMs: 120_000, intervalMs: 1000 },
+  );
+  expect(listed(changedServer)).toEqual([
+    expect.objectContaining({ workflowId: `desk-${order}`, ok: true }),
+    expect.objectContaining({ workflowId: deskId, ok: false }),
+  ]);
+  expect(changedServer.code).toBe(1);
+  const unchangedServer = await runCli(['replay', '--workflows', original, '--json'], env);
+  expect(listed(unchangedServer)).toEqual([
+    expect.objectContaining({ workflowId: `desk-${order}`, ok: true }),
+    expect.objectContaining({ workflowId: deskId, ok: true }),
+  ]);
+}, 360_000);
+
+const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };

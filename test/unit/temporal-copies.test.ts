@@ -2,7 +2,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { checkOneProtobufjs, checkOneTemporalCopy, temporalOverrides } from '../../install/temporal-copies';
+import {
+  appTemporalDependencies,
+  checkOneProtobufjs,
+  checkOneTemporalCopy,
+  temporalOverrides,
+} from '../../install/temporal-copies';
 
 // An app's node_modules as npm lays it out, made of package.json files only: the checks read what Node would resolve.
 
@@ -64,6 +69,20 @@ it('names the overrides when a package pins an older @temporalio/proto and commo
   );
 });
 
+it('writes the override of a Temporal package the app depends on itself as a $ reference, which npm install of it keeps', async () => {
+  const durableAgent = await installedApp();
+  await writeFile(
+    path.join(app, 'package.json'),
+    JSON.stringify({ name: 'app', dependencies: { 'durable-agent': '*', '@temporalio/client': '^1.24.0' } }),
+  );
+  await place('.', '@temporalio/workflow-streams', '1.23.0', { '@temporalio/proto': '1.23.0' });
+  await place(path.join('node_modules', '@temporalio', 'workflow-streams'), '@temporalio/proto', '1.23.0');
+
+  expect(() => checkOneTemporalCopy(durableAgent)).toThrow(
+    '"overrides": {"@temporalio/activity":"1.24.0","@temporalio/client":"$@temporalio/client","@temporalio/common":"1.24.0",',
+  );
+});
+
 it("sees the app's own older copy when durable-agent's is nested under it", async () => {
   const durableAgent = await installedApp();
   // The app pinned @temporalio/common 1.23.0 itself: npm kept it on top and gave durable-agent a copy of its own.
@@ -106,8 +125,13 @@ it('names the dependency that gives @temporalio/common and @temporalio/proto one
 it("docs/agents.md gives the overrides the check names and init writes: one version, durable-agent's own", () => {
   const repository = path.join(__dirname, '..', '..');
   const docs = readFileSync(path.join(repository, 'docs', 'agents.md'), 'utf8');
-  const block = /```json\n"overrides": (\{[^`]*\})\n```/.exec(docs)?.[1];
-  expect(JSON.parse(block ?? 'null')).toEqual(temporalOverrides(repository));
+  const block = /```json\n("dependencies": \{[^}]*\},\n"overrides": \{[^`]*\})\n```/.exec(docs)?.[1];
   const own = JSON.parse(readFileSync(path.join(repository, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  expect(new Set(Object.values(temporalOverrides(repository)))).toEqual(new Set([own.dependencies['@temporalio/common']]));
+  const version = own.dependencies['@temporalio/common'];
+  expect(JSON.parse(`{${block ?? ''}}`)).toEqual({
+    dependencies: Object.fromEntries(appTemporalDependencies.map((name) => [name, version])),
+    overrides: temporalOverrides(repository, appTemporalDependencies),
+  });
+  // Each override is durable-agent's version, or a reference to the app's own dependency (which is that version).
+  expect(new Set(Object.values(temporalOverrides(repository)))).toEqual(new Set([version]));
 });
