@@ -1,6 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 
+/** The address each request came from, as its socket says (a header could say anything). */
+const peers = new WeakMap<Request, string>();
+
+/** The address of the client that sent `request` (a proxy, behind one), when toNodeListener made it. */
+export function peerAddress(request: Request): string | undefined {
+  return peers.get(request);
+}
+
 /**
  * Mounts a fetch-style handler (Request in, Response out) on node:http, and so on Express
  * (`app.use('/api/chat', toNodeListener(handler))` before any body parser, or `app.all('/api/chat*', ...)`).
@@ -65,10 +73,12 @@ function toRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
   const hasBody = incoming.method !== 'GET' && incoming.method !== 'HEAD';
-  return new Request(url, {
+  const request = new Request(url, {
     method: incoming.method,
     headers,
     signal,
     ...(hasBody && { body: Readable.toWeb(incoming) as ReadableStream<Uint8Array>, duplex: 'half' }),
   } as RequestInit);
+  if (incoming.socket.remoteAddress) peers.set(request, incoming.socket.remoteAddress);
+  return request;
 }
