@@ -44,7 +44,9 @@ it.each([['a b'], ['[::1'], ['u@127.0.0.1'], ['u:p@localhost:3000'], ['127.0.0.1
   async (host) => {
     // A client that would only connect if a request got past the guard, to an address nothing serves.
     const client = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
-    const chat = await listening(createChatHandler({ client, taskQueue: 'none', input: {}, authorize: () => 'local' }));
+    const chat = await listening(
+      createChatHandler({ client, taskQueue: 'none', input: { workspace: '/tmp' }, authorize: () => 'local' }),
+    );
     const mcp = createAgentMcpHttpHandler({
       authorize: () => 'local',
       serverFor: () => new Server({ name: 'test', version: '1.0.0' }, { capabilities: { tools: {} } }),

@@ -111,7 +111,7 @@ it("annotates each agent tool with what its tools can do, as the SDK's Client li
       taskQueue: 'none',
       registry,
       agents: served,
-      inputFor: () => ({}),
+      inputFor: () => ({ workspace: '/tmp' }),
       approvalTimeoutMs: 1000,
       log: () => undefined,
     },
