@@ -79,23 +79,27 @@ ${agentFlags}`,
   serve: {
     summary: `serve                  the web chat: /api/chat (useChat), /api/ag-ui (AG-UI) and the chat page (docs/web.md)
       (the run options above, and) --port N (3000) --host H (127.0.0.1) --static DIR --principal-header NAME
-      --idle-timeout SECONDS --allowed-origins URL[,URL] --allowed-hosts NAME[,NAME] --allow-unauthenticated`,
+      --proxy-secret-env NAME --trusted-proxy ADDR --idle-timeout SECONDS --allowed-origins URL[,URL]
+      --allowed-hosts NAME[,NAME] --allow-unauthenticated`,
     flags: `serve                  the web chat: /api/chat (useChat), /api/ag-ui (AG-UI) and the chat page (docs/web.md)
       --port N                 port to listen on (default: 3000)
       --host H                 address to listen on (default: 127.0.0.1)
       --static DIR             serve this directory as the page (default: the built chat page, dist/web-chat)
       --principal-header NAME  the header a proxy in front sets to the signed-in user (default: one user, "local")
+      --proxy-secret-env NAME  believe that header only with the secret this variable holds, in X-Proxy-Secret
+      --trusted-proxy ADDR[,ADDR]  believe that header only from these addresses or networks (10.0.0.0/24)
       --idle-timeout SECONDS   end a session after this long without a message (default: 3600)
       --allowed-origins URL[,URL]  other sites' pages that may call it (default: only its own page)
       --allowed-hosts NAME[,NAME]  names it answers to besides --host and loopback (a proxy's public name)
-      --allow-unauthenticated  listen beyond loopback with no --principal-header (refused otherwise, exit 2)
+      --allow-unauthenticated  listen beyond loopback with no principal, or with one no proxy proves (else exit 2)
 ${agentFlags}`,
   },
   mcp: {
     summary: `mcp                    the registered agents as MCP tools, over stdio or --http (docs/mcp.md): each call a
                          durable run; agent_result {runId} picks up an answer a client lost
       (the run options above, but --agent, --id and --stream, and) --agents a,b --http --port N (3001) --host H
-      --principal-header NAME --allowed-origins URL[,URL] --allowed-hosts NAME[,NAME] --allow-unauthenticated`,
+      --principal-header NAME --proxy-secret-env NAME --trusted-proxy ADDR --allowed-origins URL[,URL]
+      --allowed-hosts NAME[,NAME] --allow-unauthenticated`,
     flags: `mcp                    the registered agents as MCP tools, over stdio or --http (docs/mcp.md): each call a
                          durable run; agent_result {runId} picks up an answer a client lost
       --agents a,b             the agents to offer (default: every registered agent; see: agents)
@@ -103,9 +107,11 @@ ${agentFlags}`,
       --port N                 port to listen on (--http; default: 3001)
       --host H                 address to listen on (--http; default: 127.0.0.1)
       --principal-header NAME  the header a proxy in front sets to the signed-in user (default: one user, "local")
+      --proxy-secret-env NAME  believe that header only with the secret this variable holds, in X-Proxy-Secret
+      --trusted-proxy ADDR[,ADDR]  believe that header only from these addresses or networks (10.0.0.0/24)
       --allowed-origins URL[,URL]  other sites' pages that may call it (default: none)
       --allowed-hosts NAME[,NAME]  names it answers to besides --host and loopback (a proxy's public name)
-      --allow-unauthenticated  listen beyond loopback with no --principal-header (refused otherwise, exit 2)
+      --allow-unauthenticated  listen beyond loopback with no principal, or with one no proxy proves (else exit 2)
       --yes                    approve every tool call without asking (else a call that needs approval is put to the
                                client's user by MCP elicitation, and refused when the client cannot ask)
 ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,

@@ -52,6 +52,11 @@ export interface Tool<Input = unknown> {
    * Either way, characters that hide or fake text are escaped and anything clipped says so (core/approval-description.ts).
    */
   describeForApproval?: DescribeBivariant<Input>;
+  /**
+   * The tool only reads: no call changes anything, in the workspace or beyond it. What `agent mcp` tells MCP clients
+   * of an agent whose tools are all read-only (`readOnlyHint`, and `destructiveHint: false`). Unset: it may write.
+   */
+  readOnly?: boolean;
 }
 
 // Method syntax on purpose (bivariant, as `handler`): a Tool<{path: string}> still stands in a Tool[] list.
@@ -68,6 +73,8 @@ export interface ToolSpec<Schema extends z.ZodType> {
   needsApproval?: boolean | ((input: z.output<Schema>) => boolean);
   /** What a person sees when asked to approve a call: `{ headline, preview? }` built from the validated arguments. */
   describeForApproval?: (input: z.output<Schema>) => ApprovalText;
+  /** No call changes anything (Tool's `readOnly`). */
+  readOnly?: boolean;
 }
 
 const defaultActivitySettings: ToolActivitySettings = {
@@ -100,6 +107,7 @@ export function defineTool<Schema extends z.ZodType>(spec: ToolSpec<Schema>): To
     activity,
     ...(spec.needsApproval !== undefined && { needsApproval: spec.needsApproval }),
     ...(spec.describeForApproval && { describeForApproval: spec.describeForApproval }),
+    ...(spec.readOnly !== undefined && { readOnly: spec.readOnly }),
   };
 }
 

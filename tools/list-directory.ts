@@ -9,6 +9,7 @@ const maxEntries = 1000;
 
 export const listDirectory = defineTool({
   name: 'list_directory',
+  readOnly: true,
   description: 'List the entries of a directory in the workspace; directories end with "/", symlinks with "@".',
   input: z.object({ path: workspacePath('Directory path relative to the workspace').default('.') }),
   activity: { timeout: '30s' },

@@ -10,6 +10,7 @@ const readLimitBytes = maxToolOutputChars * 4;
 
 export const readFile = defineTool({
   name: 'read_file',
+  readOnly: true,
   description:
     'Read a text file in the workspace. Returns its contents (long files are truncated). Only regular files with a single hard link are read.',
   input: z.object({ path: workspacePath('File path relative to the workspace') }),

@@ -6,6 +6,7 @@ import { searchWorkspace } from './search-workspace';
 
 export const searchFiles = defineTool({
   name: 'search_files',
+  readOnly: true,
   description:
     'Search file contents in the workspace with a regular expression in RE2 syntax (as in Go or ripgrep: no ' +
     'backreferences, no lookahead or lookbehind; flags inline, e.g. (?i) for case-insensitive). Returns ' +

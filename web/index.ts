@@ -6,6 +6,7 @@
 import '../install/check-one-temporal-copy';
 export { createChatHandler, type ChatHandler, type ChatHandlerOptions } from './chat-handler';
 export { toNodeListener } from '../serve/http/node-listener';
+export { proxyPrincipal, type ProxyPrincipalOptions } from '../serve/http/trusted-proxy';
 export { type WebEndpointOptions } from './request-flow';
 export { type RequestGuardOptions } from '../serve/http/request-guard';
 export { followTurn, type TurnTranslator, type TurnSource, type StartAfter } from './turn-response';

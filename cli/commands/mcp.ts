@@ -10,6 +10,7 @@ import { assertStartable } from '../check-run';
 import { connect } from '../connect';
 import { UsageError } from '../help';
 import { InterruptListener } from '../interrupt';
+import { principalFromFlags, principalOptions } from '../principal-flags';
 import type { Output } from '../output';
 import { cliRegistry } from '../registry';
 import { withWorkerProof } from '../serve-worker-proof';
@@ -36,14 +37,21 @@ export async function mcpCommand(argv: string[], output: Output): Promise<number
       http: { type: 'boolean', default: false },
       port: { type: 'string' },
       host: { type: 'string' },
-      'principal-header': { type: 'string' },
+      ...principalOptions,
       'allowed-origins': { type: 'string' },
       'allowed-hosts': { type: 'string' },
-      'allow-unauthenticated': { type: 'boolean', default: false },
     },
   });
   if (positionals.length > 0) throw new UsageError('mcp takes no prompt: each tool call brings its own');
-  const httpOnly = ['port', 'host', 'principal-header', 'allowed-origins', 'allowed-hosts'] as const;
+  const httpOnly = [
+    'port',
+    'host',
+    'principal-header',
+    'proxy-secret-env',
+    'trusted-proxy',
+    'allowed-origins',
+    'allowed-hosts',
+  ] as const;
   const stray = httpOnly.find((flag) => values[flag] !== undefined);
   if (!values.http && (stray || values['allow-unauthenticated'])) {
     throw new UsageError(
@@ -51,14 +59,8 @@ export async function mcpCommand(argv: string[], output: Output): Promise<number
     );
   }
   const host = values.host ?? '127.0.0.1';
-  if (values.http && !isLoopback(host) && !values['principal-header'] && !values['allow-unauthenticated']) {
-    throw new UsageError(
-      `mcp would listen on ${host} with every request taken as the one user "local": anyone who reaches that address ` +
-        'could start and read every run, and run its tools on the workspace. Listen on a loopback address (--host ' +
-        '127.0.0.1, the default), put a proxy that signs people in in front and name the header it sets ' +
-        '(--principal-header X-User), or pass --allow-unauthenticated if something else guards the address',
-    );
-  }
+  // Before anything else: an open address with nobody verified is refused first.
+  const authorize = values.http ? principalFromFlags('mcp', host, values) : undefined;
   const registry = cliRegistry();
   const agents = values.agents !== undefined ? listFlag(values.agents) : registry.listedAgentNames();
   const unknown = agents.filter((name) => !registry.agents.has(name));
@@ -90,7 +92,7 @@ export async function mcpCommand(argv: string[], output: Output): Promise<number
     log: output.info,
   };
   try {
-    if (values.http) await serveHttp(options, values, host, output, listener);
+    if (authorize) await serveHttp(options, values, host, authorize, output, listener);
     else await serveStdio(options, output, listener);
     return 0;
   } finally {
@@ -120,13 +122,13 @@ async function serveStdio(options: AgentMcpServerOptions, output: Output, listen
 
 async function serveHttp(
   options: AgentMcpServerOptions,
-  values: { port?: string; 'principal-header'?: string; 'allowed-origins'?: string; 'allowed-hosts'?: string },
+  values: { port?: string; 'allowed-origins'?: string; 'allowed-hosts'?: string },
   host: string,
+  authorize: (request: Request) => string | undefined,
   output: Output,
   listener: InterruptListener,
 ): Promise<void> {
   const port = values.port !== undefined ? parseInteger('--port', values.port) : 3001;
-  const header = values['principal-header']?.toLowerCase();
   let handler: ReturnType<typeof createAgentMcpHttpHandler> | undefined;
   const server = http.createServer(
     toNodeListener(async (request) =>
@@ -141,7 +143,7 @@ async function serveHttp(
     handler = createAgentMcpHttpHandler({
       allowedHosts: [...servedHosts(host, boundPort), ...listFlag(values['allowed-hosts'])],
       allowedOrigins: listFlag(values['allowed-origins']),
-      authorize: (request) => (header ? (request.headers.get(header) ?? undefined) : 'local'),
+      authorize,
       serverFor: (principal) => createAgentMcpServer(options, principal),
     });
     output.info(

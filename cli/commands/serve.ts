@@ -10,6 +10,7 @@ import { assertStartable } from '../check-run';
 import { connect } from '../connect';
 import { UsageError } from '../help';
 import { InterruptListener } from '../interrupt';
+import { principalFromFlags, principalOptions } from '../principal-flags';
 import { packageRoot } from '../../install/package-root';
 import type { Output } from '../output';
 import { withWorkerProof } from '../serve-worker-proof';
@@ -39,24 +40,16 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
       port: { type: 'string' },
       host: { type: 'string' },
       static: { type: 'string' },
-      'principal-header': { type: 'string' },
+      ...principalOptions,
       'idle-timeout': { type: 'string' },
       'allowed-origins': { type: 'string' },
       'allowed-hosts': { type: 'string' },
-      'allow-unauthenticated': { type: 'boolean', default: false },
     },
   });
   if (positionals.length > 0) throw new UsageError('serve takes no prompt: the page sends the messages');
   const port = values.port !== undefined ? parseInteger('--port', values.port) : 3000;
   const host = values.host ?? '127.0.0.1';
-  if (!isLoopback(host) && !values['principal-header'] && !values['allow-unauthenticated']) {
-    throw new UsageError(
-      `serve would listen on ${host} with every request taken as the one user "local": anyone who reaches that ` +
-        'address could read and drive every chat, and run its tools on the workspace. Listen on a loopback address ' +
-        '(--host 127.0.0.1, the default), put a proxy that signs people in in front and name the header it sets ' +
-        '(--principal-header X-User), or pass --allow-unauthenticated if something else guards the address',
-    );
-  }
+  const authorize = principalFromFlags('serve', host, values);
   const staticDirectory = values.static ? path.resolve(values.static) : existsSync(builtPage) ? builtPage : undefined;
   if (values.static && !existsSync(staticDirectory!)) throw new UsageError(`--static ${values.static}: no such directory`);
   const { prompt: _prompt, ...input } = {
@@ -66,7 +59,6 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
   // Before anything starts, whoever's worker will run the chats: settings no chat could start with are refused here
   // (exit 2), not at each chat's first message.
   await assertStartable(input);
-  const header = values['principal-header']?.toLowerCase();
   const listener = new InterruptListener();
   const session = await connect({ ensureWorker: true, log: output.info });
   // One set of options for both endpoints: the same sessions, principals and ownership rule.
@@ -75,7 +67,7 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
     client: withWorkerProof(session),
     taskQueue: session.taskQueue,
     input,
-    authorize: (request: Request) => (header ? (request.headers.get(header) ?? undefined) : 'local'),
+    authorize,
   };
   // The handlers are made once the port is known: the names they answer to include it (servedHosts).
   let serveRequest: ((request: Request) => Promise<Response>) | undefined;

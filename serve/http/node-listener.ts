@@ -1,6 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 
+/** The address each request came from, as its socket says (a header could say anything). */
+const peers = new WeakMap<Request, string>();
+
+/** The address of the client that sent `request` (a proxy, behind one), when toNodeListener made it. */
+export function peerAddress(request: Request): string | undefined {
+  return peers.get(request);
+}
+
 /**
  * Mounts a fetch-style handler (Request in, Response out) on node:http, and so on Express
  * (`app.use('/api/chat', toNodeListener(handler))` before any body parser, or `app.all('/api/chat*', ...)`).
@@ -32,7 +40,16 @@ async function respond(
   outgoing: ServerResponse,
   signal: AbortSignal,
 ): Promise<void> {
-  const request = toRequest(incoming, signal);
+  let request: Request;
+  try {
+    request = toRequest(incoming, signal);
+  } catch (error) {
+    // A Host no URL can hold (`a b`, `[::1`, `user@host`) or a target or method no Request takes: the client's
+    // error, said to it, and nothing reads the request.
+    outgoing.writeHead(400, { 'content-type': 'application/json' });
+    outgoing.end(JSON.stringify({ error: `a malformed request: ${(error as Error).message}` }));
+    return;
+  }
   const response = await handler(request);
   const headers: Record<string, string[]> = {};
   response.headers.forEach((value, name) => (headers[name] = [...(headers[name] ?? []), value]));
@@ -56,19 +73,35 @@ async function respond(
   }
 }
 
+/** The origin a `Host` header names: exactly a name (or address) and a port, nothing else a URL could hold. */
+function hostUrl(host: string): URL {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(`http://${host}`);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || parsed.username || parsed.password || parsed.pathname !== '/' || parsed.search || parsed.hash)
+    throw new Error(`the Host header ${JSON.stringify(host)} is not a name and a port`);
+  return parsed;
+}
+
 function toRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
   const host = incoming.headers.host ?? 'localhost';
-  const url = new URL(incoming.url ?? '/', `http://${host}`);
+  const url = new URL(incoming.url ?? '/', hostUrl(host));
+  if (url.username || url.password) throw new Error('the request target carries a user name or password');
   const headers = new Headers();
   for (const [name, value] of Object.entries(incoming.headers)) {
     if (value === undefined) continue;
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
   const hasBody = incoming.method !== 'GET' && incoming.method !== 'HEAD';
-  return new Request(url, {
+  const request = new Request(url, {
     method: incoming.method,
     headers,
     signal,
     ...(hasBody && { body: Readable.toWeb(incoming) as ReadableStream<Uint8Array>, duplex: 'half' }),
   } as RequestInit);
+  if (incoming.socket.remoteAddress) peers.set(request, incoming.socket.remoteAddress);
+  return request;
 }

@@ -16,8 +16,12 @@ import { failedToolResult, runToolResult } from './call-result';
 import { ElicitedApprovals } from './elicit-approvals';
 import { CallProgress } from './progress';
 
-/** How long the stream may take to tell the rest of a run that has ended (usually one poll), as `agent run` waits. */
-const streamDrainMs = 5_000;
+/**
+ * How long the stream may take to tell the rest of a run that has ended: usually one poll, or the tail query of the
+ * closed run (client/follow-stream.ts's catch-up, bounded at 5 s a page, and it needs a worker to answer). The same
+ * 5 s as that bound cut the catch-up short on a loaded machine, and the call's last progress was never sent.
+ */
+const streamDrainMs = 15_000;
 
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -82,6 +86,8 @@ export async function callAgent(
     }
     // The stream ends with the run: what it still holds (the last tool results, the turn's end) is told first.
     await Promise.race([followed, new Promise((resolve) => setTimeout(resolve, streamDrainMs).unref())]);
+    // And sent before the result: a client drops a request's progress that comes after its answer.
+    await progress.sent();
     if ('error' in outcome) return failedToolResult(workflowId, failureMessage(outcome.error));
     return runToolResult(workflowId, outcome.result, options.structured);
   } finally {

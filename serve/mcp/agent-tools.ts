@@ -50,7 +50,7 @@ export function agentTools(registry: AgentRegistry, served: readonly string[]): 
       description: spec.description,
       inputSchema: promptInput,
       ...(hasObjectOutput(spec.outputSchema) && { outputSchema: spec.outputSchema as McpTool['outputSchema'] }),
-      annotations: { title: `agent ${name}`, readOnlyHint: false, openWorldHint: true },
+      annotations: agentAnnotations(registry, name),
       // A call may be made as an MCP task (run-tasks.ts): the task is the run.
       execution: { taskSupport: 'optional' },
     };
@@ -64,6 +64,24 @@ export function agentTools(registry: AgentRegistry, served: readonly string[]): 
     annotations: { title: 'agent run result', readOnlyHint: true, idempotentHint: true },
   });
   return tools;
+}
+
+/**
+ * What a call of agent `name` can do, from every tool it can reach (its own, and its subagents' and handoffs'): read
+ * only when each is a registered tool that says it only reads (defineTool's `readOnly`), and then not destructive;
+ * an open world when any is an MCP server's (another process, anywhere). Never idempotent: each call is a new run.
+ */
+export function agentAnnotations(registry: AgentRegistry, name: string): NonNullable<McpTool['annotations']> {
+  const tools = Object.values(registry.reachable(name)).flatMap((spec) => spec.tools);
+  const readOnly = tools.every((tool) => registry.tools.get(tool)?.readOnly === true);
+  const openWorld = tools.some((tool) => !registry.tools.has(tool));
+  return {
+    title: `agent ${name}`,
+    readOnlyHint: readOnly,
+    destructiveHint: !readOnly,
+    idempotentHint: false,
+    openWorldHint: openWorld,
+  };
 }
 
 /**

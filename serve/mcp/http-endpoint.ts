@@ -13,8 +13,9 @@ export interface AgentMcpHttpOptions extends RequestGuardOptions {
   maxBodyBytes?: number;
   /**
    * The open sessions one principal may hold (default 32): a client that goes away without ending its session (most
-   * do) leaves it open, so the oldest is closed when a new one would pass the bound. A call it was waiting on stops
-   * waiting, and its run goes on (agent_result reads it). Bounded per principal, so no one closes another's sessions.
+   * do) leaves it open, so a new one past the bound closes the oldest with no call in flight. A session that waits on
+   * a call is never closed under it (its client would wait for an answer that never comes); when every session waits
+   * on one, the new session is refused (429, a JSON-RPC error saying why). Per principal: no one closes another's.
    */
   maxSessionsPerPrincipal?: number;
 }
@@ -23,6 +24,8 @@ interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   principal: string;
+  /** The requests of this session whose answers are still being sent (their response streams open). */
+  inFlight: number;
 }
 
 const sessionHeader = 'mcp-session-id';
@@ -42,14 +45,15 @@ export function createAgentMcpHttpHandler(options: AgentMcpHttpOptions): {
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   const maxSessions = options.maxSessionsPerPrincipal ?? 32;
 
-  // A Map keeps insertion order: the first of a principal's sessions is its oldest.
-  const admit = (sessionId: string, session: Session) => {
-    const own = [...sessions].filter(([, other]) => other.principal === session.principal);
-    for (const [id, oldest] of own.slice(0, Math.max(0, own.length + 1 - maxSessions))) {
-      sessions.delete(id);
-      void oldest.server.close().catch(() => undefined);
-    }
-    sessions.set(sessionId, session);
+  // A Map keeps insertion order: the first of a principal's idle sessions is its oldest idle one.
+  const makeRoom = (principal: string): boolean => {
+    const own = [...sessions].filter(([, other]) => other.principal === principal);
+    if (own.length < maxSessions) return true;
+    const idle = own.find(([, other]) => other.inFlight === 0);
+    if (!idle) return false;
+    sessions.delete(idle[0]);
+    void idle[1].server.close().catch(() => undefined);
+    return true;
   };
 
   const route = async (request: Request): Promise<Response> => {
@@ -61,13 +65,27 @@ export function createAgentMcpHttpHandler(options: AgentMcpHttpOptions): {
       const session = sessions.get(id);
       // Another principal's session is no session of theirs: the same answer as an unknown one.
       if (!session || session.principal !== principal) return problem(404, 'no such MCP session: initialize a new one');
-      return session.transport.handleRequest(request, { parsedBody });
+      if (!carriesRequest(parsedBody)) return session.transport.handleRequest(request, { parsedBody });
+      session.inFlight += 1;
+      const answered = () => void (session.inFlight -= 1);
+      try {
+        return whenSent(await session.transport.handleRequest(request, { parsedBody }), answered);
+      } catch (error) {
+        answered();
+        throw error;
+      }
     }
     if (request.method !== 'POST') return problem(400, 'no Mcp-Session-Id: start a session with an initialize request');
+    if (!makeRoom(principal))
+      return problem(
+        429,
+        `${principal} has ${maxSessions} MCP sessions open, each waiting on a call: end one (DELETE with its ` +
+          'Mcp-Session-Id) or wait for an answer, then initialize again',
+      );
     const server = options.serverFor(principal);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (sessionId) => admit(sessionId, { transport, server, principal }),
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server, principal, inFlight: 0 }),
       onsessionclosed: (sessionId) => void sessions.delete(sessionId),
     });
     await server.connect(transport);
@@ -77,7 +95,7 @@ export function createAgentMcpHttpHandler(options: AgentMcpHttpOptions): {
   return {
     async handle(request) {
       const refused = refusal(request, options);
-      if (refused) return refused;
+      if (refused) return asJsonRpc(refused);
       try {
         return withCors(await route(request), request);
       } catch (error) {
@@ -93,6 +111,55 @@ export function createAgentMcpHttpHandler(options: AgentMcpHttpOptions): {
   };
 }
 
+/** A refusal as MCP clients read one: a JSON-RPC error object (no request id: it answers the HTTP request). */
 function problem(status: number, message: string): Response {
-  return Response.json({ error: message }, { status });
+  // -32700 is JSON-RPC's "parse error", for a body that is not JSON; -32000 a server's own refusal.
+  const code = status === 400 && message.startsWith('the body is not JSON') ? -32700 : -32000;
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
+}
+
+/** A serve/http/request-guard.ts refusal (`{ error }`), said as a JSON-RPC error with the same status and words. */
+async function asJsonRpc(refused: Response): Promise<Response> {
+  if (!refused.headers.get('content-type')?.includes('application/json')) return refused;
+  const { error } = (await refused.json()) as { error: string };
+  return problem(refused.status, error);
+}
+
+/** Whether a POSTed body holds a request (a message with a method and an id), whose answer the client waits for. */
+function carriesRequest(body: unknown): boolean {
+  const messages = Array.isArray(body) ? (body as unknown[]) : [body];
+  return messages.some((message) => typeof message === 'object' && message !== null && 'method' in message && 'id' in message);
+}
+
+/** The response, with `sent` told once its body has been sent whole or the client stopped reading it. */
+function whenSent(response: Response, sent: () => void): Response {
+  let told = false;
+  const once = () => {
+    if (!told) sent();
+    told = true;
+  };
+  if (!response.body) {
+    once();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          once();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        once();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      once();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }

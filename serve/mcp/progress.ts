@@ -11,6 +11,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  */
 export class CallProgress {
   private count = 0;
+  private sending: Promise<void> = Promise.resolve();
   private readonly token: string | number | undefined;
 
   constructor(private readonly extra: Extra) {
@@ -20,12 +21,21 @@ export class CallProgress {
   say(message: string): void {
     if (this.token === undefined) return;
     this.count += 1;
-    void this.extra
+    const sent = this.extra
       .sendNotification({
         method: 'notifications/progress',
         params: { progressToken: this.token, progress: this.count, message },
       })
       .catch(() => undefined);
+    this.sending = Promise.all([this.sending, sent]).then(() => undefined);
+  }
+
+  /**
+   * Resolves once every notification said so far has been sent: the call's result waits for it, since a client
+   * stops listening for a request's progress when its result arrives, and drops what comes after.
+   */
+  sent(): Promise<void> {
+    return this.sending;
   }
 
   event(event: AgentEvent): void {

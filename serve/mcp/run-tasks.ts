@@ -1,6 +1,7 @@
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, McpError, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
 import { failureMessage } from '../../client/failure-message';
+import type { AgentResult } from '../../core/result';
 import { isOwnedBy } from '../http/run-owner';
 import { agentWorkflowType, interruptUpdate, statusQuery } from '../../workflows/definitions';
 import { runResult, type CallContext } from './agent-call';
@@ -8,6 +9,9 @@ import { failedToolResult, runToolResult } from './call-result';
 
 /** How often a client is told to ask a task's status (ms). */
 const pollIntervalMs = 1_000;
+
+/** How long tasks/cancel waits for the interrupted run to end before it answers with the task as it is (ms). */
+const cancelWaitMs = 10_000;
 
 /**
  * MCP tasks (the SDK's experimental `tasks/get`, `tasks/result`, `tasks/cancel`) over durable runs: a task is a run,
@@ -38,18 +42,28 @@ export function runTaskStore(context: CallContext, structured: (agent: string) =
     storeTaskResult: () => Promise.resolve(),
     async updateTaskStatus(taskId, status) {
       if (status !== 'cancelled' || !(await owned(taskId))) return;
-      // A task cancelled is a turn interrupted, as a cancelled call's: the run ends `interrupted`.
-      await context.client.workflow
-        .getHandle(taskId)
+      // A task cancelled is a turn interrupted, as a cancelled call's: the run ends `interrupted`, which is the task
+      // `cancelled`. Waited for (a turn interrupted ends at once), so that tasks/cancel answers with the task ended.
+      const handle = context.client.workflow.getHandle(taskId);
+      await handle
         .executeUpdate(interruptUpdate)
         .catch((error: Error) => context.log(`agent mcp: could not interrupt ${taskId}: ${error.message}`));
+      let waited: NodeJS.Timeout | undefined;
+      await Promise.race([
+        handle.result().catch(() => undefined),
+        new Promise((resolve) => (waited = setTimeout(resolve, cancelWaitMs))),
+      ]);
+      clearTimeout(waited);
     },
     // A run's owner is in its memo, which the server cannot search: tasks are found by their id, not listed.
     listTasks: () => Promise.resolve({ tasks: [] }),
   };
 }
 
-/** The task a run is now: working (input_required while a call waits for approval), completed, failed or cancelled. */
+/**
+ * The task a run is now, in MCP's task states: working (input_required while a call waits for approval), completed
+ * (the run completed), cancelled (its turn was interrupted, or the workflow cancelled), failed (any other end).
+ */
 export async function runTask(context: CallContext, taskId: string): Promise<Task> {
   const handle = context.client.workflow.getHandle(taskId);
   const description = await handle.describe();
@@ -69,8 +83,14 @@ export async function runTask(context: CallContext, taskId: string): Promise<Tas
       return { ...base, status: waiting ? 'input_required' : 'working' };
     }
     case 'COMPLETED':
-    case 'CONTINUED_AS_NEW':
-      return { ...base, status: 'completed' };
+    case 'CONTINUED_AS_NEW': {
+      // A run that ended but not `completed` is an error result (call-result.ts), so a failed task, as MCP's tasks
+      // say of a call whose result has isError; one interrupted (tasks/cancel, agent interrupt) is cancelled.
+      const result = (await handle.result()) as AgentResult;
+      if (result.status === 'completed') return { ...base, status: 'completed' };
+      if (result.status === 'interrupted') return { ...base, status: 'cancelled', statusMessage: 'the run was interrupted' };
+      return { ...base, status: 'failed', statusMessage: `the run ended with status ${result.status}` };
+    }
     case 'CANCELLED':
       return { ...base, status: 'cancelled' };
     default:

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createAgentMcpHttpHandler } from '../../serve/mcp/http-endpoint';
 
 // agent mcp's Streamable HTTP endpoint in front of a plain SDK server, the SDK's own client talking to it through
@@ -79,5 +79,92 @@ it("closes a principal's oldest session past the bound, and nobody else's", asyn
   await connect(handler, 'alice');
   await expect(first.listTools()).rejects.toThrow(/404|no such MCP session/);
   expect((await bob.listTools()).tools.map((tool) => tool.name)).toEqual(['tool_of_bob']);
+  await handler.close();
+});
+
+it('never closes a session under a call in flight: the oldest idle one goes, and with none idle the new one is refused', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  // Resolved as each call reaches the tool: the first, then the second.
+  const reached: Array<() => void> = [];
+  const calls = [0, 1].map((index) => new Promise<void>((resolve) => (reached[index] = resolve)));
+  let callsSeen = 0;
+  const handler = createAgentMcpHttpHandler({
+    authorize: (request) => request.headers.get('x-user') ?? undefined,
+    serverFor: () => {
+      const server = new Server({ name: 'test', version: '1.0.0' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(CallToolRequestSchema, async () => {
+        reached[callsSeen++]();
+        await gate;
+        return { content: [{ type: 'text', text: 'the answer' }], _meta: { run: 'run-1' } };
+      });
+      return server;
+    },
+    maxSessionsPerPrincipal: 2,
+  });
+  const busy = await connect(handler, 'alice');
+  const idle = await connect(handler, 'alice');
+  const call = busy.callTool({ name: 'slow', arguments: {} });
+  await calls[0];
+  // The third session: the idle one closes, not the one whose client waits on an answer.
+  const third = await connect(handler, 'alice');
+  await expect(idle.listTools()).rejects.toThrow(/404|no such MCP session/);
+  // The third waits on a call too: now every session of alice's does, and a fourth is refused, saying why.
+  const thirdCall = third.callTool({ name: 'slow', arguments: {} });
+  await calls[1];
+  const refused = await handler.handle(
+    new Request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-user': 'alice' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fourth', version: '1' } },
+      }),
+    }),
+  );
+  expect(refused.status).toBe(429);
+  expect(await refused.json()).toEqual({
+    jsonrpc: '2.0',
+    error: { code: -32000, message: expect.stringMatching(/alice has 2 MCP sessions open, each waiting on a call/) },
+    id: null,
+  });
+  release();
+  expect(await call).toMatchObject({ content: [{ type: 'text', text: 'the answer' }] });
+  expect(await thirdCall).toMatchObject({ content: [{ type: 'text', text: 'the answer' }] });
+  // Answered, they are idle again: a new session closes the oldest of them.
+  await connect(handler, 'alice');
+  await expect(busy.listTools()).rejects.toThrow(/404|no such MCP session/);
+  await handler.close();
+});
+
+it('refuses a body over the limit, or not JSON, with a JSON-RPC error object', async () => {
+  const handler = endpoint();
+  const post = (body: string) =>
+    handler.handle(
+      new Request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-user': 'alice' },
+        body,
+      }),
+    );
+  const malformed = await post('{"jsonrpc": "2.0", ');
+  expect(malformed.status).toBe(400);
+  expect(await malformed.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+  const large = await post(
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(2 * 1024 * 1024) } }),
+  );
+  expect(large.status).toBe(413);
+  expect(await large.json()).toMatchObject({
+    jsonrpc: '2.0',
+    error: { code: -32000, message: expect.stringMatching(/over/) },
+    id: null,
+  });
+  const foreign = await handler.handle(
+    new Request(url, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-user': 'alice' }, body: '{}' }),
+  );
+  expect(foreign.status).toBe(415);
+  expect(await foreign.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
   await handler.close();
 });

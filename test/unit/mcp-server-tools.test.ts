@@ -1,8 +1,12 @@
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, Connection } from '@temporalio/client';
 import { z } from 'zod';
 import { defineAgent } from '../../agents/define-agent';
 import { createAgentRegistry } from '../../agents/registry';
 import { ConfigurationError } from '../../core/errors';
 import type { AgentResult } from '../../core/result';
+import { createAgentMcpServer } from '../../serve/mcp/agent-server';
 import { agentTools, runMetaKey } from '../../serve/mcp/agent-tools';
 import { runToolResult } from '../../serve/mcp/call-result';
 import { progressMessage } from '../../serve/mcp/progress';
@@ -71,4 +75,58 @@ it('tells the story of a run in progress lines, and nothing of its streamed text
   );
   expect(progressMessage({ type: 'text', call: 'm1', text: 'partial' })).toBeUndefined();
   expect(progressMessage({ type: 'turn_end', turn: 1, status: 'completed', answer: 'x' })).toBe('turn 1 ended: completed');
+});
+
+it("annotates each agent tool with what its tools can do, as the SDK's Client lists them", async () => {
+  const reader = defineAgent({
+    name: 'reader',
+    description: 'Reads.',
+    model: 'openai:gpt-4o-mini',
+    tools: ['read_file', 'list_directory'],
+  });
+  const writer = defineAgent({
+    name: 'writer',
+    description: 'Writes.',
+    model: 'openai:gpt-4o-mini',
+    tools: ['read_file', 'write_file'],
+  });
+  // Its own tools only read, but the agent it hands over to writes.
+  const manager = defineAgent({
+    name: 'manager',
+    description: 'Hands over.',
+    model: 'openai:gpt-4o-mini',
+    tools: ['read_file'],
+    handoffs: [writer],
+  });
+  const remote = defineAgent({ name: 'remote', description: 'Asks a server.', model: 'openai:gpt-4o-mini', tools: ['mcp:docs'] });
+  const registry = createAgentRegistry({
+    agents: [reader, writer, manager, remote],
+    mcpServers: { docs: { command: 'true' } },
+  });
+  const served = ['reader', 'writer', 'manager', 'remote'];
+  const server = createAgentMcpServer(
+    {
+      // listTools asks nothing of Temporal: a client of an address nothing serves.
+      client: new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) }),
+      taskQueue: 'none',
+      registry,
+      agents: served,
+      inputFor: () => ({ workspace: '/tmp' }),
+      approvalTimeoutMs: 1000,
+      log: () => undefined,
+    },
+    'local',
+  );
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new McpClient({ name: 'annotations', version: '1.0.0' });
+  await client.connect(clientSide);
+  const { tools } = await client.listTools();
+  const hints = Object.fromEntries(tools.map(({ name, annotations }) => [name, annotations]));
+  expect(hints.reader).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+  expect(hints.writer).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: false });
+  expect(hints.manager).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  expect(hints.remote).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
+  expect(hints.agent_result).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+  await client.close();
 });

@@ -142,11 +142,11 @@ describe('what agent serve refuses before it starts (exit 2, nothing started)', 
     expect(screen).not.toContain('serving');
   });
 
-  it('listens beyond loopback when a principal header is named, or --allow-unauthenticated says so', async () => {
+  it('listens beyond loopback when a proxy that proves itself names the principal, or --allow-unauthenticated says so', async () => {
     const refused = await runCli(['serve', '--host', '::', '--port', '0', '--workspace', bed.workspace]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('error: serve would listen on :: with every request');
-    for (const flag of [['--principal-header', 'X-User'], ['--allow-unauthenticated']]) {
+    for (const flag of [['--principal-header', 'X-User', '--trusted-proxy', '127.0.0.1'], ['--allow-unauthenticated']]) {
       const child = spawnCli(
         ['serve', '--host', '0.0.0.0', '--port', '0', ...flag, '--model', 'openai:gpt-4o-mini', '--workspace', bed.workspace],
         { ...bed.server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('serve-open') },
