@@ -16,7 +16,7 @@ const chat = new Chat({
     headers: { 'x-user': script.user },
     fetch: async (url, init) => {
       const body = JSON.parse(init.body);
-      const response = await fetch(url, init);
+      const response = await globalThis.fetch(url, init);
       posts.push({ status: response.status, newest: body.messages.at(-1)?.role });
       return response;
     },
