@@ -3,6 +3,7 @@ import { HttpAgent, type Message } from '@ag-ui/client';
 import { openaiReply } from '../support/fake-model-server';
 import { waitFor } from '../support/wait-for';
 import { fileExists } from '../support/workspace';
+import { statusQuery } from '../../workflows/definitions';
 import { useServedChat } from './served-chat';
 import { chat, chatPage, newChatId, textOf, userMessage } from './chat-client';
 
@@ -38,14 +39,22 @@ function agUiAgent(user: string, threadId = newChatId()): HttpAgent {
 }
 
 it('a message sent while a turn streams gets its own answer on its own request, the first its own (item 6)', async () => {
+  // The first model call answers only once the second message is queued: on a busy machine, a turn that merely
+  // streams slowly could end before the test saw it running.
+  let answerFirstCall!: () => void;
+  const firstCall = new Promise<void>((resolve) => (answerFirstCall = resolve));
   bed.server.enqueue(
-    { ...openaiReply({ content: sentence }), stream: { intervalMs: 150 } },
+    { gate: firstCall, then: { ...openaiReply({ content: sentence }), stream: { intervalMs: 150 } } },
     openaiReply({ content: 'The queued answer.' }),
   );
   const id = newChatId();
   const first = chat(web.served.api, 'alice', id, [userMessage('tell me about the fox')]);
-  await waitFor('the first turn to stream', async () => bed.server.requests.length > 0 && (await turnInProgress(id)));
-  const second = await chat(web.served.api, 'alice', id, [userMessage('tell me about the fox'), userMessage('and then?')]);
+  await waitFor('the first turn under way', async () => bed.server.requests.length > 0 && (await turnInProgress(id)));
+  const asking = chat(web.served.api, 'alice', id, [userMessage('tell me about the fox'), userMessage('and then?')]);
+  const session = bed.environment.client.workflow.getHandle(`chat-${id}`);
+  await waitFor('the second message queued', async () => (await session.query(statusQuery)).queuedMessages === 1);
+  answerFirstCall();
+  const second = await asking;
   expect(second.invalid).toEqual([]);
   expect(second.message.id).toBe('turn-2');
   expect(textOf(second.message)).toBe('The queued answer.');
