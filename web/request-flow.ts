@@ -1,4 +1,5 @@
-import type { ApprovalDecision } from '../core/result';
+import type { ApprovalDecision, PendingApproval } from '../core/result';
+import { steeringPreviewChars } from '../core/stream-events';
 import { assertChatId } from './chat-request';
 import { ChatRequestError, ChatSessions, type ChatSession, type ChatSessionsOptions } from './chat-sessions';
 import { refusal, withCors, type RequestGuardOptions } from '../serve/http/request-guard';
@@ -114,16 +115,8 @@ export class RequestFlow {
       return { session: started.session, from: started.from, startAfter: { kind: 'turn_start' } };
     }
     if (!(await this.sessions.isOpen(id))) throw new ChatRequestError(409, `this ${this.noun} has ended; start a new one`);
-    // A message queued behind a turn that waits for a person would wait as long as the person does (an hour by
-    // default), with its request open and the approval unanswerable from a client that sends one request at a time.
     const waiting = await existing.pendingApprovals();
-    if (waiting.length > 0) {
-      throw new ChatRequestError(
-        409,
-        `the agent is waiting for your decision on ${waiting.map((approval) => approval.summary).join('; ')}: ` +
-          'approve or deny it (or stop the turn) first, then send your message',
-      );
-    }
+    if (waiting.length > 0) return this.declineWaiting(existing, text, waiting);
     // A steering message's response is the turn that takes it, from where it took it: the turn in progress (read
     // before sending, so the response cannot miss the moment), or the next turn when this one ends first.
     const running = steer ? await existing.turnInProgress() : undefined;
@@ -136,6 +129,32 @@ export class RequestFlow {
     const from = await existing.nextOffset();
     await existing.send(text, { steer });
     return { session: existing, from, startAfter: { kind: 'turn_start' } };
+  }
+
+  /**
+   * A message typed while calls wait for a decision answers them, as a coding agent's prompt does: each waiting call is
+   * denied with the message as its reason, and the message joins the turn as a steering message, right after the
+   * denials' results, so the model reads both in its next request and answers the message in the same turn. (Queued
+   * instead, it would wait as long as the person does, an hour by default; refused, it becomes the client's last
+   * message, and useChat's Approve afterwards sends nothing.) The message is sent first: the turn takes steering only
+   * between iterations, which cannot begin while the calls wait, so the denials cannot reach the model without it. A
+   * call decided meanwhile elsewhere keeps that decision; nothing here approves anything.
+   */
+  private async declineWaiting(session: ChatSession, text: string, waiting: PendingApproval[]): Promise<TurnToFollow> {
+    const running = await session.turnInProgress();
+    const from = running?.offset ?? (await session.nextOffset());
+    await session.send(text, { steer: running !== undefined });
+    const quoted = text.length > steeringPreviewChars ? `${text.slice(0, steeringPreviewChars)}…` : text;
+    const decision: ApprovalDecision = { approved: false, reason: `the person declined and said "${quoted}"` };
+    for (const approval of waiting) {
+      await session.decide(approval.id, decision).catch((error: unknown) => {
+        // Decided meanwhile (another tab, the CLI, the timeout): that decision stands.
+        if (!(error instanceof ChatRequestError && error.status === 409)) throw error;
+      });
+    }
+    return running
+      ? { session, from, startAfter: { kind: 'steered', turn: running.turn } }
+      : { session, from, startAfter: { kind: 'turn_start' } };
   }
 
   /**

@@ -210,7 +210,7 @@ it('asks before each write: an approved write is on disk, a denied one is not; c
   await approval.waitFor({ timeout: 60_000 });
   // The person sees what will really run: the path and the content.
   expect(await approval.getByTestId('approval-description').innerText()).toContain('kept.txt');
-  // While the call waits, the page offers no Send (the server would refuse the message, 409) and says what to do.
+  // While the call waits, the page offers no Send (a message then would deny the call: docs/web.md) and says what to do.
   const sendButton = browser.page.getByRole('button', { name: 'Send' });
   await browser.page.getByLabel('Message').fill('are you still there?');
   await waitFor('Send offered, disabled', async () => (await sendButton.count()) === 1 && (await sendButton.isDisabled()));

@@ -91,3 +91,34 @@ export function textOf(message: UiMessage): string {
 export function newChatId(): string {
   return `t${Math.random().toString(36).slice(2, 12)}`;
 }
+
+const chatScript = path.join(__dirname, 'ai-chat.mjs');
+
+/** What ai-chat.mjs saw: each POST the page made (its status, the role of the newest message sent), and the page. */
+export interface ChatPage {
+  posts: Array<{ status: number; newest: string }>;
+  messages: UiMessage[];
+  status: string;
+  error: string | null;
+}
+
+/**
+ * useChat's `Chat` with `sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses` (ai-chat.mjs):
+ * sends `first`, then, while its approval waits, types `typed` (if given), then presses Approve on the waiting call.
+ */
+export async function chatPage(
+  api: string,
+  user: string,
+  chatId: string,
+  steps: { first: string; typed?: string },
+): Promise<ChatPage> {
+  const page = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const script = JSON.stringify({ api, user, chatId, ...steps });
+    execFile(process.execPath, [chatScript, script], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`${error.message}\n${stderr}`));
+      resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>);
+    });
+  });
+  if ('failed' in page) throw new Error(`the page failed: ${String(page.failed)}`);
+  return page as unknown as ChatPage;
+}

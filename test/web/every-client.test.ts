@@ -3,8 +3,9 @@ import { HttpAgent, type Message } from '@ag-ui/client';
 import { openaiReply } from '../support/fake-model-server';
 import { waitFor } from '../support/wait-for';
 import { fileExists } from '../support/workspace';
+import { statusQuery } from '../../workflows/definitions';
 import { useServedChat } from './served-chat';
-import { chat, newChatId, textOf, userMessage, type UiMessage } from './chat-client';
+import { chat, chatPage, newChatId, textOf, userMessage } from './chat-client';
 
 // Issue 29's "every client sees every answer", through clients nobody here wrote: the AI SDK's DefaultChatTransport
 // (useChat's) and @ag-ui/client's HttpAgent (CopilotKit's), against the handlers on node:http, with a worker and the
@@ -38,14 +39,22 @@ function agUiAgent(user: string, threadId = newChatId()): HttpAgent {
 }
 
 it('a message sent while a turn streams gets its own answer on its own request, the first its own (item 6)', async () => {
+  // The first model call answers only once the second message is queued: on a busy machine, a turn that merely
+  // streams slowly could end before the test saw it running.
+  let answerFirstCall!: () => void;
+  const firstCall = new Promise<void>((resolve) => (answerFirstCall = resolve));
   bed.server.enqueue(
-    { ...openaiReply({ content: sentence }), stream: { intervalMs: 150 } },
+    { gate: firstCall, then: { ...openaiReply({ content: sentence }), stream: { intervalMs: 150 } } },
     openaiReply({ content: 'The queued answer.' }),
   );
   const id = newChatId();
   const first = chat(web.served.api, 'alice', id, [userMessage('tell me about the fox')]);
-  await waitFor('the first turn to stream', async () => bed.server.requests.length > 0 && (await turnInProgress(id)));
-  const second = await chat(web.served.api, 'alice', id, [userMessage('tell me about the fox'), userMessage('and then?')]);
+  await waitFor('the first turn under way', async () => bed.server.requests.length > 0 && (await turnInProgress(id)));
+  const asking = chat(web.served.api, 'alice', id, [userMessage('tell me about the fox'), userMessage('and then?')]);
+  const session = bed.environment.client.workflow.getHandle(`chat-${id}`);
+  await waitFor('the second message queued', async () => (await session.query(statusQuery)).queuedMessages === 1);
+  answerFirstCall();
+  const second = await asking;
   expect(second.invalid).toEqual([]);
   expect(second.message.id).toBe('turn-2');
   expect(textOf(second.message)).toBe('The queued answer.');
@@ -56,36 +65,68 @@ it('a message sent while a turn streams gets its own answer on its own request, 
   expect(JSON.stringify(bed.server.requests[1].body.messages)).toContain('and then?');
 });
 
-it('a message typed while an approval waits is refused at once with what to do; the approval then goes through (item 7)', async () => {
+it('a message typed while an approval waits denies the call with it as the reason and is answered; Approve then sends nothing (item 16)', async () => {
   bed.server.enqueue(
-    openaiReply({ toolCalls: [{ id: 'call_w', name: 'write_file', arguments: { path: 'waits.txt', content: 'x\n' } }] }),
+    openaiReply({ toolCalls: [{ id: 'call_w', name: 'write_file', arguments: { path: 'typed.txt', content: 'x\n' } }] }),
+    openaiReply({ content: 'Nothing written. Hello!' }),
+  );
+  const page = await chatPage(web.served.api, 'alice', newChatId(), { first: 'write it', typed: 'hello?' });
+  // The model read the denial, with the person's words as its reason, and then the message itself, in one request.
+  expect(bed.server.requests).toHaveLength(2);
+  expect(bed.server.requests[1].body.messages.slice(-2)).toEqual([
+    { role: 'tool', tool_call_id: 'call_w', content: 'Error: not run: denied: the person declined and said "hello?"' },
+    { role: 'user', content: 'hello?' },
+  ]);
+  // The message got its answer, a message of its own after the person's; the Approve pressed afterwards on the old
+  // button sent nothing (the page's last message is that answer), and nothing ran.
+  expect(page.error).toBeNull();
+  expect(page.posts).toEqual([
+    { status: 200, newest: 'user' },
+    { status: 200, newest: 'user' },
+  ]);
+  const answer = page.messages.at(-1)!;
+  expect(answer).toMatchObject({ role: 'assistant', id: 'turn-1-steered-1' });
+  expect(textOf(answer)).toBe('Nothing written. Hello!');
+  expect(await fileExists(path.join(bed.workspace, 'typed.txt'))).toBe(false);
+});
+
+it("the Approve of useChat's Chat runs the waiting call, once, and the turn goes on (item 16)", async () => {
+  bed.server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'call_w', name: 'write_file', arguments: { path: 'approved.txt', content: 'x\n' } }] }),
     openaiReply({ content: 'Written.' }),
   );
-  const id = newChatId();
-  const asked = await chat(web.served.api, 'alice', id, [userMessage('write it')]);
-  expect(asked.chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls' });
-  // The transport's request is answered (not left open for the hour the approval may wait), in words for the person.
-  await expect(
-    chat(web.served.api, 'alice', id, [userMessage('write it'), asked.message, userMessage('hello?')]),
-  ).rejects.toThrow(/waiting for your decision on write_file.*approve or deny it/);
-  // The same refusal on the AG-UI side of the same session: the client must answer the interrupt first.
-  const agent = agUiAgent('alice', id);
-  agent.messages = [{ id: 'u-late', role: 'user', content: 'hello?' }];
-  await expect(agent.runAgent({ runId: 'late' })).rejects.toThrow(/409.*waiting for your decision/);
-  expect(bed.server.requests).toHaveLength(1);
+  const page = await chatPage(web.served.api, 'alice', newChatId(), { first: 'write it' });
+  expect(page.error).toBeNull();
+  expect(page.posts).toEqual([
+    { status: 200, newest: 'user' },
+    { status: 200, newest: 'assistant' },
+  ]);
+  expect(textOf(page.messages.at(-1)!)).toContain('Written.');
+  expect(await fileExists(path.join(bed.workspace, 'approved.txt'))).toBe(true);
+  expect(bed.server.requests[1].body.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_w' });
+});
 
-  const responded = approve(asked.message, true);
-  const done = await chat(web.served.api, 'alice', id, [userMessage('write it'), responded], {
-    messageId: responded.id,
-    lastMessage: responded,
-  });
-  expect(textOf(done.message)).toContain('Written.');
-  expect(await fileExists(path.join(bed.workspace, 'waits.txt'))).toBe(true);
-  expect(JSON.stringify(bed.server.requests.map((request) => request.body))).not.toContain('hello?');
-  // The same decision again: nothing waits for it any more, and both endpoints say so the same way (one flow).
-  await expect(
-    chat(web.served.api, 'alice', id, [userMessage('write it'), responded], { messageId: responded.id, lastMessage: responded }),
-  ).rejects.toThrow(/no approval waits for these answers/);
+it('AG-UI: a message sent while an approval waits denies it with the message as the reason, and is answered (item 16)', async () => {
+  bed.server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'call_w', name: 'write_file', arguments: { path: 'ag-ui.txt', content: 'x\n' } }] }),
+    openaiReply({ content: 'Not written, as you said.' }),
+  );
+  const id = newChatId();
+  const asking = agUiAgent('alice', id);
+  asking.messages = [{ id: 'u1', role: 'user', content: 'write it' }];
+  await asking.runAgent({ runId: 'asks' });
+  expect(asking.pendingInterrupts.map((interrupt) => interrupt.toolCallId)).toEqual(['call_w']);
+  const typing = agUiAgent('alice', id);
+  typing.messages = [{ id: 'u2', role: 'user', content: 'no, stop' }];
+  await typing.runAgent({ runId: 'typed' });
+  const answer = typing.messages.filter((message) => message.role === 'assistant' && message.content).at(-1);
+  expect(answer?.content).toBe('Not written, as you said.');
+  expect(bed.server.requests[1].body.messages.slice(-2)).toEqual([
+    { role: 'tool', tool_call_id: 'call_w', content: 'Error: not run: denied: the person declined and said "no, stop"' },
+    { role: 'user', content: 'no, stop' },
+  ]);
+  expect(await fileExists(path.join(bed.workspace, 'ag-ui.txt'))).toBe(false);
+  // The decision the person no longer needs to make: nothing waits for it, in either protocol.
   await expect(
     agUiAgent('alice', id).runAgent({
       runId: 'stale',
@@ -146,15 +187,3 @@ it('refuses a thread id no workflow id can be, and an empty principal, in both p
   await expect(chat(web.served.api, '', newChatId(), [userMessage('hello')])).rejects.toThrow(/not signed in/);
   expect(bed.server.requests).toHaveLength(0);
 });
-
-/** What useChat's addToolApprovalResponse makes of the message, then sends (sendAutomaticallyWhen). */
-function approve(message: UiMessage, approved: boolean): UiMessage {
-  return {
-    ...message,
-    parts: message.parts.map((part) =>
-      part.state !== 'approval-requested'
-        ? part
-        : { ...part, state: 'approval-responded', approval: { ...(part.approval as object), approved } },
-    ),
-  };
-}

@@ -27,7 +27,8 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
   const [draft, setDraft] = useState('');
   const [stopError, setStopError] = useState<string>();
   const busy = status === 'submitted' || status === 'streaming';
-  // While a tool call waits for the person, the server refuses a new message (409): the page does not offer one.
+  // While a tool call waits for the person, the page asks for a decision made on purpose: a message sent then would
+  // deny the call, with the message as the reason (docs/web.md, Routes), so the page does not offer one.
   const awaitingDecision = messages.some((message) =>
     message.parts.some((part) => 'state' in part && part.state === 'approval-requested'),
   );
