@@ -1,4 +1,4 @@
-import { isLoopback } from '../web/origins';
+import { isLoopback } from '../serve/http/origins';
 import { minProxySecretLength, proxyPrincipal } from '../serve/http/trusted-proxy';
 import { UsageError } from './help';
 

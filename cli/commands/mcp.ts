@@ -5,7 +5,6 @@ import type { AgentInput } from '../../core/resolve-input';
 import { createAgentMcpServer, type AgentMcpServerOptions } from '../../serve/mcp/agent-server';
 import { createAgentMcpHttpHandler } from '../../serve/mcp/http-endpoint';
 import { toNodeListener } from '../../serve/http/node-listener';
-import { isLoopback } from '../../serve/http/origins';
 import { assertStartable } from '../check-run';
 import { connect } from '../connect';
 import { UsageError } from '../help';

@@ -5,7 +5,6 @@ import { parseArgs } from 'node:util';
 import { createAgUiHandler } from '../../web/ag-ui-handler';
 import { createChatHandler } from '../../web/chat-handler';
 import { toNodeListener } from '../../serve/http/node-listener';
-import { isLoopback } from '../../serve/http/origins';
 import { assertStartable } from '../check-run';
 import { connect } from '../connect';
 import { UsageError } from '../help';
