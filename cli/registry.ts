@@ -13,3 +13,8 @@ export function cliRegistry(): AgentRegistry {
   registry ??= createAgentRegistry(loadDefinitions());
   return registry;
 }
+
+/** Forgets the registry, so that the next command loads its definitions again: for a process that runs several (tests). */
+export function forgetCliRegistry(): void {
+  registry = undefined;
+}

@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { lastJsonLine, runCli } from '../support/cli';
+import { lastJsonLine, runCli, runCliProcess } from '../support/cli';
 import { openaiReply } from '../support/fake-model-server';
 import { stdioServerEntry } from '../support/mcp-test-server';
 import { uniqueTaskQueue } from '../support/temporal';
@@ -20,8 +20,8 @@ async function mcpConfig(servers: Record<string, unknown>): Promise<string> {
   return file;
 }
 
-const cli = (args: string[], env: NodeJS.ProcessEnv) =>
-  runCli(args, { ...bed.server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('mcp-cli'), ...env });
+const cli = (args: string[], env: NodeJS.ProcessEnv, run = runCli) =>
+  run(args, { ...bed.server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('mcp-cli'), ...env });
 
 it('gives a CLI run every tool of the MCP servers in AGENT_MCP_CONFIG, beside the built-in tools', async () => {
   const config = await mcpConfig({ calc: stdioServerEntry() });
@@ -29,7 +29,12 @@ it('gives a CLI run every tool of the MCP servers in AGENT_MCP_CONFIG, beside th
     openaiReply({ toolCalls: [{ id: 'call_add', name: 'calc_add', arguments: { a: 2, b: 3 } }] }),
     openaiReply({ content: 'It is 5.' }),
   );
-  const run = await cli(['run', 'What is 2 + 3?', '--json', '--workspace', bed.workspace], { AGENT_MCP_CONFIG: config });
+  // In a process of its own: no error in anything the process printed, its worker's lines too.
+  const run = await cli(
+    ['run', 'What is 2 + 3?', '--json', '--workspace', bed.workspace],
+    { AGENT_MCP_CONFIG: config },
+    runCliProcess,
+  );
 
   expect(run.stderr).not.toContain('error');
   expect(run.code).toBe(0);

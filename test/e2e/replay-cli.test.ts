@@ -6,7 +6,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
 import { defineAgent } from '../../agents/define-agent';
 import { createAgentWorker } from '../../worker/create-worker';
-import { collect, lastJsonLine, runCli, spawnCli } from '../support/cli';
+import { collect, lastJsonLine, runCli, runCliProcess, spawnCli } from '../support/cli';
 import { newKeyEntry } from '../support/encryption';
 import { createTestBucket, filesUnder, privateDirectories } from '../support/object-store';
 import { FakeModelServer, openaiReply } from '../support/fake-model-server';
@@ -46,8 +46,9 @@ it('replays a run recorded on the server, encrypted and with a payload in the st
   const query = ['--query', `WorkflowId = '${workflowId}'`];
 
   // Visibility lags a run's close by a moment: wait until the query lists it.
+  // In a process of its own: its stderr is all the process printed (the replay worker's and Node's own lines too).
   const replay = await waitFor('the run in the replay listing', async () => {
-    const result = await runCli(['replay', ...query], env);
+    const result = await runCliProcess(['replay', ...query], env);
     return result.stdout.includes(workflowId) && result;
   });
   expect(replay.stderr).toBe('');

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { maxWriteFileBytes } from '../../core/limits';
-import { lastJsonLine, runCli } from '../support/cli';
+import { lastJsonLine, runCliProcess } from '../support/cli';
 import { openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
 import { createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
@@ -59,7 +59,8 @@ it('keeps API keys out of inputs, results, history and CLI output', async () => 
     openaiReply({ toolCalls: [{ id: 'k1', name: 'read_file', arguments: { path: 'a.txt' } }] }),
     openaiReply({ content: 'done' }),
   );
-  const run = await runCli(['run', 'read a.txt', '--workspace', workspace, '--json'], {
+  // In a process of its own: the key is in nothing the process printed, its worker's lines included.
+  const run = await runCliProcess(['run', 'read a.txt', '--workspace', workspace, '--json'], {
     ...bed.server.providerEnv,
     AGENT_TASK_QUEUE: uniqueTaskQueue('secrets'),
   });

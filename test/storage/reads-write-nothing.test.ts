@@ -8,7 +8,7 @@ import { startAgent } from '../../client/start-agent';
 import { agentDataConverter } from '../../storage/data-converter';
 import { EncryptionCodec } from '../../storage/encryption-codec';
 import { loadEncryptionKeys } from '../../storage/encryption-keys';
-import { lastJsonLine, runCli } from '../support/cli';
+import { lastJsonLine, runCliProcess } from '../support/cli';
 import { newKeyEntry } from '../support/encryption';
 import { openaiReply } from '../support/fake-model-server';
 import { createTestBucket, privateDirectories, type TestBucket } from '../support/object-store';
@@ -70,7 +70,7 @@ describe.each([
 
     const cliEnv = { ...env, AGENT_TASK_QUEUE: taskQueue, AGENT_TRANSCRIPT_DIR: undefined, AGENT_PAYLOAD_DIR: undefined };
     const show = async () => {
-      const shown = await runCli(['show', handle.workflowId, '--json'], cliEnv);
+      const shown = await runCliProcess(['show', handle.workflowId, '--json'], cliEnv);
       expect(shown.code).toBe(0);
       // The AWS SDK warns on Node 20 that its 2027 versions need Node 22; the CLI's stderr is for the agent's progress.
       expect(shown.stderr).not.toMatch(/Warning|deprecat/i);
@@ -84,7 +84,7 @@ describe.each([
     expect(await keyNames(bucket)).toEqual(afterRun);
 
     const historyFile = path.join(await mkdtemp(path.join(os.tmpdir(), 'agent-history-')), 'history.json');
-    const history = await runCli(['history', handle.workflowId, '--out', historyFile], cliEnv);
+    const history = await runCliProcess(['history', handle.workflowId, '--out', historyFile], cliEnv);
     expect(history.code).toBe(0);
     expect(history.stderr).not.toMatch(/Warning|deprecat/i);
     expect(await keyNames(bucket)).toEqual(afterRun);
@@ -106,7 +106,7 @@ describe.each([
 
 it('prints no AWS SDK warning on stderr from a command that uses the bucket, whatever the Node version', async () => {
   const bucket = await createTestBucket('no-sdk-warning');
-  const missing = await runCli(['show', 'no-such-run'], {
+  const missing = await runCliProcess(['show', 'no-such-run'], {
     ...bucket.env,
     AGENT_TRANSCRIPT_DIR: undefined,
     AGENT_PAYLOAD_DIR: undefined,

@@ -7,6 +7,7 @@ import { agentWorkflowType, endSessionSignal, messagesQuery, sendMessageUpdate, 
 import { fetchEvents } from '../support/history';
 import { scriptedModel, type ScriptedModel } from 'durable-agent/testing';
 import { connectToTestServer, createTestWorker, uniqueTaskQueue, resolved } from '../support/temporal';
+import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -114,10 +115,14 @@ describe('sessions', () => {
     ]);
     await withSession(model, {}, async (workflowId) => {
       const first = send(workflowId, 'first');
-      while (model.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitFor('the first message at the model', () => model.requests.length > 0);
       const second = send(workflowId, 'second');
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(await environment.client.workflow.getHandle(workflowId).query(statusQuery)).toMatchObject({ queuedMessages: 1 });
+      // While the first is held, the second waits in the queue.
+      const status = await waitFor('the second message in the queue', async () => {
+        const current = await environment.client.workflow.getHandle(workflowId).query(statusQuery);
+        return current.queuedMessages > 0 && current;
+      });
+      expect(status).toMatchObject({ queuedMessages: 1 });
       releaseFirst();
       expect((await first).answer).toBe('first answer');
       expect((await second).answer).toBe('second answer');
@@ -208,9 +213,12 @@ describe('sessions', () => {
 
   it('refuses messages to a run that is not a session', async () => {
     const taskQueue = uniqueTaskQueue('not-session');
+    // The model's answer is held until the refusal is in: the run is still running when the message comes.
+    let releaseAnswer!: () => void;
+    const answerHeld = new Promise<void>((resolve) => (releaseAnswer = resolve));
     const model = scriptedModel([
       async () => {
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await answerHeld;
         return 'done';
       },
     ]);
@@ -225,6 +233,7 @@ describe('sessions', () => {
         .executeUpdate(sendMessageUpdate, { args: ['more'] })
         .catch((error: WorkflowUpdateFailedError) => error.cause?.message);
       expect(refusal).toMatch(/not a session/);
+      releaseAnswer();
       await handle.result();
     });
   });
