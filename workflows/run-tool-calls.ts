@@ -65,7 +65,7 @@ export interface ToolRound {
  * cancellation propagates. Each call's start and result go to the run's stream
  * and status as they happen.
  */
-export async function runToolCalls(calls: ToolCall[], setting: CallsSetting): Promise<ToolRound> {
+export function runToolCalls(calls: ToolCall[], setting: CallsSetting): Promise<ToolRound> {
   let handoff: string | undefined;
   const work: ToolCall[] = [];
   for (const call of calls) {
@@ -87,20 +87,21 @@ export async function runToolCalls(calls: ToolCall[], setting: CallsSetting): Pr
       resultOf(call, reason ?? `Transferred the conversation to the agent "${kind.agent}".`, reason !== undefined),
     );
   }
-  // One call, the usual round, goes without lanes.
-  if (work.length === 1) {
-    await runOne(work[0], setting);
-  } else if (work.length > 1) {
-    let next = 0;
-    const lane = async () => {
-      while (next < work.length) await runOne(work[next++], setting);
-    };
-    await Promise.all(Array.from({ length: Math.min(setting.input.maxConcurrentTools, work.length) }, lane));
-  }
   // Every result was filed under its call's id as it came (finish): the order of the calls is the order asked,
   // whatever order they ran or ended in.
-  const results = calls.map((call) => resultFor(call, setting));
-  return { results, ...(handoff !== undefined && { handoff }) };
+  const round = (): ToolRound => ({
+    results: calls.map((call) => resultFor(call, setting)),
+    ...(handoff !== undefined && { handoff }),
+  });
+  if (work.length === 0) return Promise.resolve(round());
+  // One call, the usual round, goes without lanes, and with `then` rather than async/await: each promise a workflow
+  // makes costs a stack trace in the SDK's promise hook, live and at every replay (bench/NOTES.md).
+  if (work.length === 1) return runOne(work[0], setting).then(round);
+  let next = 0;
+  const lane = async () => {
+    while (next < work.length) await runOne(work[next++], setting);
+  };
+  return Promise.all(Array.from({ length: Math.min(setting.input.maxConcurrentTools, work.length) }, lane)).then(round);
 }
 
 /** The result filed under the call's id; a call without one is a bug, which fails the workflow task rather than the pairing. */
@@ -186,7 +187,7 @@ function spawn(setting: CallsSetting, request: { callId: string; agent: string; 
 }
 
 /** A tool as an activity of its own name; anything but cancellation becomes an error result for the model. */
-async function runTool(checked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
+function runTool(checked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
   const { call, parsed, summary, done } = checked;
   const settings = setting.setup.tools[call.name];
   started(setting, checked);
@@ -214,9 +215,9 @@ async function runTool(checked: CheckedCall, setting: CallsSetting): Promise<Too
           ...runPriority(),
         })
   )[call.name];
-  let answered: string | EchoedToolOutput;
+  let running: Promise<string | EchoedToolOutput>;
   try {
-    answered = await activity({
+    running = activity({
       arguments: parsed,
       workspace: setting.input.workspace,
       callId: call.id,
@@ -226,17 +227,26 @@ async function runTool(checked: CheckedCall, setting: CallsSetting): Promise<Too
       ...(setting.input.evalTools && { evalScratch: true }),
     });
   } catch (error) {
-    if (isCancellation(error)) throw error;
-    return done(summary, `Error: ${describeToolFailure(call.name, error, settings)}`, true);
+    running = Promise.reject(error);
   }
-  if (typeof answered === 'string') return done(summary, answered, false);
-  // A recorded result for another call: this code starts the calls in another order than the run recorded. Failing
-  // the workflow task (a plain Error) stops the run here, and fails `agent replay`, rather than pair them wrongly.
-  if (answered.callId !== call.id)
-    throw new Error(
-      `nondeterminism: the local activity result recorded for tool call ${answered.callId} came back to call ${call.id}`,
-    );
-  return done(summary, answered.output, false);
+  // `then`, not async/await: one promise per call rather than two (the SDK's promise hook, as in runToolCalls).
+  return running.then(
+    (answered) => {
+      if (typeof answered === 'string') return done(summary, answered, false);
+      // A recorded result for another call: this code starts the calls in another order than the run recorded.
+      // Failing the workflow task (a plain Error) stops the run here, and fails `agent replay`, rather than pair
+      // them wrongly.
+      if (answered.callId !== call.id)
+        throw new Error(
+          `nondeterminism: the local activity result recorded for tool call ${answered.callId} came back to call ${call.id}`,
+        );
+      return done(summary, answered.output, false);
+    },
+    (error: unknown) => {
+      if (isCancellation(error)) throw error;
+      return done(summary, `Error: ${describeToolFailure(call.name, error, settings)}`, true);
+    },
+  );
 }
 
 type ToolActivities = Record<string, (input: ToolActivityInput) => Promise<string | EchoedToolOutput>>;

@@ -38,7 +38,7 @@ export type RoundOutcome = { kind: 'answered'; handoff?: string } | { kind: 'han
  * finished keep their results and the others get "not run" results before the
  * cancellation goes on, so the conversation can always be continued or forked.
  */
-export async function runToolRound(
+export function runToolRound(
   parts: TurnParts,
   round: RoundRequest,
   handoffsLeft: number,
@@ -61,35 +61,54 @@ export async function runToolRound(
   const open = round.calls.filter((call) => !ledger.finished.has(call.id));
   const setting: CallsSetting = { ...parts, agent, ledger, handoffsLeft, ...options };
 
-  // Only a round with a call that may wait for a person can be handed over; the others need no watch.
-  const handOver = open.some((call) => ledger.needsApproval(call)) ? new CancellationScope() : undefined;
-  try {
-    const ran = runToolCalls(open, setting);
-    const outcome: ToolRound | 'hand over' = handOver
-      ? await Promise.race([ran, handOverDue(handOver, parts, ledger, round.calls.length)])
-      : await ran;
-    if (outcome === 'hand over') {
-      const openRound: OpenRound = {
-        finished: round.calls.flatMap((call) => ledger.finished.get(call.id) ?? []),
-        needsApproval: round.needsApproval,
-        waiting: parts.approvals.pending().filter((request) => round.calls.some((call) => call.id === request.id)),
-        ...(round.descriptions && { descriptions: round.descriptions }),
-      };
-      return { kind: 'hand_over', openRound };
-    }
+  const answered = (outcome: ToolRound): RoundOutcome => {
     state.messages.push(...round.calls.map((call) => ledger.finished.get(call.id)!));
     return { kind: 'answered', ...(outcome.handoff !== undefined && { handoff: outcome.handoff }) };
-  } catch (error) {
-    // The calls that finished keep their results; the others get "not run" results before the cancellation goes on.
+  };
+  // The calls that finished keep their results; the others get "not run" results before the cancellation goes on.
+  const stopped = (error: unknown): never => {
     if (isCancellation(error)) {
       for (const call of round.calls)
         state.messages.push(ledger.finished.get(call.id) ?? notRunResults([call], parts.turnScope.cancelledBecause())[0]);
       status.toolsStopped();
     }
     throw error;
-  } finally {
-    handOver?.cancel();
+  };
+
+  // `then` on the calls' promise, not async/await: every promise a workflow makes costs a stack trace in the SDK's
+  // promise hook, live and at every replay, and a round runs on every iteration (bench/NOTES.md).
+  let ran: Promise<ToolRound>;
+  try {
+    ran = runToolCalls(open, setting);
+  } catch (error) {
+    return Promise.reject(error).then(undefined, stopped);
   }
+  // Only a round with a call that may wait for a person can be handed over; the others need no watch.
+  if (!open.some((call) => ledger.needsApproval(call))) return ran.then(answered, stopped);
+  const handOver = new CancellationScope();
+  const handedOver = (): RoundOutcome => ({
+    kind: 'hand_over',
+    openRound: {
+      finished: round.calls.flatMap((call) => ledger.finished.get(call.id) ?? []),
+      needsApproval: round.needsApproval,
+      waiting: parts.approvals.pending().filter((request) => round.calls.some((call) => call.id === request.id)),
+      ...(round.descriptions && { descriptions: round.descriptions }),
+    },
+  });
+  return Promise.race([ran, handOverDue(handOver, parts, ledger, round.calls.length)]).then(
+    (outcome) => {
+      const ended = outcome === 'hand over' ? handedOver() : answered(outcome);
+      handOver.cancel();
+      return ended;
+    },
+    (error: unknown) => {
+      try {
+        return stopped(error);
+      } finally {
+        handOver.cancel();
+      }
+    },
+  );
 }
 
 /**

@@ -23,18 +23,31 @@ export class TurnScope {
     return this.interrupted ? 'the turn was interrupted' : 'the run was cancelled';
   }
 
-  /** Runs a turn in a scope of its own; an interrupt makes it end with `whenInterrupted()` instead. */
-  async run<T>(turn: () => Promise<T>, whenInterrupted: () => T): Promise<T> {
+  /**
+   * Runs a turn in a scope of its own; an interrupt makes it end with `whenInterrupted()` instead. With `then`, not
+   * async/await: every promise a workflow makes costs a stack trace in the SDK's promise hook, live and at every
+   * replay, and a session runs a turn per message (bench/NOTES.md).
+   */
+  run<T>(turn: () => Promise<T>, whenInterrupted: () => T): Promise<T> {
     const scope = new CancellationScope();
     this.scope = scope;
-    try {
-      return await scope.run(turn);
-    } catch (error) {
-      if (!(this.interrupted && isCancellation(error))) throw error;
-      return whenInterrupted();
-    } finally {
+    const ended = () => {
       this.scope = undefined;
       this.interrupted = false;
-    }
+    };
+    return scope.run(turn).then(
+      (value) => {
+        ended();
+        return value;
+      },
+      (error: unknown) => {
+        try {
+          if (!(this.interrupted && isCancellation(error))) throw error;
+          return whenInterrupted();
+        } finally {
+          ended();
+        }
+      },
+    );
   }
 }

@@ -120,8 +120,10 @@ export class Turn {
       const reply = state.messages[state.messages.length - 1];
       if (reply?.role !== 'assistant') throw new Error('a carried tool round must follow its reply');
       const round = { calls: reply.toolCalls, ...openRound };
-      const ended = await this.toolRound(round, reply.content);
+      const ended = this.afterRound(await this.runRound(round), reply.content);
       if (ended) return ended;
+      const upTo = this.summaryDue();
+      if (upTo !== undefined) await this.summarise(upTo);
     }
 
     while (this.progress.agentIterations < this.agent.maxIterations) {
@@ -156,8 +158,10 @@ export class Turn {
           state.messages.push({ role: 'user', content: emptyReplyPrompt });
           break;
         case 'run_tools': {
-          const ended = await this.toolRound(step.round, step.text);
+          const ended = this.afterRound(await this.runRound(step.round), step.text);
           if (ended) return ended;
+          const upTo = this.summaryDue();
+          if (upTo !== undefined) await this.summarise(upTo);
           break;
         }
         default: {
@@ -209,16 +213,22 @@ export class Turn {
     };
   }
 
-  /**
-   * Runs a reply's tool calls; then a handoff passes the conversation on, a spent token budget ends the turn, and a
-   * context grown past its budget is summarised. Returns how the turn ends, when the round ends it.
-   */
-  private async toolRound(round: RoundRequest, text: string): Promise<TurnOutcome | undefined> {
-    const { input, state, status, stream } = this.parts;
-    const outcome: RoundOutcome = await runToolRound(this.parts, round, input.maxHandoffs - this.progress.handoffs, {
+  /** Runs a reply's tool calls (tool-round.ts). */
+  private runRound(round: RoundRequest): Promise<RoundOutcome> {
+    return runToolRound(this.parts, round, this.parts.input.maxHandoffs - this.progress.handoffs, {
       maySpawn: this.maySpawn,
       budget: this.budget,
     });
+  }
+
+  /**
+   * After a tool round: a handoff passes the conversation on, and a spent token budget ends the turn. Returns how
+   * the turn ends, when the round ends it; the caller then summarises a context grown past its budget. Not async,
+   * like runRound: a round runs on every iteration, and each promise a workflow makes costs a stack trace in the
+   * SDK's promise hook, live and at every replay (bench/NOTES.md).
+   */
+  private afterRound(outcome: RoundOutcome, text: string): TurnOutcome | undefined {
+    const { state, status, stream } = this.parts;
     if (outcome.kind === 'hand_over') return this.handOver(outcome.openRound);
     if (outcome.handoff) {
       stream.publish({ type: 'handoff', from: state.agent, to: outcome.handoff });
@@ -231,8 +241,6 @@ export class Turn {
     }
     // Subagents spend tokens too: once the budget is gone, the turn ends here, its tool calls all answered.
     if (this.overBudget()) return this.answered(text, 'token_budget');
-    const upTo = this.summaryDue();
-    if (upTo !== undefined) await this.summarise(upTo);
     return undefined;
   }
 

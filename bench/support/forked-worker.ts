@@ -4,7 +4,8 @@ import { freePort } from '../../cli/dev-server/free-port';
 import type { WorkerStats } from '../sessions/session-worker';
 
 const script = path.join(__dirname, '..', 'sessions', 'session-worker.ts');
-const readyTimeoutMs = 120_000;
+// On a 2-core machine shared with other work, loading the worker (tsx, the SDK, a bundle) has taken over 2 minutes.
+const readyTimeoutMs = 300_000;
 
 export interface ForkedWorker {
   pid: number;
@@ -35,7 +36,7 @@ export async function forkWorker(env: NodeJS.ProcessEnv): Promise<ForkedWorker> 
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the session worker did not start within 2 minutes')), readyTimeoutMs);
+    const timer = setTimeout(() => reject(new Error('the session worker did not start within 5 minutes')), readyTimeoutMs);
     child.once('exit', (code) => reject(new Error(`the session worker exited with code ${code} before it was ready`)));
     child.once('message', (message) => {
       clearTimeout(timer);

@@ -1,4 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import type { Message } from '../../core/messages';
 import { ChunkCodec, chunkFileName, isChunkId } from './chunk-codec';
@@ -113,7 +115,7 @@ export class FileTranscriptStore extends ChunkStore {
     return path.join(this.directory, id.slice(0, 2), chunkFileName(id));
   }
   protected async readChunk(id: string): Promise<Uint8Array | undefined> {
-    return readFile(this.file(id)).catch((error: NodeJS.ErrnoException) => {
+    return readFileBytes(this.file(id)).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return undefined;
       throw error;
     });
@@ -123,11 +125,18 @@ export class FileTranscriptStore extends ChunkStore {
     const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
     // The directory usually exists: make it only when the write says it does not (one trip through libuv's thread
     // pool less per chunk).
-    await writeFile(temporary, bytes).catch(async (error: NodeJS.ErrnoException) => {
+    await writeBytes(temporary, bytes).catch(async (error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(temporary, bytes);
+      await writeBytes(temporary, bytes);
     });
-    await rename(temporary, file);
+    await renameFile(temporary, file);
   }
 }
+
+// node:fs's callback functions, not node:fs/promises: those open a FileHandle per file, a transferable object that
+// costs more of the worker's CPU than the write itself, and a model call reads or writes a chunk each time
+// (bench/NOTES.md).
+const readFileBytes = promisify(readFile);
+const writeBytes = promisify(writeFile);
+const renameFile = promisify(rename);
