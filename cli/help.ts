@@ -150,8 +150,14 @@ ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
       cases: --query Q | --runs ID,ID | --history FILE | --dataset FILE.jsonl | --cases FILE.json  [--every-message]
       --candidate 'NAME: model=…; instructions=…; tools=a,b; temperature=…'   --config FILE.json
       --grader contains:refund …  --judge RUBRIC --judge-model provider:model  --concurrency N  --budget-usd X
-      --batch  --tools scratch|refuse  --json  --report FILE.html  --fail-under 0.9  --fail-on-worse   (docs/evals.md)`,
+      --repeat N  --batch  --tools scratch|refuse  --json  --report FILE.html  --junit FILE.xml  --fail-under 0.9  --fail-on-worse
+    eval show EVAL_ID      an eval's table, --json, --report and --junit again (a running one followed to its end)
+    eval compare A B       two finished evals side by side, the cases both answered   (docs/evals.md)`,
     flags: `eval                   answer recorded conversations (or a dataset) with candidates, durably, and score them (docs/evals.md)
+    eval show EVAL_ID        an eval started before (under --id, or the id it printed): its table, --json, --report and
+                             --junit again, the gates too; a running eval is followed to its end. Starts nothing.
+    eval compare A B         two finished evals side by side: the cases both answered, each candidate as NAME@EVAL_ID,
+                             in the table, --json, --report and --junit
     Cases (one source or more):
       --query '<visibility query>'   recorded runs chosen by a visibility query (at most --limit, default 100)
       --limit N                at most N runs of --query
@@ -163,9 +169,11 @@ ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
     Candidates (at least one):
       --candidate 'NAME: key=value; …'   an agent with overrides; keys: agent, model, instructions, instructions-file,
                                tools (a,b), temperature, max-output-tokens, thinking-budget, reasoning-effort,
-                               prompt-cache; --candidate NAME alone is the agent as it is (repeatable)
+                               prompt-cache; --candidate NAME alone is the agent as it is (repeatable); without
+                               tools=, a candidate is offered the tools the recording's run was given
       --agent NAME             the agent of candidates that name none (default: default)
-      --config FILE.json       {"candidates":[…],"graders":[…],"concurrency":N,"budgetUsd":X,"batch":true,"tools":"refuse"}
+      --config FILE.json       {"candidates":[…],"graders":[…],"concurrency":N,"repeat":N,"budgetUsd":X,"batch":true,
+                               "tools":"refuse"}
     Graders (of every case; a dataset line may bring its own):
       --grader G               contains:TEXT, equals:TEXT, regex:PATTERN, output-schema, tools-only:a,b, max-cost-usd:X,
                                max-iterations:N, max-tool-calls:N, custom:NAME, or a grader's JSON (repeatable)
@@ -175,12 +183,16 @@ ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
       --tools scratch|refuse   a tool call no recorded result answers: runs on a scratch copy of the workspace
                                (default), or is refused; other tools than the workspace's are refused either way
       --concurrency N          child runs at once (default: 4)
-      --budget-usd X           stop starting runs once the spend plus the next run's worst case would pass $X
+      --repeat N               each candidate answers each case N times: per case the mean, spread and pass@k
+      --budget-usd X           stop starting runs once the spend plus the next run's worst case would pass $X; a pair
+                               it stops mid-way is reported not run, never scored
       --batch                  candidate and judge model calls through the providers' batch APIs (half the price)
-      --id EVAL_ID             the eval's workflow id (default: eval-<time>-<random>); runs are <id>/<case>/<candidate>
+      --id EVAL_ID             the eval's workflow id (default: eval-<time>-<random>); runs are <id>/<case>/<candidate>;
+                               an id in use is refused (exit 2): agent eval show EVAL_ID gives that eval's report
     Output:
       --json                   print the report as one JSON line (stdout) instead of the table
       --report FILE.html       write the self-contained HTML report
+      --junit FILE.xml         write JUnit XML for CI: a testsuite per candidate, a testcase per case (skipped: not run)
       --fail-under X           exit 4 when a candidate's mean score is under X (0 to 1)
       --fail-on-worse          exit 4 when a candidate scored lower than the recording on any case`,
   },

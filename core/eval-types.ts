@@ -65,6 +65,11 @@ export interface EvalCase {
   recorded?: RecordedAnswer;
   /** The tool results the recording got, for the candidates' identical calls. */
   toolFixtures: ToolFixture[];
+  /**
+   * The tools the recording's run was given (its input's `tools`, as `agent run --tools` sets them), when it named
+   * them: a candidate that names no tools of its own is offered these, as the recording was.
+   */
+  tools?: string[];
   /** Graders of this case only (a dataset line's expectations), besides the eval's own. */
   graders?: GraderSpec[];
 }
@@ -93,6 +98,8 @@ export interface CaseOutcome {
   candidate: string;
   /** The child run that answered (empty for the recorded baseline). */
   workflowId: string;
+  /** Which run of the candidate on the case, from 1, in an eval that repeats each (`--repeat N`). */
+  repeat?: number;
   answer: string;
   status: AgentStatus | 'failed';
   /** The structured output, when the agent has an outputSchema. */
@@ -128,13 +135,33 @@ export interface GradeResult {
   reason: string;
   /** What the grading itself cost (a judge's model call). */
   usage?: Usage;
+  /** The eval's money budget left this judge unrun, or stopped its run: its pair is then not scored (a cut pair). */
+  budgetCut?: true;
 }
 
 /** One case, answered and scored by every candidate (and the recording when there is one). */
 export interface CaseReport {
   case: Pick<EvalCase, 'id' | 'source' | 'prompt'>;
-  /** One entry per candidate, in the eval's candidate order; the recorded baseline first, named `recorded`. */
+  /**
+   * One entry per candidate, in the eval's candidate order; the recorded baseline first, named `recorded`. In an eval
+   * that repeats (`--repeat N`), each candidate's N runs one after another, each with its `repeat`.
+   */
   outcomes: Array<CaseOutcome & { grades: GradeResult[]; score: number; pass: boolean }>;
+  /** In an eval that repeats: per candidate, its runs' mean score, spread and pass@k on this case. */
+  repeats?: RepeatStats[];
+}
+
+/** A candidate's repeated runs on one case (or, in the summary, the mean over the cases). */
+export interface RepeatStats {
+  candidate: string;
+  /** The runs scored (a run the budget cut is not one). */
+  runs: number;
+  /** The mean of their scores. */
+  mean: number;
+  /** Their spread: the population standard deviation of the scores (0 for a single run). */
+  stdev: number;
+  /** pass@k for k = 1 … runs: the chance that at least one of k runs drawn from these passes (unbiased estimator). */
+  passAtK: number[];
 }
 
 /** What an eval returns, prints (`--json`) and renders (the HTML report). */
@@ -143,8 +170,38 @@ export interface EvalReport {
   startedAt: string;
   candidates: string[];
   cases: CaseReport[];
-  /** Per candidate: mean score, cases passed, cost, and cases that scored lower than on the baseline. */
-  summary: Array<{ candidate: string; score: number; passed: number; failed: number; costUsd: number; worse: number }>;
-  /** Set when the money budget stopped the eval before every case ran: the cases not run are listed. */
-  stopped?: { reason: 'budget'; notRun: string[] };
+  /**
+   * Per candidate: mean score, cases passed, cost, and cases that scored lower than on the baseline. In an eval that
+   * repeats, `passed` and `failed` count runs, a case is worse when its runs' mean is, and `repeats` holds the mean
+   * over the cases of each case's spread and pass@k.
+   */
+  summary: Array<{
+    candidate: string;
+    score: number;
+    passed: number;
+    failed: number;
+    costUsd: number;
+    worse: number;
+    repeats?: RepeatStats;
+  }>;
+  /**
+   * Set when the money budget stopped the eval before every case ran: the cases not run (for some candidate at
+   * least) are listed, and the pairs it cut mid-way (a run or judge its allowance stopped), which are not scored:
+   * never a pass, a fail or worse than recorded; what they spent is in the summary's cost.
+   */
+  stopped?: { reason: 'budget'; notRun: string[]; cut?: CutPair[] };
+  /**
+   * Set on a comparison of two evals (`agent eval compare A B`): their ids, and the cases only one of them answered,
+   * left out of the cases and the summary. Its candidates are named `<candidate>@<eval id>`.
+   */
+  compared?: { evals: [string, string]; onlyInFirst: string[]; onlyInSecond: string[] };
+}
+
+/** A pair the eval's budget stopped before it was answered and graded: not run, and never scored. */
+export interface CutPair {
+  case: string;
+  candidate: string;
+  repeat?: number;
+  /** What its runs spent before the allowance stopped them. */
+  costUsd: number;
 }

@@ -28,6 +28,11 @@ export interface EvalOptions {
   evalId?: string;
   /** Child runs at once (default 4). */
   concurrency?: number;
+  /**
+   * Each candidate answers each case this many times (default 1), as runs of their own (`<evalId>/<case>/<candidate>/
+   * repeat-N` past the first): the report gives each case's mean, spread and pass@k.
+   */
+  repeat?: number;
   /** US dollars the eval may spend (candidate runs and judges); without it, no limit. */
   budgetUsd?: number;
   /** Candidate and judge runs through the providers' batch APIs: `true` for the defaults, or some settings. */
@@ -41,6 +46,8 @@ export interface EvalOptions {
 }
 
 export const defaultEvalConcurrency = 4;
+/** Runs of one candidate on one case at most: pass@k past this tells little more, and every run is paid for. */
+export const maxRepeat = 100;
 
 const candidateNamePattern = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -69,13 +76,18 @@ export async function runEval(client: Client, options: EvalOptions): Promise<Eva
   }
 }
 
-/** Starts an eval and returns at once: follow it with followStream or `agent watch <evalId>`, await handle.result(). */
+/**
+ * Starts an eval and returns at once: follow it with followStream or `agent watch <evalId>`, await handle.result().
+ * An id is used once: a second start under it, running or ended, is refused (WorkflowExecutionAlreadyStartedError),
+ * since its pairs' runs exist already and would all be refused too; read the first eval's report instead.
+ */
 export async function startEval(client: Client, options: EvalOptions): Promise<EvalHandle> {
   const input = evalInput(options);
   const evalId = options.evalId ?? newEvalId();
   return client.workflow.start<EvalWorkflow>(evalWorkflowType, {
     taskQueue: options.taskQueue,
     workflowId: evalId,
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
     args: [input],
     staticSummary: clip(
       `eval: ${input.cases.length} case(s) × ${input.candidates.map((run) => run.candidate.name).join(', ')}`,
@@ -93,6 +105,7 @@ export function evalInput(options: EvalOptions): EvalWorkflowInput {
     candidates: options.candidates.map((candidate) => candidateRun(candidate, options.workspace)),
     graders: options.graders ?? [],
     concurrency: options.concurrency ?? defaultEvalConcurrency,
+    ...(options.repeat !== undefined && options.repeat > 1 && { repeat: options.repeat }),
     ...(options.budgetUsd !== undefined && { budgetUsd: options.budgetUsd }),
     ...(batchSettings(options.batch) && { batch: batchSettings(options.batch) }),
     unrecordedTools: options.tools ?? 'scratch',
@@ -144,6 +157,8 @@ function optionsProblem(options: EvalOptions): string | undefined {
   if (sameId !== undefined) return `two cases have the id "${sameId}"`;
   if (options.concurrency !== undefined && (!Number.isInteger(options.concurrency) || options.concurrency < 1))
     return `concurrency must be a whole number of at least 1, got ${options.concurrency}`;
+  if (options.repeat !== undefined && (!Number.isInteger(options.repeat) || options.repeat < 1 || options.repeat > maxRepeat))
+    return `repeat must be a whole number from 1 to ${maxRepeat}, got ${options.repeat}`;
   if (options.budgetUsd !== undefined && !(options.budgetUsd > 0))
     return `the budget must be more than $0, got ${options.budgetUsd}`;
   // Graders come from datasets and command lines: a bad one is caught here, not mid-eval.

@@ -110,6 +110,7 @@ export interface EvalConfigFile {
   candidates?: Candidate[];
   graders?: GraderSpec[];
   concurrency?: number;
+  repeat?: number;
   budgetUsd?: number;
   batch?: boolean;
   tools?: 'scratch' | 'refuse';
@@ -124,7 +125,7 @@ export function readConfigFile(file: string): EvalConfigFile {
     throw new UsageError(`--config ${file}: not JSON: ${(error as Error).message}`);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--config ${file}: not a JSON object`);
-  const known = new Set(['candidates', 'graders', 'concurrency', 'budgetUsd', 'batch', 'tools']);
+  const known = new Set(['candidates', 'graders', 'concurrency', 'repeat', 'budgetUsd', 'batch', 'tools']);
   const unknown = Object.keys(parsed).filter((key) => !known.has(key));
   if (unknown.length > 0)
     throw new UsageError(`--config ${file}: unknown fields ${unknown.join(', ')} (known: ${[...known].join(', ')})`);

@@ -55,6 +55,7 @@ export function casesFromConversation(recording: RecordedConversation, options: 
       prompt,
       ...(recorded && { recorded }),
       toolFixtures: toolFixtures(answer, messages.slice(0, start)),
+      ...(recording.tools && { tools: recording.tools }),
     };
   });
 }

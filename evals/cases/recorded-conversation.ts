@@ -11,6 +11,8 @@ export interface RecordedConversation {
   messages: Message[];
   /** Each model reply (summaries left out): where it sits in `messages`, and its usage. */
   replies: Array<{ at: number; usage?: Usage }>;
+  /** The tools the latest run was given by name (its input's `tools`), when it named them. */
+  tools?: string[];
 }
 
 // What is read of the run's input and of its model calls: checked, since a history file may hold anything.
@@ -18,6 +20,7 @@ const messagesSchema = z.array(messageSchema);
 const runInputSchema = z.object({
   prompt: z.string().optional(),
   messages: messagesSchema.optional(),
+  tools: z.array(z.string()).optional(),
   carried: z.object({ messages: messagesSchema }).loose().optional(),
 });
 const modelCallSchema = z.object({
@@ -44,10 +47,12 @@ export function recordedConversation(runs: DecodedRun[]): RecordedConversation {
   const where = `run ${last.workflowId}`;
   let messages: Message[] = [];
   const replies: RecordedConversation['replies'] = [];
+  let tools: string[] | undefined;
   for (const run of runs) {
     const input = runInputSchema.safeParse(run.input);
     if (!input.success) throw new Error(`${where}: its input is not an agent run's (${describe(input.error)})`);
     const { prompt, carried } = input.data;
+    tools = input.data.tools;
     messages = carried?.messages ?? [
       ...(input.data.messages ?? []),
       ...(prompt ? [{ role: 'user' as const, content: prompt }] : []),
@@ -69,7 +74,7 @@ export function recordedConversation(runs: DecodedRun[]): RecordedConversation {
       messages.push(parsed.data.result.message);
     }
   }
-  return { workflowId: last.workflowId, runId: last.runId, messages, replies };
+  return { workflowId: last.workflowId, runId: last.runId, messages, replies, ...(tools && { tools }) };
 }
 
 function describe(error: z.ZodError): string {

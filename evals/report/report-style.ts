@@ -19,4 +19,7 @@ section.case { border-top: 2px solid var(--line); margin-top: 28px; padding-top:
 pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 4px 0; padding: 6px 8px; background: #8881; border-radius: 4px; font: 12.5px/1.4 ui-monospace, monospace; }
 ol.tool-calls { padding-left: 20px; margin: 4px 0; }
 table.grades { width: 100%; margin-top: 6px; }
+details > summary { cursor: pointer; margin: 4px 0; }
+pre.diff ins { text-decoration: none; color: var(--pass); }
+pre.diff del { text-decoration: none; color: var(--fail); }
 `;

@@ -16,9 +16,10 @@ import type { CaseOutcome, EvalCase, UnrecordedToolPolicy } from '../../core/eva
 import type { CandidateRun } from './definitions';
 
 /**
- * A candidate's child run on a case: the candidate's settings, the case's recorded conversation as context and its
- * prompt to answer, a scratch workspace, the case's tool fixtures (evalTools, evals/cases/), and the result carrying
- * its tool calls (reportToolCalls). One-shot: in batch mode every model call goes through the batch API.
+ * A candidate's child run on a case: the candidate's settings (its tools, or the recording's when it names none),
+ * the case's recorded conversation as context and its prompt to answer, a scratch workspace, the case's tool fixtures
+ * (evalTools, evals/cases/), and the result carrying its tool calls (reportToolCalls). One-shot: in batch mode every
+ * model call goes through the batch API.
  */
 export function candidateInput(
   candidate: CandidateRun,
@@ -27,6 +28,8 @@ export function candidateInput(
 ): ResolvedAgentInput {
   return {
     ...candidate.input,
+    // A candidate that names no tools is offered the recording's, as the recording was (not its agent's default).
+    ...(candidate.candidate.tools === undefined && evalCase.tools !== undefined && { tools: evalCase.tools }),
     ...(evalCase.context.length > 0 && { messages: evalCase.context }),
     prompt: evalCase.prompt,
     workspace: options.workspace,

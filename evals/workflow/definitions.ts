@@ -5,6 +5,7 @@ import type {
   CaseOutcome,
   CaseReport,
   Candidate,
+  CutPair,
   EvalCase,
   EvalReport,
   GradeResult,
@@ -37,6 +38,8 @@ export interface EvalWorkflowInput {
   graders: GraderSpec[];
   /** Child runs (candidates' and judges') at once. */
   concurrency: number;
+  /** Each candidate answers each case this many times (default 1): the report gives the mean, spread and pass@k. */
+  repeat?: number;
   /** The money budget in US dollars: no child starts once the spend plus the next one's worst case would pass it. */
   budgetUsd?: number;
   /** Candidate and judge runs through the providers' batch APIs (core/batch-settings.ts). */
@@ -58,10 +61,15 @@ export interface EvalWorkflowInput {
 /** One pair answered and scored: a CaseReport's outcome entry. */
 export type ScoredOutcome = CaseOutcome & { grades: GradeResult[]; score: number; pass: boolean };
 
-/** What one run of the eval hands the next: the pairs done, the money spent, the stream. */
+/**
+ * What one run of the eval hands the next: the pairs done, the money spent, the stream. Version 1 had no `cut`
+ * (read as none: a build before it scored cut pairs).
+ */
 export interface CarriedEval {
   version: 1;
   outcomes: ScoredOutcome[];
+  /** The pairs the budget cut mid-way: not scored, their spend counted. */
+  cut?: CutPair[];
   spentUsd: number;
   /** The dearest pair so far (its run and its judges): the next pair's worst case. */
   worstPairUsd: number;

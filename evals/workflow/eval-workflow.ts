@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   condition,
@@ -10,12 +11,12 @@ import { failureTypes } from '../../core/errors';
 import type { EvalEvent } from '../../core/stream-events';
 import { AgentStream } from '../../workflows/agent-stream';
 import { declareVersioningBehavior } from '../../workflows/versioning';
-import type { EvalReport } from '../../core/eval-types';
+import type { CutPair, EvalReport } from '../../core/eval-types';
 import { candidateInput, outcomeOf, recordedOutcome, runChild } from './candidate-run';
 import type { EvalActivities, EvalWorkflowInput, ScoredOutcome } from './definitions';
 import { EvalBudget } from './eval-budget';
 import { gradeOutcomeOf } from './grading';
-import { childWorkflowId, judgeWorkflowId, pairsOf, type Pair } from './pairs';
+import { childWorkflowId, judgeWorkflowId, pairKey, pairsOf, type Pair } from './pairs';
 import { buildReport, pairSpendUsd, scored } from './scores';
 
 const scratch = proxyActivities<EvalActivities>({ startToCloseTimeout: '10m', retry: { maximumAttempts: 5 } });
@@ -39,8 +40,12 @@ export async function evalWorkflow(input: EvalWorkflowInput): Promise<EvalReport
   const stream = new AgentStream<EvalEvent>(carried?.stream);
   const budget = new EvalBudget(input.budgetUsd, carried?.spentUsd ?? 0, carried?.worstPairUsd ?? 0);
   const outcomes: ScoredOutcome[] = [...(carried?.outcomes ?? [])];
-  const done = new Set(outcomes.map((outcome) => `${outcome.caseId}\u0000${outcome.candidate}`));
-  const pending = pairsOf(input.cases, input.candidates).filter((pair) => !done.has(`${pair.evalCase.id}\u0000${pair.name}`));
+  const cut: CutPair[] = [...(carried?.cut ?? [])];
+  const done = new Set([
+    ...outcomes.map((outcome) => pairKey(outcome.caseId, outcome.candidate, outcome.repeat)),
+    ...cut.map((pair) => pairKey(pair.case, pair.candidate, pair.repeat)),
+  ]);
+  const pending = pairsOf(input.cases, input.candidates, input.repeat).filter((pair) => !done.has(pair.key));
 
   let next = 0;
   let inFlight = 0;
@@ -53,31 +58,40 @@ export async function evalWorkflow(input: EvalWorkflowInput): Promise<EvalReport
     (input.pairsPerRun !== undefined && finishedThisRun + inFlight >= input.pairsPerRun);
 
   const runPair = async (pair: Pair, allowanceUsd: number | undefined): Promise<void> => {
-    const workflowId = pair.candidate ? childWorkflowId(evalId, pair.evalCase.id, pair.name) : '';
+    const workflowId = pair.candidate ? childWorkflowId(evalId, pair.evalCase.id, pair.name, pair.repeat) : '';
+    const repeat = pair.candidate && (input.repeat ?? 1) > 1 ? { repeat: pair.repeat } : {};
     stream.publish({ type: 'eval_pair_start', case: pair.evalCase.id, candidate: pair.name, workflowId });
-    const outcome = await answer(pair, workflowId, input, allowanceUsd);
-    const grades = await gradeOutcomeOf([...input.graders, ...(pair.evalCase.graders ?? [])], pair.evalCase, outcome, {
-      judgeId: (index) => judgeWorkflowId(evalId, pair.evalCase.id, pair.name, index),
-      workspace: input.workspace,
-      allowanceUsd: allowanceUsd !== undefined ? allowanceUsd - (outcome.usage.costUsd ?? 0) : undefined,
-      batch: input.batch,
-    });
+    const outcome = { ...(await answer(pair, workflowId, input, allowanceUsd)), ...repeat };
+    // A run its allowance stopped (status cost_budget, only with a budget) has no whole answer to grade: not scored.
+    const runCut = allowanceUsd !== undefined && outcome.status === 'cost_budget';
+    const grades = runCut
+      ? []
+      : await gradeOutcomeOf([...input.graders, ...(pair.evalCase.graders ?? [])], pair.evalCase, outcome, {
+          judgeId: (index) => judgeWorkflowId(evalId, pair.evalCase.id, pair.name, index, pair.repeat),
+          workspace: input.workspace,
+          allowanceUsd: allowanceUsd !== undefined ? allowanceUsd - (outcome.usage.costUsd ?? 0) : undefined,
+          batch: input.batch,
+        });
     const result = scored(outcome, grades);
-    outcomes.push(result);
     const spent = pairSpendUsd(result);
     budget.settle(allowanceUsd, spent);
-    // A run its allowance stopped (the worst case of its next model call, priced by the worker, did not fit): what is
-    // left would stop the next runs the same way, so no more pairs start.
-    if (result.status === 'cost_budget') stoppedByBudget = true;
+    const wasCut = runCut || grades.some((grade) => grade.budgetCut);
+    if (wasCut) cut.push({ case: pair.evalCase.id, candidate: pair.name, ...repeat, costUsd: spent });
+    else outcomes.push(result);
+    // A pair its allowance stopped (the worst case of its next model call, priced by the worker, did not fit): what is
+    // left would stop the next pairs the same way, so no more pairs start.
+    if (wasCut) stoppedByBudget = true;
     stream.publish({
       type: 'eval_pair_end',
       case: pair.evalCase.id,
       candidate: pair.name,
-      status: result.status,
-      score: result.score,
-      pass: result.pass,
+      status: wasCut ? 'cost_budget' : result.status,
+      score: wasCut ? 0 : result.score,
+      pass: wasCut ? false : result.pass,
       costUsd: spent,
-      ...(result.error !== undefined && { error: result.error }),
+      ...(wasCut
+        ? { error: 'not run: the eval budget stopped it; not scored' }
+        : result.error !== undefined && { error: result.error }),
     });
   };
 
@@ -115,6 +129,7 @@ export async function evalWorkflow(input: EvalWorkflowInput): Promise<EvalReport
       carried: {
         version: 1,
         outcomes,
+        cut,
         spentUsd: budget.spentUsd,
         worstPairUsd: budget.worstPairUsd,
         stream: stream.carry(),
@@ -122,11 +137,11 @@ export async function evalWorkflow(input: EvalWorkflowInput): Promise<EvalReport
     });
   }
 
-  const notRun = [...new Set(pending.slice(next).map((pair) => pair.evalCase.id))];
+  const notRun = [...new Set([...cut.map((pair) => pair.case), ...pending.slice(next).map((pair) => pair.evalCase.id)])];
   stream.publish({
     type: 'eval_end',
     pairs: outcomes.length,
-    notRun: pending.length - next,
+    notRun: pending.length - next + cut.length,
     ...(stoppedByBudget && { stopped: 'budget' as const }),
   });
   stream.detach();
@@ -136,7 +151,9 @@ export async function evalWorkflow(input: EvalWorkflowInput): Promise<EvalReport
     startedAt: input.startedAt,
     cases: input.cases,
     candidates: input.candidates.map((candidate) => candidate.candidate.name),
+    repeat: input.repeat ?? 1,
     outcomes,
+    cut,
     notRun,
   });
 }
@@ -148,10 +165,7 @@ declareVersioningBehavior(evalWorkflow);
 async function answer(pair: Pair, workflowId: string, input: EvalWorkflowInput, allowanceUsd: number | undefined) {
   const ids = { caseId: pair.evalCase.id, candidate: pair.name, workflowId };
   if (!pair.candidate) return recordedOutcome(pair.evalCase, pair.name);
-  const workspace =
-    input.unrecordedTools === 'scratch'
-      ? (await scratch.makeScratchWorkspace({ workspace: input.workspace, key: workflowId })).path
-      : input.workspace;
+  const workspace = input.unrecordedTools === 'scratch' ? await scratchCopy(input.workspace, workflowId) : input.workspace;
   try {
     const child = candidateInput(pair.candidate, pair.evalCase, {
       workspace,
@@ -166,6 +180,23 @@ async function answer(pair: Pair, workflowId: string, input: EvalWorkflowInput, 
   }
 }
 
+/**
+ * The pair's scratch copy of the workspace. A copy refused (a workspace past the copy's limits, outside the root) fails
+ * the eval with the activity's own reason, not the "Activity task failed" that wraps it: every pair would fail alike.
+ */
+async function scratchCopy(workspace: string, key: string): Promise<string> {
+  try {
+    return (await scratch.makeScratchWorkspace({ workspace, key })).path;
+  } catch (error) {
+    if (!(error instanceof ActivityFailure) || !(error.cause instanceof ApplicationFailure)) throw error;
+    throw ApplicationFailure.create({
+      type: error.cause.type ?? failureTypes.configuration,
+      message: `no scratch copy of the workspace: ${error.cause.message}`,
+      nonRetryable: true,
+    });
+  }
+}
+
 function checkInput(input: EvalWorkflowInput): void {
   const problem =
     !Array.isArray(input?.cases) || !Array.isArray(input.candidates)
@@ -174,7 +205,9 @@ function checkInput(input: EvalWorkflowInput): void {
         ? 'concurrency must be a whole number of at least 1'
         : input.budgetUsd !== undefined && !(input.budgetUsd > 0)
           ? 'budgetUsd must be more than 0'
-          : undefined;
+          : input.repeat !== undefined && (!Number.isInteger(input.repeat) || input.repeat < 1)
+            ? 'repeat must be a whole number of at least 1'
+            : undefined;
   if (problem)
     throw ApplicationFailure.create({
       type: failureTypes.invalidInput,

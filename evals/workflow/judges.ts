@@ -19,7 +19,7 @@ export async function judgeGrade(
   options: { workflowId: string; workspace: string; allowanceUsd?: number; batch?: BatchSettings },
 ): Promise<GradeResult> {
   if (options.allowanceUsd !== undefined && options.allowanceUsd <= 0)
-    return judgeRunFailed(spec, 'not run: the eval budget left nothing for this judge');
+    return { ...judgeRunFailed(spec, 'not run: the eval budget left nothing for this judge'), budgetCut: true };
   const resolved = resolveAgentInputWithoutZod({
     ...judgeRunInput(spec, evalCase, outcome, options.workspace),
     ...(options.allowanceUsd !== undefined && { maxCostUsd: options.allowanceUsd }),
@@ -28,5 +28,7 @@ export async function judgeGrade(
   if (!resolved.ok) return judgeRunFailed(spec, `invalid judge input: ${resolved.problems}`);
   const run = await runChild(options.workflowId, resolved.input, `eval judge of ${outcome.caseId} · ${outcome.candidate}`);
   if (!run.result) return { ...judgeRunFailed(spec, run.error ?? 'no result'), usage: run.usage };
-  return readJudgeVerdict(run.result, spec);
+  const verdict = readJudgeVerdict(run.result, spec);
+  // Its allowance stopped the judge before its verdict: the budget's doing, not the answer's.
+  return run.result.status === 'cost_budget' && options.allowanceUsd !== undefined ? { ...verdict, budgetCut: true } : verdict;
 }

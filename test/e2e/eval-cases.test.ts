@@ -64,6 +64,8 @@ it('makes the case of a recorded one-shot run, by id and by a visibility query',
         iterations: 2,
       },
       toolFixtures: [{ tool: 'read_file', arguments: '{"path":"alpha.txt"}', content: 'alpha says hi', isError: false }],
+      // The tools the run was given: what a candidate that names none is offered.
+      tools: ['read_file'],
     });
     // Visibility catches up on its own time: the query is asked until it lists the run.
     const byQuery = await waitFor('the run to be listed', async () => {
