@@ -1,6 +1,6 @@
 import { compareReports } from '../../evals/report/compare-reports';
 import { renderJunit } from '../../evals/report/junit';
-import type { CaseOutcome, EvalCase, EvalReport } from '../../evals/types';
+import type { CaseOutcome, EvalCase, EvalReport } from '../../core/eval-types';
 import { passAtK, repeatStats } from '../../evals/workflow/repeat-stats';
 import { buildReport } from '../../evals/workflow/scores';
 import type { ScoredOutcome } from '../../evals/workflow/definitions';

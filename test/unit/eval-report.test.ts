@@ -1,7 +1,7 @@
 import { diffLines } from '../../evals/report/answer-diff';
 import { escapeHtml } from '../../evals/report/html-text';
 import { foldAnswer, renderReport } from '../../evals/report/render-report';
-import type { EvalReport } from '../../evals/types';
+import type { EvalReport } from '../../core/eval-types';
 import { printable } from '../../cli/terminal-text';
 
 // The HTML report's text as a reviewer reads it (issue 37): controls and bidi overrides escaped as the CLI escapes
