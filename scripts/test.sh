@@ -2,7 +2,7 @@
 # `npm test`: the unit tier first, as a gate (no servers, a minute), then every other test on one Temporal dev
 # server (jest.suite.config.js). With arguments, jest runs just those (`npm test -- test/e2e/cli.test.ts`) on the
 # dev server. The packed-tarball test is `npm run test:package`, the production topology `npm run test:stack`;
-# test/README.md lists the tiers and .ci/run runs them all.
+# docs/test-suite.md lists the tiers and .ci/run runs them all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -gt 0 ]; then exec npx jest "$@"; fi

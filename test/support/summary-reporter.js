@@ -1,6 +1,6 @@
 // Prints the slowest test files of the run (jest's own start and end of each file), then one plain closing line,
 // "N passed, N failed, N skipped", that CI systems read as the run's last line without knowing jest's own format.
-// test/README.md keeps the list of a real run, so that the suite's budget (CI under 1,500 s) has a known shape.
+// docs/test-suite.md keeps the list of a real run, so that the suite's budget (CI under 1,500 s) has a known shape.
 const path = require('node:path');
 
 const slowestShown = 20;

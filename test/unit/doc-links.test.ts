@@ -11,10 +11,6 @@ const root = path.join(__dirname, '..', '..');
 const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
 const pages = tracked.filter((file) => /^(README|BENCHMARKS|RELIABILITY)\.md$|^docs\/[^/]+\.md$|^bench\/NOTES\.md$/.test(file));
 
-// Pages other engineers write this session (issue 36): linked from the README's table of docs before they land. The
-// last test fails as soon as one exists, so that this list is emptied at the merge, not kept.
-const pendingPages = ['docs/test-suite.md'];
-
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens; repeats get -1, -2… */
 function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
@@ -53,7 +49,6 @@ describe.each(pages.map((page) => [page]))('%s', (page) => {
       if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
       const [file, fragment] = target.split('#');
       const resolved = file ? path.join(path.dirname(path.join(root, page)), decodeURI(file)) : path.join(root, page);
-      if (pendingPages.includes(path.relative(root, resolved))) continue;
       if (!existsSync(resolved)) broken.push(`${target}: no such file`);
       else if (fragment && resolved.endsWith('.md') && !anchorsOf(readFileSync(resolved, 'utf8')).has(fragment))
         broken.push(`${target}: no such heading`);
@@ -74,8 +69,4 @@ it('points the code and the init project only at docs pages that exist', () => {
     for (const [, page] of readFileSync(path.join(root, file), 'utf8').matchAll(/\bdocs\/([\w-]+\.md)/g))
       if (!existsSync(path.join(root, 'docs', page))) missing.push(`${file}: docs/${page}`);
   expect(missing).toEqual([]);
-});
-
-it('names as pending only pages that are not written yet', () => {
-  expect(pendingPages.filter((page) => existsSync(path.join(root, page)))).toEqual([]);
 });
