@@ -47,6 +47,8 @@ COPY serve ./serve
 COPY install ./install
 # agent eval: the evals feature (its workflow, cases, graders, scratch copies), which the worker assembles (worker/features.ts).
 COPY evals ./evals
+# agent setup-test-server: fetching Temporal's test server lives with the testing kit (testing/test-server.ts).
+COPY testing ./testing
 
 # The file tools' workspace; docker-compose.yml mounts a host directory over it.
 RUN mkdir -p /workspace && chown node:node /workspace
