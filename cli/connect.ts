@@ -79,7 +79,10 @@ export async function connect(options: ConnectOptions): Promise<CliConnection> {
     if (server) timingMark('embedded server serving');
     if (server && !prestarted) closers.push(server.stop);
     const connectionOptions = server ? { address: server.address } : settings.connectionOptions;
-    if (!server) await assertTemporalReachable(connectionOptions.address ?? '');
+    // A TCP probe says at once that nothing listens at a plain address; to a TLS endpoint it would be a handshake that
+    // never starts (a failed handshake in that server's logs, and in a proxy's count), so TLS is left to the client.
+    const tls = Boolean(connectionOptions.tls || connectionOptions.apiKey);
+    if (!server && !tls) await assertTemporalReachable(connectionOptions.address ?? '');
     const connection = await Connection.connect({
       ...connectionOptions,
       interceptors: cliRetryInterceptors(() => closing),
@@ -89,7 +92,9 @@ export async function connect(options: ConnectOptions): Promise<CliConnection> {
       throw new ConfigurationError(
         unreachableMessage(
           connectionOptions.address ?? '',
-          'it accepts connections, but no Temporal gRPC service answered (check TLS and the port)',
+          tls
+            ? 'no Temporal gRPC service answered over TLS in time (check the address, the port and the TLS settings)'
+            : 'it accepts connections, but no Temporal gRPC service answered (check TLS and the port)',
         ),
       );
     });
