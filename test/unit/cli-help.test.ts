@@ -1,22 +1,10 @@
 import util from 'node:util';
 import { commandNames, main } from '../../cli/main';
-import type { Output } from '../../cli/output';
+import { capturedOutput } from '../support/captured-output';
 
 // `agent <command> --help` for every command cli/main.ts registers: exit 0, its usage on stdout, and every flag its
 // parseArgs really accepts named there. The flags are learnt from the command itself (parseArgs watched while the
 // command parses an unknown flag), so a flag added without help, or a command added without help, fails here.
-
-function capture(): Output & { stdout: string; stderr: string } {
-  const output = {
-    stdout: '',
-    stderr: '',
-    result: (line: string) => void (output.stdout += `${line}\n`),
-    write: (text: string) => void (output.stdout += text),
-    info: (line: string) => void (output.stderr += `${line}\n`),
-    error: (line: string) => void (output.stderr += `${line}\n`),
-  };
-  return output;
-}
 
 const addressBefore = process.env.TEMPORAL_ADDRESS;
 beforeAll(() => {
@@ -32,7 +20,7 @@ afterAll(() => {
 async function acceptedFlags(command: string): Promise<string[]> {
   const parseArgs = jest.spyOn(util, 'parseArgs');
   try {
-    const code = await main([command, '--no-such-flag'], capture());
+    const code = await main([command, '--no-such-flag'], capturedOutput());
     expect(code).toBe(2);
     expect(parseArgs).toHaveBeenCalled();
     return parseArgs.mock.calls.flatMap(([config]) => Object.keys(config?.options ?? {}).map((name) => `--${name}`));
@@ -49,7 +37,7 @@ describe.each(commandNames.map((name) => [name]))('agent %s', (command) => {
   it('answers --help and -h with its usage and every flag it accepts, exit 0', async () => {
     const flags = await acceptedFlags(command);
     for (const asked of ['--help', '-h']) {
-      const output = capture();
+      const output = capturedOutput();
       expect(await main([command, asked], output)).toBe(0);
       expect(output.stderr).toBe('');
       expect(output.stdout).toMatch(new RegExp(`^Usage: .*\\b${command}\\b`));
@@ -60,7 +48,7 @@ describe.each(commandNames.map((name) => [name]))('agent %s', (command) => {
 });
 
 it('names the unknown option with a closed quote and where the flags are', async () => {
-  const output = capture();
+  const output = capturedOutput();
   expect(await main(['serve', '--prot', '3000'], output)).toBe(2);
   const [firstLine] = output.stderr.split('\n');
   expect(firstLine).toBe(
@@ -72,7 +60,7 @@ it('names the unknown option with a closed quote and where the flags are', async
 });
 
 it('takes --help after -- as a prompt, not as a request for help', async () => {
-  const output = capture();
+  const output = capturedOutput();
   // `run -- --help` is a run whose prompt is "--help": it gets as far as connecting (to nothing, here).
   const code = await main(['run', '--json', '--id', 'x', '--no-stream', '--max-iterations', 'lots', '--', '--help'], output);
   expect(code).toBe(2);
@@ -80,17 +68,17 @@ it('takes --help after -- as a prompt, not as a request for help', async () => {
 });
 
 it('answers help <command> with that command alone, and help with every command', async () => {
-  const one = capture();
+  const one = capturedOutput();
   expect(await main(['help', 'watch'], one)).toBe(0);
   expect(one.stdout).toContain('--from OFFSET');
   expect(one.stdout).not.toContain('codec-server');
-  const all = capture();
+  const all = capturedOutput();
   expect(await main(['help'], all)).toBe(0);
   for (const command of commandNames) expect(all.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
 });
 
 it('refuses a name that only an object has, such as constructor', async () => {
-  const output = capture();
+  const output = capturedOutput();
   expect(await main(['constructor', '--help'], output)).toBe(2);
   expect(output.stderr).toContain('unknown command "constructor"');
 });

@@ -1,18 +1,7 @@
 import { main } from '../../cli/main';
-import type { Output } from '../../cli/output';
+import { capturedOutput } from '../support/captured-output';
 
 // `agent mcp`'s refusals, before it connects to anything: exit 2 with the reason.
-
-function capture(): Output & { stdout: string; stderr: string } {
-  const output = {
-    stdout: '',
-    stderr: '',
-    result: (line: string) => void (output.stdout += `${line}\n`),
-    info: (line: string) => void (output.stderr += `${line}\n`),
-    error: (line: string) => void (output.stderr += `${line}\n`),
-  };
-  return output;
-}
 
 const addressBefore = process.env.TEMPORAL_ADDRESS;
 beforeAll(() => {
@@ -30,7 +19,7 @@ it.each([
   [['--agents', 'nosuch'], /--agents: unknown nosuch; registered agents: default/],
   [['a prompt'], /mcp takes no prompt/],
 ])('refuses agent mcp %j with exit 2', async (args, message) => {
-  const output = capture();
+  const output = capturedOutput();
   expect(await main(['mcp', ...args], output)).toBe(2);
   expect(output.stderr).toMatch(message);
   // Over stdio, stdout is the protocol's: nothing else is ever written there.

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { main } from '../../cli/main';
-import type { Output } from '../../cli/output';
+import { capturedOutput } from '../support/captured-output';
 import { principalFromFlags, type PrincipalFlags } from '../../cli/principal-flags';
 import { createAgentMcpHttpHandler } from '../../serve/mcp/http-endpoint';
 import { toNodeListener } from '../../serve/http/node-listener';
@@ -93,17 +93,6 @@ it('believes the principal header only from a trusted proxy address, and both pr
   }
 });
 
-function capture(): Output & { stdout: string; stderr: string } {
-  const output = {
-    stdout: '',
-    stderr: '',
-    result: (line: string) => void (output.stdout += `${line}\n`),
-    info: (line: string) => void (output.stderr += `${line}\n`),
-    error: (line: string) => void (output.stderr += `${line}\n`),
-  };
-  return output;
-}
-
 it.each([
   [['--principal-header', 'X-User'], /would listen on 0\.0\.0\.0 and believe X-User from anyone who reaches that address/],
   [
@@ -117,7 +106,7 @@ it.each([
   [['--trusted-proxy', '10.0.0.5'], /prove the proxy that sets --principal-header: name it/],
 ])('refuses serve and mcp --http on an open address with %j (exit 2)', async (args, message) => {
   for (const command of [['serve'], ['mcp', '--http']]) {
-    const output = capture();
+    const output = capturedOutput();
     expect(await main([...command, '--host', '0.0.0.0', '--port', '0', ...args], output)).toBe(2);
     expect(output.stderr).toMatch(message);
     expect(output.stderr).not.toContain('serving');
@@ -126,7 +115,7 @@ it.each([
 
 it('refuses a secret short enough to guess', async () => {
   process.env.TRUSTED_PROXY_SHORT = 'short';
-  const output = capture();
+  const output = capturedOutput();
   expect(
     await main(
       ['serve', '--host', '0.0.0.0', '--principal-header', 'X-User', '--proxy-secret-env', 'TRUSTED_PROXY_SHORT'],
