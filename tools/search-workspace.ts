@@ -92,6 +92,8 @@ export async function searchWorkspace(
     signal.removeEventListener('abort', onAbort);
     await Promise.all([matcher.stop(), opened.close()]);
   }
+  // A cancel that landed between two entries ends the walk without an error; it is still a cancel, never a report.
+  signal.throwIfAborted();
   return search.report(pattern);
 }
 
@@ -197,9 +199,7 @@ class Search {
       case 'entries':
         lines.push(`[search stopped after ${limits.entryBudget} directory entries: narrow the path]`);
         break;
-      case 'cancelled':
-        lines.push('[search cancelled]');
-        break;
+      case 'cancelled': // never reported: searchWorkspace throws the cancel instead
       case undefined:
         break;
       default: {
