@@ -19,7 +19,7 @@ import { startCodecServer } from '../support/codec-server-process';
 import { newKeyEntry } from '../support/encryption';
 import { openaiReply } from '../support/fake-model-server';
 import { encodingOf, fetchRawHistory, payloadTextsFromJson, type RawHistory } from '../support/raw-history';
-import { uniqueTaskQueue } from '../support/temporal';
+import { inProcessTestWorker, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { filesUnder } from '../support/object-store';
 import { makeWorkspace } from '../support/workspace';
@@ -71,7 +71,7 @@ async function encryptedSetup(
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     // Its stores read the same settings as its data converter (a worker process reads both from its environment).
     transcripts: agentStores({ ...process.env, ...env }).transcripts,
-    overrides: { dataConverter, maxCachedWorkflows: 0 },
+    overrides: { dataConverter, ...inProcessTestWorker },
   });
   const client = new Client({ connection: bed.environment.connection, namespace: 'default', dataConverter });
   const running = worker.run();

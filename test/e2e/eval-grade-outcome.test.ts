@@ -6,7 +6,7 @@ import type { CaseOutcome, EvalCase, GradeResult, GraderSpec } from '../../core/
 import { createAgentWorker } from '../../worker/create-worker';
 import { activityCalls } from '../support/activity-calls';
 import { fetchEvents } from '../support/history';
-import { connectToTestServer, testWorkspaceRoot, uniqueTaskQueue } from '../support/temporal';
+import { connectToTestServer, inProcessTestWorker, testWorkspaceRoot, uniqueTaskQueue } from '../support/temporal';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 
 // Issue 32: graders of the user's own, exported by a definitions module (AGENT_DEFINITIONS) and registered like
@@ -62,7 +62,7 @@ it('grades an outcome with custom graders from a definitions module and built-in
     workspaceRoot: testWorkspaceRoot,
     overrides: {
       workflowsPath: path.join(__dirname, '..', 'fixtures', 'evals', 'grade-outcome-workflow.ts'),
-      maxCachedWorkflows: 0,
+      ...inProcessTestWorker,
     },
   });
   const workflowId = `grade-outcome-${randomUUID()}`;

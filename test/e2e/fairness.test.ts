@@ -15,7 +15,7 @@ import { startDevServer, type DevServer } from '../support/dev-server-process';
 import { openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
 import { scriptByAgent } from '../support/script-by-agent';
-import { createTestWorker, testWorkspaceRoot, uniqueTaskQueue } from '../support/temporal';
+import { createTestWorker, inProcessTestWorker, testWorkspaceRoot, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -215,7 +215,7 @@ async function positions(dynamicConfig: string[]): Promise<{ b: number[]; urgent
       // One slot of each: workflow tasks, and so the model calls they schedule, are taken in the order the server
       // dispatches them (with many workflow slots, activations finish in any order and blur that order). One workflow
       // slot needs no sticky cache (the SDK refuses a cache with a single workflow poller).
-      overrides: { maxConcurrentActivityTaskExecutions: 1, maxConcurrentWorkflowTaskExecutions: 1, maxCachedWorkflows: 0 },
+      overrides: { maxConcurrentActivityTaskExecutions: 1, maxConcurrentWorkflowTaskExecutions: 1, ...inProcessTestWorker },
     });
     await worker.runUntil(Promise.all([...a, ...b, c].map((handle) => handle.result())));
     const prompts = bed.server.requests.map((request) => request.body.messages.at(-1).content as string);

@@ -9,7 +9,7 @@ import { createAgentWorker } from '../../worker/create-worker';
 import { lastJsonLine, runCli } from '../support/cli';
 import { FakeModelServer, openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
-import { connectToTestServer, testWorkspaceRoot, uniqueTaskQueue } from '../support/temporal';
+import { connectToTestServer, inProcessTestWorker, testWorkspaceRoot, uniqueTaskQueue } from '../support/temporal';
 import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 
@@ -103,7 +103,7 @@ it('catches a round started in reverse order: agent replay exits 1 against the s
       env: server.providerEnv,
       workspaceRoot: testWorkspaceRoot,
       workflowBundle: { codePath: bundle },
-      overrides: { maxCachedWorkflows: 0 },
+      overrides: inProcessTestWorker,
     });
     const conversation = await worker.runUntil(
       environment.client.workflow

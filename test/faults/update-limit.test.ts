@@ -13,6 +13,7 @@ import { freePort } from '../../cli/dev-server/free-port';
 import { scriptedModel } from 'durable-agent/testing';
 import { createAgentWorker } from '../../worker/create-worker';
 import { makeWorkspace } from '../support/workspace';
+import { inProcessTestWorker } from '../support/temporal';
 
 afterAll(() => killDevServers());
 
@@ -35,7 +36,7 @@ it("continues a session as new before Temporal's limit on updates per run, and a
     taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     providers: [model.provider],
-    overrides: { maxCachedWorkflows: 0 },
+    overrides: inProcessTestWorker,
   });
   const workflowId = `update-limit-${randomUUID()}`;
   const replies = await worker.runUntil(async () => {

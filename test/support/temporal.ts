@@ -60,7 +60,18 @@ export function resolved(input: AgentInput): ResolvedAgentInput {
   return check.input;
 }
 
-/** A worker on the shared bundle that replays every workflow task (maxCachedWorkflows: 0), so tests catch non-determinism. */
+/**
+ * What a test's in-process worker does differently from a production one:
+ * - it replays every workflow task (maxCachedWorkflows: 0), so that tests catch non-determinism;
+ * - it runs workflows in the test's own thread (debugMode), not in a worker thread of their own: a thread costs each
+ *   worker about 0.7 s of CPU to start (it loads the SDK and the bundle again), and the suite creates hundreds of
+ *   workers, a quarter of the CPU of a workflow test. The deadlock detector stays on (debugMode would lift it), and
+ *   the workers tests start as processes (spawned workers, the CLI's embedded worker) run workflows in threads, as in
+ *   production.
+ */
+export const inProcessTestWorker = { maxCachedWorkflows: 0, debugMode: true, isolateExecutionTimeout: '5s' } as const;
+
+/** A worker on the shared bundle, run as inProcessTestWorker says. */
 export function createTestWorker(environment: TestWorkflowEnvironment, options: TestWorkerOptions): Promise<Worker> {
   return createAgentWorker({
     connection: environment.nativeConnection,
@@ -75,7 +86,7 @@ export function createTestWorker(environment: TestWorkflowEnvironment, options: 
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     transcripts: options.transcripts,
     activityOverrides: options.activityOverrides,
-    overrides: { maxCachedWorkflows: 0 },
+    overrides: inProcessTestWorker,
   });
 }
 

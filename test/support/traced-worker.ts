@@ -8,7 +8,7 @@ export interface TracedWorkerSetup {
   plugin: AgentPlugin;
   /** A workflow bundle built with that plugin, so that it has the OpenTelemetry workflow interceptors. */
   bundlePath: string;
-  /** Anything else the worker needs (maxCachedWorkflows: 0, to replay every task). */
+  /** Anything else the worker needs (inProcessTestWorker from ./temporal.ts). */
   workerOptions?: Partial<WorkerOptions>;
 }
 
