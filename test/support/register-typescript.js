@@ -10,6 +10,13 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+
+// @swc/core unpacks its native addon into a cache, by default under ~/.cache: tests that check what a process writes
+// to its home directory (test/e2e/production-walkthrough.test.ts) would see this loader's, not the program's.
+if (!process.env.SWC_NATIVE_BINDING_CACHE) {
+  process.env.SWC_NATIVE_BINDING_CACHE = path.join(os.tmpdir(), `durable-agent-swc-native-${process.getuid?.() ?? 0}`);
+  fs.mkdirSync(process.env.SWC_NATIVE_BINDING_CACHE, { recursive: true, mode: 0o700 });
+}
 const swc = require('@swc/core');
 
 const options = {
