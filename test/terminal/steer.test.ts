@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import { cliCommandLine, cliEnvironment } from '../support/cli';
 import { openaiReply } from '../support/fake-model-server';
 import { uniqueTaskQueue } from '../support/temporal';
@@ -50,7 +52,20 @@ it('agent steer from a second terminal joins the chat turn in progress; both sho
   answerFirstCall();
 
   const answer = 'You asked for beta.txt: it says beta.';
-  await waitFor('the answer in the steering terminal', async () => /Pane is dead \(status 0/.test(await steer.screen()));
+  await waitFor('the steering command to exit 0', async () => /Pane is dead \(status 0/.test(await steer.screen())).catch(
+    async (error: Error) => {
+      // Whether the steering process still runs, and where it waits (a busy machine once kept it from exiting).
+      const processes = await promisify(execFile)('ps', ['-eo', 'pid,stat,etime,wchan:24,args']).then(({ stdout }) =>
+        stdout
+          .split('\n')
+          .filter((line) => line.includes(' steer '))
+          .join('\n'),
+      );
+      throw new Error(
+        `${error.message}\n--- agent steer ---\n${await steer.screen()}\n--- agent chat ---\n${await chat.screen()}\n--- ps ---\n${processes}`,
+      );
+    },
+  );
   const steered = await steer.screen();
   expect(steered).toContain('steering the turn in progress; its reply follows once it ends');
   expect(steered).toContain('(2 model call(s)');
