@@ -17,6 +17,10 @@ beforeAll(async () => {
   await mkdir(path.join(workspace, 'text'));
   await writeFile(path.join(workspace, 'text', 'long.txt'), `${'x'.repeat(5000)}needle\nneedle near the start`);
   await writeFile(path.join(workspace, 'text', 'big.txt'), `needle ${'y'.repeat(2000)}`);
+  // Directories only: a walk through them matches no line, so a cancel can only land between two entries.
+  await Promise.all(
+    Array.from({ length: 300 }, (_, index) => mkdir(path.join(workspace, 'dirs', `d${index}`), { recursive: true })),
+  );
 });
 afterAll(() => rm(workspace, { recursive: true, force: true }));
 
@@ -52,6 +56,18 @@ it('stops matching when the activity is cancelled', async () => {
   const controller = new AbortController();
   setTimeout(() => controller.abort(new Error('cancelled by Temporal')), 200);
   await expect(search(expensivePattern, 'heavy', {}, controller.signal)).rejects.toThrow('cancelled by Temporal');
+});
+
+it('rejects a cancel that lands between two entries of the walk, never reporting what it found so far', async () => {
+  const controller = new AbortController();
+  const { signal } = controller;
+  // Cancelled once the search listens for it, that is once its walk has begun (nothing else here waits on the signal).
+  const listen = signal.addEventListener.bind(signal);
+  signal.addEventListener = (...args: Parameters<AbortSignal['addEventListener']>) => {
+    listen(...args);
+    setImmediate(() => controller.abort(new Error('cancelled by Temporal')));
+  };
+  await expect(search('needle', 'dirs', {}, signal)).rejects.toThrow('cancelled by Temporal');
 });
 
 it('refuses syntax RE2 lacks, naming it', async () => {
