@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import type { Output } from '../../cli/output';
+import { capturedOutput } from './captured-output';
 import { typescriptArgs } from './typescript-process';
 
 const projectRoot = path.join(__dirname, '..', '..');
@@ -29,19 +29,13 @@ export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}, option
   ]);
   // process.env is one: a call while another runs here with another environment gets a process of its own.
   if (borrowed !== undefined && !sameEnvironment(borrowed.environment, environment)) return runCliProcess(args, env, options);
-  let stdout = '';
-  let stderr = '';
-  const output: Output = {
-    result: (line) => void (stdout += `${line}\n`),
-    write: (text) => void (stdout += text),
-    info: (line) => void (stderr += `${line}\n`),
-    error: (line) => void (stderr += `${line}\n`),
-  };
+  const output = capturedOutput();
   // The CLI loads its registry once per process; each call here is a command of its own, as a process is.
   if (!borrowed) forgetCliRegistry();
   const release = borrowProcess(environment, Runtime);
   try {
-    return { code: await main(args, output), stdout, stderr };
+    const code = await main(args, output);
+    return { code, stdout: output.stdout, stderr: output.stderr };
   } finally {
     release();
   }
