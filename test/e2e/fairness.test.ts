@@ -214,8 +214,13 @@ async function positions(dynamicConfig: string[]): Promise<{ b: number[]; urgent
       workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
       // One slot of each: workflow tasks, and so the model calls they schedule, are taken in the order the server
       // dispatches them (with many workflow slots, activations finish in any order and blur that order). One workflow
-      // slot needs no sticky cache (the SDK refuses a cache with a single workflow poller).
-      overrides: { maxConcurrentActivityTaskExecutions: 1, maxConcurrentWorkflowTaskExecutions: 1, ...inProcessTestWorker },
+      // slot takes no sticky cache (the SDK refuses a cache with a single workflow poller): every task is replayed.
+      overrides: {
+        maxConcurrentActivityTaskExecutions: 1,
+        maxConcurrentWorkflowTaskExecutions: 1,
+        ...inProcessTestWorker,
+        maxCachedWorkflows: 0,
+      },
     });
     await worker.runUntil(Promise.all([...a, ...b, c].map((handle) => handle.result())));
     const prompts = bed.server.requests.map((request) => request.body.messages.at(-1).content as string);

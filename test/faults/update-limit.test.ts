@@ -57,4 +57,4 @@ it("continues a session as new before Temporal's limit on updates per run, and a
   await nativeConnection.close();
   await connection.close();
   await server.stop();
-}, 120_000);
+});

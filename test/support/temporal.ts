@@ -14,6 +14,7 @@ import type { AgentResult } from '../../core/result';
 import { agentWorkflowType } from '../../workflows/definitions';
 import type { ScriptedModel } from 'durable-agent/testing';
 import { answeredBy } from '../../testing/scripted-agents';
+import { replayAtEnd } from './replay-at-end';
 
 /** Connects to the dev server that global-setup started. */
 export function connectToTestServer(namespace?: string): Promise<TestWorkflowEnvironment> {
@@ -61,18 +62,18 @@ export function resolved(input: AgentInput): ResolvedAgentInput {
 }
 
 /**
- * What a test's in-process worker does differently from a production one:
- * - it replays every workflow task (maxCachedWorkflows: 0), so that tests catch non-determinism;
- * - it runs workflows in the test's own thread (debugMode), not in a worker thread of their own: a thread costs each
- *   worker about 0.7 s of CPU to start (it loads the SDK and the bundle again), and the suite creates hundreds of
- *   workers, a quarter of the CPU of a workflow test. The deadlock detector stays on (debugMode would lift it), and
- *   the workers tests start as processes (spawned workers, the CLI's embedded worker) run workflows in threads, as in
- *   production.
+ * What a test's in-process worker does differently from a production one: it runs workflows in the test's own thread
+ * (debugMode), not in a worker thread of their own. A thread costs each worker about 0.7 s of CPU to start (it loads
+ * the SDK and the bundle again), and the suite creates hundreds of workers: a quarter of the CPU of a workflow test.
+ * The deadlock detector stays on (debugMode would lift it), and the workers tests start as processes (spawned workers,
+ * the CLI's embedded worker) run workflows in threads, as in production. Workflows stay cached, as in production;
+ * non-determinism is caught when the test file ends, by a replay of every workflow its workers ran (replay-at-end.ts).
  */
-export const inProcessTestWorker = { maxCachedWorkflows: 0, debugMode: true, isolateExecutionTimeout: '5s' } as const;
+export const inProcessTestWorker = { debugMode: true, isolateExecutionTimeout: '5s' } as const;
 
-/** A worker on the shared bundle, run as inProcessTestWorker says. */
+/** A worker on the shared bundle, run as inProcessTestWorker says, whose workflows are replayed when the file ends. */
 export function createTestWorker(environment: TestWorkflowEnvironment, options: TestWorkerOptions): Promise<Worker> {
+  replayAtEnd(options.taskQueue);
   return createAgentWorker({
     connection: environment.nativeConnection,
     namespace: environment.namespace ?? 'default',

@@ -2,20 +2,30 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { z } from 'zod';
 import { defineTool } from '../../tools';
 import { workflowsPath } from '../../worker/agent-plugin';
 import { scriptedModel } from 'durable-agent/testing';
-import { connectToTestServer, createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { replayFailures } from '../support/replay-at-end';
+import { waitFor } from '../support/wait-for';
+import { connectToTestServer, createTestWorker, inProcessTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { createAgentWorker } from '../../worker/create-worker';
 
 // Issue 30, item 2, for tools run as local activities: the SDK gives a local activity no id but its position, so
 // replay cannot compare ids as it does for a tool activity's `tool-<call id>`. The local tool answers with the call id
 // it ran for, and the workflow checks it: a round of local tools started in reverse order fails replay too.
 
 let environment: TestWorkflowEnvironment;
+let reversed: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
   environment = await connectToTestServer();
+  // The shared bundle, but a round of local tools starts in reverse order.
+  reversed = await bundleWorkflowCode({
+    workflowsPath,
+    logger: new DefaultLogger('WARN'),
+    workflowInterceptorModules: [path.join(__dirname, '..', 'fixtures', 'versioning', 'reversed-tool-round.ts')],
+  });
 });
 afterAll(() => environment?.teardown());
 
@@ -55,12 +65,47 @@ it('fails the replay of a round of local tools started in reverse order, rather 
   await expect(
     Worker.runReplayHistory({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } }, history, workflowId),
   ).resolves.toBeUndefined();
-  const reversed = await bundleWorkflowCode({
-    workflowsPath,
-    logger: new DefaultLogger('WARN'),
-    workflowInterceptorModules: [path.join(__dirname, '..', 'fixtures', 'versioning', 'reversed-tool-round.ts')],
-  });
   await expect(Worker.runReplayHistory({ workflowBundle: reversed }, history, workflowId)).rejects.toThrow(
     /the local activity result recorded for tool call s1 came back to call s2/,
   );
 }, 180_000);
+
+it("fails the file's closing replay when its workflows ran code other than the shared bundle's", async () => {
+  // Test workers cache their workflows; what catches non-determinism is replayAtEnd's replay of every run on their
+  // task queues once the file ends. Here a run recorded by the reversed bundle must be reported by that replay.
+  const model = scriptedModel([
+    {
+      toolCalls: [
+        { name: 'stamp', arguments: { label: 'a' }, id: 's1' },
+        { name: 'stamp', arguments: { label: 'b' }, id: 's2' },
+      ],
+    },
+    'done',
+  ]);
+  const taskQueue = uniqueTaskQueue('local-tool-order-closing');
+  const worker = await createAgentWorker({
+    connection: environment.nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    tools: [stamp],
+    providers: [model.provider],
+    workflowBundle: reversed,
+    overrides: inProcessTestWorker,
+  });
+  const workspace = await mkdtemp(path.join(os.tmpdir(), 'local-tool-order-'));
+  const { workflowId } = await worker.runUntil(
+    runAgent(environment, taskQueue, { prompt: 'stamp a and b', model: 'scripted:test-model', tools: ['stamp'], workspace }),
+  );
+  // Visibility lists a run once it has indexed it.
+  const failures = await waitFor(
+    'the run listed and replayed',
+    async () => {
+      const found = await replayFailures([taskQueue]);
+      return found.length > 0 && found;
+    },
+    { intervalMs: 500 },
+  );
+  expect(failures).toEqual([
+    expect.stringMatching(new RegExp(`^${workflowId}: .*recorded for tool call s2 came back to call s1`)),
+  ]);
+});
