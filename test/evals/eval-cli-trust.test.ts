@@ -9,7 +9,8 @@ import { evalResponder, isJudge } from './eval-support';
 // Issue 37, "evals a CI can trust": `agent eval` as a CI job runs it, one process per step, against the dev server
 // and the fake model. A recording made with `agent run --tools read_file`, then evals of it: a candidate offered the
 // recording's tools; the same --id refused, its report given again by `agent eval show`; a pair the budget cut not
-// counted as worse; an unknown custom grader and a workspace too large to copy refused with their reasons.
+// counted as worse; an unknown custom grader and a workspace too large to copy refused with their reasons; a candidate
+// repeated, its JUnit XML, and two evals compared (item 6).
 
 jest.setTimeout(300_000);
 let fake: FakeModelServer;
@@ -147,4 +148,45 @@ it('refuses an unknown custom grader before anything starts, and says why a work
   expect(tooLarge.stderr).toContain('holds more than 104857600 bytes of files');
   expect(tooLarge.stderr).not.toContain('Activity task failed');
   expect(fake.requests).toHaveLength(0);
+});
+
+it('repeats a candidate with its mean, spread and pass@k, writes JUnit, and compares two evals side by side', async () => {
+  const [repeated, single] = [`eval-repeat-${stamp}`, `eval-single-${stamp}`];
+  const evalOf = (id: string, candidate: string, more: string[]) =>
+    runCli(
+      ['eval', '--runs', recordingId, '--candidate', `${candidate}: model=${model}; instructions=Look it up.`]
+        .concat(['--grader', 'contains:30 days', '--workspace', workspace, '--id', id, '--json'])
+        .concat(more),
+      env(),
+    );
+  const junit = path.join(workspace, 'eval-junit.xml');
+  const first = await evalOf(repeated, 'same', ['--repeat', '2', '--junit', junit]);
+  expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+  const report = lastJsonLine(first.stdout) as { cases: Array<{ repeats: unknown; outcomes: Array<Record<string, unknown>> }> };
+  expect(report.cases[0].outcomes.map((outcome) => [outcome.candidate, outcome.repeat, outcome.pass])).toEqual([
+    ['recorded', undefined, true],
+    ['same', 1, true],
+    ['same', 2, true],
+  ]);
+  expect(report.cases[0].repeats).toEqual([{ candidate: 'same', runs: 2, mean: 1, stdev: 0, passAtK: [1, 1] }]);
+  const xml = await readFile(junit, 'utf8');
+  expect(xml).toContain('<testsuite name="same" tests="2" failures="0" skipped="0"');
+  expect(xml).toContain(`<testcase classname="same" name="${recordingId}#1 (run 2)" time="0"/>`);
+
+  const second = await evalOf(single, 'other', []);
+  expect(second.code).toBe(0);
+  const compared = await runCli(['eval', 'compare', repeated, single, '--json'], env());
+  expect({ code: compared.code, stderr: compared.stderr }).toEqual({
+    code: 0,
+    stderr: expect.stringContaining('comparing 1 case(s) both evals answered'),
+  });
+  const comparison = lastJsonLine(compared.stdout) as Record<string, unknown> & { cases: typeof report.cases };
+  expect(comparison.candidates).toEqual(['recorded', `same@${repeated}`, `other@${single}`]);
+  expect(comparison.compared).toEqual({ evals: [repeated, single], onlyInFirst: [], onlyInSecond: [] });
+  expect(comparison.cases[0].outcomes.map((outcome) => [outcome.candidate, outcome.repeat])).toEqual([
+    ['recorded', undefined],
+    [`same@${repeated}`, 1],
+    [`same@${repeated}`, 2],
+    [`other@${single}`, undefined],
+  ]);
 });

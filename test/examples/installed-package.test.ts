@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFile, rename } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { openaiReply } from '../support/fake-model-server';
 import {
@@ -210,4 +210,31 @@ describe.each(npmMajors)('with npm %i', (npmMajor) => {
       await exited;
     }
   });
+});
+
+it("a plain install names the overrides; with docs/agents.md's block, npm install @temporalio/client works and it loads", async () => {
+  // The app durable-agent was installed into, as it is: nothing of its own but durable-agent.
+  const load = () => run('node', ['-e', "require('durable-agent')"], initFrom);
+  const plain = await load();
+  expect({ code: plain.code, stderr: plain.stderr }).toEqual({
+    code: 1,
+    stderr: expect.stringContaining("Add this to your app's package.json, then run npm install again"),
+  });
+  // The block the installed package's own docs/agents.md gives, into the app's package.json; then the app adds a
+  // Temporal package of its own, which npm refused (EOVERRIDE) against overrides that pinned it.
+  const docs = await readFile(path.join(initFrom, 'node_modules', 'durable-agent', 'docs', 'agents.md'), 'utf8');
+  const block = /```json\n((?:"dependencies": \{[^}]*\},\n)?"overrides": \{[^`]*\})\n```/.exec(docs)?.[1];
+  expect(block).toBeDefined();
+  const manifestPath = path.join(initFrom, 'package.json');
+  const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { dependencies: Record<string, string> };
+  const documented = JSON.parse(`{${block}}`) as { dependencies?: Record<string, string>; overrides: Record<string, string> };
+  await writeFile(
+    manifestPath,
+    JSON.stringify({ ...manifest, ...documented, dependencies: { ...manifest.dependencies, ...documented.dependencies } }),
+  );
+  succeeded(
+    'npm install @temporalio/client',
+    await run('npm', ['install', '--no-audit', '--no-fund', '@temporalio/client'], initFrom),
+  );
+  expect(await load()).toMatchObject({ code: 0, stderr: '' });
 });
