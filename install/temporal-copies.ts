@@ -137,8 +137,16 @@ export function checkOneTemporalCopy(packageRoot: string): void {
   const doubled = [...copies].filter(([, found]) => found.length > 1);
   if (doubled.length === 0) return;
   const app = appRoot(packageRoot);
+  // As `durable-agent init` writes them: Temporal's packages an app imports become its own dependencies, so that
+  // their overrides are `$` references, which a later `npm install @temporalio/client` keeps (a pinned override of a
+  // direct dependency is EOVERRIDE).
   const direct = Object.keys((app && manifest(app).dependencies) ?? {});
-  const overrides = temporalOverrides(packageRoot, direct);
+  const version = temporalVersion(packageRoot);
+  const added = Object.fromEntries(
+    appTemporalDependencies.filter((name) => !direct.includes(name)).map((name) => [name, version]),
+  );
+  const overrides = temporalOverrides(packageRoot, [...direct, ...appTemporalDependencies]);
+  const dependencies = Object.keys(added).length > 0 ? `  "dependencies": ${JSON.stringify(added)} (beside yours),\n` : '';
   const described = doubled
     .map(
       ([name, found]) =>
@@ -147,7 +155,7 @@ export function checkOneTemporalCopy(packageRoot: string): void {
     .join(', and ');
   throw new ConfigurationError(
     `durable-agent: this app has ${described}; Temporal's packages cannot load two copies side by side. ` +
-      `Add this to your app's package.json, then run npm install again:\n  "overrides": ${JSON.stringify(overrides)}`,
+      `Add this to your app's package.json, then run npm install again:\n${dependencies}  "overrides": ${JSON.stringify(overrides)}`,
   );
 }
 

@@ -65,7 +65,8 @@ it('names the overrides when a package pins an older @temporalio/proto and commo
 
   expect(() => checkOneTemporalCopy(durableAgent)).toThrow(
     "durable-agent: this app has 2 copies of @temporalio/proto (1.24.0 for durable-agent, @temporalio/client, your app, @temporalio/common; 1.23.0 for @temporalio/workflow-streams), and 2 copies of @temporalio/common (1.24.0 for durable-agent, @temporalio/client, your app; 1.23.0 for @temporalio/workflow-streams); Temporal's packages cannot load two copies side by side. Add this to your app's package.json, then run npm install again:\n" +
-      '  "overrides": {"@temporalio/activity":"1.24.0","@temporalio/client":"1.24.0","@temporalio/common":"1.24.0","@temporalio/plugin":"1.24.0","@temporalio/proto":"1.24.0","@temporalio/workflow":"1.24.0"}',
+      '  "dependencies": {"@temporalio/activity":"1.24.0","@temporalio/client":"1.24.0","@temporalio/common":"1.24.0","@temporalio/workflow":"1.24.0"} (beside yours),\n' +
+      '  "overrides": {"@temporalio/activity":"$@temporalio/activity","@temporalio/client":"$@temporalio/client","@temporalio/common":"$@temporalio/common","@temporalio/plugin":"1.24.0","@temporalio/proto":"1.24.0","@temporalio/workflow":"$@temporalio/workflow"}',
   );
 });
 
@@ -79,7 +80,8 @@ it('writes the override of a Temporal package the app depends on itself as a $ r
   await place(path.join('node_modules', '@temporalio', 'workflow-streams'), '@temporalio/proto', '1.23.0');
 
   expect(() => checkOneTemporalCopy(durableAgent)).toThrow(
-    '"overrides": {"@temporalio/activity":"1.24.0","@temporalio/client":"$@temporalio/client","@temporalio/common":"1.24.0",',
+    '  "dependencies": {"@temporalio/activity":"1.24.0","@temporalio/common":"1.24.0","@temporalio/workflow":"1.24.0"} (beside yours),\n' +
+      '  "overrides": {"@temporalio/activity":"$@temporalio/activity","@temporalio/client":"$@temporalio/client","@temporalio/common":"$@temporalio/common","@temporalio/plugin":"1.24.0","@temporalio/proto":"1.24.0","@temporalio/workflow":"$@temporalio/workflow"}',
   );
 });
 
@@ -93,7 +95,7 @@ it("sees the app's own older copy when durable-agent's is nested under it", asyn
     /2 copies of @temporalio\/common \(1\.24\.0 for durable-agent.*; 1\.23\.0 for .*your app\)/,
   );
   expect(() => checkOneTemporalCopy(durableAgent)).toThrow(
-    '"overrides": {"@temporalio/activity":"1.24.0","@temporalio/client":"1.24.0","@temporalio/common":"1.24.0","@temporalio/plugin":"1.24.0","@temporalio/proto":"1.24.0","@temporalio/workflow":"1.24.0"}',
+    '  "overrides": {"@temporalio/activity":"$@temporalio/activity","@temporalio/client":"$@temporalio/client","@temporalio/common":"$@temporalio/common","@temporalio/plugin":"1.24.0","@temporalio/proto":"1.24.0","@temporalio/workflow":"$@temporalio/workflow"}',
   );
 });
 
