@@ -16,9 +16,12 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/quiet-aws-sdk.ts', '<rootDir>/test/support/quiet-runtime.ts'],
+  // TEST_CPU_CENSUS=FILE: the CPU each test file cost, a JSON line per file (test/support/cpu-census.js).
+  setupFilesAfterEnv: process.env.TEST_CPU_CENSUS ? ['<rootDir>/test/support/cpu-census.js'] : [],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   // Above waitFor's default bound (test/support/wait-for.ts), so that a wait that fails says what it waited for.
   testTimeout: 180_000,
-  // Two cores: two test files at a time keeps the dev server responsive.
-  maxWorkers: 2,
+  // Three test files at a time on two cores: a file waits much of its time (on a process, a timer, a retry), and with
+  // two the cores sat idle 15 % of the run (docs/test-suite.md, "Where the time goes").
+  maxWorkers: 3,
 };

@@ -9,6 +9,8 @@ const base = require('./jest.config');
 /** @type {import('jest').Config} */
 module.exports = {
   ...base,
+  // Two at a time: .ci/run runs the production topology beside it.
+  maxWorkers: 2,
   testMatch: [
     '<rootDir>/test/unit/**/*.test.ts',
     '<rootDir>/test/examples/installed-package.test.ts',

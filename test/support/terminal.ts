@@ -1,5 +1,8 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -11,11 +14,23 @@ const run = promisify(execFile);
  * byte (escape sequences, carriage returns, wide characters).
  */
 export class Terminal {
-  private constructor(private readonly socket: string) {}
+  private constructor(
+    private readonly socket: string,
+    private readonly statusFile: string,
+  ) {}
 
-  /** Starts `command` in a 160×50 terminal; `env` is the whole environment it gets. */
-  static async start(command: string[], env: NodeJS.ProcessEnv): Promise<Terminal> {
-    const terminal = new Terminal(`durable-agent-test-${randomUUID()}`);
+  /**
+   * Starts `command` in a 160×50 terminal; `env` is the whole environment it gets. With `exitStatus`, a shell runs it
+   * and writes its exit status to a file (exitStatus() reads it): under load tmux once kept a pane whose program had
+   * exited without marking it dead, so "Pane is dead" on the screen is no proof either way. The shell's trap lets it
+   * write the status after a Ctrl-C; the program gets SIGINT as it would alone (a caught signal is reset on exec).
+   */
+  static async start(command: string[], env: NodeJS.ProcessEnv, options: { exitStatus?: boolean } = {}): Promise<Terminal> {
+    const socket = `durable-agent-test-${randomUUID()}`;
+    const terminal = new Terminal(socket, path.join(os.tmpdir(), `${socket}.status`));
+    const program = options.exitStatus
+      ? ['/bin/sh', '-c', `trap : INT; "$@"; echo $? > '${terminal.statusFile}'`, 'sh', ...command]
+      : command;
     await new Promise<void>((resolve, reject) => {
       const started = spawn(
         'tmux',
@@ -33,7 +48,7 @@ export class Terminal {
           '-y',
           '50',
           '--',
-          ...command,
+          ...program,
         ],
         {
           env: { ...env, TERM: 'xterm-256color' },
@@ -60,8 +75,15 @@ export class Terminal {
     await this.tmux('send-keys', 'Enter');
   }
 
+  /** The program's exit status once it has exited (a terminal started with `exitStatus`), else undefined. */
+  async exitStatus(): Promise<number | undefined> {
+    const written = await readFile(this.statusFile, 'utf8').catch(() => '');
+    return /^\d+\n$/.test(written) ? Number(written) : undefined;
+  }
+
   async close(): Promise<void> {
     await this.tmux('kill-server').catch(() => {});
+    await rm(this.statusFile, { force: true });
   }
 
   private tmux(...args: string[]) {

@@ -45,27 +45,27 @@ it('agent steer from a second terminal joins the chat turn in progress; both sho
   await chat.typeLine('read alpha.txt');
   await waitFor('the first model call under way', () => bed.server.requests.length === 1);
 
-  const steer = await Terminal.start(cliCommandLine(['steer', workflowId, 'Not that one: read beta.txt instead.']), env);
+  const steer = await Terminal.start(cliCommandLine(['steer', workflowId, 'Not that one: read beta.txt instead.']), env, {
+    exitStatus: true,
+  });
   terminals.push(steer);
   const session = bed.environment.client.workflow.getHandle(workflowId);
   await waitFor('the steering message accepted', async () => (await session.query(statusQuery)).queuedMessages === 1);
   answerFirstCall();
 
   const answer = 'You asked for beta.txt: it says beta.';
-  await waitFor('the steering command to exit 0', async () => /Pane is dead \(status 0/.test(await steer.screen())).catch(
-    async (error: Error) => {
-      // Whether the steering process still runs, and where it waits (a busy machine once kept it from exiting).
-      const processes = await promisify(execFile)('ps', ['-eo', 'pid,stat,etime,wchan:24,args']).then(({ stdout }) =>
-        stdout
-          .split('\n')
-          .filter((line) => line.includes(' steer '))
-          .join('\n'),
-      );
-      throw new Error(
-        `${error.message}\n--- agent steer ---\n${await steer.screen()}\n--- agent chat ---\n${await chat.screen()}\n--- ps ---\n${processes}`,
-      );
-    },
-  );
+  await waitFor('the steering command to exit 0', async () => (await steer.exitStatus()) === 0).catch(async (error: Error) => {
+    // Whether the steering process still runs, and where it waits (a busy machine once kept it from exiting).
+    const processes = await promisify(execFile)('ps', ['-eo', 'pid,stat,etime,wchan:24,args']).then(({ stdout }) =>
+      stdout
+        .split('\n')
+        .filter((line) => line.includes(' steer ') || line.includes('defunct'))
+        .join('\n'),
+    );
+    throw new Error(
+      `${error.message}\n--- agent steer ---\n${await steer.screen()}\n--- agent chat ---\n${await chat.screen()}\n--- ps ---\n${processes}`,
+    );
+  });
   const steered = await steer.screen();
   expect(steered).toContain('steering the turn in progress; its reply follows once it ends');
   expect(steered).toContain('(2 model call(s)');
