@@ -18,6 +18,7 @@ import { cliRetryInterceptors } from './grpc-retry';
 import { webUiBase } from './web-ui';
 import { assertTemporalReachable, unreachableMessage } from './server-reachable';
 import { timingMark } from '../telemetry/startup-timing';
+import { cancelOnStop } from './cancel-on-stop';
 
 /** What a command runs on: a client of the Temporal server, and the worker this process may run beside it. */
 export interface CliConnection {
@@ -85,7 +86,7 @@ export async function connect(options: ConnectOptions): Promise<CliConnection> {
     if (!server && !tls) await assertTemporalReachable(connectionOptions.address ?? '');
     const connection = await Connection.connect({
       ...connectionOptions,
-      interceptors: cliRetryInterceptors(() => closing),
+      interceptors: [cancelOnStop, ...cliRetryInterceptors(() => closing)],
     }).catch((error: Error) => {
       // Something accepts TCP there but no Temporal answers gRPC (another service, or TLS settings that do not match).
       if (server || !/Failed to connect before the deadline/.test(error.message)) throw error;

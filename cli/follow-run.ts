@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { followStream } from '../client/follow-stream';
+import { cancelledOnStop } from './cancel-on-stop';
 import type { AgentEvent } from '../core/stream-events';
 import type { StreamRenderer } from './stream-renderer';
 
@@ -31,21 +32,21 @@ export class RunFollower {
     log: (line: string) => void,
     options: { showsText: boolean },
   ) {
-    // Its calls carry the stop signal: stop() cancels a poll in flight, so none is left on a connection about to close.
-    this.done = client.connection
-      .withAbortSignal(this.stopping.signal, () =>
-        followStream<AgentEvent>(client, workflowId, {
-          from: 0,
-          // Progress lines may come a second late; text as it is written may not (see followStream's default).
-          ...(!options.showsText && { pollCooldownMs: progressPollCooldownMs }),
-          onEvent: (item) => {
-            renderer.handle(item.data);
-            this.wake();
-          },
-          onPause: log,
-          signal: this.stopping.signal,
-        }),
-      )
+    // Its calls carry the stop signal: stop() cancels a poll in flight, so none is left on a connection about to close
+    // (a connection connect() made, which has the cancelOnStop interceptor).
+    this.done = cancelledOnStop(this.stopping.signal, () =>
+      followStream<AgentEvent>(client, workflowId, {
+        from: 0,
+        // Progress lines may come a second late; text as it is written may not (see followStream's default).
+        ...(!options.showsText && { pollCooldownMs: progressPollCooldownMs }),
+        onEvent: (item) => {
+          renderer.handle(item.data);
+          this.wake();
+        },
+        onPause: log,
+        signal: this.stopping.signal,
+      }),
+    )
       .catch((error: Error) => {
         if (!this.stopping.signal.aborted) log(`stopped following the run's events: ${error.message}`);
       })

@@ -20,6 +20,7 @@ import { usageSuffix } from '../usage-text';
 import { streamedText, type Output } from '../output';
 import { failureMessage } from '../../client/failure-message';
 import { timingMark } from '../../telemetry/startup-timing';
+import { cancelledOnStop } from '../cancel-on-stop';
 
 /** How long the stream may take to tell the rest of a run that has ended (usually one poll, 200 ms or less). */
 const streamDrainMs = 5_000;
@@ -86,7 +87,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     // connection threw `Channel has been shut down`, uncaught, after the hint.
     const waiting = new AbortController();
     const result = untilInterrupted(
-      session.client.connection.withAbortSignal(waiting.signal, () =>
+      cancelledOnStop(waiting.signal, () =>
         awaitResult(
           () => handle.result(),
           (error) => output.info(`lost the Temporal server (${error.message}); the run is durable, still waiting for it`),

@@ -81,6 +81,8 @@ it('agent steer from a second terminal joins the chat turn in progress; both sho
   expect(taken).toBeGreaterThan(lines.findIndex((line) => line.includes('✓ read_file')));
   expect(taken).toBeLessThan(lines.findIndex((line) => line.includes(answer)));
   expect(watched.split(answer)).toHaveLength(2);
+  // A chat's follower polls the run's stream all session long, and its polls hold no listener once answered.
+  expect(watched).not.toContain('MaxListenersExceededWarning');
 
   // What the model was sent after the tool round: the result, then the steering message.
   expect(bed.server.requests[1].body.messages.slice(-2)).toEqual([
