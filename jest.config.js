@@ -19,6 +19,8 @@ module.exports = {
   // TEST_CPU_CENSUS=FILE: the CPU each test file cost, a JSON line per file (test/support/cpu-census.js).
   setupFilesAfterEnv: process.env.TEST_CPU_CENSUS ? ['<rootDir>/test/support/cpu-census.js'] : [],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  // The slowest files first, by their seconds in a green run, on a fresh machine too (test/support/slowest-first.js).
+  testSequencer: '<rootDir>/test/support/slowest-first.js',
   // Above waitFor's default bound (test/support/wait-for.ts), so that a wait that fails says what it waited for.
   testTimeout: 180_000,
   // Three test files at a time on two cores: a file waits much of its time (on a process, a timer, a retry), and with
