@@ -7,6 +7,9 @@ import { capturedOutput } from '../support/captured-output';
 import { principalFromFlags, type PrincipalFlags } from '../../cli/principal-flags';
 import { createAgentMcpHttpHandler } from '../../serve/mcp/http-endpoint';
 import { toNodeListener } from '../../serve/http/node-listener';
+import { Client, Connection } from '@temporalio/client';
+import { createChatHandler } from '../../web/chat-handler';
+import { createAgUiHandler } from '../../web/ag-ui-handler';
 
 // A principal from a header is believed only from a proxy that proves itself (web/trusted-proxy.ts, as agent serve
 // and agent mcp --http take it from their flags): raw requests over a socket, with the header forged, against
@@ -90,6 +93,53 @@ it('believes the principal header only from a trusted proxy address, and both pr
     expect((await initialize(both.url, { 'x-proxy-secret': secret })).status).toBe(200);
   } finally {
     await Promise.all([elsewhere.close(), here.close(), both.close()]);
+  }
+});
+
+it("believes agent serve's principal header only with the proxy secret: the chat and AG-UI endpoints", async () => {
+  // As agent serve builds them for --host 0.0.0.0 --principal-header X-User --proxy-secret-env: a forged header is
+  // refused before anything reaches Temporal (the client's address is one nothing serves, and the refusals are 401).
+  const connection = Connection.lazy({ address: '127.0.0.1:1' });
+  const options = {
+    client: new Client({ connection }),
+    taskQueue: 'unused',
+    input: { workspace: '/tmp' },
+    authorize: principalFromFlags('serve', '0.0.0.0', { 'principal-header': 'X-User', 'proxy-secret-env': secretVariable }),
+    allowedHosts: true as const,
+  };
+  const chat = createChatHandler(options);
+  const agUi = createAgUiHandler(options);
+  const server = http.createServer(
+    toNodeListener((request) => (new URL(request.url).pathname === '/api/ag-ui' ? agUi(request) : chat(request))),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const forged = { 'content-type': 'application/json', 'x-user': 'alice', 'x-proxy-secret': `${secret}x` };
+  try {
+    const read = await fetch(`${base}/api/chat/alices-chat`, { headers: forged });
+    const post = await fetch(`${base}/api/chat`, {
+      method: 'POST',
+      headers: forged,
+      body: JSON.stringify({ id: 'alices-chat', messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }] }),
+    });
+    const run = await fetch(`${base}/api/ag-ui`, {
+      method: 'POST',
+      headers: forged,
+      body: JSON.stringify({
+        threadId: 'alices-chat',
+        runId: 'r1',
+        state: {},
+        messages: [],
+        tools: [],
+        context: [],
+        forwardedProps: {},
+      }),
+    });
+    expect([read.status, post.status, run.status]).toEqual([401, 401, 401]);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await connection.close();
   }
 });
 
