@@ -11,9 +11,10 @@ import { Client, Connection } from '@temporalio/client';
 import { createChatHandler } from '../../web/chat-handler';
 import { createAgUiHandler } from '../../web/ag-ui-handler';
 
-// A principal from a header is believed only from a proxy that proves itself (web/trusted-proxy.ts, as agent serve
-// and agent mcp --http take it from their flags): raw requests over a socket, with the header forged, against
-// agent mcp's HTTP endpoint; and the open addresses the commands refuse before they start.
+// A principal from a header is believed only from a proxy that proves itself (serve/http/trusted-proxy.ts, as agent
+// serve and agent mcp --http take it from their flags): raw requests over a socket, with the header forged, against
+// agent mcp's HTTP endpoint and agent serve's chat and AG-UI endpoints; and the open addresses the commands refuse
+// before they start.
 
 const secret = 'a-long-random-proxy-secret-0123456789';
 const secretVariable = 'TRUSTED_PROXY_TEST_SECRET';
