@@ -8,7 +8,7 @@ import { untraced } from '../telemetry/tracing';
 import { isServerUnavailable } from './await-result';
 
 const busyRetryMs = 2_000;
-const catchUpTimeoutMs = 5_000;
+const defaultCatchUpTimeoutMs = 5_000;
 const lostServerRetryMs = 2_000;
 const pollTimeoutRetryMs = 1_000;
 /**
@@ -33,6 +33,11 @@ export interface FollowOptions<Event extends StreamEvent = StreamEvent> {
   signal?: AbortSignal;
   /** The pause between polls (default `defaultPollCooldownMs`): longer for a follower that shows no text as it is written. */
   pollCooldownMs?: number;
+  /**
+   * How long the read of a closed run's last events may take (default 5 s): a query, which waits for a worker. A
+   * follower that holds its answer back for those events (agent mcp's progress) gives it as long as it waits.
+   */
+  catchUpTimeoutMs?: number;
 }
 
 /**
@@ -104,7 +109,7 @@ async function catchUp<Event extends StreamEvent>(
   for (;;) {
     // Bounded: a query waits for a worker, and the run's may have just gone away with it (the result says the rest).
     const tail = await client.connection
-      .withDeadline(Date.now() + catchUpTimeoutMs, () => handle.query(streamTailQuery, next))
+      .withDeadline(Date.now() + (options.catchUpTimeoutMs ?? defaultCatchUpTimeoutMs), () => handle.query(streamTailQuery, next))
       .catch(() => undefined);
     if (!tail || options.signal?.aborted) return;
     for (const { offset, event } of tail.events) {

@@ -18,8 +18,9 @@ import { CallProgress } from './progress';
 
 /**
  * How long the stream may take to tell the rest of a run that has ended: usually one poll, or the tail query of the
- * closed run (client/follow-stream.ts's catch-up, bounded at 5 s a page, and it needs a worker to answer). The same
- * 5 s as that bound cut the catch-up short on a loaded machine, and the call's last progress was never sent.
+ * closed run (client/follow-stream.ts's catch-up, which needs a worker to answer, and here gets as long a page). At
+ * 5 s, for the wait and for the query alike, a loaded worker cut the catch-up short, the call answered first, and the
+ * SDK's Client dropped its last progress (test/e2e/mcp-task-states.test.ts holds every query 8 s).
  */
 const streamDrainMs = 15_000;
 
@@ -71,6 +72,8 @@ export async function callAgent(
   const followed = followStream<AgentEvent>(context.client, workflowId, {
     from: 0,
     signal: following.signal,
+    // The read of the run's last events may take as long as the result waits for them.
+    catchUpTimeoutMs: streamDrainMs,
     onEvent: ({ data: event }) => {
       progress.event(event);
       if (event.type === 'approval_requested') approvals.requested(event);

@@ -2,7 +2,9 @@ import os from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { Client as TemporalClient } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
+import { agentDataConverter } from '../../storage/data-converter';
 import { createAgentRegistry } from '../../agents/registry';
 import type { AgentResult } from '../../core/result';
 import { createAgentMcpServer } from '../../serve/mcp/agent-server';
@@ -24,13 +26,14 @@ const taskQueue = uniqueTaskQueue('mcp-task-states');
 let worker: Worker;
 let running: Promise<void>;
 let endpoint: ReturnType<typeof createAgentMcpHttpHandler>;
+let options: Parameters<typeof createAgentMcpServer>[0];
 
 beforeAll(async () => {
   bed.environment = await connectToTestServer();
   bed.server = await FakeModelServer.start();
   worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, agents });
   running = worker.run();
-  const options = {
+  options = {
     client: bed.environment.client,
     taskQueue,
     registry: createAgentRegistry({ agents }),
@@ -54,11 +57,11 @@ afterAll(async () => {
 });
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
-async function mcpClient(): Promise<Client> {
+async function mcpClient(served = endpoint): Promise<Client> {
   const client = new Client({ name: 'task-states', version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(new URL('http://127.0.0.1:3001/mcp'), {
-      fetch: (input, init) => endpoint.handle(new Request(input, init)),
+      fetch: (input, init) => served.handle(new Request(input, init)),
     }),
   );
   return client;
@@ -98,6 +101,44 @@ it('sends every progress notification of a quick call before its result', async 
     expect(progress.map((entry) => entry.progress)).toEqual(progress.map((_, index) => index + 1));
   } finally {
     await client.close();
+  }
+});
+
+it("sends a quick call's last progress before its result when reading the end of the run's stream is slow", async () => {
+  // The events a run publishes after the last poll answered are read with a query once it has closed. Here the
+  // server's every query takes 8 s, as on a loaded worker: longer than the 5 s agent mcp once gave the stream's end,
+  // after which it answered and the SDK's Client dropped the last progress.
+  const slowQueries = new TemporalClient({
+    connection: bed.environment.connection,
+    namespace: bed.environment.namespace,
+    dataConverter: agentDataConverter(),
+    interceptors: {
+      workflow: [
+        {
+          async query(input, next) {
+            await new Promise((resolve) => setTimeout(resolve, 8_000));
+            return next(input);
+          },
+        },
+      ],
+    },
+  });
+  const slow = createAgentMcpHttpHandler({
+    authorize: () => 'local',
+    serverFor: (principal) => createAgentMcpServer({ ...options, client: slowQueries }, principal),
+  });
+  scriptByPrompt(bed.server, { 'Quick, and slowly read.': [openaiReply({ content: 'Quick.' })] });
+  const client = await mcpClient(slow);
+  try {
+    const progress: Progress[] = [];
+    await client.callTool({ name: 'helper', arguments: { prompt: 'Quick, and slowly read.' } }, undefined, {
+      onprogress: (entry) => progress.push(entry),
+      timeout: 60_000,
+    });
+    expect(progress.map((entry) => entry.message).at(-1)).toBe('turn 1 ended: completed');
+  } finally {
+    await client.close();
+    await slow.close();
   }
 });
 
