@@ -46,15 +46,28 @@ async function settled(id: string) {
 
 describe('OpenAI Batch API', () => {
   it('moves a batch through validating, in_progress and finalizing to completed, with its answer in the output file', async () => {
-    server.batches.plan({ validatingMs: 150, inProgressMs: 150, finalizingMs: 150 });
-    server.enqueue(openaiReply({ content: 'hello' }));
+    // Each stage is held until the test has seen it (the answer and the end are gated): a poll on a busy machine can
+    // come later than any stage's length.
+    let answer!: () => void;
+    let finish!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const finalized = new Promise<void>((resolve) => (finish = resolve));
+    server.batches.plan({ validatingMs: 150, inProgressMs: 150, finalizingMs: 150, finalizingUntil: finalized });
+    server.enqueue({ gate: answered, then: openaiReply({ content: 'hello' }) });
     const created = await openaiBatch(`${chatLine('a')}\n`);
-    const seen = new Set<string>([created.status]);
-    await waitFor('the batch to complete', async () => {
-      const batch = await openai.batches.retrieve(created.id);
-      seen.add(batch.status);
-      return batch.status === 'completed';
-    });
+    const seen = [created.status];
+    for (const [stage, release] of [
+      ['in_progress', answer],
+      ['finalizing', finish],
+      ['completed', () => {}],
+    ] as const) {
+      await waitFor(`the batch ${stage}`, async () => {
+        const { status } = await openai.batches.retrieve(created.id);
+        if (status !== seen.at(-1)) seen.push(status);
+        return status === stage;
+      });
+      release();
+    }
     expect([...seen]).toEqual(['validating', 'in_progress', 'finalizing', 'completed']);
     const batch = await openai.batches.retrieve(created.id);
     expect(batch.request_counts).toEqual({ total: 1, completed: 1, failed: 0 });

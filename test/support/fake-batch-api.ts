@@ -32,6 +32,8 @@ export interface BatchPlan {
    * result is `errored` with an api_error (a server error).
    */
   outcome?: 'completed' | 'expired' | 'failed';
+  /** Finalizing lasts until this settles too (after `finalizingMs`): a test that must see the stage holds it there. */
+  finalizingUntil?: Promise<void>;
 }
 
 /** The limits of the real APIs; a test may lower them to see the refusals without sending 200 MB. */
@@ -49,7 +51,12 @@ export const realBatchLimits: BatchLimits = {
   anthropicMaxBytes: 256 * 1024 * 1024,
 };
 
-const defaultPlan: Required<BatchPlan> = { validatingMs: 30, inProgressMs: 60, finalizingMs: 30, outcome: 'completed' };
+const defaultPlan: Required<Omit<BatchPlan, 'finalizingUntil'>> = {
+  validatingMs: 30,
+  inProgressMs: 60,
+  finalizingMs: 30,
+  outcome: 'completed',
+};
 const openaiEndpoints = new Set([
   '/v1/chat/completions',
   '/v1/responses',
@@ -78,7 +85,7 @@ export interface FakeBatch {
   api: 'openai' | 'anthropic';
   endpoint: string;
   lines: BatchLine[];
-  plan: Required<BatchPlan>;
+  plan: Required<Omit<BatchPlan, 'finalizingUntil'>> & Pick<BatchPlan, 'finalizingUntil'>;
   createdAt: number;
   /** Set once every request was answered (or the batch expired or failed): processing is over. */
   endedAt?: number;
@@ -559,7 +566,10 @@ export class FakeBatchApi {
     setTimeout(() => {
       void this.answerAll(batch, outcome).then((answers) => {
         batch.answers = answers;
-        setTimeout(() => (batch.endedAt = Date.now()), finalizingMs).unref();
+        setTimeout(
+          () => void Promise.resolve(batch.plan.finalizingUntil).then(() => (batch.endedAt = Date.now())),
+          finalizingMs,
+        ).unref();
       });
     }, processing).unref();
   }
