@@ -5,10 +5,10 @@ import { agentDataConverter } from '../../storage/data-converter';
 
 /**
  * Every workflow that ran on these task queues (runs of a continue-as-new chain and child workflows alike) is replayed
- * against the shared bundle once its test file ends, and a determinism error fails the file. Test workers keep their
- * workflows cached, as production ones do: replaying every workflow task from the start instead (maxCachedWorkflows 0)
- * made a session's cost grow with the square of its length, in the test's own thread, and under load its tasks ran
- * past their timeout and were replayed again.
+ * against the shared bundle once its test file ends, and a run that does not replay fails the file. Test workers keep
+ * their workflows cached, as production ones do: replaying every workflow task from the start instead
+ * (maxCachedWorkflows 0) made a session's cost grow with the square of its length, in the test's own thread, and under
+ * load its tasks ran past their timeout and were replayed again.
  */
 const queues = new Set<string>();
 
