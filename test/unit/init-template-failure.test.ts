@@ -21,7 +21,10 @@ it("reports the init project's failed test environment once, without a second er
       testEnvironment: 'node',
       transform: { '^.+\\.ts$': '@swc/jest' },
       testMatch: ['<rootDir>/test/support.test.ts'],
-      moduleNameMapper: { '^durable-agent/testing$': path.join(repository, 'testing', 'index.ts') },
+      moduleNameMapper: {
+        '^durable-agent$': path.join(repository, 'index.ts'),
+        '^durable-agent/testing$': path.join(repository, 'testing', 'index.ts'),
+      },
       cacheDirectory: path.join(directory, 'cache'),
     })};`,
   );
