@@ -8,8 +8,7 @@ import { principalFromFlags, type PrincipalFlags } from '../../cli/principal-fla
 import { createAgentMcpHttpHandler } from '../../serve/mcp/http-endpoint';
 import { toNodeListener } from '../../serve/http/node-listener';
 import { Client, Connection } from '@temporalio/client';
-import { createChatHandler } from '../../web/chat-handler';
-import { createAgUiHandler } from '../../web/ag-ui-handler';
+import { serveHandler } from '../web/chat-client';
 
 // A principal from a header is believed only from a proxy that proves itself (serve/http/trusted-proxy.ts, as agent
 // serve and agent mcp --http take it from their flags): raw requests over a socket, with the header forged, against
@@ -108,22 +107,16 @@ it("believes agent serve's principal header only with the proxy secret: the chat
     authorize: principalFromFlags('serve', '0.0.0.0', { 'principal-header': 'X-User', 'proxy-secret-env': secretVariable }),
     allowedHosts: true as const,
   };
-  const chat = createChatHandler(options);
-  const agUi = createAgUiHandler(options);
-  const server = http.createServer(
-    toNodeListener((request) => (new URL(request.url).pathname === '/api/ag-ui' ? agUi(request) : chat(request))),
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const served = await serveHandler(options);
   const forged = { 'content-type': 'application/json', 'x-user': 'alice', 'x-proxy-secret': `${secret}x` };
   try {
-    const read = await fetch(`${base}/api/chat/alices-chat`, { headers: forged });
-    const post = await fetch(`${base}/api/chat`, {
+    const read = await fetch(`${served.api}/alices-chat`, { headers: forged });
+    const post = await fetch(served.api, {
       method: 'POST',
       headers: forged,
       body: JSON.stringify({ id: 'alices-chat', messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }] }),
     });
-    const run = await fetch(`${base}/api/ag-ui`, {
+    const run = await fetch(served.agUi, {
       method: 'POST',
       headers: forged,
       body: JSON.stringify({
@@ -138,8 +131,7 @@ it("believes agent serve's principal header only with the proxy secret: the chat
     });
     expect([read.status, post.status, run.status]).toEqual([401, 401, 401]);
   } finally {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await served.close();
     await connection.close();
   }
 });
