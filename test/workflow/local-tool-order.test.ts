@@ -37,8 +37,9 @@ const stamp = defineTool({
   handler: async ({ label }) => `stamped ${label}`,
 });
 
-it('fails the replay of a round of local tools started in reverse order, rather than pair each result with the other call', async () => {
-  const model = scriptedModel([
+/** A model that asks for one round of two stamps, then answers. */
+function stampingModel() {
+  return scriptedModel([
     {
       toolCalls: [
         { name: 'stamp', arguments: { label: 'a' }, id: 's1' },
@@ -47,6 +48,10 @@ it('fails the replay of a round of local tools started in reverse order, rather 
     },
     'done',
   ]);
+}
+
+it('fails the replay of a round of local tools started in reverse order, rather than pair each result with the other call', async () => {
+  const model = stampingModel();
   const taskQueue = uniqueTaskQueue('local-tool-order');
   const worker = await createTestWorker(environment, { taskQueue, model, tools: [stamp] });
   const workspace = await mkdtemp(path.join(os.tmpdir(), 'local-tool-order-'));
@@ -73,15 +78,7 @@ it('fails the replay of a round of local tools started in reverse order, rather 
 it("fails the file's closing replay when its workflows ran code other than the shared bundle's", async () => {
   // Test workers cache their workflows; what catches non-determinism is replayAtEnd's replay of every run on their
   // task queues once the file ends. Here a run recorded by the reversed bundle must be reported by that replay.
-  const model = scriptedModel([
-    {
-      toolCalls: [
-        { name: 'stamp', arguments: { label: 'a' }, id: 's1' },
-        { name: 'stamp', arguments: { label: 'b' }, id: 's2' },
-      ],
-    },
-    'done',
-  ]);
+  const model = stampingModel();
   const taskQueue = uniqueTaskQueue('local-tool-order-closing');
   const worker = await createAgentWorker({
     connection: environment.nativeConnection,
