@@ -21,7 +21,7 @@ export const maxEventPayloadChars = 32_768;
 /** The most of the model's `reason` kept: it names the timer in the Web UI and the wait in `agent show`. */
 export const maxReasonChars = 120;
 
-/** `3 d 4 h`, `2 h 5 min`, `45 s`: a duration as a person reads it (the two largest units). */
+/** `3 d 4 h`, `2 h 0 min`, `45 s`: a duration as a person reads it, in its largest unit and the one below. */
 export function describeSeconds(seconds: number): string {
   const units: Array<[string, number]> = [
     ['d', day],
@@ -29,16 +29,11 @@ export function describeSeconds(seconds: number): string {
     ['min', 60],
     ['s', 1],
   ];
-  let left = Math.max(0, Math.round(seconds));
-  const parts: string[] = [];
-  for (const [unit, size] of units) {
-    if (left >= size || (unit === 's' && parts.length === 0)) {
-      parts.push(`${Math.floor(left / size)} ${unit}`);
-      left %= size;
-    }
-    if (parts.length === 2) break;
-  }
-  return parts.join(' ');
+  const whole = Math.max(0, Math.round(seconds));
+  const first = units.findIndex(([, size]) => whole >= size);
+  if (first === -1 || first === units.length - 1) return `${whole} s`;
+  const [[unit, size], [nextUnit, nextSize]] = [units[first], units[first + 1]];
+  return `${Math.floor(whole / size)} ${unit} ${Math.floor((whole % size) / nextSize)} ${nextUnit}`;
 }
 
 /** `Sat, 05 Dec 2026 09:00:00 GMT (2026-12-05T09:00:00.000Z)`: a moment in absolute terms, its date and zone named. */

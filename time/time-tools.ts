@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors';
-import type { Tool } from '../tools/define-tool';
+import type { Tool, ToolActivitySettings } from '../tools/define-tool';
 import {
   ceilingSeconds,
   defaultMaxSleepSeconds,
@@ -31,6 +31,9 @@ const reason = z
   .min(1)
   .max(maxReasonChars)
   .describe('Why you wait, in a few words: it names the wait for the people who watch the run');
+
+// Never used (Tool's inWorkflow): a tool's type asks for activity settings all the same.
+const unusedActivity: ToolActivitySettings = { timeout: '60s', maximumAttempts: 1, initialRetryInterval: '1s' };
 
 /** The three time tools, with these bounds. One worker has one set: two sets under the same names are refused. */
 export function createTimeTools(options: TimeToolOptions = {}): Tool[] {
@@ -111,5 +114,3 @@ function bound(name: string, seconds: number): number {
 async function runsInTheWorkflow(): Promise<string> {
   throw new ConfigurationError('a time tool runs in the workflow, never as an activity');
 }
-
-const unusedActivity = { timeout: '60s', maximumAttempts: 1, initialRetryInterval: '1s' };
