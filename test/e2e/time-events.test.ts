@@ -5,7 +5,7 @@ import { ownerMemo } from '../../serve/http/run-owner';
 import { createAgentTestEnv, scriptedModel, type AgentTestEnv } from '../../testing';
 import { createEventHandler, eventWebhookToken } from '../../time/event-handler';
 import { timeTools } from '../../time/time-tools';
-import { statusQuery } from '../../workflows/definitions';
+import { interruptUpdate, messagesQuery, statusQuery } from '../../workflows/definitions';
 
 // Events from outside through the web endpoint (time/event-handler.ts), on the real dev server: a webhook's token
 // delivers to its one run, the owner may send, another principal is refused as if the run did not exist, and an event
@@ -102,4 +102,23 @@ it('delivers a webhook event to the run whose token it carries, and refuses othe
   const timer = events.find((event) => event.timerStartedEventAttributes);
   expect(Buffer.from(timer!.userMetadata!.summary!.data!).toString()).toContain('wait for event payment.received until');
   expect(Buffer.from(timer!.userMetadata!.summary!.data!).toString()).toContain('invoice 7 unpaid');
+});
+
+it('ends a wait at once when the turn is interrupted: the call is not run, and the run says so', async () => {
+  model.reset([{ toolCalls: [{ id: 'nap', name: 'sleep', arguments: { seconds: 600_000, reason: 'wait almost a week' } }] }]);
+  const handle = await startAgent(
+    env.client,
+    { agent: 'waiter', prompt: 'Wait.', workspace: env.workspace },
+    { taskQueue: env.taskQueue, workflowId: `time-interrupt-${randomUUID()}` },
+  );
+  while (!(await handle.query(statusQuery)).waits?.length);
+  await handle.executeUpdate(interruptUpdate);
+  expect(await handle.result()).toMatchObject({ status: 'interrupted' });
+  const messages = await handle.query(messagesQuery);
+  expect(messages.at(-1)).toMatchObject({
+    role: 'tool',
+    toolCallId: 'nap',
+    isError: true,
+    content: expect.stringContaining('not run'),
+  });
 });
