@@ -78,6 +78,7 @@ describe('error classes', () => {
       [
         'AgentError',
         'ConfigurationError',
+        'EventRefusedError',
         'InvalidInputError',
         'MessageNotAnsweredError',
         'ToolInputError',
