@@ -1,4 +1,5 @@
 import type { LanguageModelV4StreamPart, LanguageModelV4Usage, SharedV4ProviderMetadata } from '@ai-sdk/provider';
+import { AgentError } from '../../core/errors';
 import type { FinishReason, ModelResponse, Usage } from '../../core/messages';
 import { assistantMessageFromParts, type ReplyPart } from '../../core/reply-parts';
 import { thinkingSeparator } from '../../core/stream-events';
@@ -14,10 +15,9 @@ export interface StreamReading {
 }
 
 /** A stream that ended without saying it was done: a connection cut mid-answer, retried like one. */
-export class InterruptedStreamError extends Error {
+export class InterruptedStreamError extends AgentError {
   constructor(what: string) {
     super(`the model's stream ended ${what}`);
-    this.name = 'InterruptedStreamError';
   }
 }
 
