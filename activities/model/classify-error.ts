@@ -36,13 +36,14 @@ export function classifyProviderError(error: unknown, provider: string, where: E
   const shape = errorShape(error);
   const message = withoutSecrets(providerMessage(shape) ?? String(error), where.env);
   const status = typeof shape.status === 'number' ? shape.status : undefined;
-  // An AI SDK package says itself whether its error is worth retrying (by status, or its API's own rule); a 4xx it
-  // would retry (409, or one its API marks so) is retried, any other 4xx is not.
+  // An AI SDK package says itself whether its error is worth retrying (by status, or its API's own rule): a 4xx it
+  // would retry is retried, any other 4xx is not. Only a 4xx is a rejection: a 200 whose body broke off (the AI SDK's
+  // "Failed to process successful response") is retried like a dropped connection, whatever the package says.
   const rejected =
     status !== undefined &&
-    (typeof shape.isRetryable === 'boolean'
-      ? !shape.isRetryable && status < 500
-      : status >= 400 && status < 500 && !retryableStatuses.has(status));
+    status >= 400 &&
+    status < 500 &&
+    (typeof shape.isRetryable === 'boolean' ? !shape.isRetryable : !retryableStatuses.has(status));
   if (rejected) {
     return ApplicationFailure.create({
       type: failureTypes.providerRejected,

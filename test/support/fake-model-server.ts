@@ -30,6 +30,8 @@ import { geminiError, geminiEvents, mistralError, mistralEvents } from './gemini
 export interface StreamShape {
   intervalMs?: number;
   stopAfter?: number;
+  /** With `stopAfter`: the connection is then dropped (a proxy or the network cutting the answer off), not left open. */
+  cut?: boolean;
 }
 
 export type FakeStep =
@@ -215,7 +217,9 @@ async function sendEvents(response: http.ServerResponse, events: string[], shape
   const count = Math.min(events.length, shape.stopAfter ?? events.length);
   for (let index = 0; index < count; index++) {
     if (response.destroyed) return;
-    response.write(events[index]);
+    // Dropped once the last event is on its way, so that the client reads what came before the cut.
+    const cutAfterThis = shape.cut === true && shape.stopAfter !== undefined && index === count - 1;
+    response.write(events[index], cutAfterThis ? () => response.destroy() : undefined);
     if (shape.intervalMs) await new Promise((resolve) => setTimeout(resolve, shape.intervalMs));
   }
   if (shape.stopAfter === undefined) response.end();

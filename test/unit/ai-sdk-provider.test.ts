@@ -9,6 +9,7 @@ import { aiSdkProvider, type ModelProvider, type ProviderCall } from '../../prov
 import { toLanguageModelPrompt, toolCallMetadataId } from '../../providers/ai-sdk/convert-messages';
 import type { AiSdkLanguageModel } from '../../providers/ai-sdk/language-model';
 import { wireCallIds } from '../../providers/ai-sdk/wire-call-ids';
+import { InterruptedStreamError, readLanguageModelStream } from '../../providers/ai-sdk/read-stream';
 import { FakeModelServer } from '../support/fake-model-server';
 import { geminiError, geminiReply, mistralError, mistralReply } from '../support/gemini-and-mistral-replies';
 
@@ -201,17 +202,20 @@ describe("an AI SDK model's failures", () => {
     expect(fake.requests).toHaveLength(2);
   });
 
-  it('retries a stream cut off before its finish, after streaming what it said', async () => {
-    fake.enqueue({ ...geminiReply({ text: 'one two three four' }), stream: { stopAfter: 2 } });
-    const abort = new AbortController();
+  it('retries a stream whose connection dropped mid-answer, after streaming what it said', async () => {
+    fake.enqueue({ ...geminiReply({ text: 'one two three four' }), stream: { stopAfter: 2, cut: true } });
     const pieces: string[] = [];
-    // The cut stream never ends: the call's deadline ends it, as the activity's would.
     const error = await google
-      .call(
-        callOf('gemini-2.5-flash', question, { timeoutMs: 500, signal: abort.signal, onTextDelta: (text) => pieces.push(text) }),
-      )
+      .call(callOf('gemini-2.5-flash', question, { onTextDelta: (text) => pieces.push(text) }))
       .catch((thrown: unknown) => thrown);
     expect(pieces.join('')).toBe('one two ');
+    // The package calls it an HTTP 200 it will not retry ("Failed to process successful response"): a 200 is no rejection.
+    expect(classifyProviderError(error, 'google')).toMatchObject({ nonRetryable: false, type: 'ProviderUnavailable' });
+  });
+
+  it('gives up at the call’s deadline on a stream that stops mid-answer, to be retried', async () => {
+    fake.enqueue({ ...geminiReply({ text: 'one two' }), stream: { stopAfter: 1 } });
+    const error = await google.call(callOf('gemini-2.5-flash', question, { timeoutMs: 300 })).catch((thrown: unknown) => thrown);
     expect(classifyProviderError(error, 'google').nonRetryable).toBe(false);
   });
 
@@ -227,6 +231,58 @@ describe("an AI SDK model's failures", () => {
       if (saved !== undefined) process.env.GOOGLE_GENERATIVE_AI_API_KEY = saved;
     }
     expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe('reading the stream', () => {
+  const streamOf = (parts: unknown[]) =>
+    new ReadableStream({
+      start(controller) {
+        for (const part of parts) controller.enqueue(part);
+        controller.close();
+      },
+    });
+  const source = { provider: 'google', model: 'gemini-2.5-flash' };
+  const usage = { inputTokens: { total: 10 }, outputTokens: { total: 2 } };
+
+  it('fails, to be retried, a stream that ends without its finish or whose finish says it was interrupted', async () => {
+    const text = { type: 'text-delta', id: '0', delta: 'half an ans' };
+    await expect(readLanguageModelStream(streamOf([text]), { source })).rejects.toThrow(InterruptedStreamError);
+    const interrupted = { type: 'finish', usage, finishReason: { unified: 'interrupted', raw: undefined } };
+    const spent: unknown[] = [];
+    await expect(
+      readLanguageModelStream(streamOf([text, interrupted]), { source, onUsage: (counted) => spent.push(counted) }),
+    ).rejects.toThrow('the model\'s stream ended with finish reason "interrupted"');
+    // What the cut answer cost is counted all the same.
+    expect(spent).toEqual([{ inputTokens: 10, outputTokens: 2 }]);
+  });
+
+  it('throws the error part the package reports, for the activity to classify', async () => {
+    const failure = Object.assign(new Error('overloaded'), { statusCode: 503, isRetryable: true });
+    await expect(readLanguageModelStream(streamOf([{ type: 'error', error: failure }]), { source })).rejects.toBe(failure);
+  });
+
+  it('leaves out the tool calls the provider ran itself, and reads hostile counts as none', async () => {
+    const response = await readLanguageModelStream(
+      streamOf([
+        { type: 'tool-call', toolCallId: 's1', toolName: 'google_search', input: '{}', providerExecuted: true },
+        { type: 'text-delta', id: '0', delta: 'found it' },
+        {
+          type: 'finish',
+          usage: {
+            inputTokens: { total: -5, cacheRead: Number.NaN },
+            outputTokens: { total: '9', reasoning: Number.POSITIVE_INFINITY },
+          },
+          finishReason: { unified: 'stop', raw: 'STOP' },
+        },
+      ]),
+      { source },
+    );
+    expect(response).toEqual({
+      message: { role: 'assistant', content: 'found it', toolCalls: [] },
+      finishReason: 'stop',
+      usage: { inputTokens: 0, outputTokens: 0 },
+    });
   });
 });
 
