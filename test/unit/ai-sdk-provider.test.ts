@@ -234,6 +234,72 @@ describe("an AI SDK model's failures", () => {
   });
 });
 
+describe('the Gemini and Mistral fakes refuse what the real APIs refuse', () => {
+  async function refusal(path: string, body: unknown): Promise<{ status: number; message: string }> {
+    const response = await fetch(`${fake.url}${path}`, { method: 'POST', body: JSON.stringify(body) });
+    const json = (await response.json()) as { error?: { message: string }; message?: string };
+    fake.reset();
+    return { status: response.status, message: json.error?.message ?? json.message ?? '' };
+  }
+  const gemini = '/v1beta/models/gemini-2.5-flash:generateContent';
+  const user = { role: 'user', parts: [{ text: 'hi' }] };
+  const call = { role: 'model', parts: [{ functionCall: { name: 'read_file', args: {} } }] };
+  const answer = { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: {} } }] };
+
+  it.each([
+    ['an unknown field', { contents: [user], temperature: 1 }, 'Unknown name "temperature"'],
+    ['a conversation opened by the model', { contents: [call, answer] }, 'start with a user turn'],
+    ['a function call left unanswered', { contents: [user, call, user] }, 'number of function response parts'],
+    ['a function response with no call', { contents: [user, answer] }, 'comes immediately after a function call turn'],
+    ['empty parts', { contents: [{ role: 'user', parts: [] }] }, 'must not be empty'],
+  ])('Gemini: %s', async (_case, body, words) => {
+    expect(await refusal(gemini, body)).toEqual({ status: 400, message: expect.stringContaining(words) });
+  });
+
+  const mistral = '/mistral/v1/chat/completions';
+  const asked = {
+    role: 'assistant',
+    content: '',
+    tool_calls: [{ id: 'toolu_01', type: 'function', function: { name: 't', arguments: '{}' } }],
+  };
+  it.each([
+    ['an unknown field', { model: 'm', messages: [{ role: 'user', content: 'hi' }], seed: 1 }, 422, 'body.seed'],
+    [
+      'a tool-call id of another API',
+      { model: 'm', messages: [{ role: 'user', content: 'hi' }, asked] },
+      400,
+      'Tool call id was toolu_01',
+    ],
+    [
+      'a call left unanswered',
+      {
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'hi' },
+          { ...asked, tool_calls: [{ ...asked.tool_calls[0], id: 'AbC123xyz' }] },
+          { role: 'user', content: 'hm' },
+        ],
+      },
+      400,
+      'Not the same number',
+    ],
+    [
+      'a conversation ending with the assistant',
+      {
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'so' },
+        ],
+      },
+      400,
+      'Expected last role User or Tool',
+    ],
+  ])('Mistral: %s', async (_case, body, status, words) => {
+    expect(await refusal(mistral, body)).toEqual({ status, message: expect.stringContaining(words) });
+  });
+});
+
 describe('reading the stream', () => {
   const streamOf = (parts: unknown[]) =>
     new ReadableStream({
