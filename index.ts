@@ -25,7 +25,9 @@ export { openInWorkspace, WorkspaceRefusal, type OpenedInWorkspace, type OpenPur
 export { workspacePath } from './tools/path-argument';
 export {
   defineProvider,
+  aiSdkProvider,
   builtInProviders,
+  type AiSdkModelSource,
   type ModelProvider,
   type ProviderCall,
   type ProviderRequest,

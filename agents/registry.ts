@@ -5,7 +5,7 @@ import { didYouMean } from '../core/did-you-mean';
 import { mcpSelectorPrefix } from '../mcp/types';
 import { ConfigurationError } from '../core/errors';
 import { parseModelId } from '../core/model-id';
-import { builtInProviders, type ModelProvider, type ToolDefinition } from '../providers';
+import { builtInProviders, defineProvider, type ModelProvider, type ToolDefinition } from '../providers';
 import { builtInTools, toolJsonSchema, type Tool } from '../tools';
 import { parseMcpServers, type McpServerConfig, type McpServerEntry, type McpServers } from '../mcp/config';
 import { mcpReference, type McpReference } from '../mcp/names';
@@ -72,7 +72,8 @@ export class AgentRegistry {
 
   constructor(definitions: Definitions = {}) {
     this.mcpServers = parseMcpServers(definitions.mcpServers ?? {}, { baseDirectory: process.cwd() });
-    for (const provider of [...builtInProviders, ...(definitions.providers ?? [])]) {
+    // A user's provider is checked as defineProvider checks it: an AI SDK model given as it is, say, is refused in words.
+    for (const provider of [...builtInProviders, ...(definitions.providers ?? []).map(defineProvider)]) {
       if (this.providers.has(provider.name)) throw new ConfigurationError(`two providers are named "${provider.name}"`);
       this.providers.set(provider.name, provider);
     }
