@@ -95,10 +95,12 @@ export function createScheduleRunTool(options: ScheduleRunToolOptions = {}): Too
         ...(settings.input.approval && { approval: settings.input.approval }),
         ...(settings.input.maxCostUsd !== undefined && { maxCostUsd: settings.input.maxCostUsd }),
       };
+      // The caller's tenant and priority as it was started with them (its activities may not all carry them).
+      const priority = description.priority ?? info.priority;
       const tenancy: RunTenancy = {
-        ...(info.priority?.fairnessKey && { tenant: info.priority.fairnessKey }),
-        ...(info.priority?.fairnessKey && info.priority.fairnessWeight && { tenantWeight: info.priority.fairnessWeight }),
-        ...(info.priority?.priorityKey && { priority: info.priority.priorityKey }),
+        ...(priority?.fairnessKey && { tenant: priority.fairnessKey }),
+        ...(priority?.fairnessKey && priority.fairnessWeight && { tenantWeight: priority.fairnessWeight }),
+        ...(priority?.priorityKey && { priority: priority.priorityKey }),
       };
       const owner = description.memo?.[ownerMemoField];
       const bounds = options.bounds ?? scheduleBoundsFromEnv(process.env);
