@@ -50,7 +50,7 @@ it('fires a person’s cron schedule twice (a trigger and its interval): ordinar
       'schedule',
       'create',
       '--cron',
-      '@every 3s',
+      '@every 2s',
       '--id',
       id,
       '--json',
@@ -63,7 +63,7 @@ it('fires a person’s cron schedule twice (a trigger and its interval): ordinar
     expect(lastJsonLine(created.stdout)).toMatchObject({
       scheduleId: id,
       agent: 'default',
-      when: 'cron "@every 3s" in time zone UTC',
+      when: 'cron "@every 2s" in time zone UTC',
       paused: false,
       createdBy: 'person',
     });
