@@ -10,7 +10,7 @@ import {
   type AgentScheduleView,
 } from '../../schedules/agent-schedules';
 import { scheduleBoundsFromEnv } from '../../schedules/bounds';
-import type { ScheduleWhen } from '../../schedules/when';
+import { whenProblem, type ScheduleWhen } from '../../schedules/when';
 import { assertStartable } from '../check-run';
 import { connect } from '../connect';
 import { UsageError } from '../help';
@@ -111,6 +111,15 @@ type ScheduleFlags = Parameters<typeof agentInputFromFlags>[0] & {
 
 async function create(prompt: string, values: ScheduleFlags, output: Output): Promise<number> {
   const when = whenFromFlags(values);
+  // A time that names no moment, or one gone by, is refused before anything connects (createAgentSchedule checks again).
+  const problem = whenProblem(when, new Date());
+  if (problem)
+    throw new UsageError(
+      problem
+        .replace(/^at /, '--at ')
+        .replace(/^cron /, '--cron ')
+        .replace(/^unknown time zone/, '--timezone: unknown time zone'),
+    );
   const overlap = values.overlap === undefined ? undefined : overlapPolicies[values.overlap];
   if (values.overlap !== undefined && !overlap)
     throw new UsageError(`--overlap must be one of ${Object.keys(overlapPolicies).join(', ')}, got "${values.overlap}"`);

@@ -1,9 +1,12 @@
+import { main } from '../../cli/main';
 import { describeCall } from '../../core/approval-description';
 import { scheduleRunTool } from '../../schedules/schedule-run-tool';
 import { describeWhen, modelWhenProblem, scheduleSpecOf, whenProblem } from '../../schedules/when';
 import { assessApprovals } from '../../activities/model/approval-check';
+import { capturedOutput } from '../support/captured-output';
 
-// When a schedule fires, as a person approving it reads it (absolute: date, time, zone), and what the model may ask.
+// When a schedule fires, as a person approving it reads it (absolute: date, time, zone), what the model may ask, and
+// what `agent schedule` refuses before it connects.
 
 const now = new Date('2026-12-02T12:00:00Z');
 
@@ -59,4 +62,28 @@ it('asks a person to approve every schedule_run call, showing the time with its 
   expect(describeCall(both, scheduleRunTool.describeForApproval!(JSON.parse(both.arguments)), 'agent-x').description).toBe(
     'schedule_run this agent (refused: give exactly one of at (a one-off) and cron (a recurring run))\n  │ p',
   );
+});
+
+describe('agent schedule, before it connects to anything', () => {
+  const addressBefore = process.env.TEMPORAL_ADDRESS;
+  // An address nothing serves: a refusal must come before any connection.
+  beforeAll(() => (process.env.TEMPORAL_ADDRESS = '127.0.0.1:1'));
+  afterAll(() => {
+    if (addressBefore === undefined) delete process.env.TEMPORAL_ADDRESS;
+    else process.env.TEMPORAL_ADDRESS = addressBefore;
+  });
+
+  it.each([
+    [['create', '--cron', '0 9 * * *', '--at', '2026-12-03T09:00:00Z', 'p'], 'give one of --cron EXPR and --at TIME'],
+    [['create', '--at', '2026-12-03T09:00:00Z', '--timezone', 'UTC', 'p'], '--timezone goes with --cron'],
+    [['create', '--cron', '0 9 * * *', '--overlap', 'sometimes', 'p'], '--overlap must be one of skip, buffer-one'],
+    [['create', '--at', '2020-01-01T00:00:00Z', 'p'], '--at is not in the future: 2020-01-01 00:00:00 UTC (Wednesday)'],
+    [['create', '--at', '2026-12-03T09:00', 'p'], '--at must be an ISO 8601 time with its offset'],
+    [['pause'], 'schedule pause takes one schedule id'],
+    [['reschedule', 'x'], 'unknown schedule subcommand "reschedule"'],
+  ])('refuses %j with exit 2', async (args, message) => {
+    const output = capturedOutput();
+    expect(await main(['schedule', ...args], output)).toBe(2);
+    expect(output.stderr).toContain(message);
+  });
 });
