@@ -38,6 +38,18 @@ export { AgentPlugin, type AgentPluginOptions } from './worker/agent-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './worker/create-worker';
 export { startAgent, resolveOrThrow, InvalidInputError, type AgentHandle, type AgentWorkflow } from './client/start-agent';
 export { sendMessage, MessageNotAnsweredError, type SendMessageOptions } from './client/send-message';
+// Schedules (docs/schedules.md): runs started later by a Temporal Schedule, by a person or by the model (schedule_run).
+export {
+  createAgentSchedule,
+  listAgentSchedules,
+  describeAgentSchedule,
+  ScheduleBoundError,
+  type AgentScheduleOptions,
+  type AgentScheduleView,
+} from './schedules/agent-schedules';
+export { scheduleRunTool } from './schedules/schedule-run-tool';
+export type { ScheduleWhen } from './schedules/when';
+export type { ScheduleBounds } from './schedules/bounds';
 export { agentDataConverter } from './storage/data-converter';
 export { resolveAgentInput, type AgentInput } from './core/resolve-input';
 export type { ResolvedAgentInput } from './core/input';
