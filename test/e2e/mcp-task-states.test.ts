@@ -449,8 +449,14 @@ it('answers a call of each revision after the worker running it is killed while 
     'Write old.': [write('call_old', 'old.txt'), openaiReply({ content: 'Wrote old.' })],
     'Write new.': [write('call_new', 'new.txt'), openaiReply({ content: 'Wrote new.' })],
   });
+  // The killed worker hands its runs on after 1 s rather than its sticky queue's 5; the next one runs in this process.
   const startWorker = (identity: string) =>
-    spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue: killedQueue, identity, env: bed.server.providerEnv });
+    spawnWorker({
+      address: process.env.TEST_TEMPORAL_ADDRESS!,
+      taskQueue: killedQueue,
+      identity,
+      env: { ...bed.server.providerEnv, STICKY_QUEUE_TIMEOUT_MS: '1000' },
+    });
   // The built-in agent, asking before each file: the spawned workers have the built-in registry.
   const served = bothRevisions({
     ...options,
@@ -490,9 +496,9 @@ it('answers a call of each revision after the worker running it is killed while 
     ];
     await waitFor('both questions', () => asked === 2);
     await workerA.kill();
-    await startWorker('worker-b');
+    const workerB = await createTestWorker(bed.environment, { taskQueue: killedQueue, env: bed.server.providerEnv });
     replaced();
-    const [oldResult, newResult] = await Promise.all(calls);
+    const [oldResult, newResult] = await workerB.runUntil(Promise.all(calls));
     expect(oldResult.content).toEqual([{ type: 'text', text: 'Wrote old.' }]);
     expect(newResult.content).toEqual([{ type: 'text', text: 'Wrote new.' }]);
     for (const result of [oldResult, newResult]) {
