@@ -37,6 +37,8 @@ export function createModernAgentMcpServer(options: AgentMcpServerOptions, princ
       requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
     },
   );
+  // The tools and results are the 1.x SDK's types (agent-tools.ts, call-result.ts), and a task answer is the
+  // extension's: the same JSON, which 2.x's handler types do not name, hence the casts.
   server.setRequestHandler('tools/list', () => ({ tools }) as never);
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name } = request.params;
