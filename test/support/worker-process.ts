@@ -4,8 +4,9 @@
 // Environment: TEMPORAL_ADDRESS, AGENT_TASK_QUEUE, AGENT_WORKFLOW_BUNDLE (the prebuilt
 // bundle, so it starts in a second or two), the provider variables of the fake model
 // server, WORKER_IDENTITY (shown on the activities it starts, in history), and
-// SLOW_STEP_LOG, which adds the slow_step test tool logging to that file, and TEST_GOOGLE_BASE_URL, which registers
-// Gemini through @ai-sdk/google (aiSdkProvider) as `google:` at that URL.
+// SLOW_STEP_LOG, which adds the slow_step test tool logging to that file; TEST_GOOGLE_BASE_URL, which registers
+// Gemini through @ai-sdk/google (aiSdkProvider) as `google:` at that URL; and STICKY_QUEUE_TIMEOUT_MS, how long a
+// workflow task waits on this worker's sticky queue (once it is killed) before another worker gets it (5 s by default).
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { aiSdkProvider, type ModelProvider } from '../../providers';
 import { builtInTools } from '../../tools';
@@ -28,7 +29,12 @@ async function main(): Promise<void> {
       taskQueue: taskQueue(),
       tools: stepLog ? [...builtInTools, slowStepTool(stepLog, identity)] : builtInTools,
       providers: await googleProviders(process.env.TEST_GOOGLE_BASE_URL),
-      overrides: { identity },
+      overrides: {
+        identity,
+        ...(process.env.STICKY_QUEUE_TIMEOUT_MS && {
+          stickyQueueScheduleToStartTimeout: Number(process.env.STICKY_QUEUE_TIMEOUT_MS),
+        }),
+      },
     });
     const running = worker.run();
     process.stdout.write(`${workerReadyLine}\n`);
