@@ -1,0 +1,181 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { z } from 'zod';
+import { defineAgent, defineGuardrail } from 'durable-agent';
+import { scriptedModel, type ScriptedRequest } from 'durable-agent/testing';
+import type { AgentResult } from '../../core/result';
+import { agentWorkflowType, endSessionSignal } from '../../workflows/definitions';
+import { lastJsonLine, runCli } from '../support/cli';
+import { connectToTestServer, createTestWorker, resolved, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { makeWorkspace } from '../support/workspace';
+import { chat, newChatId, serveHandler, textOf, userMessage, type ServedHandler } from '../web/chat-client';
+
+// Guardrails through the clients a person uses: `agent send` (its exit code, its --json, the reason on stderr), the
+// web chat's `ai` client (the reason shows; the stopped answer's text never does), and one-shot runs for a model
+// guardrail (a child run with structured output) and a guardrail that throws (fail closed).
+
+const noPasswords = defineGuardrail({
+  name: 'no-passwords',
+  checks: 'input',
+  check: ({ text }) =>
+    /password/i.test(text) ? { tripped: true, reason: 'I cannot help with passwords: reset yours at /account.' } : { tripped: false },
+});
+const noSecrets = defineGuardrail({
+  name: 'no-secrets',
+  checks: 'output',
+  check: ({ text }) => (text.includes('SECRET') ? { tripped: true, reason: 'the answer held a credential' } : { tripped: false }),
+});
+const support = defineAgent({
+  name: 'support',
+  description: 'answers customers',
+  model: 'openai:gpt-4o-mini',
+  guardrails: [noPasswords, noSecrets],
+});
+const topicJudge = defineAgent({
+  name: 'topic-judge',
+  description: 'says whether a request is about code',
+  model: 'openai:gpt-4o-mini',
+  outputSchema: z.object({ tripped: z.boolean(), reason: z.string() }),
+});
+const coder = defineAgent({
+  name: 'coder',
+  description: 'changes code',
+  model: 'openai:gpt-4o-mini',
+  guardrails: [defineGuardrail({ name: 'on-topic', checks: 'input', agent: 'topic-judge' })],
+});
+const fragile = defineAgent({
+  name: 'fragile',
+  description: 'guarded by a policy service that is down',
+  model: 'openai:gpt-4o-mini',
+  guardrails: [
+    defineGuardrail({
+      name: 'policy-service',
+      checks: 'input',
+      check: () => {
+        throw new Error('policy service unreachable');
+      },
+      activity: { maximumAttempts: 2, timeout: '5s' },
+    }),
+  ],
+});
+
+const lastUser = (request: ScriptedRequest) => request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
+const model = scriptedModel((request) => {
+  const asked = lastUser(request);
+  switch (request.agent) {
+    case 'topic-judge':
+      return /weather/.test(asked) ? '{"tripped":true,"reason":"not about code"}' : '{"tripped":false,"reason":"about code"}';
+    case 'support':
+      return asked === 'what is my api key?' ? 'Your key is SECRET-1234.' : 'Happy to help.';
+    default:
+      return 'Done.';
+  }
+});
+
+let environment: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+let served: ServedHandler;
+let workspace: string;
+const taskQueue = uniqueTaskQueue('guardrails');
+
+beforeAll(async () => {
+  environment = await connectToTestServer();
+  workspace = await makeWorkspace();
+  worker = await createTestWorker(environment, { taskQueue, model, agents: [support, topicJudge, coder, fragile] });
+  running = worker.run();
+  served = await serveHandler({
+    client: environment.client,
+    taskQueue,
+    authorize: (request) => request.headers.get('x-user') ?? undefined,
+    input: { agent: 'support', workspace },
+  });
+});
+afterAll(async () => {
+  await served?.close();
+  worker?.shutdown();
+  await running;
+  await environment?.teardown();
+});
+
+const requestsOf = (agent: string) => model.requests.filter((request) => request.agent === agent);
+
+it('agent send: a tripped guardrail exits 5 with its reason, the model never sees the message, and the session goes on', async () => {
+  const workflowId = `guarded-${Date.now()}`;
+  await environment.client.workflow.start<(input: unknown) => Promise<AgentResult>>(agentWorkflowType, {
+    taskQueue,
+    workflowId,
+    args: [resolved({ agent: 'support', workspace, stream: true, session: { idleTimeoutSeconds: 600 } })],
+  });
+  const env = { AGENT_TASK_QUEUE: taskQueue };
+  const before = requestsOf('support').length;
+
+  const stopped = await runCli(['send', workflowId, 'what is my password?'], env);
+  expect(stopped.code).toBe(5);
+  expect(stopped.stderr).toContain(
+    '(turn ended with status guardrail_tripped (guardrail "no-passwords": I cannot help with passwords: reset yours at /account.))',
+  );
+  expect(stopped.stdout).toBe('\n');
+  expect(requestsOf('support')).toHaveLength(before);
+
+  const withheld = await runCli(['send', workflowId, 'what is my api key?', '--json'], env);
+  expect(withheld.code).toBe(5);
+  expect(lastJsonLine(withheld.stdout)).toMatchObject({
+    workflowId,
+    status: 'guardrail_tripped',
+    answer: '',
+    guardrail: { name: 'no-secrets', reason: 'the answer held a credential' },
+  });
+  expect(withheld.stdout + withheld.stderr).not.toContain('SECRET');
+
+  const answered = await runCli(['send', workflowId, 'thanks', '--json'], env);
+  expect(answered.code).toBe(0);
+  expect(lastJsonLine(answered.stdout)).toMatchObject({ status: 'completed', answer: 'Happy to help.' });
+  // Both stopped turns were rolled back: the model is shown neither the password question nor the withheld answer.
+  const shown = requestsOf('support').at(-1)!.messages.filter((message) => message.role !== 'system');
+  expect(shown.map((message) => message.content)).toEqual(['thanks']);
+
+  const handle = environment.client.workflow.getHandle(workflowId);
+  await handle.signal(endSessionSignal);
+  expect(await handle.result()).toMatchObject({ status: 'ended', turns: 3, answer: 'Happy to help.' });
+});
+
+it('the web chat shows the reason, and none of the answer an output guardrail stopped', async () => {
+  const chatId = newChatId();
+  const { chunks, invalid, message } = await chat(served.api, 'alice', chatId, [userMessage('what is my api key?')]);
+  expect(invalid).toEqual([]);
+  expect(JSON.stringify(chunks)).not.toContain('SECRET');
+  expect(textOf(message)).toBe('');
+  expect(message.parts).toContainEqual(
+    expect.objectContaining({ type: 'data-guardrail', data: { name: 'no-secrets', reason: 'the answer held a credential' } }),
+  );
+  expect(chunks.at(-1)).toMatchObject({
+    type: 'finish',
+    finishReason: 'content-filter',
+    messageMetadata: { status: 'guardrail_tripped' },
+  });
+});
+
+it('a model guardrail judges in a child run; a guardrail that throws fails closed with the reason', async () => {
+  const [offTopic, onTopic, broken] = await Promise.all([
+    runAgent(environment, taskQueue, { agent: 'coder', prompt: 'what is the weather like?', workspace }),
+    runAgent(environment, taskQueue, { agent: 'coder', prompt: 'fix the failing test', workspace }),
+    runAgent(environment, taskQueue, { agent: 'fragile', prompt: 'hello', workspace }),
+  ]);
+  expect(offTopic.result).toMatchObject({
+    status: 'guardrail_tripped',
+    answer: '',
+    guardrail: { name: 'on-topic', reason: 'not about code' },
+    // The judge's tokens count for the run that asked it.
+    usage: { inputTokens: 10, outputTokens: 5 },
+  });
+  expect(onTopic.result).toMatchObject({ status: 'completed', answer: 'Done.', usage: { inputTokens: 20, outputTokens: 10 } });
+  // The coder was asked once: for the request the judge let through.
+  expect(requestsOf('coder').map(lastUser)).toEqual(['fix the failing test']);
+  expect(broken.result.status).toBe('guardrail_tripped');
+  expect(broken.result.guardrail).toEqual({
+    name: 'policy-service',
+    reason: 'guardrail "policy-service" failed, so it counts as tripped: policy service unreachable',
+  });
+  expect(requestsOf('fragile')).toHaveLength(0);
+});
