@@ -48,7 +48,9 @@ function loadModule(env: NodeJS.ProcessEnv, from: string): Definitions {
     !definitions.graders!.length &&
     !definitions.guardrails!.length
   ) {
-    throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: ${file} exports no agents, tools, providers, graders or guardrails`);
+    throw new ConfigurationError(
+      `AGENT_DEFINITIONS=${named}: ${file} exports no agents, tools, providers, graders or guardrails`,
+    );
   }
   const notAgent = definitions.agents!.find((agent) => !isAgent(agent));
   if (notAgent) throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: its agents must be made with defineAgent`);

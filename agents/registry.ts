@@ -237,7 +237,9 @@ export class AgentRegistry {
 
   private addGuardrail(guardrail: Guardrail): void {
     if (!isGuardrail(guardrail))
-      throw new ConfigurationError(`"${String((guardrail as { name?: unknown })?.name)}" is not a guardrail made by defineGuardrail`);
+      throw new ConfigurationError(
+        `"${String((guardrail as { name?: unknown })?.name)}" is not a guardrail made by defineGuardrail`,
+      );
     const known = this.guardrails.get(guardrail.name);
     if (known === guardrail) return;
     if (known) throw new ConfigurationError(`two different guardrails are named "${guardrail.name}"`);
@@ -291,7 +293,8 @@ export class AgentRegistry {
     if (agent.outputSchema) outputJsonSchema(agent);
     for (const named of agent.guardrails.map(nameOf)) {
       const guardrail = this.guardrails.get(named);
-      if (!guardrail) throw problem(`unknown guardrail "${named}" (registered: ${[...this.guardrails.keys()].join(', ') || 'none'})`);
+      if (!guardrail)
+        throw problem(`unknown guardrail "${named}" (registered: ${[...this.guardrails.keys()].join(', ') || 'none'})`);
       if (guardrail.agent !== undefined) this.checkGuardrailAgent(guardrail, nameOf(guardrail.agent));
     }
     for (const target of agent.handoffs.map(nameOf)) {

@@ -26,7 +26,9 @@ export function answeredBy(provider: string, agents: Agent[]): Agent[] {
     copies.set(agent, clone);
     clone.subagents = agent.subagents.map((target) => (typeof target === 'string' ? target : copy(target)));
     clone.handoffs = agent.handoffs.map((target) => (typeof target === 'string' ? target : copy(target)));
-    clone.guardrails = agent.guardrails.map((guardrail) => (typeof guardrail === 'string' ? guardrail : copyGuardrail(guardrail)));
+    clone.guardrails = agent.guardrails.map((guardrail) =>
+      typeof guardrail === 'string' ? guardrail : copyGuardrail(guardrail),
+    );
     return clone;
   };
   return agents.map(copy);

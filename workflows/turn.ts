@@ -140,7 +140,10 @@ export class Turn {
       if (this.budgetSpent()) return this.answered(this.lastAnswer(), 'cost_budget');
       const steered = this.takeSteering();
       if (steered.length > 0 && this.guards('input')) {
-        const tripped = await this.guard('input', steered.map((text) => ({ text, steering: true })));
+        const tripped = await this.guard(
+          'input',
+          steered.map((text) => ({ text, steering: true })),
+        );
         if (tripped) return this.tripped(tripped);
       }
       this.progress.iteration++;
@@ -230,7 +233,12 @@ export class Turn {
     const at = `t${status.turnNumber}.i${this.progress.iteration}.${stage}`;
     const outcomes = await Promise.all(
       texts.map((text, index) =>
-        runGuardrails(input, guardrails, { ...text, checks: stage, agent: this.agent.name, at: texts.length > 1 ? `${at}${index}` : at }),
+        runGuardrails(input, guardrails, {
+          ...text,
+          checks: stage,
+          agent: this.agent.name,
+          at: texts.length > 1 ? `${at}${index}` : at,
+        }),
       ),
     );
     for (const outcome of outcomes) status.spent(outcome.usage);
@@ -245,7 +253,9 @@ export class Turn {
   private async checkAnswer(asked: AskedModel, response: ModelCallResult): Promise<TrippedGuardrail | undefined> {
     if (!this.holds(asked, response)) return undefined;
     const { content } = response.message;
-    const tripped = await this.guard('output', [{ text: content, ...(response.output !== undefined && { output: response.output }) }]);
+    const tripped = await this.guard('output', [
+      { text: content, ...(response.output !== undefined && { output: response.output }) },
+    ]);
     this.publishReply(asked, response, tripped ? { withheld: true } : {});
     return tripped;
   }

@@ -4,9 +4,10 @@ import { z } from 'zod';
 import { defineAgent, defineGuardrail } from 'durable-agent';
 import { scriptedModel, type ScriptedRequest } from 'durable-agent/testing';
 import type { AgentResult } from '../../core/result';
-import { agentWorkflowType, endSessionSignal } from '../../workflows/definitions';
+import { agentWorkflowType, endSessionSignal, statusQuery } from '../../workflows/definitions';
 import { lastJsonLine, runCli } from '../support/cli';
 import { connectToTestServer, createTestWorker, resolved, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { waitFor } from '../support/wait-for';
 import { makeWorkspace } from '../support/workspace';
 import { chat, newChatId, serveHandler, textOf, userMessage, type ServedHandler } from '../web/chat-client';
 
@@ -18,7 +19,9 @@ const noPasswords = defineGuardrail({
   name: 'no-passwords',
   checks: 'input',
   check: ({ text }) =>
-    /password/i.test(text) ? { tripped: true, reason: 'I cannot help with passwords: reset yours at /account.' } : { tripped: false },
+    /password/i.test(text)
+      ? { tripped: true, reason: 'I cannot help with passwords: reset yours at /account.' }
+      : { tripped: false },
 });
 const noSecrets = defineGuardrail({
   name: 'no-secrets',
@@ -41,6 +44,7 @@ const coder = defineAgent({
   name: 'coder',
   description: 'changes code',
   model: 'openai:gpt-4o-mini',
+  tools: ['list_directory'],
   guardrails: [defineGuardrail({ name: 'on-topic', checks: 'input', agent: 'topic-judge' })],
 });
 const fragile = defineAgent({
@@ -59,9 +63,18 @@ const fragile = defineAgent({
   ],
 });
 
-const lastUser = (request: ScriptedRequest) => request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
-const model = scriptedModel((request) => {
+const lastUser = (request: ScriptedRequest) =>
+  request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
+// The session's first reply waits for this, so that a steering message arrives while its turn runs.
+let releaseReply: () => void = () => undefined;
+const replyReleased = new Promise<void>((resolve) => (releaseReply = resolve));
+const model = scriptedModel(async (request) => {
   const asked = lastUser(request);
+  if (request.agent === 'coder' && asked === 'tidy the imports') {
+    if (request.messages.at(-1)?.role === 'tool') return 'Tidied.';
+    await replyReleased;
+    return { toolCalls: [{ name: 'list_directory', arguments: { path: '.' } }] };
+  }
   switch (request.agent) {
     case 'topic-judge':
       return /weather/.test(asked) ? '{"tripped":true,"reason":"not about code"}' : '{"tripped":false,"reason":"about code"}';
@@ -132,7 +145,9 @@ it('agent send: a tripped guardrail exits 5 with its reason, the model never see
   expect(answered.code).toBe(0);
   expect(lastJsonLine(answered.stdout)).toMatchObject({ status: 'completed', answer: 'Happy to help.' });
   // Both stopped turns were rolled back: the model is shown neither the password question nor the withheld answer.
-  const shown = requestsOf('support').at(-1)!.messages.filter((message) => message.role !== 'system');
+  const shown = requestsOf('support')
+    .at(-1)!
+    .messages.filter((message) => message.role !== 'system');
   expect(shown.map((message) => message.content)).toEqual(['thanks']);
 
   const handle = environment.client.workflow.getHandle(workflowId);
@@ -178,4 +193,36 @@ it('a model guardrail judges in a child run; a guardrail that throws fails close
     reason: 'guardrail "policy-service" failed, so it counts as tripped: policy service unreachable',
   });
   expect(requestsOf('fragile')).toHaveLength(0);
+});
+
+it('agent steer: a steering message is checked too, by a model guardrail, before the next model call', async () => {
+  const workflowId = `steered-${Date.now()}`;
+  await environment.client.workflow.start<(input: unknown) => Promise<AgentResult>>(agentWorkflowType, {
+    taskQueue,
+    workflowId,
+    args: [resolved({ agent: 'coder', workspace, session: { idleTimeoutSeconds: 600 } })],
+  });
+  const env = { AGENT_TASK_QUEUE: taskQueue };
+  const coderCalls = requestsOf('coder').length;
+  const sent = runCli(['send', workflowId, 'tidy the imports', '--json'], env);
+  await waitFor('the turn to call the model', () => requestsOf('coder').length > coderCalls);
+  const steered = runCli(['steer', workflowId, 'and what is the weather like?', '--json'], env);
+  await waitFor(
+    'the steering message accepted',
+    async () => (await environment.client.workflow.getHandle(workflowId).query(statusQuery)).queuedMessages === 1,
+  );
+  releaseReply();
+  const [sendReply, steerReply] = await Promise.all([sent, steered]);
+  for (const reply of [sendReply, steerReply]) {
+    expect(reply.code).toBe(5);
+    expect(lastJsonLine(reply.stdout)).toMatchObject({
+      status: 'guardrail_tripped',
+      guardrail: { name: 'on-topic', reason: 'not about code' },
+    });
+  }
+  // The turn's one model call was its first: the call after the tool round, with the steering message, was never made.
+  expect(requestsOf('coder')).toHaveLength(coderCalls + 1);
+  const handle = environment.client.workflow.getHandle(workflowId);
+  await handle.signal(endSessionSignal);
+  expect(await handle.result()).toMatchObject({ status: 'ended', turns: 1 });
 });

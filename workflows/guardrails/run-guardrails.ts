@@ -52,7 +52,9 @@ export async function runGuardrails(
 ): Promise<GuardrailOutcome> {
   const verdicts = await Promise.all(
     guardrails.map((guardrail) =>
-      guardrail.agent === undefined ? codeGuardrail(guardrail, request) : modelGuardrail(input, guardrail, guardrail.agent, request),
+      guardrail.agent === undefined
+        ? codeGuardrail(guardrail, request)
+        : modelGuardrail(input, guardrail, guardrail.agent, request),
     ),
   );
   const usage = verdicts.reduce((sum, verdict) => addUsage(sum, verdict.usage), zeroUsage);
@@ -109,7 +111,10 @@ async function modelGuardrail(
       staticSummary: clip(`guardrail ${guardrail.name} (${request.checks}): ${request.text}`, 200),
     });
     if (result.status !== 'completed')
-      return { usage: result.usage, tripped: failedClosed(guardrail.name, `its agent "${agent}" ended with status ${result.status}`) };
+      return {
+        usage: result.usage,
+        tripped: failedClosed(guardrail.name, `its agent "${agent}" ended with status ${result.status}`),
+      };
     return { usage: result.usage, ...spread(readVerdict(guardrail.name, result.output)) };
   } catch (error) {
     if (isCancellation(error)) throw error;
