@@ -35,6 +35,8 @@ export interface Guardrail {
   check?: (input: GuardrailInput) => GuardrailVerdict | Promise<GuardrailVerdict>;
   /** A model guardrail: the agent (its outputSchema gives `{ tripped, reason }`) that judges the text in a child run. */
   agent?: Agent | string;
+  /** An input guardrail that runs beside the turn's first model call, whose reply is held until it passed. */
+  runInParallel: boolean;
   activity: GuardrailActivitySettings;
 }
 
@@ -46,6 +48,12 @@ export interface GuardrailDefinition {
   check?: (input: GuardrailInput) => GuardrailVerdict | Promise<GuardrailVerdict>;
   /** Or a model: an agent whose outputSchema is `{ tripped: boolean, reason: string }`, given the text as its task. */
   agent?: Agent | string;
+  /**
+   * An input guardrail only: start it with the turn's first model call instead of before it, to save its latency. The
+   * model's reply is held (its text is not streamed) until the guardrail passed; when it trips, the reply is dropped
+   * (what it cost still counts). Default: before.
+   */
+  runInParallel?: boolean;
   activity?: Partial<GuardrailActivitySettings>;
 }
 
@@ -63,6 +71,9 @@ export function defineGuardrail(definition: GuardrailDefinition): Guardrail {
   const hasAgent = definition.agent !== undefined;
   if (hasCheck === hasAgent) throw problem('give it either a check function (code) or an agent (model), not both');
   if (hasCheck && typeof definition.check !== 'function') throw problem('check must be a function');
+  const runInParallel = definition.runInParallel ?? false;
+  if (typeof runInParallel !== 'boolean') throw problem('runInParallel must be true or false');
+  if (runInParallel && definition.checks !== 'input') throw problem('only an input guardrail can run in parallel with the model');
   const activity = { ...defaultActivitySettings, ...definition.activity };
   if (!Number.isInteger(activity.maximumAttempts) || activity.maximumAttempts < 1)
     throw problem('activity.maximumAttempts must be a positive whole number');
@@ -71,6 +82,7 @@ export function defineGuardrail(definition: GuardrailDefinition): Guardrail {
     name: definition.name,
     description: definition.description ?? '',
     checks: definition.checks,
+    runInParallel,
     ...(hasCheck && { check: definition.check }),
     ...(hasAgent && { agent: definition.agent }),
     activity,

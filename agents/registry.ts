@@ -113,9 +113,10 @@ export class AgentRegistry {
   /** A guardrail as the workflow runs it: a code guardrail with its activity settings, a model one with its agent. */
   private guardrailSpec(named: Guardrail | string): GuardrailSpec {
     const guardrail = this.guardrails.get(nameOf(named))!;
-    if (guardrail.agent !== undefined) return { name: guardrail.name, checks: guardrail.checks, agent: nameOf(guardrail.agent) };
+    const spec = { name: guardrail.name, checks: guardrail.checks, ...(guardrail.runInParallel && { parallel: true }) };
+    if (guardrail.agent !== undefined) return { ...spec, agent: nameOf(guardrail.agent) };
     const { timeout, maximumAttempts } = guardrail.activity;
-    return { name: guardrail.name, checks: guardrail.checks, timeout, maximumAttempts };
+    return { ...spec, timeout, maximumAttempts };
   }
 
   /**

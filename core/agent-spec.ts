@@ -79,6 +79,7 @@ export const agentSpecSchema = z.object({
         name: z.string(),
         checks: z.enum(['input', 'output']),
         agent: z.string().optional(),
+        parallel: z.boolean().optional(),
         timeout: z.union([z.string(), z.number()]).optional(),
         maximumAttempts: z.number().int().min(1).optional(),
       }),

@@ -13,6 +13,8 @@ export interface GuardrailSpec {
   checks: GuardrailStage;
   /** A model guardrail: the registered agent whose structured output (`{ tripped, reason }`) is the verdict. Absent: code. */
   agent?: string;
+  /** An input guardrail that runs beside the turn's first model call (whose reply is held until it passed), not before it. */
+  parallel?: boolean;
   /** A code guardrail's activity: the longest one attempt may take (Temporal's duration format) and its attempts. */
   timeout?: string | number;
   maximumAttempts?: number;

@@ -19,7 +19,7 @@ import type { RunStatus } from './run-status';
 import type { TurnScope } from './turn-scope';
 import { modelCallSummary } from './summaries';
 import { rollBack } from './state';
-import { guardrailsOf, runGuardrails, type GuardrailRequest } from './guardrails/run-guardrails';
+import { guardrailsOf, runGuardrails, type GuardrailRequest, type GuardrailTiming } from './guardrails/run-guardrails';
 import type { GuardrailStage, TrippedGuardrail } from '../core/guardrails';
 
 export const reflectionPrompt =
@@ -119,11 +119,18 @@ export class Turn {
 
     // The previous run continued as new while a tool round waited for approval: that round goes on first.
     const { openRound } = this.start;
-    // A fresh turn's message is checked before any model sees it (a turn carried over was checked in its first run).
+    // A fresh turn's message is checked before any model sees it, or beside the first call (runInParallel), whose
+    // reply is then held until the check passed. A turn carried over was checked in its first run.
+    let unchecked: string | undefined;
     if (!openRound && this.start.iteration === 0 && this.guards('input')) {
       const message = state.messages[this.start.checkpoint.length];
-      const tripped = message?.role === 'user' ? await this.guard('input', [{ text: message.content }]) : undefined;
-      if (tripped) return this.tripped(tripped);
+      if (message?.role === 'user') {
+        const tripped = this.guards('input', 'before')
+          ? await this.guard('input', [{ text: message.content }], 'before')
+          : undefined;
+        if (tripped) return this.tripped(tripped);
+        if (this.guards('input', 'parallel')) unchecked = message.content;
+      }
     }
     if (openRound) {
       const reply = state.messages[state.messages.length - 1];
@@ -149,7 +156,13 @@ export class Turn {
       this.progress.iteration++;
       this.progress.agentIterations++;
       status.nextIteration();
-      const asked = this.askModel('auto');
+      const beside = unchecked === undefined ? undefined : this.guard('input', [{ text: unchecked }], 'parallel');
+      unchecked = undefined;
+      const asked = this.askModel('auto', { held: beside !== undefined });
+      if (beside) {
+        const tripped = await this.besideModel(beside, asked);
+        if (tripped) return this.tripped(tripped);
+      }
       const response = this.takeReply(asked, await asked.reply);
       const withheld = await this.checkAnswer(asked, response);
       if (withheld) return this.tripped(withheld);
@@ -219,17 +232,38 @@ export class Turn {
   }
 
   /** Whether the agent that has the conversation has guardrails for this stage (none: no promise is made). */
-  private guards(stage: GuardrailStage): boolean {
-    return guardrailsOf(this.agent.guardrails, stage).length > 0;
+  private guards(stage: GuardrailStage, timing?: GuardrailTiming): boolean {
+    return guardrailsOf(this.agent.guardrails, stage, timing).length > 0;
+  }
+
+  /**
+   * Waits for the input guardrails that ran beside a model call, and for the call: when one tripped, the reply is
+   * dropped unseen (its text was held: askModel streamed none), what it cost counted. A call that failed while a
+   * guardrail tripped ends the turn as tripped; one that failed otherwise fails the turn as it would have.
+   */
+  private async besideModel(
+    check: Promise<TrippedGuardrail | undefined>,
+    asked: AskedModel,
+  ): Promise<TrippedGuardrail | undefined> {
+    const [tripped, reply] = await Promise.all([
+      check,
+      asked.reply.then(
+        (response) => response,
+        () => undefined,
+      ),
+    ]);
+    if (tripped && reply) this.parts.status.spent(reply.usage);
+    return tripped;
   }
 
   /** Runs a stage's guardrails on each text (workflows/guardrails/); what they spend counts for the turn. */
   private async guard(
     stage: GuardrailStage,
     texts: Array<Pick<GuardrailRequest, 'text' | 'steering' | 'output'>>,
+    timing?: GuardrailTiming,
   ): Promise<TrippedGuardrail | undefined> {
     const { input, status } = this.parts;
-    const guardrails = guardrailsOf(this.agent.guardrails, stage);
+    const guardrails = guardrailsOf(this.agent.guardrails, stage, timing);
     const at = `t${status.turnNumber}.i${this.progress.iteration}.${stage}`;
     const outcomes = await Promise.all(
       texts.map((text, index) =>
@@ -341,7 +375,8 @@ export class Turn {
     return undefined;
   }
 
-  private askModel(toolChoice: ToolChoice): AskedModel {
+  /** Asks the model; a `held` reply (input guardrails run beside the call) is not streamed as it is written. */
+  private askModel(toolChoice: ToolChoice, { held = false } = {}): AskedModel {
     const { input, state, setup, status, stream } = this.parts;
     status.enter('calling_model');
     const current = this.agent;
@@ -359,7 +394,7 @@ export class Turn {
       modelQueues: setup.modelQueues,
       // Only runs that asked for it get the text as it is written; every run gets each reply whole. An agent with
       // output guardrails streams nothing: an answer is shown only once they passed it.
-      ...(input.stream && !guardrailsOf(current.guardrails, 'output').length && { streamAs: call }),
+      ...(input.stream && !held && !guardrailsOf(current.guardrails, 'output').length && { streamAs: call }),
     });
     return { call, agent: current.name, model: current.model, iteration, reply };
   }

@@ -28,11 +28,18 @@ const noSecrets = defineGuardrail({
   checks: 'output',
   check: ({ text }) => (text.includes('SECRET') ? { tripped: true, reason: 'the answer held a credential' } : { tripped: false }),
 });
+// Beside the model call: the model answers, and its answer is dropped unseen when this trips.
+const noRefunds = defineGuardrail({
+  name: 'no-refunds',
+  checks: 'input',
+  runInParallel: true,
+  check: ({ text }) => (/refund/i.test(text) ? { tripped: true, reason: 'refunds are handled by a person' } : { tripped: false }),
+});
 const support = defineAgent({
   name: 'support',
   description: 'answers customers',
   model: 'openai:gpt-4o-mini',
-  guardrails: [noPasswords, noSecrets],
+  guardrails: [noPasswords, noSecrets, noRefunds],
 });
 const topicJudge = defineAgent({
   name: 'topic-judge',
@@ -79,6 +86,7 @@ const model = scriptedModel(async (request) => {
     case 'topic-judge':
       return /weather/.test(asked) ? '{"tripped":true,"reason":"not about code"}' : '{"tripped":false,"reason":"about code"}';
     case 'support':
+      if (/refund/.test(asked)) return 'Refund issued!';
       return asked === 'what is my api key?' ? 'Your key is SECRET-1234.' : 'Happy to help.';
     default:
       return 'Done.';
@@ -155,20 +163,25 @@ it('agent send: a tripped guardrail exits 5 with its reason, the model never see
   expect(await handle.result()).toMatchObject({ status: 'ended', turns: 3, answer: 'Happy to help.' });
 });
 
-it('the web chat shows the reason, and none of the answer an output guardrail stopped', async () => {
+it('the web chat shows the reason, and none of an answer a guardrail stopped, after it or beside it', async () => {
   const chatId = newChatId();
-  const { chunks, invalid, message } = await chat(served.api, 'alice', chatId, [userMessage('what is my api key?')]);
-  expect(invalid).toEqual([]);
-  expect(JSON.stringify(chunks)).not.toContain('SECRET');
-  expect(textOf(message)).toBe('');
-  expect(message.parts).toContainEqual(
-    expect.objectContaining({ type: 'data-guardrail', data: { name: 'no-secrets', reason: 'the answer held a credential' } }),
-  );
-  expect(chunks.at(-1)).toMatchObject({
-    type: 'finish',
-    finishReason: 'content-filter',
-    messageMetadata: { status: 'guardrail_tripped' },
-  });
+  const stopped = async (text: string, unseen: string, guardrail: { name: string; reason: string }) => {
+    const { chunks, invalid, message } = await chat(served.api, 'alice', chatId, [userMessage(text)]);
+    expect(invalid).toEqual([]);
+    expect(JSON.stringify(chunks)).not.toContain(unseen);
+    expect(textOf(message)).toBe('');
+    expect(message.parts).toContainEqual(expect.objectContaining({ type: 'data-guardrail', data: guardrail }));
+    expect(chunks.at(-1)).toMatchObject({
+      type: 'finish',
+      finishReason: 'content-filter',
+      messageMetadata: { status: 'guardrail_tripped', guardrail },
+    });
+  };
+  await stopped('what is my api key?', 'SECRET', { name: 'no-secrets', reason: 'the answer held a credential' });
+  const asked = requestsOf('support').length;
+  await stopped('I want a refund', 'Refund issued', { name: 'no-refunds', reason: 'refunds are handled by a person' });
+  // The guardrail ran beside the model call: the model did answer, and its answer was dropped.
+  expect(requestsOf('support')).toHaveLength(asked + 1);
 });
 
 it('a model guardrail judges in a child run; a guardrail that throws fails closed with the reason', async () => {

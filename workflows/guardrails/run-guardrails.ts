@@ -35,9 +35,18 @@ export interface GuardrailOutcome {
   usage: Usage;
 }
 
-/** The guardrails of a spec that check this stage. */
-export function guardrailsOf(specs: GuardrailSpec[] | undefined, stage: GuardrailStage): GuardrailSpec[] {
-  return (specs ?? []).filter((spec) => spec.checks === stage);
+/** When an input guardrail runs: before the turn's first model call, or beside it (`runInParallel`). */
+export type GuardrailTiming = 'before' | 'parallel';
+
+/** The guardrails of a spec that check this stage (input guardrails: those of this timing, when one is given). */
+export function guardrailsOf(
+  specs: GuardrailSpec[] | undefined,
+  stage: GuardrailStage,
+  timing?: GuardrailTiming,
+): GuardrailSpec[] {
+  return (specs ?? []).filter(
+    (spec) => spec.checks === stage && (timing === undefined || (spec.parallel === true) === (timing === 'parallel')),
+  );
 }
 
 /**
