@@ -39,8 +39,10 @@ const support = defineAgent({
   name: 'support',
   description: 'answers customers',
   model: 'openai:gpt-4o-mini',
-  guardrails: [noPasswords, noSecrets, noRefunds],
+  guardrails: [noPasswords, noSecrets],
 });
+// No output guardrail: its text streams, but not while an input guardrail runs beside the call.
+const sales = defineAgent({ name: 'sales', description: 'sells', model: 'openai:gpt-4o-mini', guardrails: [noRefunds] });
 const topicJudge = defineAgent({
   name: 'topic-judge',
   description: 'says whether a request is about code',
@@ -85,8 +87,9 @@ const model = scriptedModel(async (request) => {
   switch (request.agent) {
     case 'topic-judge':
       return /weather/.test(asked) ? '{"tripped":true,"reason":"not about code"}' : '{"tripped":false,"reason":"about code"}';
+    case 'sales':
+      return /refund/.test(asked) ? 'Refund issued!' : 'Sold.';
     case 'support':
-      if (/refund/.test(asked)) return 'Refund issued!';
       return asked === 'what is my api key?' ? 'Your key is SECRET-1234.' : 'Happy to help.';
     default:
       return 'Done.';
@@ -97,13 +100,14 @@ let environment: TestWorkflowEnvironment;
 let worker: Worker;
 let running: Promise<void>;
 let served: ServedHandler;
+let servedSales: ServedHandler;
 let workspace: string;
 const taskQueue = uniqueTaskQueue('guardrails');
 
 beforeAll(async () => {
   environment = await connectToTestServer();
   workspace = await makeWorkspace();
-  worker = await createTestWorker(environment, { taskQueue, model, agents: [support, topicJudge, coder, fragile] });
+  worker = await createTestWorker(environment, { taskQueue, model, agents: [support, sales, topicJudge, coder, fragile] });
   running = worker.run();
   served = await serveHandler({
     client: environment.client,
@@ -111,9 +115,16 @@ beforeAll(async () => {
     authorize: (request) => request.headers.get('x-user') ?? undefined,
     input: { agent: 'support', workspace },
   });
+  servedSales = await serveHandler({
+    client: environment.client,
+    taskQueue,
+    authorize: (request) => request.headers.get('x-user') ?? undefined,
+    input: { agent: 'sales', workspace },
+  });
 });
 afterAll(async () => {
   await served?.close();
+  await servedSales?.close();
   worker?.shutdown();
   await running;
   await environment?.teardown();
@@ -164,9 +175,8 @@ it('agent send: a tripped guardrail exits 5 with its reason, the model never see
 });
 
 it('the web chat shows the reason, and none of an answer a guardrail stopped, after it or beside it', async () => {
-  const chatId = newChatId();
-  const stopped = async (text: string, unseen: string, guardrail: { name: string; reason: string }) => {
-    const { chunks, invalid, message } = await chat(served.api, 'alice', chatId, [userMessage(text)]);
+  const stopped = async (api: string, text: string, unseen: string, guardrail: { name: string; reason: string }) => {
+    const { chunks, invalid, message } = await chat(api, 'alice', newChatId(), [userMessage(text)]);
     expect(invalid).toEqual([]);
     expect(JSON.stringify(chunks)).not.toContain(unseen);
     expect(textOf(message)).toBe('');
@@ -177,11 +187,14 @@ it('the web chat shows the reason, and none of an answer a guardrail stopped, af
       messageMetadata: { status: 'guardrail_tripped', guardrail },
     });
   };
-  await stopped('what is my api key?', 'SECRET', { name: 'no-secrets', reason: 'the answer held a credential' });
-  const asked = requestsOf('support').length;
-  await stopped('I want a refund', 'Refund issued', { name: 'no-refunds', reason: 'refunds are handled by a person' });
+  await stopped(served.api, 'what is my api key?', 'SECRET', { name: 'no-secrets', reason: 'the answer held a credential' });
+  const reason = 'refunds are handled by a person';
+  await stopped(servedSales.api, 'I want a refund', 'Refund issued', { name: 'no-refunds', reason });
   // The guardrail ran beside the model call: the model did answer, and its answer was dropped.
-  expect(requestsOf('support')).toHaveLength(asked + 1);
+  expect(requestsOf('sales')).toHaveLength(1);
+  // Where it passes, the agent's text streams as usual.
+  const sold = await chat(servedSales.api, 'alice', newChatId(), [userMessage('one of each, please')]);
+  expect(textOf(sold.message)).toBe('Sold.');
 });
 
 it('a model guardrail judges in a child run; a guardrail that throws fails closed with the reason', async () => {
