@@ -5,6 +5,7 @@ import { createAgentRegistry } from '../../agents/registry';
 import { createCheckGuardrail } from '../../activities/guardrails/check-guardrail';
 import { failedClosed, maxGuardrailReasonChars, readVerdict } from '../../core/guardrails';
 import { statusText } from '../../cli/event-lines';
+import { runToolResult } from '../../serve/mcp/call-result';
 
 const pass = () => ({ tripped: false });
 const agentWith = (guardrails: Parameters<typeof defineAgent>[0]['guardrails'], name = 'guarded') =>
@@ -97,5 +98,30 @@ describe('verdicts', () => {
       'guardrail_tripped (guardrail "g": bad\\u{001B}[2Jthing)',
     );
     expect(statusText('completed')).toBe('completed');
+  });
+});
+
+it("an MCP client is told which guardrail stopped the run, and why, apart from the model's text", () => {
+  const guardrail = { name: 'no-passwords', reason: 'not here' };
+  const result = runToolResult(
+    'run-1',
+    {
+      answer: '',
+      status: 'guardrail_tripped',
+      iterations: 0,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      turns: 1,
+      agent: 'a',
+      guardrail,
+    },
+    false,
+  );
+  expect(result).toMatchObject({
+    isError: true,
+    content: [
+      { type: 'text', text: '' },
+      { type: 'text', text: '[the run run-1 ended with status guardrail_tripped (guardrail "no-passwords": not here)]' },
+    ],
+    _meta: { 'durable-agent/run': { status: 'guardrail_tripped', guardrail } },
   });
 });
