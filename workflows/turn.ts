@@ -272,6 +272,7 @@ export class Turn {
           checks: stage,
           agent: this.agent.name,
           at: texts.length > 1 ? `${at}${index}` : at,
+          ...(this.budget !== undefined && { dollarsLeft: this.budget - (status.usage.costUsd ?? 0) }),
         }),
       ),
     );

@@ -26,6 +26,8 @@ export interface GuardrailRequest {
   output?: unknown;
   /** Unique in the run, readable: `t2.i3.output` (turn, iteration, stage). */
   at: string;
+  /** What is left of the run's cost budget, if it has one: a model guardrail's child run spends from it. */
+  dollarsLeft?: number;
 }
 
 /** What a stage's guardrails decided: the first of them (in the agent's order) that tripped, if one did; what they spent. */
@@ -111,6 +113,9 @@ async function modelGuardrail(
     context: input.context,
     maxSubagentDepth: 0,
     maxHandoffs: input.maxHandoffs,
+    // An eval's run is judged in its scratch workspace, under the same rule for tools, as its subagents are.
+    ...(input.evalTools && { evalTools: input.evalTools }),
+    ...(request.dollarsLeft !== undefined && { maxCostUsd: Math.max(Number.MIN_VALUE, request.dollarsLeft) }),
   };
   try {
     const result = await executeChild<(input: ResolvedAgentInput) => Promise<AgentResult>>(agentWorkflowType, {
