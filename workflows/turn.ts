@@ -19,8 +19,9 @@ import type { RunStatus } from './run-status';
 import type { TurnScope } from './turn-scope';
 import { modelCallSummary } from './summaries';
 import { rollBack } from './state';
-import { guardrailsOf, runGuardrails, type GuardrailRequest, type GuardrailTiming } from './guardrails/run-guardrails';
+import { TurnGuardrails, type GuardedText } from './guardrails/turn-guardrails';
 import type { GuardrailStage, TrippedGuardrail } from '../core/guardrails';
+import type { GuardrailTiming } from './guardrails/run-guardrails';
 
 export const reflectionPrompt =
   'You have reached the limit on tool-using steps for this task. Without calling any tools, summarise what you have done, ' +
@@ -96,6 +97,8 @@ export class Turn {
   /** Where this run's part of the turn began in the conversation (a turn carried over began in an earlier run). */
   private readonly resumedAt: number;
   private previousWasEmpty = false;
+  /** The agent's guardrails: what the turn checks before the model sees a message, and before anyone sees an answer. */
+  private readonly guardrails: TurnGuardrails;
 
   constructor(
     private readonly parts: TurnParts,
@@ -105,6 +108,7 @@ export class Turn {
     delete this.progress.openRound;
     this.maySpawn = (parts.input.subagent?.depth ?? 0) < parts.input.maxSubagentDepth;
     this.budget = costBudgetOf(parts.input, parts.setup);
+    this.guardrails = new TurnGuardrails(parts.input, parts.status, this.budget);
     this.resumedAt = parts.state.messages.length;
   }
 
@@ -160,7 +164,7 @@ export class Turn {
       unchecked = undefined;
       const asked = this.askModel('auto', { held: beside !== undefined });
       if (beside) {
-        const tripped = await this.besideModel(beside, asked);
+        const tripped = await this.guardrails.besideModel(beside, asked.reply);
         if (tripped) return this.tripped(tripped);
       }
       const response = this.takeReply(asked, await asked.reply);
@@ -233,51 +237,17 @@ export class Turn {
 
   /** Whether the agent that has the conversation has guardrails for this stage (none: no promise is made). */
   private guards(stage: GuardrailStage, timing?: GuardrailTiming): boolean {
-    return guardrailsOf(this.agent.guardrails, stage, timing).length > 0;
+    return this.guardrails.has(this.agent, stage, timing);
   }
 
-  /**
-   * Waits for the input guardrails that ran beside a model call, and for the call: when one tripped, the reply is
-   * dropped unseen (its text was held: askModel streamed none), what it cost counted. A call that failed while a
-   * guardrail tripped ends the turn as tripped; one that failed otherwise fails the turn as it would have.
-   */
-  private async besideModel(
-    check: Promise<TrippedGuardrail | undefined>,
-    asked: AskedModel,
-  ): Promise<TrippedGuardrail | undefined> {
-    const [tripped, reply] = await Promise.all([
-      check,
-      asked.reply.then(
-        (response) => response,
-        () => undefined,
-      ),
-    ]);
-    if (tripped && reply) this.parts.status.spent(reply.usage);
-    return tripped;
+  /** Runs the guardrails of the agent that has the conversation (workflows/guardrails/turn-guardrails.ts). */
+  private guard(stage: GuardrailStage, texts: GuardedText[], timing?: GuardrailTiming): Promise<TrippedGuardrail | undefined> {
+    return this.guardrails.check(this.agent, stage, texts, this.progress.iteration, timing);
   }
 
-  /** Runs a stage's guardrails on each text (workflows/guardrails/); what they spend counts for the turn. */
-  private async guard(
-    stage: GuardrailStage,
-    texts: Array<Pick<GuardrailRequest, 'text' | 'steering' | 'output'>>,
-    timing?: GuardrailTiming,
-  ): Promise<TrippedGuardrail | undefined> {
-    const { input, status } = this.parts;
-    const guardrails = guardrailsOf(this.agent.guardrails, stage, timing);
-    const at = `t${status.turnNumber}.i${this.progress.iteration}.${stage}`;
-    const outcomes = await Promise.all(
-      texts.map((text, index) =>
-        runGuardrails(input, guardrails, {
-          ...text,
-          checks: stage,
-          agent: this.agent.name,
-          at: texts.length > 1 ? `${at}${index}` : at,
-          ...(this.budget !== undefined && { dollarsLeft: this.budget - (status.usage.costUsd ?? 0) }),
-        }),
-      ),
-    );
-    for (const outcome of outcomes) status.spent(outcome.usage);
-    return outcomes.find((outcome) => outcome.tripped)?.tripped;
+  /** Whether a reply waits for the output guardrails of the agent that made it before it is published. */
+  private holds(asked: AskedModel, response: ModelCallResult): boolean {
+    return this.guardrails.holds(this.parts.setup.agents[asked.agent], response);
   }
 
   /**
@@ -293,16 +263,6 @@ export class Turn {
     ]);
     this.publishReply(asked, response, tripped ? { withheld: true } : {});
     return tripped;
-  }
-
-  /** Whether this reply waits for the output guardrails of the agent that made it. */
-  private holds(asked: AskedModel, response: ModelCallResult): boolean {
-    const agent = this.parts.setup.agents[asked.agent];
-    return (
-      response.message.toolCalls.length === 0 &&
-      response.message.content.trim() !== '' &&
-      guardrailsOf(agent?.guardrails, 'output').length > 0
-    );
   }
 
   /**
@@ -395,7 +355,7 @@ export class Turn {
       modelQueues: setup.modelQueues,
       // Only runs that asked for it get the text as it is written; every run gets each reply whole. An agent with
       // output guardrails streams nothing: an answer is shown only once they passed it.
-      ...(input.stream && !held && !guardrailsOf(current.guardrails, 'output').length && { streamAs: call }),
+      ...(input.stream && !held && !this.guardrails.has(current, 'output') && { streamAs: call }),
     });
     return { call, agent: current.name, model: current.model, iteration, reply };
   }
