@@ -1,4 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { z } from 'zod';
+import { loadDefinitions } from '../../agents/load-definitions';
 import { defineAgent } from '../../agents/define-agent';
 import { defineGuardrail } from '../../agents/define-guardrail';
 import { createAgentRegistry } from '../../agents/registry';
@@ -62,6 +66,27 @@ describe('guardrails in the registry', () => {
     expect(() => createAgentRegistry({ agents: [agentWith([twin]), agentWith([other], 'second')] })).toThrow(
       'two different guardrails are named "code"',
     );
+  });
+});
+
+describe('a definitions module (AGENT_DEFINITIONS)', () => {
+  /** A module of its own, as a user writes one (JavaScript, so that Node loads it as it is). */
+  const moduleExporting = (body: string) => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'guarded-')), 'definitions.js');
+    const defineGuardrailPath = JSON.stringify(path.join(__dirname, '..', '..', 'agents', 'define-guardrail'));
+    writeFileSync(file, `const { defineGuardrail } = require(${defineGuardrailPath});\n${body}\n`);
+    return file;
+  };
+
+  it('registers its exported guardrails, and refuses a value that is not one', () => {
+    const good = moduleExporting(
+      "exports.guardrails = { polite: defineGuardrail({ name: 'polite', checks: 'input', check: () => ({ tripped: false }) }) };",
+    );
+    const { guardrails } = loadDefinitions({ AGENT_DEFINITIONS: good }, '/');
+    expect(guardrails?.map((guardrail) => guardrail.name)).toEqual(['polite']);
+    expect(createAgentRegistry({ guardrails }).guardrails.has('polite')).toBe(true);
+    const bad = moduleExporting("exports.guardrails = [{ name: 'fake', check() {} }];");
+    expect(() => loadDefinitions({ AGENT_DEFINITIONS: bad }, '/')).toThrow('its guardrails must be made with defineGuardrail');
   });
 });
 
