@@ -17,6 +17,15 @@ export { defaultAgent } from './agents/default-agent';
 export { defineTool, builtInTools, type Tool, type ToolContext } from './tools';
 // Graders of your own for evals, registered like tools (a definitions module's `graders`).
 export { defineGrader, type Grader, type GraderDefinition, type GraderInput, type GraderVerdict } from './agents/define-grader';
+// Guardrails, registered like tools and attached to agents (defineAgent's `guardrails`; docs/guardrails.md).
+export {
+  defineGuardrail,
+  type Guardrail,
+  type GuardrailDefinition,
+  type GuardrailInput,
+  type GuardrailActivitySettings,
+} from './agents/define-guardrail';
+export type { GuardrailVerdict, GuardrailStage, TrippedGuardrail } from './core/guardrails';
 export { loadMcpConfig, parseMcpServers, type McpServers, type McpServerConfig, type McpServerEntry } from './mcp/config';
 export { everyMcpTool } from './mcp/types';
 export { resolveInWorkspace } from './tools/workspace';

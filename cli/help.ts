@@ -268,7 +268,8 @@ ${agentFlagsWithout('--id', '--stream')}
 };
 
 const exitCodeText = `Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended without a full answer
-(max_iterations, truncated, refused, empty, token_budget, cost_budget, invalid_output), 4 an eval's gate failed.`;
+(max_iterations, truncated, refused, empty, token_budget, cost_budget, invalid_output), 4 an eval's gate failed,
+5 a guardrail stopped the message or its answer (guardrail_tripped).`;
 
 /** Where the guides the help names (docs/web.md, …) are: the package ships docs/ beside dist/. */
 const guidesText = `Guides (docs/…): ${path.join(packageRoot, 'docs')}`;

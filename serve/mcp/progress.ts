@@ -76,7 +76,7 @@ export function progressMessage(event: AgentEvent): string | undefined {
     case 'steered':
       return `steering message taken after model call ${event.iteration}`;
     case 'turn_end':
-      return `turn ${event.turn} ended: ${event.status}`;
+      return `turn ${event.turn} ended: ${event.status}${event.guardrail ? ` (guardrail "${event.guardrail.name}": ${event.guardrail.reason})` : ''}`;
     // Text as it is written: no message.
     case 'text':
     case 'thinking':
