@@ -216,17 +216,7 @@ export class McpConnections {
     const transport = createTransport(sdk, config);
     if (transport instanceof sdk.StdioClientTransport) this.logStderr(server, transport);
     const client = new sdk.Client(clientInfo);
-    const connection: Connection = { client: legacySpeaker(client, sdk), closed: false };
-    client.onclose = () => {
-      connection.closed = true;
-    };
-    try {
-      await client.connect(transport, { timeout: this.connectTimeoutMs });
-    } catch (error) {
-      await client.close().catch(() => undefined);
-      throw error;
-    }
-    return connection;
+    return this.connected(client, transport, legacySpeaker(client, sdk));
   }
 
   /** A connection of the 2026-07-28 revision (no handshake: server/discover, then each request says its version). */
@@ -248,12 +238,25 @@ export class McpConnections {
       versionNegotiation: { mode: { pin: modernRevision } },
       inputRequired: { autoFulfill: false },
     });
-    const connection: Connection = { client: modernSpeaker(client, sdk), closed: false };
+    return this.connected(client, transport, modernSpeaker(client, sdk));
+  }
+
+  /** Connects a client of either revision (closed again if it cannot), and marks its connection closed when it closes. */
+  private async connected(
+    client: {
+      connect(transport: never, options: { timeout: number }): Promise<void>;
+      close(): Promise<void>;
+      onclose?: () => void;
+    },
+    transport: unknown,
+    speaker: Connection['client'],
+  ): Promise<Connection> {
+    const connection: Connection = { client: speaker, closed: false };
     client.onclose = () => {
       connection.closed = true;
     };
     try {
-      await client.connect(transport, { timeout: this.connectTimeoutMs });
+      await client.connect(transport as never, { timeout: this.connectTimeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;
