@@ -92,7 +92,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        workflowAllowList({ core: './core', folders: ['./workflows', './evals/workflow'], files: [] }),
+        workflowAllowList({ core: './core', folders: ['./workflows', './evals/workflow', './time/workflow'], files: [] }),
       ],
     },
   },
@@ -101,7 +101,11 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        workflowAllowList({ core: '../core', folders: ['../evals/workflow'], files: ['../workflows'] }),
+        workflowAllowList({
+          core: '../core',
+          folders: ['../evals/workflow', '../time/workflow'],
+          files: ['../workflows', '../workflows/workflow-tools'],
+        }),
       ],
     },
   },
@@ -117,6 +121,16 @@ export default tseslint.config(
           // The judge's input and verdict are pure (evals/graders/): the eval builds and reads its judge runs with them.
           files: ['../graders/judge-input', '../graders/judge-verdict'],
         }),
+      ],
+    },
+  },
+  {
+    // The time tools' workflow side (time/workflow/), and the pure names and update definition it shares with the client.
+    files: ['time/workflow/**/*.ts', 'time/names.ts', 'time/event-update.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        workflowAllowList({ core: '../../core', folders: [], files: ['../event-update', '../names'] }),
       ],
     },
   },

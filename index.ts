@@ -67,6 +67,11 @@ export type { ApprovalText } from './core/approval-description';
 export type { AgentEvent, EvalEvent, StreamEvent } from './core/stream-events';
 // Reads a run's conversation without making its worker store a large query answer (agent show uses it).
 export { readConversation } from './client/read-conversation';
+export { timeTools, createTimeTools, type TimeToolOptions } from './time/time-tools';
+export { sendEvent, EventRefusedError, type SendEventOptions } from './time/send-event';
+export { createEventHandler, eventWebhookToken, type EventHandlerOptions } from './time/event-handler';
+export type { EventDelivered } from './time/event-update';
+export type { TimedWait } from './core/timed-wait';
 // The gate before a deploy (agent replay): replays runs or history files against this code, with the worker's bundle, plugins and data converter.
 export {
   replayRecentRuns,

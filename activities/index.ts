@@ -53,7 +53,8 @@ export function createActivities(options: ActivityOptions) {
   const spans = options.spans ?? untracedSpans;
   const roots = { workspaceRoot: options.workspaceRoot, scratchRoot: options.evalScratchRoot ?? defaultScratchRoot(options.env) };
   const toolActivities = Object.fromEntries(
-    [...registry.tools.values()].map((tool) => [tool.name, toolActivity(tool, roots, spans)]),
+    // A tool the workflow runs itself (a timer, a wait: Tool's inWorkflow) has no activity to register.
+    [...registry.tools.values()].filter((tool) => !tool.inWorkflow).map((tool) => [tool.name, toolActivity(tool, roots, spans)]),
   );
   const connections = options.mcpConnections ?? new McpConnections(registry.mcpServers);
   const catalog = new McpCatalog();

@@ -6,7 +6,7 @@ import { ConfigurationError, failureTypes } from '../core/errors';
 import { priceOf, type ModelPrice, type PriceTable } from '../core/cost';
 import type { McpListing, McpToolOrigin, McpToolRequest } from '../mcp/types';
 import { parseModelId } from '../core/model-id';
-import type { Tool, ToolActivitySettings } from '../tools/define-tool';
+import type { InWorkflowSettings, Tool, ToolActivitySettings } from '../tools/define-tool';
 import { pathArgumentsOf } from '../tools/path-argument';
 import { assertWorkspaceDirectory } from '../tools/workspace';
 import type { UnrecordedToolPolicy } from '../core/eval-types';
@@ -45,7 +45,7 @@ export interface PrepareRunInput {
  * `paths` names its arguments that are paths in the workspace (tools/path-argument.ts): the run shows them resolved,
  * on the stream and in the activity's summary (absent in the setups of older runs, and for tools with none).
  */
-export type ToolRunSettings = ToolActivitySettings & { mcp?: McpToolOrigin; paths?: string[] };
+export type ToolRunSettings = ToolActivitySettings & { mcp?: McpToolOrigin; paths?: string[]; inWorkflow?: InWorkflowSettings };
 
 export interface RunSetup {
   /** The agent the run starts with, its overrides applied, and every agent it can reach by handoff or as a subagent. */
@@ -133,7 +133,7 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string 
 
 function runSettingsOf(tool: Tool): ToolRunSettings {
   const paths = pathArgumentsOf(tool);
-  return { ...tool.activity, ...(paths.length > 0 && { paths }) };
+  return { ...tool.activity, ...(paths.length > 0 && { paths }), ...(tool.inWorkflow && { inWorkflow: tool.inWorkflow }) };
 }
 
 /**

@@ -243,6 +243,11 @@ ${agentFlagsWithout('--id', '--stream')}
   interrupt: {
     summary: `interrupt <workflow-id>                                end the current turn at once; the session goes on`,
   },
+  signal: {
+    summary: `signal <workflow-id> <event> [--json PAYLOAD] [--id ID]      deliver an event to the run's wait_for_event call
+                         on that name (docs/time.md); refused with the reason when nothing waits for it. --id: a retry
+                         with the same id is delivered once. Prints {"workflowId","event","callId"}`,
+  },
   init: {
     summary: `init [DIR]             make a project in DIR (default: here; new or empty): an agent with a tool, a client script,
                          tests with durable-agent/testing, and the scripts worker, agent and test`,

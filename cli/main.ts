@@ -22,6 +22,7 @@ const commands: Record<string, () => Promise<Command>> = {
   approve: async () => (await import('./commands/decide')).approveCommand,
   deny: async () => (await import('./commands/decide')).denyCommand,
   interrupt: async () => (await import('./commands/decide')).interruptCommand,
+  signal: async () => (await import('./commands/signal')).signalCommand,
   show: async () => (await import('./commands/show')).showCommand,
   history: async () => (await import('./commands/history')).historyCommand,
   replay: async () => (await import('./commands/replay')).replayCommand,

@@ -1,6 +1,7 @@
 import type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
 import type { Message, ToolResultMessage } from './messages';
 import type { PendingApproval, TurnReply } from './result';
+import type { TimedWait } from './timed-wait';
 import type { Usage } from './usage';
 
 /**
@@ -95,6 +96,12 @@ export interface OpenRound {
   waiting: PendingApproval[];
   /** How each call that may still ask for approval is described (older runs carried none). */
   descriptions?: Record<string, { summary: string; description: string }>;
+  /**
+   * The calls that waited in the workflow itself (a sleep, a wait for an event: time/) when the run continued as new,
+   * each with its absolute deadline: the next run waits on to the same moment, without asking for approval again.
+   * Added after version 2, optional: older states have none, as older runs had no such calls.
+   */
+  waits?: TimedWait[];
 }
 
 /** A session's messages that continue-as-new hands to the next run: waiting, being answered, recently answered. */

@@ -1,3 +1,4 @@
+import type { TimedWait } from './timed-wait';
 import type { ObservedToolCall } from './eval-types';
 import type { Usage } from './messages';
 import type { TrippedGuardrail } from './guardrails';
@@ -129,4 +130,6 @@ export interface AgentStatusSnapshot {
   queuedMessages: number;
   /** Tool calls waiting for approval, this run's and its subagents'. */
   pendingApprovals: PendingApproval[];
+  /** Tool calls that wait on a durable timer or for an event (the time tools, time/): why, for what, and until when. */
+  waits?: TimedWait[];
 }

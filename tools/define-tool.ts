@@ -57,6 +57,19 @@ export interface Tool<Input = unknown> {
    * of an agent whose tools are all read-only (`readOnlyHint`, and `destructiveHint: false`). Unset: it may write.
    */
   readOnly?: boolean;
+  /**
+   * The workflow runs this tool itself, not an activity: a durable timer or a wait on the run's own state (the time
+   * tools of time/, whose workflow side the worker's bundle registers: workflows/workflow-tools.ts). `maxSeconds`
+   * bounds how long one call may wait; it is recorded in the run's setup, so a run keeps the bound it started with.
+   * The handler is never called, and no activity is registered for the tool.
+   */
+  inWorkflow?: InWorkflowSettings;
+}
+
+/** How a tool the workflow runs itself is bounded (Tool's `inWorkflow`). */
+export interface InWorkflowSettings {
+  /** The longest one call may wait, in seconds. */
+  maxSeconds: number;
 }
 
 // Method syntax on purpose (bivariant, as `handler`): a Tool<{path: string}> still stands in a Tool[] list.

@@ -47,6 +47,8 @@ import { Turn, type TurnParts } from './turn';
 import { TurnScope } from './turn-scope';
 import { prepareRunSummary } from './summaries';
 import { carriedRunAttributes, currentBuild, movedToAnotherBuild } from './versioning';
+import { WorkflowTools } from './workflow-tools';
+import type { TimedWait } from '../core/timed-wait';
 
 /** prepareRun, with the Web UI's summary of what it prepares (every activity the run starts names what it does). */
 const prepareRunNamed = (summary: string) =>
@@ -70,6 +72,7 @@ export class AgentWorkflowRun implements StatusSources {
   private readonly stream: AgentStream;
   private readonly status: RunStatus;
   private readonly approvals: Approvals;
+  private readonly workflowTools: WorkflowTools;
   private readonly handOver: HandOverRule;
   private readonly turnScope = new TurnScope();
   private endRequested: boolean;
@@ -91,6 +94,8 @@ export class AgentWorkflowRun implements StatusSources {
       decided: (id, decision) => this.stream.publish({ type: 'approval_decided', id, ...decision }),
     });
     this.approvals.restore(carried?.turn?.openRound?.waiting ?? []);
+    // Started here, in the run's first activation: a feature's handlers (an event's update) are set before any arrives.
+    this.workflowTools = new WorkflowTools(() => this.status.show());
     this.handOver = new HandOverRule(input, this.inbox, this.stream, this.state);
     this.listen();
   }
@@ -121,6 +126,10 @@ export class AgentWorkflowRun implements StatusSources {
     return this.approvals.pending();
   }
 
+  waits(): TimedWait[] {
+    return this.workflowTools.waits();
+  }
+
   model(): string {
     return this.setup?.agents[this.state.agent].model ?? this.input.model ?? '';
   }
@@ -135,6 +144,7 @@ export class AgentWorkflowRun implements StatusSources {
       status: this.status,
       stream: this.stream,
       approvals: this.approvals,
+      workflowTools: this.workflowTools,
       handOver: this.handOver,
       turnScope: this.turnScope,
       steering: inbox,

@@ -4,6 +4,7 @@ import type { ResolvedAgentInput } from '../core/input';
 import { defaultAgentName } from '../core/limits';
 import type { AgentStatusSnapshot, PendingApproval } from '../core/result';
 import { addUsage, zeroUsage, type Usage } from '../core/usage';
+import type { TimedWait } from '../core/timed-wait';
 import type { TurnProgress } from './state';
 
 type Phase = Exclude<AgentStatusSnapshot['phase'], 'awaiting_approval'>;
@@ -12,6 +13,8 @@ type Phase = Exclude<AgentStatusSnapshot['phase'], 'awaiting_approval'>;
 export interface StatusSources {
   queuedMessages(): number;
   pendingApprovals(): PendingApproval[];
+  /** What the run's calls wait on in the workflow (timers, events: workflows/workflow-tools.ts). */
+  waits?(): TimedWait[];
   model(): string;
 }
 
@@ -142,6 +145,7 @@ export class RunStatus {
 
   snapshot(): AgentStatusSnapshot {
     const pendingApprovals = this.sources.pendingApprovals();
+    const waits = this.sources.waits?.() ?? [];
     return {
       phase: pendingApprovals.length > 0 && this.phase === 'running_tools' ? 'awaiting_approval' : this.phase,
       agent: this.agent(),
@@ -158,6 +162,7 @@ export class RunStatus {
       turns: this.turnCount,
       queuedMessages: this.sources.queuedMessages(),
       pendingApprovals,
+      ...(waits.length > 0 && { waits }),
     };
   }
 
@@ -182,7 +187,14 @@ export function describeStatus(input: ResolvedAgentInput, status: AgentStatusSna
     // The description is plain text with hidden characters escaped; a code block keeps Markdown from reading it.
     lines.push(`awaiting approval${by} · call \`${request.id}\`\n\n${fenced(request.description ?? request.summary)}`);
   }
+  for (const wait of status.waits ?? []) lines.push(describeWait(wait));
   return lines.join('\n\n');
+}
+
+/** `waiting for event \`payment.received\` until 2026-12-09T09:00:00.000Z (UTC) · call \`c1\`: why`, and a sleep alike. */
+export function describeWait(wait: TimedWait): string {
+  const what = wait.event !== undefined ? `waiting for event \`${wait.event}\`` : 'sleeping';
+  return `${what} until ${wait.until} (UTC) · call \`${wait.callId}\`: ${wait.reason}`;
 }
 
 /**

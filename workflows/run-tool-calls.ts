@@ -18,10 +18,11 @@ import { withPathsShown } from '../core/workspace-path';
 import { zeroUsage, type Usage } from '../core/usage';
 import type { RunSetup, ToolActivityInput } from '../activities';
 import type { EchoedToolOutput } from '../activities/tool-activity';
-import type { ToolActivitySettings } from '../tools/define-tool';
+import type { InWorkflowSettings, ToolActivitySettings } from '../tools/define-tool';
 import type { AgentStream } from './agent-stream';
 import type { Approvals } from './approvals';
 import type { RunStatus } from './run-status';
+import type { WorkflowTools } from './workflow-tools';
 import { runSubagent } from './subagent-call';
 import { parseToolArguments } from '../core/tool-arguments';
 import { toolCallSummary } from './summaries';
@@ -40,6 +41,8 @@ export interface CallsSetting {
   status: RunStatus;
   stream: AgentStream;
   approvals: Approvals;
+  /** The tools the workflow runs itself (workflows/workflow-tools.ts). */
+  workflowTools: WorkflowTools;
   /** What the round knows of its calls: results so far, which ask for approval, when they asked. */
   ledger: RoundLedger;
   /** Handoffs this turn still allows. */
@@ -190,6 +193,7 @@ function spawn(setting: CallsSetting, request: { callId: string; agent: string; 
 function runTool(checked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
   const { call, parsed, summary, done } = checked;
   const settings = setting.setup.tools[call.name];
+  if (settings.inWorkflow) return runInWorkflow(checked, setting, settings.inWorkflow);
   started(setting, checked);
   const retry = {
     maximumAttempts: settings.maximumAttempts,
@@ -245,6 +249,28 @@ function runTool(checked: CheckedCall, setting: CallsSetting): Promise<ToolResul
     (error: unknown) => {
       if (isCancellation(error)) throw error;
       return done(summary, `Error: ${describeToolFailure(call.name, error, settings)}`, true);
+    },
+  );
+}
+
+/**
+ * A tool the workflow runs itself (workflows/workflow-tools.ts): a durable timer or a wait for an event, counted as
+ * waiting meanwhile, so a round of waits may be handed to the next run with the wait carried. A cancelled turn
+ * cancels the wait at once.
+ */
+function runInWorkflow(checked: CheckedCall, setting: CallsSetting, bound: InWorkflowSettings): Promise<ToolResultMessage> {
+  const { call, parsed, summary, done } = checked;
+  const { ledger } = setting;
+  started(setting, checked);
+  ledger.waiting++;
+  return setting.workflowTools.run(call.name, { call, parsed, settings: bound, carried: ledger.carriedWait(call.id) }).then(
+    (result) => {
+      ledger.waiting--;
+      return done(summary, result.content, result.isError);
+    },
+    (error: unknown) => {
+      ledger.waiting--;
+      throw error;
     },
   );
 }

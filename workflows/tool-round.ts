@@ -2,6 +2,7 @@ import { CancellationScope, condition, isCancellation } from '@temporalio/workfl
 import type { ApprovalDescription } from '../core/approval-description';
 import type { ToolCall, ToolResultMessage } from '../core/messages';
 import type { PendingApproval } from '../core/result';
+import type { TimedWait } from '../core/timed-wait';
 import { notRunResults } from '../core/tool-pairing';
 import { runToolCalls, type CallsSetting, type ToolRound } from './run-tool-calls';
 import type { OpenRound } from './state';
@@ -21,6 +22,8 @@ export interface RoundRequest {
   finished?: ToolResultMessage[];
   /** Approvals a previous run was waiting on. */
   waiting?: PendingApproval[];
+  /** Waits in the workflow (time/) a previous run was in. */
+  waits?: TimedWait[];
 }
 
 /** How a round ended: every call answered (and the agent a handoff chose, if any), or handed to the next run while it waits for people. */
@@ -83,18 +86,24 @@ export function runToolRound(
   } catch (error) {
     return Promise.reject(error).then(undefined, stopped);
   }
-  // Only a round with a call that may wait for a person can be handed over; the others need no watch.
-  if (!open.some((call) => ledger.needsApproval(call))) return ran.then(answered, stopped);
+  // Only a round with a call that may wait (for a person, or in the workflow: a timer, an event) can be handed over;
+  // the others need no watch.
+  const mayWait = (call: ToolCall) => ledger.needsApproval(call) || setup.tools[call.name]?.inWorkflow !== undefined;
+  if (!open.some(mayWait)) return ran.then(answered, stopped);
   const handOver = new CancellationScope();
-  const handedOver = (): RoundOutcome => ({
-    kind: 'hand_over',
-    openRound: {
-      finished: round.calls.flatMap((call) => ledger.finished.get(call.id) ?? []),
-      needsApproval: round.needsApproval,
-      waiting: parts.approvals.pending().filter((request) => round.calls.some((call) => call.id === request.id)),
-      ...(round.descriptions && { descriptions: round.descriptions }),
-    },
-  });
+  const handedOver = (): RoundOutcome => {
+    const waits = parts.workflowTools.handOver(round.calls.map((call) => call.id));
+    return {
+      kind: 'hand_over',
+      openRound: {
+        finished: round.calls.flatMap((call) => ledger.finished.get(call.id) ?? []),
+        needsApproval: round.needsApproval,
+        waiting: parts.approvals.pending().filter((request) => round.calls.some((call) => call.id === request.id)),
+        ...(round.descriptions && { descriptions: round.descriptions }),
+        ...(waits.length > 0 && { waits }),
+      },
+    };
+  };
   return Promise.race([ran, handOverDue(handOver, parts, ledger, round.calls.length)]).then(
     (outcome) => {
       const ended = outcome === 'hand over' ? handedOver() : answered(outcome);
@@ -112,8 +121,8 @@ export function runToolRound(
 }
 
 /**
- * Settles when the round should be handed to the next run: due only while nothing runs and no decision is on its
- * way to a waiter, so nothing done is lost. A cancelled watch never wins the race: a cancelled turn ends when its
+ * Settles when the round should be handed to the next run: due only while nothing runs and no decision or event is
+ * on its way to a waiter, so nothing done is lost. A cancelled watch never wins the race: a cancelled turn ends when its
  * calls have stopped, as the calls' own promise says.
  */
 async function handOverDue(scope: CancellationScope, parts: TurnParts, ledger: RoundLedger, calls: number): Promise<'hand over'> {
@@ -124,6 +133,7 @@ async function handOverDue(scope: CancellationScope, parts: TurnParts, ledger: R
           ledger.waiting > 0 &&
           ledger.finished.size + ledger.waiting === calls &&
           !parts.approvals.decidedUnseen() &&
+          !parts.workflowTools.settling() &&
           parts.handOver.due(),
       ),
     );

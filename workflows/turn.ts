@@ -17,6 +17,7 @@ import type { AgentStream } from './agent-stream';
 import type { HandOverRule } from './hand-over-rule';
 import type { RunStatus } from './run-status';
 import type { TurnScope } from './turn-scope';
+import type { WorkflowTools } from './workflow-tools';
 import { modelCallSummary } from './summaries';
 import { rollBack } from './state';
 import { TurnGuardrails, type GuardedText } from './guardrails/turn-guardrails';
@@ -46,6 +47,8 @@ export interface TurnParts {
   /** The run's stream: each model reply and tool call is published to it. */
   stream: AgentStream;
   approvals: Approvals;
+  /** The tools the workflow runs itself (timers, waits for events: workflows/workflow-tools.ts), started for this run. */
+  workflowTools: WorkflowTools;
   /** Whether the run should continue as new at the next point it can. */
   handOver: HandOverRule;
   /** The turn's cancellation scope: why calls it cut short were not run. */

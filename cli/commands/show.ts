@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { describeWait } from '../../workflows/run-status';
 import { statusQuery } from '../../workflows/definitions';
 import { connect, withWorkerFallback } from '../connect';
 import { readConversation } from '../../client/read-conversation';
@@ -34,6 +35,8 @@ export async function showCommand(argv: string[], output: Output): Promise<numbe
     // --json gives the conversation as stored, thinking included; text hides thinking unless asked, dimmed on a terminal.
     const thinking = !values.thinking ? 'hidden' : process.stdout.isTTY && !process.env.NO_COLOR ? 'dimmed' : 'shown';
     const pendingApprovals = status.pendingApprovals ?? [];
+    // What the run's calls wait on (the time tools: docs/time.md): the event or the timer, and until when.
+    const waits = status.waits ?? [];
     output.result(
       values.json
         ? JSON.stringify({
@@ -43,8 +46,13 @@ export async function showCommand(argv: string[], output: Output): Promise<numbe
             usage: status.usage,
             messages,
             pendingApprovals,
+            ...(waits.length > 0 && { waits }),
           })
-        : [renderConversation(messages, { thinking }), ...pendingApprovals.map(renderPendingApproval)].join('\n\n'),
+        : [
+            renderConversation(messages, { thinking }),
+            ...pendingApprovals.map(renderPendingApproval),
+            ...waits.map(describeWait),
+          ].join('\n\n'),
     );
     return 0;
   } finally {

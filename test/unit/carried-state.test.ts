@@ -6,6 +6,8 @@ import { resolveAgentInput } from '../../core/resolve-input';
 import { Inbox } from '../../workflows/inbox';
 import { carry, initialState } from '../../workflows/state';
 import type { RunStatus } from '../../workflows/run-status';
+import { RoundLedger } from '../../workflows/round-ledger';
+import type { ToolCall } from '../../core/messages';
 
 // What a run carries to its next run, as every earlier build wrote it (test/fixtures/carried-state/historical/, taken
 // from recorded runs: its README says which), must be read by this build, whole: a session in flight continues as new
@@ -147,4 +149,21 @@ it('hands a steering message that waited at continue-as-new to the next run, who
   // Taken, it joined the turn: the reply of ticket 0's turn is its reply, carried as joined if the run hands over again.
   expect(inbox.carry()).toMatchObject({ current: 0, joined: [1] });
   expect(inbox.carry()).not.toHaveProperty('steering');
+});
+
+it('hands a sleep that waited at continue-as-new to the next run: approved already, to the same deadline', () => {
+  const fixture = fixtures.find(({ file }) => file === 'v2-sleep-waiting-mid-turn.json');
+  const round = readByTheWorkflow(fixture!.state).turn!.openRound!;
+  const ledger = new RoundLedger(round.needsApproval, ['sleep'], round.descriptions, round);
+  const nap = (fixture!.state.messages as Array<{ toolCalls?: ToolCall[] }>)[1].toolCalls![0];
+  // The run's rules would have a person approve every sleep; this one began its wait, so it was approved before.
+  expect(ledger.needsApproval(nap)).toBe(false);
+  expect(ledger.carriedWait('nap')).toEqual({
+    callId: 'nap',
+    tool: 'sleep',
+    reason: 'check the build again',
+    startedAt: '2026-12-02T17:44:58.194Z',
+    until: '2026-12-05T17:44:58.194Z',
+  });
+  expect(ledger.finished.get('forever')).toMatchObject({ isError: true });
 });

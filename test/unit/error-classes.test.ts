@@ -79,6 +79,7 @@ describe('error classes', () => {
       [
         'AgentError',
         'ConfigurationError',
+        'EventRefusedError',
         'InvalidInputError',
         'MessageNotAnsweredError',
         'ScheduleBoundError',
