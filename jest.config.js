@@ -11,6 +11,10 @@ module.exports = {
     '^durable-agent/workflow$': '<rootDir>/workflow.ts',
     '^durable-agent/web$': '<rootDir>/web/index.ts',
     '^durable-agent/testing$': '<rootDir>/testing/index.ts',
+    // @a2a-js/sdk's CommonJS build requires jose, which since v6 is ESM only: Node loads it (require(esm)), jest's
+    // CommonJS loader does not without --experimental-vm-modules. Tests get jose 5's CommonJS build instead, which has
+    // the four functions the SDK calls (card signatures, which nothing here uses); the package keeps jose 6.
+    '^jose$': 'jose-cjs',
   },
   // One Temporal dev server and one workflow bundle serve every test file.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
