@@ -8,7 +8,7 @@ import { ChatRequestError } from '../serve/http/request-error';
 import { defaultMaxBodyBytes, readJsonBody } from '../serve/http/request-body';
 import { refusal, withCors, type RequestGuardOptions } from '../serve/http/request-guard';
 import { agentCard, jsonRpcBinding, type CardSecurity } from './agent-card';
-import { RunTaskHandler } from './task-handler';
+import { requestSignalKey, RunTaskHandler } from './task-handler';
 
 export interface A2AHandlerOptions extends RequestGuardOptions {
   client: Client;
@@ -78,6 +78,7 @@ export function createA2AHandler(options: A2AHandlerOptions): A2AHandler {
     const context = new ServerCallContext({
       user: { isAuthenticated: true, userName: principal },
       requestedVersion: request.headers.get(A2A_VERSION_HEADER) ?? '0.3',
+      state: new Map([[requestSignalKey, request.signal]]),
     });
     try {
       validateVersion(context.requestedVersion, card, jsonRpcBinding);

@@ -51,12 +51,11 @@ export class RunTaskHandler implements A2ARequestHandler {
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    const controller = new AbortController();
     const task = await this.accept(params, context);
     if (params.configuration?.returnImmediately || isSettled(task)) return task;
     let last = task;
     for await (const update of taskUpdates(this.options.client, task.id, {
-      signal: controller.signal,
+      signal: requestSignal(context),
       after: task,
       untilInterrupted: true,
     })) {
@@ -69,7 +68,7 @@ export class RunTaskHandler implements A2ARequestHandler {
     const task = await this.accept(params, context);
     yield { payload: { $case: 'task', value: task } };
     if (isSettled(task)) return;
-    yield* this.follow(task);
+    yield* this.follow(task, context);
   }
 
   async getTask(params: { id: string }, context: ServerCallContext): Promise<Task> {
@@ -81,7 +80,7 @@ export class RunTaskHandler implements A2ARequestHandler {
     const task = await this.owned(params.id, context);
     yield { payload: { $case: 'task', value: task } };
     if (terminalStates.has(stateOf(task))) return;
-    yield* this.follow(task);
+    yield* this.follow(task, context);
   }
 
   async cancelTask(params: { id: string }, context: ServerCallContext): Promise<Task> {
@@ -119,8 +118,12 @@ export class RunTaskHandler implements A2ARequestHandler {
   }
 
   /** The task's states after `task` as stream responses: status updates, the answer's artifact before its end. */
-  private async *follow(task: Task): AsyncGenerator<StreamResponse> {
+  private async *follow(task: Task, context: ServerCallContext): AsyncGenerator<StreamResponse> {
     const controller = new AbortController();
+    // A caller gone stops the reading at once, not at the run's next change (an approval may wait an hour).
+    const stop = () => controller.abort();
+    const request = requestSignal(context);
+    request.addEventListener('abort', stop, { once: true });
     try {
       for await (const update of taskUpdates(this.options.client, task.id, {
         signal: controller.signal,
@@ -151,6 +154,7 @@ export class RunTaskHandler implements A2ARequestHandler {
       }
     } finally {
       // A client gone stops the following (the generator is returned); the run goes on.
+      request.removeEventListener('abort', stop);
       controller.abort();
     }
   }
@@ -214,6 +218,14 @@ export class RunTaskHandler implements A2ARequestHandler {
     if (description.type !== agentWorkflowType) throw new TaskNotFoundError(`no task ${id}`);
     return runTask(this.options.client, id);
   }
+}
+
+/** Where a2a-handler.ts puts the HTTP request's signal in the call's context: aborted when the caller goes away. */
+export const requestSignalKey = 'durable-agent/request-signal';
+
+function requestSignal(context: ServerCallContext): AbortSignal {
+  const signal = context.state.get(requestSignalKey);
+  return signal instanceof AbortSignal ? signal : new AbortController().signal;
 }
 
 /** The principal a2a-handler.ts put in the call's context (an authenticated user's name). */
