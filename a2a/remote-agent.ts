@@ -25,6 +25,8 @@ export interface RemoteA2AAgentOptions {
   timeout?: Duration;
   /** Attempts including the first (default 5). */
   maximumAttempts?: number;
+  /** How soon a dead worker's call goes to another worker, which resumes the remote task (default `30s`). */
+  heartbeatTimeout?: Duration;
   /** A person approves each call before the message is sent (default: no). */
   needsApproval?: boolean;
 }
@@ -63,7 +65,11 @@ export function remoteA2AAgent(options: RemoteA2AAgentOptions): Tool<z.output<ty
     name: options.name,
     description: options.description,
     input: inputSchema,
-    activity: { timeout: options.timeout ?? '10m', maximumAttempts: options.maximumAttempts ?? 5 },
+    activity: {
+      timeout: options.timeout ?? '10m',
+      maximumAttempts: options.maximumAttempts ?? 5,
+      ...(options.heartbeatTimeout !== undefined && { heartbeatTimeout: options.heartbeatTimeout }),
+    },
     ...(options.needsApproval !== undefined && { needsApproval: options.needsApproval }),
     describeForApproval: ({ message }) => ({ headline: `ask the remote agent ${options.name}`, preview: message }),
     handler: (input, context) => callRemote(options, card, input.message, context),

@@ -29,6 +29,11 @@ export interface ToolActivitySettings {
   maximumAttempts: number;
   initialRetryInterval: Duration;
   /**
+   * How long the activity may go without a heartbeat before Temporal gives the call to another worker (default `30s`):
+   * the time a dead worker's call waits. A tool heartbeats every 2 s while it runs (activities/heartbeating.ts).
+   */
+  heartbeatTimeout?: Duration;
+  /**
    * Run each call as a local activity: inside the workflow task that follows the model's reply, on the worker that
    * runs the workflow, with no activity task of its own. An iteration then costs one workflow task instead of two
    * (bench/NOTES.md: 18–21 ms against 25–27 ms per iteration here; a replay only 5–10% faster). The price: the

@@ -11,17 +11,24 @@ import {
 } from '@a2a-js/sdk/client';
 import { createA2AHandler } from '../../a2a/a2a-handler';
 import { createAgentRegistry } from '../../agents/registry';
+import { startAgent } from '../../client/start-agent';
 import { toNodeListener } from '../../serve/http/node-listener';
 import { openaiReply, type FakeStep } from '../support/fake-model-server';
+import { startRemoteA2AAgent, type RemoteScript } from '../support/a2a-remote-agent';
 import { fetchEvents, scheduledActivities } from '../support/history';
+import { scriptByPrompt } from '../support/script-by-prompt';
 import { killSpawnedWorkers, spawnWorker, type SpawnedWorker } from '../support/spawned-worker';
 import { uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
+import { toolResultsSent } from '../support/wire-results';
 import { makeWorkspace } from '../support/workspace';
 
 // Our A2A server (a2a/) driven by @a2a-js/sdk's own client over HTTP: the agent card, a blocking SendMessage, a
 // streamed task that waits for approval while its worker is killed, and a reconnect that reads the task from Temporal.
+// The same kill catches a call of remoteA2AAgent mid-way, the SDK's own server as the remote agent
+// (test/support/a2a-remote-agent.ts): the next worker resumes the remote task. One kill, two cases: the spawned
+// workers are this file's cost.
 
 const bed = useTestBed();
 afterEach(() => expect(bed.server.refusals).toEqual([]));
@@ -32,12 +39,16 @@ let server: http.Server;
 let baseUrl: string;
 /** The worker of the first tests, killed by the last. */
 let workerA: SpawnedWorker;
+let remote: Awaited<ReturnType<typeof startRemoteA2AAgent>>;
+let remoteScript: () => RemoteScript = () => ({ answer: 'unset' });
+const definitions = path.join(__dirname, '..', 'fixtures', 'a2a-remote-agents.ts');
 
 /** Which principal a request is: the test says it in a header (a loopback test server; agent serve proves it). */
 const principalHeader = 'x-test-principal';
 
 beforeAll(async () => {
   workspace = await makeWorkspace();
+  remote = await startRemoteA2AAgent(() => remoteScript());
   workerA = await startWorker('worker-a');
   const handler = createA2AHandler({
     client: bed.environment.client,
@@ -54,12 +65,23 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await killSpawnedWorkers();
+  await remote?.close();
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
 });
 
 const startWorker = (identity: string) =>
-  spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: bed.server.providerEnv });
+  spawnWorker({
+    address: process.env.TEST_TEMPORAL_ADDRESS!,
+    taskQueue,
+    identity,
+    env: {
+      ...bed.server.providerEnv,
+      AGENT_DEFINITIONS: definitions,
+      A2A_REMOTE_CARD_URL: remote.cardUrl,
+      A2A_REMOTE_KEY: 'the-remote-api-key',
+    },
+  });
 
 /** The SDK's client of the default agent, from its card, speaking as `principal`. */
 async function clientAs(principal: string): Promise<A2AClient> {
@@ -155,10 +177,24 @@ it('CancelTask interrupts the run: the task ends canceled', async () => {
   expect(stateOf(canceled)).toBe(TaskState.TASK_STATE_CANCELED);
 });
 
-it('a task waiting for approval survives its worker killed; a reconnect reads it and its answer runs the call once', async () => {
-  bed.server.enqueue(
-    openaiReply({ toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'a2a.txt', content: 'approved by A2A' } }] }),
-    openaiReply({ content: 'Wrote a2a.txt.' }),
+it('a task waiting for approval, and a remote agent call, survive their worker killed: both resume, nothing runs twice', async () => {
+  const received = scriptByPrompt(bed.server, {
+    'Write the note.': [
+      openaiReply({ toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'a2a.txt', content: 'approved by A2A' } }] }),
+      openaiReply({ content: 'Wrote a2a.txt.' }),
+    ],
+    'Ask the remote.': [
+      openaiReply({ toolCalls: [{ id: 'r1', name: 'remote_helper', arguments: { message: 'What is 2 + 2?' } }] }),
+      openaiReply({ content: 'The remote says four.' }),
+    ],
+  });
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  remoteScript = () => ({ answer: 'Four.', gate });
+  const delegated = await startAgent(
+    bed.environment.client,
+    { prompt: 'Ask the remote.', agent: 'delegator', workspace },
+    { taskQueue },
   );
   const alice = await clientAs('alice');
   const streamed = await collect(alice.sendMessageStream(message('Write the note.')));
@@ -172,6 +208,11 @@ it('a task waiting for approval survives its worker killed; a reconnect reads it
   const question = waiting?.message?.parts[0].content;
   expect(question?.$case === 'text' && question.value).toMatch(/^Approve write_file "a2a.txt"/);
 
+  // The remote call is under way on worker A, its remote task recorded in the activity's heartbeat.
+  await waitFor('the remote task recorded in a heartbeat', async () => {
+    const pending = (await delegated.describe()).raw.pendingActivities ?? [];
+    return pending.some((activity) => (activity.heartbeatDetails?.payloads?.length ?? 0) > 0);
+  });
   await workerA.kill();
   await startWorker('worker-b');
   // A new client (a caller that lost its connection) reads the task from Temporal, then answers it.
@@ -193,4 +234,15 @@ it('a task waiting for approval survives its worker killed; a reconnect reads it
   const scheduled = scheduledActivities(await fetchEvents(bed.environment.client, taskId));
   expect(scheduled.filter((activity) => activity.activityType === 'write_file')).toHaveLength(1);
   expect(await readFile(path.join(workspace, 'a2a.txt'), 'utf8')).toBe('approved by A2A');
+
+  // Worker B's attempt follows the remote task worker A started (GetTask, SubscribeToTask): one message, one answer.
+  await waitFor('the retry to follow the remote task', () => remote.methods.includes('SubscribeToTask'));
+  release();
+  expect(await delegated.result()).toMatchObject({ status: 'completed', answer: 'The remote says four.' });
+  expect(remote.executions).toHaveLength(1);
+  expect(remote.methods.filter((method) => method === 'SendStreamingMessage')).toHaveLength(1);
+  expect(toolResultsSent(received['Ask the remote.'][1])).toEqual([{ id: 'r1', content: 'Four.' }]);
+  // Its key went to the remote with every request, and into no payload of the run.
+  expect(remote.headersSeen.every((header) => header === 'the-remote-api-key')).toBe(true);
+  expect(JSON.stringify(await fetchEvents(bed.environment.client, delegated.workflowId))).not.toContain('the-remote-api-key');
 });

@@ -3,9 +3,10 @@
 //
 // Environment: TEMPORAL_ADDRESS, AGENT_TASK_QUEUE, AGENT_WORKFLOW_BUNDLE (the prebuilt
 // bundle, so it starts in a second or two), the provider variables of the fake model
-// server, WORKER_IDENTITY (shown on the activities it starts, in history), and
-// SLOW_STEP_LOG, which adds the slow_step test tool logging to that file.
+// server, WORKER_IDENTITY (shown on the activities it starts, in history),
+// SLOW_STEP_LOG, which adds the slow_step test tool logging to that file, and AGENT_DEFINITIONS.
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { loadDefinitions } from '../../agents/load-definitions';
 import { builtInTools } from '../../tools';
 import { createAgentWorker } from '../../worker/create-worker';
 import { loadConnectionSettings, taskQueue } from '../../worker/settings';
@@ -24,7 +25,13 @@ async function main(): Promise<void> {
       connection,
       namespace: settings.namespace,
       taskQueue: taskQueue(),
-      tools: stepLog ? [...builtInTools, slowStepTool(stepLog, identity)] : builtInTools,
+      // AGENT_DEFINITIONS, as `durable-agent worker` loads them: agents and tools of a test's fixture module.
+      ...(process.env.AGENT_DEFINITIONS && { agents: loadDefinitions().agents ?? [] }),
+      tools: [
+        ...builtInTools,
+        ...(stepLog ? [slowStepTool(stepLog, identity)] : []),
+        ...(process.env.AGENT_DEFINITIONS ? (loadDefinitions().tools ?? []) : []),
+      ],
       overrides: { identity },
     });
     const running = worker.run();
