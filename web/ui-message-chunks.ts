@@ -266,6 +266,8 @@ export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
         const chunks = this.closeStep();
         if (event.usage) chunks.push({ type: 'data-usage', id: `turn-${event.turn}`, data: usageData(event.usage) });
         if (event.status === 'failed') chunks.push({ type: 'error', errorText: event.error ?? 'the turn failed' });
+        // A guardrail's reason is the person's answer to why there is none: a data part the page shows in the message.
+        if (event.guardrail) chunks.push({ type: 'data-guardrail', id: `turn-${event.turn}-guardrail`, data: event.guardrail });
         chunks.push({
           type: 'finish',
           finishReason: finishReasonOf(event.status),
@@ -274,6 +276,7 @@ export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
             status: event.status,
             iterations: event.iterations,
             ...(event.usage && { usage: usageData(event.usage) }),
+            ...(event.guardrail && { guardrail: event.guardrail }),
           },
         });
         return chunks;
@@ -401,6 +404,7 @@ function finishReasonOf(status: TurnStatus | 'failed'): UiFinishReason {
     case 'cost_budget':
       return 'length';
     case 'refused':
+    case 'guardrail_tripped':
       return 'content-filter';
     case 'failed':
       return 'error';

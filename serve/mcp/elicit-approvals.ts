@@ -13,7 +13,7 @@ export const noElicitationReason =
 const declinedReason = "the MCP client's user declined";
 
 /** The reason the user may give: the one field of the elicitation form. */
-const reasonForm = {
+export const reasonForm = {
   type: 'object',
   properties: {
     reason: { type: 'string', title: 'Reason', description: 'Why not (when you decline): the agent reads it' },
@@ -96,7 +96,7 @@ export class ElicitedApprovals {
 }
 
 /** The question, as the CLI asks it: the description (headline, then the preview), and who asked. */
-function question(request: PendingApproval): string {
+export function question(request: PendingApproval): string {
   const by = request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '';
   const [headline, ...preview] = (request.description ?? request.summary).split('\n');
   return [`Approve ${headline}?${by}`, ...preview].join('\n');
