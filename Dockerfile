@@ -44,6 +44,8 @@ COPY cli ./cli
 # the HTTP guard they share with it (serve/http/).
 COPY web ./web
 COPY serve ./serve
+# agent serve's A2A server (docs/a2a.md), and the remote-agent tool a definitions module may register.
+COPY a2a ./a2a
 COPY install ./install
 # agent eval: the evals feature (its workflow, cases, graders, scratch copies), which the worker assembles (worker/features.ts).
 COPY evals ./evals

@@ -28,6 +28,7 @@ export {
 export type { GuardrailVerdict, GuardrailStage, TrippedGuardrail } from './core/guardrails';
 export { loadMcpConfig, parseMcpServers, type McpServers, type McpServerConfig, type McpServerEntry } from './mcp/config';
 export { everyMcpTool } from './mcp/types';
+export { remoteA2AAgent, type RemoteA2AAgentOptions } from './a2a/remote-agent';
 export { resolveInWorkspace } from './tools/workspace';
 // For tools of your own: open a path the model gave, confined to the workspace without races (resolveInWorkspace only checks a path).
 export { openInWorkspace, WorkspaceRefusal, type OpenedInWorkspace, type OpenPurpose } from './tools/open-in-workspace';

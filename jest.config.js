@@ -15,6 +15,10 @@ module.exports = {
     '^durable-agent/testing$': '<rootDir>/testing/index.ts',
     // @ai-sdk/provider-utils names zod's locale file by its ES module path; zod ships the CommonJS one beside it.
     '^zod/v4/locales/(.*)\\.js$': '<rootDir>/node_modules/zod/v4/locales/$1.cjs',
+    // @a2a-js/sdk's CommonJS build requires jose, which since v6 is ESM only: Node loads it (require(esm)), jest's
+    // CommonJS loader does not without --experimental-vm-modules. Tests get jose 5's CommonJS build instead, which has
+    // the four functions the SDK calls (card signatures, which nothing here uses); the package keeps jose 6.
+    '^jose$': 'jose-cjs',
   },
   // One Temporal dev server and one workflow bundle serve every test file.
   globalSetup: '<rootDir>/test/support/global-setup.ts',

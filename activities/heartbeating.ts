@@ -26,8 +26,10 @@ export async function heartbeating<T>(work: (context: Context) => Promise<T>, de
     return await work(context);
   } catch (error) {
     if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason ?? error;
-    // Without details there is nothing for the next attempt to read, and no reason for another heartbeat.
-    if (details && !context.info.isLocal) context.heartbeat(details());
+    // Without details (none given, or none yet: a tool that records nothing) there is nothing for the next attempt to
+    // read, and no reason for another heartbeat.
+    const last = details && !context.info.isLocal ? details() : undefined;
+    if (last !== undefined) context.heartbeat(last);
     throw error;
   } finally {
     clearInterval(timer);

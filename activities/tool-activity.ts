@@ -66,10 +66,25 @@ export function toolActivity(
       });
     }
     try {
-      const output = await heartbeating((context) =>
-        spans.toolCall({ tool: tool.name, callId, description: tool.description }, () =>
-          tool.handler(parsed.data, { workspace, signal: context.cancellationSignal }),
-        ),
+      // What the handler records rides on every heartbeat of this attempt (the earlier attempt's until it records
+      // anew), so that the wrapper's own ticks never send empty details over it; a retry reads it as `resumeFrom`.
+      let recorded: unknown;
+      const output = await heartbeating(
+        (context) => {
+          recorded = context.info.heartbeatDetails as unknown;
+          return spans.toolCall({ tool: tool.name, callId, description: tool.description }, () =>
+            tool.handler(parsed.data, {
+              workspace,
+              signal: context.cancellationSignal,
+              resumeFrom: recorded,
+              record(details) {
+                recorded = details;
+                if (!context.info.isLocal) context.heartbeat(details);
+              },
+            }),
+          );
+        },
+        () => recorded,
       );
       const bounded = truncateOutput(output, maxToolOutputChars);
       return echoCallId ? { callId: callId ?? '', output: bounded } : bounded;

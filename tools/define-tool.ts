@@ -9,6 +9,16 @@ export interface ToolContext {
   workspace: string;
   /** Aborted when Temporal cancels the activity (run cancelled, or timed out). */
   signal: AbortSignal;
+  /**
+   * What an earlier attempt of this call recorded (`record`), read from its last heartbeat: undefined on a first
+   * attempt. A call that starts something elsewhere (a remote agent's task) resumes it instead of starting another.
+   */
+  resumeFrom?: unknown;
+  /**
+   * Records what a retried attempt resumes from: sent at once as the attempt's heartbeat details, and with every
+   * heartbeat after. Small, and never a secret: it is kept in the activity's state and history.
+   */
+  record?(details: unknown): void;
 }
 
 /** Per-tool activity settings. Durations use Temporal's format ('30s', '5m'). */
@@ -18,6 +28,11 @@ export interface ToolActivitySettings {
   /** Attempts including the first; 1 means never retried. */
   maximumAttempts: number;
   initialRetryInterval: Duration;
+  /**
+   * How long the activity may go without a heartbeat before Temporal gives the call to another worker (default `30s`):
+   * the time a dead worker's call waits. A tool heartbeats every 2 s while it runs (activities/heartbeating.ts).
+   */
+  heartbeatTimeout?: Duration;
   /**
    * Run each call as a local activity: inside the workflow task that follows the model's reply, on the worker that
    * runs the workflow, with no activity task of its own. An iteration then costs one workflow task instead of two

@@ -1,6 +1,7 @@
 /**
  * durable-agent/web: agents in web apps. A chat handler from a Web-standard Request to a Response, speaking the AI SDK
- * UI message stream (useChat) and AG-UI over the run's one event stream (docs/web.md).
+ * UI message stream (useChat) and AG-UI over the run's one event stream (docs/web.md); an A2A 1.0 server over the
+ * agents, a task per run (docs/a2a.md).
  */
 // First: an app with two copies of a Temporal package fails here with the fix, not in protobufjs (install/).
 import '../install/check-one-temporal-copy';
@@ -25,3 +26,5 @@ export {
 } from './ag-ui-events';
 export { agUiRunEvents, agUiEventStreamResponse, type AgUiRunOptions, type AgUiTurnFollow } from './ag-ui-run';
 export { readRunAgentInput, AgUiInputError, type AgUiRequest } from './ag-ui-input';
+export { createA2AHandler, type A2AHandler, type A2AHandlerOptions } from '../a2a/a2a-handler';
+export { proxyHeaderSecurity, type CardSecurity } from '../a2a/agent-card';

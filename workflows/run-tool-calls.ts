@@ -213,7 +213,8 @@ function runTool(checked: CheckedCall, setting: CallsSetting): Promise<ToolResul
           ...(activityId !== undefined && { activityId }),
           summary,
           startToCloseTimeout: settings.timeout,
-          heartbeatTimeout: '30s',
+          // The tool's own (defineTool's activity settings), recorded in the run's setup; 30 s before it had one.
+          heartbeatTimeout: settings.heartbeatTimeout ?? '30s',
           cancellationType,
           retry,
           ...runPriority(),

@@ -2,6 +2,9 @@ import { existsSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { createA2AHandler } from '../../a2a/a2a-handler';
+import { proxyHeaderSecurity } from '../../a2a/agent-card';
+import { defaultAgentName } from '../../core/limits';
 import { createAgUiHandler } from '../../web/ag-ui-handler';
 import { createChatHandler } from '../../web/chat-handler';
 import { toNodeListener } from '../../serve/http/node-listener';
@@ -11,6 +14,7 @@ import { UsageError } from '../help';
 import { InterruptListener } from '../interrupt';
 import { principalFromFlags, principalOptions } from '../principal-flags';
 import { packageRoot } from '../../install/package-root';
+import { cliRegistry } from '../registry';
 import type { Output } from '../output';
 import { withWorkerProof } from '../serve-worker-proof';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger } from './agent-flags';
@@ -21,12 +25,17 @@ const builtPage = path.join(packageRoot, 'dist', 'web-chat');
 /** Where AG-UI clients (CopilotKit...) post a RunAgentInput; everything else goes to the chat handler. */
 const agUiPath = '/api/ag-ui';
 
+/** Where A2A callers find the agent (docs/a2a.md); its card is at the server's root too. */
+const a2aPath = '/a2a';
+
 /** What needs approval in a web chat unless --approve-tools says otherwise, as in `agent chat`. */
 const serveApprovesByDefault = ['write_file'];
 
 /**
  * `agent serve [--port N] [--host H] [--static DIR]`: the useChat endpoint (createChatHandler, docs/web.md) at
- * /api/chat, the AG-UI endpoint (createAgUiHandler) over the same sessions at /api/ag-ui, and a chat page, with the connection settings and embedded dev server `agent chat` uses. Every request
+ * /api/chat, the AG-UI endpoint (createAgUiHandler) over the same sessions at /api/ag-ui, the agent over A2A
+ * (createA2AHandler, docs/a2a.md: its card at /.well-known/agent-card.json, a task per run at /a2a/<agent>), and a
+ * chat page, with the connection settings and embedded dev server `agent chat` uses. Every request
  * is one principal (`local`) unless --principal-header names a header a proxy in front sets to the signed-in user.
  * Only this server's own pages may call it (or --allowed-origins), by the names it was bound to (or --allowed-hosts).
  */
@@ -79,11 +88,30 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
     };
     const chat = createChatHandler({ ...options, ...guard, staticDirectory });
     const agUi = createAgUiHandler({ ...options, ...guard });
-    serveRequest = (request) => (new URL(request.url).pathname === agUiPath ? agUi(request) : chat(request));
+    // A2A's tasks are one-shot runs of the served agent, with the chat's settings but no session.
+    const { session: _session, ...taskInput } = input;
+    const agent = taskInput.agent ?? defaultAgentName;
+    const a2a = createA2AHandler({
+      ...guard,
+      client: options.client,
+      taskQueue: options.taskQueue,
+      authorize,
+      registry: cliRegistry(),
+      agents: [agent],
+      rootAgent: agent,
+      inputFor: () => taskInput,
+      ...(values['principal-header'] && { securitySchemes: proxyHeaderSecurity(values['principal-header']) }),
+    });
+    serveRequest = (request) => {
+      const pathname = new URL(request.url).pathname;
+      if (pathname === agUiPath) return agUi(request);
+      if (pathname.startsWith(`${a2aPath}/`) || pathname === '/.well-known/agent-card.json') return a2a(request);
+      return chat(request);
+    };
     const url = `http://${host}:${boundPort}`;
     if (!staticDirectory) output.info('no chat page built: `npm run build:web` builds it (or --static DIR); the API is served');
     output.info(
-      `serving ${url}/api/chat, AG-UI at ${url}${agUiPath}${staticDirectory ? ` and the chat page at ${url}/` : ''} (Ctrl-C stops)`,
+      `serving ${url}/api/chat, AG-UI at ${url}${agUiPath}, A2A at ${url}${a2aPath}/${agent}${staticDirectory ? ` and the chat page at ${url}/` : ''} (Ctrl-C stops)`,
     );
     await listener.signalled;
     return 0;

@@ -3,11 +3,13 @@
 //
 // Environment: TEMPORAL_ADDRESS, AGENT_TASK_QUEUE, AGENT_WORKFLOW_BUNDLE (the prebuilt
 // bundle, so it starts in a second or two), the provider variables of the fake model
-// server, WORKER_IDENTITY (shown on the activities it starts, in history), and
+// server, WORKER_IDENTITY (shown on the activities it starts, in history),
 // SLOW_STEP_LOG, which adds the slow_step test tool logging to that file; TEST_GOOGLE_BASE_URL, which registers
-// Gemini through @ai-sdk/google (aiSdkProvider) as `google:` at that URL; and STICKY_QUEUE_TIMEOUT_MS, how long a
-// workflow task waits on this worker's sticky queue (once it is killed) before another worker gets it (5 s by default).
+// Gemini through @ai-sdk/google (aiSdkProvider) as `google:` at that URL; STICKY_QUEUE_TIMEOUT_MS, how long a
+// workflow task waits on this worker's sticky queue (once it is killed) before another worker gets it (5 s by default);
+// and AGENT_DEFINITIONS, the agents and tools of a test's fixture module.
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { loadDefinitions } from '../../agents/load-definitions';
 import { aiSdkProvider, type ModelProvider } from '../../providers';
 import { builtInTools } from '../../tools';
 import { createAgentWorker } from '../../worker/create-worker';
@@ -27,7 +29,13 @@ async function main(): Promise<void> {
       connection,
       namespace: settings.namespace,
       taskQueue: taskQueue(),
-      tools: stepLog ? [...builtInTools, slowStepTool(stepLog, identity)] : builtInTools,
+      // AGENT_DEFINITIONS, as `durable-agent worker` loads them: agents and tools of a test's fixture module.
+      ...(process.env.AGENT_DEFINITIONS && { agents: loadDefinitions().agents ?? [] }),
+      tools: [
+        ...builtInTools,
+        ...(stepLog ? [slowStepTool(stepLog, identity)] : []),
+        ...(process.env.AGENT_DEFINITIONS ? (loadDefinitions().tools ?? []) : []),
+      ],
       providers: await googleProviders(process.env.TEST_GOOGLE_BASE_URL),
       overrides: {
         identity,

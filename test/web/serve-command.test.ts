@@ -110,6 +110,18 @@ it('serves AG-UI at /api/ag-ui: a RunAgentInput is answered with a valid RUN_STA
     expect(JSON.stringify(await asOwner.json())).toContain('An AG-UI answer from agent serve.');
     expect((await fetch(`${api}/${threadId}`, { headers: { 'x-user': 'bob' } })).status).toBe(404);
     expect((await post({ 'x-user': 'bob' })).status).toBe(404);
+
+    // The agent over A2A too (docs/a2a.md): its card at the root, whose security says how a caller is signed in.
+    const card = (await (await fetch(agUi.replace(/\/api\/ag-ui$/, '/.well-known/agent-card.json'))).json()) as {
+      name: string;
+      supportedInterfaces: Array<{ url: string }>;
+      securitySchemes: Record<string, unknown>;
+    };
+    expect(card.name).toBe('default');
+    expect(card.supportedInterfaces[0].url).toBe(agUi.replace(/\/api\/ag-ui$/, '/a2a/default'));
+    expect(card.securitySchemes).toEqual({
+      signedInByProxy: { apiKeySecurityScheme: expect.objectContaining({ location: 'header', name: 'X-User' }) },
+    });
   } finally {
     child.kill('SIGINT');
     await new Promise((resolve) => child.once('exit', resolve));
