@@ -50,6 +50,17 @@ export const runOwnerMemoField = 'webOwner';
 /** The rule name of a decision no rule made. */
 export const defaultRuleName = 'default';
 
+/**
+ * The names of the default policy's own rules (workflows/round-ledger.ts): a call no rule matches asks when its
+ * tool's `needsApproval` or the `approveTools` list says so, and goes by the default otherwise. No rule may take them.
+ */
+export const builtInRuleNames: readonly string[] = [defaultRuleName, 'needsApproval', 'approveTools'];
+
+/** Whether `rule` names one of a policy's own rules, rather than the default policy's. */
+export function isPolicyRule(rule: string | undefined): rule is string {
+  return rule !== undefined && !builtInRuleNames.includes(rule);
+}
+
 /** The first rule that matches `call`, or the policy's default (`allow` when it has none). */
 export function evaluatePolicy(policy: ApprovalPolicy | undefined, call: PolicyCall): PolicyDecision {
   for (const rule of policy?.rules ?? []) {
@@ -214,6 +225,7 @@ export function policyProblems(policy: ApprovalPolicy, tools: readonly PolicyToo
   policy.rules.forEach((rule, index) => {
     const where = `rule ${index + 1} "${rule.name}"`;
     if (names.has(rule.name)) problems.push(`${where}: another rule has the same name`);
+    if (builtInRuleNames.includes(rule.name)) problems.push(`${where}: the name is the default policy's own`);
     names.add(rule.name);
     const empty = (['tools', 'paths', 'principals', 'tenants'] as const).filter((key) => rule[key]?.length === 0);
     if (empty.length > 0) {
