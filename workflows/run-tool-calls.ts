@@ -22,6 +22,7 @@ import type { EchoedToolOutput } from '../activities/tool-activity';
 import type { ToolActivitySettings } from '../tools/define-tool';
 import type { AgentStream } from './agent-stream';
 import type { Approvals } from './approvals';
+import type { AgentState } from './state';
 import type { RunStatus } from './run-status';
 import { runSubagent } from './subagent-call';
 import { parseToolArguments } from '../core/tool-arguments';
@@ -41,6 +42,8 @@ export interface CallsSetting {
   status: RunStatus;
   stream: AgentStream;
   approvals: Approvals;
+  /** The run's state: an edited call changes the conversation the stored transcript stood for. */
+  state: Pick<AgentState, 'transcript'>;
   /** What the round knows of its calls: results so far, which ask for approval, when they asked. */
   ledger: RoundLedger;
   /** Handoffs this turn still allows. */
@@ -168,6 +171,8 @@ async function runGated(asked: CheckedCall, setting: CallsSetting): Promise<Tool
     if (!edit.ok) return done(summary, `Error: not run: the edited arguments for ${call.name} ${edit.problem}.`, true);
     call.originalArguments ??= call.arguments;
     call.arguments = decision.arguments;
+    // The stored transcript holds the model's arguments: the next model call goes inline, and stores the call that ran.
+    setting.state.transcript = { length: 0 };
     setting.ledger.edited(call);
     const again = setting.ledger.decide(call);
     const editedSummary = toolCallSummary(call, edit.value, shownPathsOf(call, setting));
