@@ -160,10 +160,18 @@ interface CheckedCall {
 /** A call that waits for a person's approval first, or a subagent's child workflow. */
 async function runGated(asked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
   let checked = asked;
-  for (let edited = false; setting.ledger.decide(checked.call).action === 'ask'; edited = true) {
+  // The rules a person has answered for this call: their approval of arguments they wrote themselves stands for
+  // those; a rule that asks only of the edited arguments puts the call to them again, with those arguments.
+  const answered = new Set<string>();
+  const asking = () => {
+    const decision = setting.ledger.decide(checked.call);
+    return decision.action === 'ask' && !answered.has(decision.rule) ? decision.rule : undefined;
+  };
+  for (let rule = asking(); rule !== undefined; rule = asking()) {
     const { call, parsed, summary, done } = checked;
-    const rule = setting.ledger.decide(call).rule;
-    const decision = await approval(call, parsed, setting, rule, edited);
+    answered.add(rule);
+    checked = { ...checked, rule };
+    const decision = await approval(call, parsed, setting, rule, call.originalArguments !== undefined);
     if (!decision.approved) return done(summary, `Error: not run: ${decision.reason}`, true);
     if (decision.arguments === undefined) break;
     // The person's arguments: parsed like the model's, then decided again; the tool's schema checks them as it runs.
@@ -178,7 +186,7 @@ async function runGated(asked: CheckedCall, setting: CallsSetting): Promise<Tool
     const editedSummary = toolCallSummary(call, edit.value, shownPathsOf(call, setting));
     if (again.action === 'deny')
       return finish(setting, editedSummary, resultOf(call, `Error: ${refusalText(again)}`, true), zeroUsage, again.rule);
-    checked = { ...checked, parsed: edit.value, summary: editedSummary, rule };
+    checked = { ...checked, parsed: edit.value, summary: editedSummary };
   }
   const { call, parsed, summary, done } = checked;
   const kind = toolKind(setting.agent, call.name);

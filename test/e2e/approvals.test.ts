@@ -171,6 +171,7 @@ it("a run's --policy: refused look-alikes and a symlink, an allowed write, an as
         { name: 'no-secrets', action: 'deny', paths: ['**/.env'], reason: 'secrets stay with people' },
         { name: 'read-only', action: 'allow', tools: ['read_file', 'list_directory', 'search_files'] },
         { name: 'write-src', action: 'allow', tools: ['write_file'], paths: ['src/**'] },
+        { name: 'docs-review', action: 'ask', tools: ['write_file'], paths: ['docs/**'] },
         { name: 'write-elsewhere', action: 'ask', tools: ['write_file'] },
       ],
     }),
@@ -204,15 +205,16 @@ it("a run's --policy: refused look-alikes and a symlink, an allowed write, an as
     await expect(handle.executeUpdate(approveUpdate, { args: [{ arguments: '{"path":"x.md"}' }] })).rejects.toThrow();
     const notJson = await cli(['approve', id, '--call', 'p4', '--args', '{"path":']);
     expect(notJson.stderr).toContain('approve refused: edited arguments are not valid JSON');
-    // The person's arguments still ask (write-elsewhere): the call asks again, with them.
-    expect((await cli(['approve', id, '--call', 'p4', '--args', '{"path":"NOTES.md","content":"from the person"}'])).code).toBe(
-      0,
-    );
+    // The person's arguments ask by another rule (docs-review): the call is put to them again, with those arguments.
+    expect(
+      (await cli(['approve', id, '--call', 'p4', '--args', '{"path":"docs/NOTES.md","content":"from the person"}'])).code,
+    ).toBe(0);
     const again = await waitFor('p4 to ask again with the edit', async () => {
       const request = (await status(id)).pendingApprovals.find((pending) => pending.id === 'p4');
       return request?.edited && request;
     });
-    expect(again.description).toContain('NOTES.md');
+    expect(again).toMatchObject({ rule: 'docs-review', edited: true });
+    expect(again.description).toContain('docs/NOTES.md');
     expect((await cli(['approve', id, '--call', 'p4'])).code).toBe(0);
     // An edit onto a denied path is refused like the model's own call would be.
     await handle.executeUpdate(approveUpdate, { args: [{ call: 'p5', arguments: '{"path":"./.env","content":"x"}' }] });
@@ -220,7 +222,7 @@ it("a run's --policy: refused look-alikes and a symlink, an allowed write, an as
     expect(finished.code).toBe(0);
     const messages = await handle.query(messagesQuery);
     const asked = messages.flatMap((message) => (message.role === 'assistant' ? message.toolCalls : []));
-    expect(asked[3]).toMatchObject({ arguments: '{"path":"NOTES.md","content":"from the person"}' });
+    expect(asked[3]).toMatchObject({ arguments: '{"path":"docs/NOTES.md","content":"from the person"}' });
     expect(JSON.parse(asked[3].originalArguments!)).toEqual({ path: 'README.md', content: 'from the model' });
     // The deciding rule is on the stream's events (which the run's history carries): the allowed start, the asks,
     // the decisions with the edit, the refusals.
@@ -236,16 +238,16 @@ it("a run's --policy: refused look-alikes and a symlink, an allowed write, an as
         'tool_start p3 write-src',
         'approval_requested p4 write-elsewhere',
         'approval_decided p4 write-elsewhere edited',
-        'approval_requested p4 write-elsewhere edited',
-        'approval_decided p4 write-elsewhere',
-        'tool_start p4 write-elsewhere',
+        'approval_requested p4 docs-review edited',
+        'approval_decided p4 docs-review',
+        'tool_start p4 docs-review',
         'approval_decided p5 write-elsewhere edited',
         'tool_result p5 no-secrets',
       ]),
     );
   });
   expect(await readFile(path.join(workspace, '.env'), 'utf8')).toBe('API_KEY=secret\n');
-  expect(await readFile(path.join(workspace, 'NOTES.md'), 'utf8')).toBe('from the person');
+  expect(await readFile(path.join(workspace, 'docs', 'NOTES.md'), 'utf8')).toBe('from the person');
   expect(await fileExists(path.join(workspace, 'README.md'))).toBe(false);
   const refused = `Error: not run: refused by the approval policy's rule "no-secrets": secrets stay with people`;
   expect(toolResultsSent(bed.server.requests[1])).toEqual([
@@ -255,12 +257,12 @@ it("a run's --policy: refused look-alikes and a symlink, an allowed write, an as
       content: `Error: path "docs/notes.md" is refused by the approval policy's rule "no-secrets": secrets stay with people`,
     },
     { id: 'p3', content: 'wrote 10 bytes to src/a.ts' },
-    { id: 'p4', content: 'wrote 15 bytes to NOTES.md' },
+    { id: 'p4', content: 'wrote 15 bytes to docs/NOTES.md' },
     { id: 'p5', content: refused },
   ]);
   // The model sees the call that ran; the conversation keeps the model's own arguments beside it.
   const sent = bed.server.requests[1].body.messages.find((message: { role: string }) => message.role === 'assistant');
-  expect(sent.tool_calls[3].function.arguments).toBe('{"path":"NOTES.md","content":"from the person"}');
+  expect(sent.tool_calls[3].function.arguments).toBe('{"path":"docs/NOTES.md","content":"from the person"}');
 });
 
 it('a call no one approves within --approval-timeout is not run, and the model is told so (Anthropic)', async () => {
