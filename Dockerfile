@@ -47,6 +47,8 @@ COPY serve ./serve
 COPY install ./install
 # agent eval: the evals feature (its workflow, cases, graders, scratch copies), which the worker assembles (worker/features.ts).
 COPY evals ./evals
+# agent schedule, and the schedule_run tool the worker runs: the schedules feature (worker/features.ts).
+COPY schedules ./schedules
 # agent setup-test-server: fetching Temporal's test server lives with the testing kit (testing/test-server.ts).
 COPY testing ./testing
 

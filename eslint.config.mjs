@@ -30,7 +30,7 @@ function workflowAllowList({ core, folders, files }) {
         regex: `^(?!(?:${allowed.join('|')})$)`,
         allowTypeImports: true,
         message:
-          'Workflow code imports only workflow-safe code (the allow-list in eslint.config.mjs: @temporalio/workflow, core/ but its zod schemas, workflows/ (and workflows/mcp/), evals/workflow/): do I/O and Node-only work in an activity, and import activity, tool and schema code as types only (import type).',
+          'Workflow code imports only workflow-safe code (the allow-list in eslint.config.mjs: @temporalio/workflow, core/ but its zod schemas, workflows/ (and workflows/mcp/, workflows/guardrails/), evals/workflow/): do I/O and Node-only work in an activity, and import activity, tool and schema code as types only (import type).',
       },
     ],
   };
@@ -82,7 +82,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        workflowAllowList({ core: '../core', folders: ['.', './mcp'], files: ['../mcp/types'] }),
+        workflowAllowList({ core: '../core', folders: ['.', './mcp', './guardrails'], files: ['../mcp/types'] }),
       ],
     },
   },
@@ -121,8 +121,9 @@ export default tseslint.config(
     },
   },
   {
-    // The MCP client's workflow side (workflows/mcp/): the listing a run takes, and the workflow files it calls.
-    files: ['workflows/mcp/**/*.ts'],
+    // The MCP client's workflow side (workflows/mcp/) and the guardrails' (workflows/guardrails/): what a run does for
+    // them, and the workflow files they call.
+    files: ['workflows/mcp/**/*.ts', 'workflows/guardrails/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

@@ -17,6 +17,15 @@ export { defaultAgent } from './agents/default-agent';
 export { defineTool, builtInTools, type Tool, type ToolContext } from './tools';
 // Graders of your own for evals, registered like tools (a definitions module's `graders`).
 export { defineGrader, type Grader, type GraderDefinition, type GraderInput, type GraderVerdict } from './agents/define-grader';
+// Guardrails, registered like tools and attached to agents (defineAgent's `guardrails`; docs/guardrails.md).
+export {
+  defineGuardrail,
+  type Guardrail,
+  type GuardrailDefinition,
+  type GuardrailInput,
+  type GuardrailActivitySettings,
+} from './agents/define-guardrail';
+export type { GuardrailVerdict, GuardrailStage, TrippedGuardrail } from './core/guardrails';
 export { loadMcpConfig, parseMcpServers, type McpServers, type McpServerConfig, type McpServerEntry } from './mcp/config';
 export { everyMcpTool } from './mcp/types';
 export { resolveInWorkspace } from './tools/workspace';
@@ -25,7 +34,9 @@ export { openInWorkspace, WorkspaceRefusal, type OpenedInWorkspace, type OpenPur
 export { workspacePath } from './tools/path-argument';
 export {
   defineProvider,
+  aiSdkProvider,
   builtInProviders,
+  type AiSdkModelSource,
   type ModelProvider,
   type ProviderCall,
   type ProviderRequest,
@@ -36,6 +47,18 @@ export { AgentPlugin, type AgentPluginOptions } from './worker/agent-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './worker/create-worker';
 export { startAgent, resolveOrThrow, InvalidInputError, type AgentHandle, type AgentWorkflow } from './client/start-agent';
 export { sendMessage, MessageNotAnsweredError, type SendMessageOptions } from './client/send-message';
+// Schedules (docs/schedules.md): runs started later by a Temporal Schedule, by a person or by the model (schedule_run).
+export {
+  createAgentSchedule,
+  listAgentSchedules,
+  describeAgentSchedule,
+  ScheduleBoundError,
+  type AgentScheduleOptions,
+  type AgentScheduleView,
+} from './schedules/agent-schedules';
+export { scheduleRunTool } from './schedules/schedule-run-tool';
+export type { ScheduleWhen } from './schedules/when';
+export type { ScheduleBounds } from './schedules/bounds';
 export { agentDataConverter } from './storage/data-converter';
 export { resolveAgentInput, type AgentInput } from './core/resolve-input';
 export type { ResolvedAgentInput } from './core/input';

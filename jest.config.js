@@ -1,7 +1,9 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': '@swc/jest' },
+  // The AI SDK's packages ship ES modules only: transformed like our TypeScript, so tests load the real ones (issue 38).
+  transform: { '^.+\\.ts$': '@swc/jest', '/node_modules/(@ai-sdk|@workflow)/.+\\.js$': '@swc/jest' },
+  transformIgnorePatterns: ['/node_modules/(?!(@ai-sdk|@workflow)/)'],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // test/stack/ brings up the whole production topology: `npm run test:stack` (jest.stack.config.js) runs it.
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/stack/'],
@@ -11,6 +13,8 @@ module.exports = {
     '^durable-agent/workflow$': '<rootDir>/workflow.ts',
     '^durable-agent/web$': '<rootDir>/web/index.ts',
     '^durable-agent/testing$': '<rootDir>/testing/index.ts',
+    // @ai-sdk/provider-utils names zod's locale file by its ES module path; zod ships the CommonJS one beside it.
+    '^zod/v4/locales/(.*)\\.js$': '<rootDir>/node_modules/zod/v4/locales/$1.cjs',
   },
   // One Temporal dev server and one workflow bundle serve every test file.
   globalSetup: '<rootDir>/test/support/global-setup.ts',

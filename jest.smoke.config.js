@@ -2,9 +2,9 @@ const base = require('./jest.config');
 
 /**
  * `npm run test:smoke`: what can differ on the oldest supported Node.js (package.json `engines`), which .ci/run runs
- * there after the whole suite has passed on the active LTS: the unit tier, the packed tarball installed into a fresh
- * app, and one end-to-end test per subsystem (the loop on a worker, the CLI, the web chat, MCP, object storage,
- * tracing, evals).
+ * there after the whole suite has passed on the active LTS: the unit tier and one end-to-end test per subsystem (the
+ * loop on a worker, the CLI, the web chat, MCP, object storage, tracing, evals). The packed tarball installed into a
+ * fresh app, the other thing that differs there, is `npm run test:package`, which .ci/run runs beside the suite.
  */
 /** @type {import('jest').Config} */
 module.exports = {
@@ -13,7 +13,6 @@ module.exports = {
   maxWorkers: 2,
   testMatch: [
     '<rootDir>/test/unit/**/*.test.ts',
-    '<rootDir>/test/examples/installed-package.test.ts',
     '<rootDir>/test/workflow/agent-loop.test.ts',
     '<rootDir>/test/e2e/cli.test.ts',
     '<rootDir>/test/web/chat-handler.test.ts',

@@ -10,6 +10,7 @@ import { mcpToolActivity } from './mcp/call-tool-activity';
 import { createModelActivities } from './model/call-model';
 import { createPrepareRun } from './prepare-run';
 import { toolActivity } from './tool-activity';
+import { createCheckGuardrail } from './guardrails/check-guardrail';
 import { defaultScratchRoot } from './scratch/scratch-root';
 import type { TranscriptStore } from '../storage/transcript/transcript-store';
 
@@ -69,6 +70,7 @@ export function createActivities(options: ActivityOptions) {
     }),
     prepareRun: createPrepareRun(registry, roots, prices),
     listMcpTools: createListMcpTools(registry, connections, catalog),
+    checkGuardrail: createCheckGuardrail(registry),
   };
 }
 
@@ -76,4 +78,5 @@ export function createActivities(options: ActivityOptions) {
 export type CoreActivities = ReturnType<typeof createModelActivities> & {
   prepareRun: ReturnType<typeof createPrepareRun>;
   listMcpTools: ReturnType<typeof createListMcpTools>;
+  checkGuardrail: ReturnType<typeof createCheckGuardrail>;
 };

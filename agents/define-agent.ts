@@ -6,6 +6,7 @@ import { parseModelId } from '../core/model-id';
 import type { ModelSettings } from '../core/agent-spec';
 import type { Tool } from '../tools';
 import { builtInProviders } from '../providers';
+import type { Guardrail } from './define-guardrail';
 
 /**
  * An agent: a value a worker registers, like a tool or a provider. Tools,
@@ -43,6 +44,11 @@ export interface Agent {
   /** When set, the final answer must be JSON matching it; the result carries it parsed as `output`. */
   outputSchema?: z.ZodType;
   modelSettings: ModelSettings;
+  /**
+   * Guardrails (defineGuardrail), by value or by name: input guardrails check each person's message before the model
+   * sees it, output guardrails the final answer before anyone does. A tripped one ends the turn `guardrail_tripped`.
+   */
+  guardrails: Array<Guardrail | string>;
 }
 
 export interface AgentDefinition {
@@ -60,6 +66,7 @@ export interface AgentDefinition {
   batch?: boolean;
   outputSchema?: z.ZodType;
   modelSettings?: ModelSettings;
+  guardrails?: Array<Guardrail | string>;
 }
 
 // An agent's name is also a tool name (as a subagent) and part of one (transfer_to_<name>), within the 64 characters both APIs allow.
@@ -117,6 +124,10 @@ export function defineAgent(definition: AgentDefinition): Agent {
     throw problem(policy.error.issues.map((issue) => `policy.${issue.path.join('.')}: ${issue.message}`).join('; '));
   }
   if (definition.batch !== undefined && typeof definition.batch !== 'boolean') throw problem('batch must be true or false');
+  const guardrails = definition.guardrails ?? [];
+  if (!Array.isArray(guardrails)) throw problem('guardrails must be a list of guardrails (defineGuardrail) or their names');
+  const twiceGuarded = duplicate(guardrails.map(nameOf));
+  if (twiceGuarded) throw problem(`names the guardrail "${twiceGuarded}" twice`);
   if (definition.outputSchema !== undefined && !(definition.outputSchema instanceof z.ZodType)) {
     throw problem('outputSchema must be a zod schema');
   }
@@ -136,6 +147,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
     ...(definition.batch && { batch: true }),
     ...(definition.outputSchema && { outputSchema: definition.outputSchema }),
     modelSettings: definition.modelSettings ?? {},
+    guardrails,
   };
 }
 

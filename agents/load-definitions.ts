@@ -4,6 +4,7 @@ import { loadMcpConfig } from '../mcp/config';
 import type { ModelProvider } from '../providers';
 import type { Tool } from '../tools';
 import { isGrader, type Grader } from './define-grader';
+import { isGuardrail, type Guardrail } from './define-guardrail';
 import { isAgent, type Agent } from './define-agent';
 import type { Definitions } from './registry';
 import { requireUserModule } from './require-user-module';
@@ -14,8 +15,8 @@ import { requireUserModule } from './require-user-module';
  * servers of AGENT_MCP_CONFIG, and the user's definitions module named by
  * AGENT_DEFINITIONS (TypeScript or JavaScript, see require-user-module.ts; a relative path is taken from
  * the directory the command ran in): its exported `agents`, `tools`,
- * `providers` and `graders` (arrays, or objects of values). A module that cannot be loaded,
- * or exports none of the four, or an MCP config that cannot be used, fails
+ * `providers`, `graders` and `guardrails` (arrays, or objects of values). A module that cannot be loaded,
+ * or exports none of the five, or an MCP config that cannot be used, fails
  * here with the reason.
  */
 export function loadDefinitions(env: NodeJS.ProcessEnv = process.env, from = env.INIT_CWD ?? process.cwd()): Definitions {
@@ -38,19 +39,25 @@ function loadModule(env: NodeJS.ProcessEnv, from: string): Definitions {
     tools: valuesOf<Tool>(loaded.tools, 'tools', named),
     providers: valuesOf<ModelProvider>(loaded.providers, 'providers', named),
     graders: valuesOf<Grader>(loaded.graders, 'graders', named),
+    guardrails: valuesOf<Guardrail>(loaded.guardrails, 'guardrails', named),
   };
   if (
     !definitions.agents!.length &&
     !definitions.tools!.length &&
     !definitions.providers!.length &&
-    !definitions.graders!.length
+    !definitions.graders!.length &&
+    !definitions.guardrails!.length
   ) {
-    throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: ${file} exports no agents, tools, providers or graders`);
+    throw new ConfigurationError(
+      `AGENT_DEFINITIONS=${named}: ${file} exports no agents, tools, providers, graders or guardrails`,
+    );
   }
   const notAgent = definitions.agents!.find((agent) => !isAgent(agent));
   if (notAgent) throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: its agents must be made with defineAgent`);
   if (definitions.graders!.some((grader) => !isGrader(grader)))
     throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: its graders must be made with defineGrader`);
+  if (definitions.guardrails!.some((guardrail) => !isGuardrail(guardrail)))
+    throw new ConfigurationError(`AGENT_DEFINITIONS=${named}: its guardrails must be made with defineGuardrail`);
   return definitions;
 }
 

@@ -5,13 +5,15 @@ import { didYouMean } from '../core/did-you-mean';
 import { mcpSelectorPrefix } from '../mcp/types';
 import { ConfigurationError } from '../core/errors';
 import { parseModelId } from '../core/model-id';
-import { builtInProviders, type ModelProvider, type ToolDefinition } from '../providers';
+import { builtInProviders, defineProvider, type ModelProvider, type ToolDefinition } from '../providers';
 import { builtInTools, toolJsonSchema, type Tool } from '../tools';
 import { parseMcpServers, type McpServerConfig, type McpServerEntry, type McpServers } from '../mcp/config';
 import { mcpReference, type McpReference } from '../mcp/names';
 import { isGrader, type Grader } from './define-grader';
 import { policyProblems, type PolicyToolInfo } from '../core/approval-policy';
 import { pathArgumentsOf } from '../tools/path-argument';
+import { isGuardrail, type Guardrail } from './define-guardrail';
+import type { GuardrailSpec } from '../core/guardrails';
 import { defaultAgent } from './default-agent';
 import { isAgent, nameOf, type Agent } from './define-agent';
 
@@ -22,6 +24,8 @@ export interface Definitions {
   providers?: ModelProvider[];
   /** Graders of your own (defineGrader), named by evals' `{ type: 'custom', name }` specs. */
   graders?: Grader[];
+  /** Guardrails (defineGuardrail) that agents name; those an agent gives by value are registered with it. */
+  guardrails?: Guardrail[];
   /**
    * MCP servers, as the `mcpServers` object of the common config format (AGENT_MCP_CONFIG):
    * their tools are offered as `<server>_<tool>`, and tools lists may name them, or `mcp:<server>` and `mcp:*`.
@@ -47,6 +51,7 @@ export class AgentRegistry {
   readonly tools = new Map<string, Tool>();
   readonly providers = new Map<string, ModelProvider>();
   readonly graders = new Map<string, Grader>();
+  readonly guardrails = new Map<string, Guardrail>();
   /** The MCP servers whose tools runs may use; their tools are known only once a run lists them (listMcpTools). */
   readonly mcpServers: McpServers;
   /** Agents the engine registers for its own runs, not for people to pick (addEngineAgent, listedAgentNames). */
@@ -74,13 +79,15 @@ export class AgentRegistry {
 
   constructor(definitions: Definitions = {}) {
     this.mcpServers = parseMcpServers(definitions.mcpServers ?? {}, { baseDirectory: process.cwd() });
-    for (const provider of [...builtInProviders, ...(definitions.providers ?? [])]) {
+    // A user's provider is checked as defineProvider checks it: an AI SDK model given as it is, say, is refused in words.
+    for (const provider of [...builtInProviders, ...(definitions.providers ?? []).map(defineProvider)]) {
       if (this.providers.has(provider.name)) throw new ConfigurationError(`two providers are named "${provider.name}"`);
       this.providers.set(provider.name, provider);
     }
     for (const tool of [...builtInTools, ...(definitions.tools ?? [])]) this.addTool(tool);
     for (const agent of [defaultAgent, ...(definitions.agents ?? [])]) this.addAgent(agent);
     for (const grader of definitions.graders ?? []) this.addGrader(grader);
+    for (const guardrail of definitions.guardrails ?? []) this.addGuardrail(guardrail);
     for (const agent of this.agents.values()) this.check(agent);
   }
 
@@ -103,7 +110,17 @@ export class AgentRegistry {
       ...(agent.batch && { batch: true }),
       modelSettings: agent.modelSettings,
       ...(agent.outputSchema && { outputSchema: outputJsonSchema(agent) }),
+      ...(agent.guardrails.length > 0 && { guardrails: agent.guardrails.map((guardrail) => this.guardrailSpec(guardrail)) }),
     };
+  }
+
+  /** A guardrail as the workflow runs it: a code guardrail with its activity settings, a model one with its agent. */
+  private guardrailSpec(named: Guardrail | string): GuardrailSpec {
+    const guardrail = this.guardrails.get(nameOf(named))!;
+    const spec = { name: guardrail.name, checks: guardrail.checks, ...(guardrail.runInParallel && { parallel: true }) };
+    if (guardrail.agent !== undefined) return { ...spec, agent: nameOf(guardrail.agent) };
+    const { timeout, maximumAttempts } = guardrail.activity;
+    return { ...spec, timeout, maximumAttempts };
   }
 
   /**
@@ -252,6 +269,18 @@ export class AgentRegistry {
     this.graders.set(grader.name, grader);
   }
 
+  private addGuardrail(guardrail: Guardrail): void {
+    if (!isGuardrail(guardrail))
+      throw new ConfigurationError(
+        `"${String((guardrail as { name?: unknown })?.name)}" is not a guardrail made by defineGuardrail`,
+      );
+    const known = this.guardrails.get(guardrail.name);
+    if (known === guardrail) return;
+    if (known) throw new ConfigurationError(`two different guardrails are named "${guardrail.name}"`);
+    this.guardrails.set(guardrail.name, guardrail);
+    if (typeof guardrail.agent === 'object') this.addAgent(guardrail.agent);
+  }
+
   private addAgent(agent: Agent): void {
     if (!isAgent(agent))
       throw new ConfigurationError(`"${String((agent as { name?: unknown })?.name)}" is not an agent made by defineAgent`);
@@ -261,6 +290,7 @@ export class AgentRegistry {
     this.agents.set(agent.name, agent);
     for (const tool of agent.tools) if (typeof tool !== 'string') this.addTool(tool);
     for (const other of [...agent.subagents, ...agent.handoffs]) if (typeof other !== 'string') this.addAgent(other);
+    for (const guardrail of agent.guardrails) if (typeof guardrail !== 'string') this.addGuardrail(guardrail);
   }
 
   private check(agent: Agent): void {
@@ -299,10 +329,29 @@ export class AgentRegistry {
     }
     if (agent.handoffs.map(nameOf).includes(agent.name)) throw problem('cannot hand off to itself');
     if (agent.outputSchema) outputJsonSchema(agent);
+    for (const named of agent.guardrails.map(nameOf)) {
+      const guardrail = this.guardrails.get(named);
+      if (!guardrail)
+        throw problem(`unknown guardrail "${named}" (registered: ${[...this.guardrails.keys()].join(', ') || 'none'})`);
+      if (guardrail.agent !== undefined) this.checkGuardrailAgent(guardrail, nameOf(guardrail.agent));
+    }
     for (const target of agent.handoffs.map(nameOf)) {
       if (handoffToolName(target).length > 64)
         throw problem(`the handoff tool name ${handoffToolName(target)} is over 64 characters`);
     }
+  }
+
+  /** A model guardrail's agent must be registered and answer `{ tripped: boolean, reason }` as its structured output. */
+  private checkGuardrailAgent(guardrail: Guardrail, name: string): void {
+    const problem = (text: string) => new ConfigurationError(`guardrail "${guardrail.name}": ${text}`);
+    const agent = this.agents.get(name);
+    if (!agent) throw problem(`its agent "${name}" is not a registered agent`);
+    const schema = agent.outputSchema ? outputJsonSchema(agent) : undefined;
+    const properties = schema?.properties as Record<string, { type?: unknown }> | undefined;
+    const required = Array.isArray(schema?.required) ? (schema.required as unknown[]) : [];
+    if (properties?.tripped?.type !== 'boolean' || !required.includes('tripped'))
+      throw problem(`its agent "${name}" needs an outputSchema with a required boolean "tripped" (and a string "reason")`);
+    if (agent.guardrails.length > 0) throw problem(`its agent "${name}" has guardrails of its own, which would judge the judge`);
   }
 }
 

@@ -1,5 +1,6 @@
 import { isPolicyRule } from '../core/approval-policy';
 import type { StreamEvent } from '../core/stream-events';
+import type { TrippedGuardrail } from '../core/guardrails';
 import { printable } from './terminal-text';
 import { describeUsage } from './usage-text';
 
@@ -62,8 +63,13 @@ export function turnStartLine(event: Event<'turn_start'>): string {
 export function turnEndLine(event: Event<'turn_end'>): string | undefined {
   if (event.status === 'failed')
     return printable(`── turn ${event.turn} failed and was rolled back: ${event.error ?? 'no reason given'}`);
-  if (event.status !== 'completed') return `── turn ${event.turn} ended: ${event.status}`;
+  if (event.status !== 'completed') return `── turn ${event.turn} ended: ${statusText(event.status, event.guardrail)}`;
   return undefined;
+}
+
+/** A status as a person reads it: `guardrail_tripped` says which guardrail and why (its reason escaped: a model may have written it). */
+export function statusText(status: string, guardrail?: TrippedGuardrail): string {
+  return guardrail ? printable(`${status} (guardrail "${guardrail.name}": ${guardrail.reason})`) : status;
 }
 
 /** For a watcher, who cannot decide: the request whole (its description is escaped where it was built). */

@@ -15,6 +15,8 @@ export const exitCodes = {
   incomplete: 3,
   /** `agent eval` ran and a gate failed: a candidate's mean score under --fail-under, or a case worse than recorded (--fail-on-worse). */
   evalGateFailed: 4,
+  /** A guardrail stopped the message or its answer (status `guardrail_tripped`); a session goes on. */
+  guardrailTripped: 5,
   /** Ctrl-C stopped the CLI following a run, which goes on (128 + SIGINT, as shells report it). */
   stoppedFollowing: 130,
 } as const;
@@ -24,7 +26,10 @@ export const exitCodes = {
  * run ends" table. A Record over the whole union, so a new status does not
  * compile until it has its code (and test/unit/readme-tables.test.ts then wants its row).
  */
-export const statusExitCodes: Record<AgentStatus, typeof exitCodes.answered | typeof exitCodes.incomplete> = {
+export const statusExitCodes: Record<
+  AgentStatus,
+  typeof exitCodes.answered | typeof exitCodes.incomplete | typeof exitCodes.guardrailTripped
+> = {
   completed: exitCodes.answered,
   ended: exitCodes.answered,
   idle_timeout: exitCodes.answered,
@@ -36,4 +41,5 @@ export const statusExitCodes: Record<AgentStatus, typeof exitCodes.answered | ty
   token_budget: exitCodes.incomplete,
   cost_budget: exitCodes.incomplete,
   interrupted: exitCodes.incomplete,
+  guardrail_tripped: exitCodes.guardrailTripped,
 };

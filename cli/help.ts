@@ -209,6 +209,34 @@ ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
       --json                   print {"runs":[{workflowId,runId,ok,error?}],"failed":N}`,
   },
   cancel: { summary: `cancel <workflow-id>   cancel a run; its conversation stays queryable` },
+  schedule: {
+    summary: `schedule create (--cron EXPR [--timezone ZONE] | --at TIME) "<prompt>"   start runs later, on a Temporal Schedule
+                         (docs/schedules.md); each run is an ordinary one (agent show); --json on every subcommand
+      --cron EXPR              whenever this cron expression matches (5 fields; @every 30s, @daily ...)
+      --timezone ZONE          the IANA time zone the cron is read in (default: UTC)
+      --at TIME                once, at this ISO 8601 time with its offset (2026-12-03T09:00:00Z)
+      --overlap POLICY         a firing while the last run goes on: skip (default), buffer-one, buffer-all,
+                               cancel-other, terminate-other, allow-all
+      --catchup-window D       a firing missed while the server was down still runs within D (default: 10 minutes)
+      --id SCHEDULE_ID         the schedule's id (default: schedule-<time>-<random>)
+      (and the run options above, but --stream)
+    schedule list | describe <id> | pause <id> [--note TEXT] | unpause <id> | trigger <id> | delete <id>`,
+    flags: `schedule create (--cron EXPR [--timezone ZONE] | --at TIME) "<prompt>"   start runs later, on a Temporal Schedule
+      --cron EXPR              whenever this cron expression matches (5 fields; @every 30s, @daily ...)
+      --timezone ZONE          the IANA time zone the cron is read in (default: UTC)
+      --at TIME                once, at this ISO 8601 time with its offset (2026-12-03T09:00:00Z)
+      --overlap POLICY         a firing while the last run goes on: skip (default), buffer-one, buffer-all,
+                               cancel-other, terminate-other, allow-all
+      --catchup-window D       a firing missed while the server was down still runs within D (default: 10 minutes)
+      --id SCHEDULE_ID         the schedule's id (default: schedule-<time>-<random>)
+      --json                   print the schedule as one JSON object (every subcommand: one JSON line)
+${agentFlagsWithout('--id', '--stream')}
+    schedule list                       the agent schedules, with their next run
+    schedule describe <id>              one schedule: its prompt, next runs and the runs it started
+    schedule pause <id> [--note TEXT]   stop firing until unpaused; unpause <id>
+    schedule trigger <id>               fire now (the overlap policy still applies)
+    schedule delete <id>                delete it; the runs it started stay (agent show)`,
+  },
   approve: {
     summary: `approve <workflow-id> [--call CALL_ID] [--json]                 let a tool call waiting for approval run (all waiting, without --call)
       --args JSON              the named call runs with these arguments instead of the model's (docs/policy.md)
@@ -243,7 +271,8 @@ ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
 };
 
 const exitCodeText = `Exit codes: 0 answered, 1 failed or cancelled, 2 bad usage or input, 3 ended without a full answer
-(max_iterations, truncated, refused, empty, token_budget, cost_budget, invalid_output), 4 an eval's gate failed.`;
+(max_iterations, truncated, refused, empty, token_budget, cost_budget, invalid_output), 4 an eval's gate failed,
+5 a guardrail stopped the message or its answer (guardrail_tripped).`;
 
 /** Where the guides the help names (docs/web.md, …) are: the package ships docs/ beside dist/. */
 const guidesText = `Guides (docs/…): ${path.join(packageRoot, 'docs')}`;

@@ -26,6 +26,7 @@ const commands: Record<string, () => Promise<Command>> = {
   history: async () => (await import('./commands/history')).historyCommand,
   replay: async () => (await import('./commands/replay')).replayCommand,
   cancel: async () => (await import('./commands/cancel')).cancelCommand,
+  schedule: async () => (await import('./commands/schedule')).scheduleCommand,
   chat: async () => (await import('./commands/chat')).chatCommand,
   serve: async () => (await import('./commands/serve')).serveCommand,
   mcp: async () => (await import('./commands/mcp')).mcpCommand,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import type { SearchAttributePair, WorkflowIdReusePolicy } from '@temporalio/common';
+import type { Priority, SearchAttributePair, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { AgentRegistry } from '../agents/registry';
 import type { ResolvedAgentInput } from '../core/input';
 import { parseModelId } from '../core/model-id';
@@ -92,24 +92,45 @@ export async function startAgent(
     workflowIdReusePolicy?: WorkflowIdReusePolicy;
   } & RunTenancy,
 ): Promise<AgentHandle> {
-  const resolved = resolveOrThrow(input);
-  const tenancy = priorityOf(options);
-  if ('problem' in tenancy) throw new InvalidInputError(`invalid input: ${tenancy.problem}`);
-  const memo = memoOf(Boolean(resolved.session), options.memo);
+  const { resolved, start } = agentStartOptions(input, options);
   return client.workflow.start<AgentWorkflow>(agentWorkflowType, {
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? newWorkflowId(),
     args: [resolved],
-    staticSummary: clip(options.staticSummary ?? resolved.prompt ?? (resolved.session ? 'chat session' : 'agent run'), 200),
-    // Under Worker Versioning a session auto-upgrades and a one-shot run stays pinned (workflows/versioning.ts), as a
-    // run without the field is. Only sessions carry it: a memo is sealed by the codec like every payload, and the SDK
-    // client's describe() decodes memos, so a one-shot run stays describable by a client without the keys.
-    ...(memo && { memo }),
-    staticDetails: staticDetails(resolved, options),
-    ...tenancy,
+    ...start,
     ...(options.searchAttributes && { typedSearchAttributes: options.searchAttributes }),
     ...(options.workflowIdReusePolicy && { workflowIdReusePolicy: options.workflowIdReusePolicy }),
   });
+}
+
+/**
+ * What starting a run of `input` sets beside its id and queue: the resolved input, its static summary and details,
+ * memo and task priority. One function for every way a run starts, `startAgent` and a schedule's action
+ * (schedules/), so that a scheduled run is an ordinary run.
+ */
+export function agentStartOptions(
+  input: AgentInput,
+  options: { staticSummary?: string; memo?: Record<string, unknown> } & RunTenancy,
+): {
+  resolved: ResolvedAgentInput;
+  start: { staticSummary: string; staticDetails: string; memo?: Record<string, unknown>; priority?: Priority };
+} {
+  const resolved = resolveOrThrow(input);
+  const tenancy = priorityOf(options);
+  if ('problem' in tenancy) throw new InvalidInputError(`invalid input: ${tenancy.problem}`);
+  const memo = memoOf(Boolean(resolved.session), options.memo);
+  return {
+    resolved,
+    start: {
+      staticSummary: clip(options.staticSummary ?? resolved.prompt ?? (resolved.session ? 'chat session' : 'agent run'), 200),
+      // Under Worker Versioning a session auto-upgrades and a one-shot run stays pinned (workflows/versioning.ts), as a
+      // run without the field is. Only sessions carry it: a memo is sealed by the codec like every payload, and the SDK
+      // client's describe() decodes memos, so a one-shot run stays describable by a client without the keys.
+      ...(memo && { memo }),
+      staticDetails: staticDetails(resolved, options),
+      ...tenancy,
+    },
+  };
 }
 
 /** The run's static details in the Web UI: the agent and what the run sets for it. */

@@ -119,5 +119,18 @@ export const agentSpecSchema = z.object({
   modelSettings: modelSettingsSchema,
   /** The JSON Schema the final answer must match (from the agent's zod outputSchema), if any. */
   outputSchema: z.record(z.string(), z.unknown()).optional(),
+  /** The agent's guardrails (core/guardrails.ts), input and output; absent when it has none, and in older runs. */
+  guardrails: z
+    .array(
+      z.object({
+        name: z.string(),
+        checks: z.enum(['input', 'output']),
+        agent: z.string().optional(),
+        parallel: z.boolean().optional(),
+        timeout: z.union([z.string(), z.number()]).optional(),
+        maximumAttempts: z.number().int().min(1).optional(),
+      }),
+    )
+    .optional(),
 });
 export type AgentSpec = z.infer<typeof agentSpecSchema>;

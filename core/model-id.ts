@@ -15,6 +15,15 @@ const providerNamePattern = /^[a-z][a-z0-9-]*$/;
  * registry (a client checks against its own; the worker's prepareRun has the last word).
  */
 export function parseModelId(value: string): ModelId {
+  if (typeof value !== 'string') {
+    // An AI SDK model given where its id belongs (defineAgent({ model: google('…') })) would fail on value.indexOf.
+    const modelId = (value as { modelId?: unknown } | null)?.modelId;
+    throw new ConfigurationError(
+      typeof modelId === 'string'
+        ? `model must be a provider:model id, not an AI SDK model: register it (providers: [aiSdkProvider('google', google)]) and name it, as in google:${modelId}`
+        : `model must be a provider:model id (for example openai:gpt-4o-mini), got ${value === null ? 'null' : typeof value}`,
+    );
+  }
   const separator = value.indexOf(':');
   const provider = separator > 0 ? value.slice(0, separator) : '';
   const model = separator > 0 ? value.slice(separator + 1) : '';

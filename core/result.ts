@@ -1,5 +1,6 @@
 import type { ObservedToolCall } from './eval-types';
 import type { Usage } from './messages';
+import type { TrippedGuardrail } from './guardrails';
 
 /**
  * How a run ended.
@@ -11,6 +12,8 @@ import type { Usage } from './messages';
  * - token_budget: the run's tokens exceeded maxSessionTokens.
  * - cost_budget: the next model call's worst case would have taken the spend past maxCostUsd; the run stopped before it.
  * - interrupted: `agent interrupt` ended the turn; the calls it cut short got "interrupted" results.
+ * - guardrail_tripped: an input guardrail stopped the message, or an output guardrail the answer (`guardrail` says
+ *   which and why); the turn is rolled back, and a session goes on.
  * - invalid_output: the agent has an outputSchema and its final answer still did not match it after being told what was wrong.
  * - ended: a session was ended by `agent end` (the endSession signal).
  * - idle_timeout: a session received no message within its idle timeout.
@@ -24,7 +27,8 @@ export type TurnStatus =
   | 'token_budget'
   | 'cost_budget'
   | 'invalid_output'
-  | 'interrupted';
+  | 'interrupted'
+  | 'guardrail_tripped';
 export type AgentStatus = TurnStatus | 'ended' | 'idle_timeout';
 
 export interface AgentResult {
@@ -42,6 +46,8 @@ export interface AgentResult {
   output?: unknown;
   /** The tool calls that answered the last user message, results clipped: only for runs started with `reportToolCalls` (evals). */
   toolCalls?: ObservedToolCall[];
+  /** Status `guardrail_tripped`: the guardrail that tripped, and the reason a person sees. */
+  guardrail?: TrippedGuardrail;
 }
 
 /** What a session's sendMessage update returns: the answer to that one message. */
@@ -56,6 +62,8 @@ export interface TurnReply {
   agent: string;
   /** The answer parsed and checked against the agent's outputSchema, when it has one. */
   output?: unknown;
+  /** Status `guardrail_tripped`: the guardrail that tripped, and the reason a person sees. */
+  guardrail?: TrippedGuardrail;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { PendingApproval, TurnStatus } from './result';
 import type { Usage } from './usage';
+import type { TrippedGuardrail } from './guardrails';
 
 /**
  * What a run publishes to its stream (@temporalio/workflow-streams, hosted by the
@@ -24,6 +25,10 @@ import type { Usage } from './usage';
  * reached is no longer silent until its last attempt.
  *
  * Since 0.5 a steering message the turn in progress took is told (`steered`), where it joined the turn.
+ *
+ * Since 0.6 a turn a guardrail stopped ends with status `guardrail_tripped`, its `turn_end` naming the guardrail and
+ * the reason (docs/guardrails.md). An agent with output guardrails streams no `text`: each reply without tool calls
+ * is published whole once its output guardrails passed it.
  *
  * Events a run carried over from an older version of this code may lack the
  * fields marked "since 0.2" or "since 0.3"; renderers treat them as unknown.
@@ -130,6 +135,8 @@ export type AgentEvent =
       error?: string;
       iterations?: number;
       usage?: Usage;
+      /** Status `guardrail_tripped` (since 0.6): the guardrail that tripped, and the reason a person sees. */
+      guardrail?: TrippedGuardrail;
     };
 
 /**

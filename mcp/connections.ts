@@ -18,8 +18,20 @@ export interface McpRequestOptions {
   timeoutMs?: number;
 }
 
+/**
+ * The calls a connection makes, whichever MCP revision it speaks: 2025-11-25 (`@modelcontextprotocol/sdk` 1.x's
+ * Client) or 2026-07-28 (`@modelcontextprotocol/client` 2.x's, for a server that serves only that revision).
+ */
+interface Speaker {
+  listTools(cursor: string | undefined, options: McpRequestOptions): Promise<{ tools: McpTool[]; nextCursor?: string }>;
+  callTool(tool: string, args: Record<string, unknown>, options: McpRequestOptions): Promise<CallToolResult>;
+  /** How a failed request is told: the server's own refusal, a timeout (the connection is fine), or trouble. */
+  failure(error: unknown): 'refused' | 'timeout' | 'unavailable';
+  close(): Promise<void>;
+}
+
 interface Connection {
-  client: Client;
+  client: Speaker;
   /** Set once the transport closed (a stdio server exited, say): the next request opens a new connection. */
   closed: boolean;
 }
@@ -54,6 +66,27 @@ async function loadSdk() {
   };
 }
 type McpSdk = Awaited<ReturnType<typeof loadSdk>>;
+
+/** The revision of servers that no longer answer `initialize`. */
+const modernRevision = '2026-07-28';
+
+// The 2.x client loads only for a server of that revision.
+const modernSdk = loadOnce(async () => {
+  const [client, stdio] = await Promise.all([
+    import('@modelcontextprotocol/client'),
+    import('@modelcontextprotocol/client/stdio'),
+  ]);
+  return {
+    Client: client.Client,
+    StreamableHTTPClientTransport: client.StreamableHTTPClientTransport,
+    StdioClientTransport: stdio.StdioClientTransport,
+    ProtocolError: client.ProtocolError,
+    SdkError: client.SdkError,
+    SdkErrorCode: client.SdkErrorCode,
+    isInputRequiredResult: client.isInputRequiredResult,
+  };
+});
+type ModernSdk = Awaited<ReturnType<typeof modernSdk>>;
 // A line longer than this is cut in the log: a server that prints without newlines must not grow a buffer forever.
 const maxStderrLineChars = 2_000;
 // A listing of more tools than this is a server bug (a cursor that never ends), not a toolbox.
@@ -94,7 +127,7 @@ export class McpConnections {
       const tools: McpTool[] = [];
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor === undefined ? undefined : { cursor }, requestOptions(options));
+        const page = await client.listTools(cursor, options);
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined && tools.length < maxListedTools);
@@ -108,12 +141,7 @@ export class McpConnections {
     args: Record<string, unknown>,
     options: McpRequestOptions = {},
   ): Promise<CallToolResult> {
-    return this.request(server, options, async (client) => {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, requestOptions(options));
-      // Servers of protocol version 2024-10-07 answer {toolResult}; everything else has content.
-      if ('toolResult' in result) return { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
-      return result as CallToolResult;
-    });
+    return this.request(server, options, (client) => client.callTool(tool, args, options));
   }
 
   /** Closes every connection (stops every stdio server); a later request opens them again. */
@@ -123,18 +151,18 @@ export class McpConnections {
     await Promise.all(open.map((pending) => pending.then((connection) => this.shut(connection)).catch(() => undefined)));
   }
 
-  private async request<T>(server: string, options: McpRequestOptions, work: (client: Client) => Promise<T>): Promise<T> {
+  private async request<T>(server: string, options: McpRequestOptions, work: (client: Speaker) => Promise<T>): Promise<T> {
     const connection = await this.connection(server);
     try {
       return await work(connection.client);
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      const { McpError, ErrorCode } = await mcpSdk();
-      if (error instanceof McpError && isProtocolError(error, ErrorCode)) {
-        throw new McpRequestRefused(this.redact(`MCP server "${server}" refused the request: ${error.message}`));
+      const failure = connection.client.failure(error);
+      if (failure === 'refused') {
+        throw new McpRequestRefused(this.redact(`MCP server "${server}" refused the request: ${(error as Error).message}`));
       }
       // A timed-out request says nothing about the connection, and dropping it would fail the server's other calls.
-      if (!(error instanceof McpError && error.code === ErrorCode.RequestTimeout)) await this.drop(server, connection);
+      if (failure !== 'timeout') await this.drop(server, connection);
       throw new McpServerUnavailable(this.redact(`MCP server "${server}" is unavailable: ${describe(error)}`));
     }
   }
@@ -164,18 +192,15 @@ export class McpConnections {
       throw new McpServerUnavailable(
         `MCP server "${server}" is not configured on this worker (it has: ${this.names.join(', ') || 'none'})`,
       );
-    const sdk = await mcpSdk();
-    const transport = createTransport(sdk, config);
-    if (transport instanceof sdk.StdioClientTransport) this.logStderr(server, transport);
-    const client = new sdk.Client(clientInfo);
-    const connection: Connection = { client, closed: false };
-    client.onclose = () => {
-      connection.closed = true;
-    };
     try {
-      await client.connect(transport, { timeout: this.connectTimeoutMs });
+      try {
+        return await this.openLegacy(server, config);
+      } catch (error) {
+        // A server of the 2026-07-28 revision only refuses `initialize`, naming the revisions it serves.
+        if (!describe(error).includes(modernRevision)) throw error;
+        return await this.openModern(server, config);
+      }
     } catch (error) {
-      await client.close().catch(() => undefined);
       const what =
         config.transport === 'stdio'
           ? `could not be started (${mcpServerAddress(config)})`
@@ -183,11 +208,64 @@ export class McpConnections {
       const logNote = config.transport === 'stdio' ? "; its stderr is in the worker's log" : '';
       throw new McpServerUnavailable(this.redact(`MCP server "${server}" ${what}: ${describe(error)}${logNote}`));
     }
+  }
+
+  /** A connection of the 2025-11-25 revision: `initialize`, then requests. What every server answered until 2026. */
+  private async openLegacy(server: string, config: McpServerConfig): Promise<Connection> {
+    const sdk = await mcpSdk();
+    const transport = createTransport(sdk, config);
+    if (transport instanceof sdk.StdioClientTransport) this.logStderr(server, transport);
+    const client = new sdk.Client(clientInfo);
+    return this.connected(client, transport, legacySpeaker(client, sdk));
+  }
+
+  /** A connection of the 2026-07-28 revision (no handshake: server/discover, then each request says its version). */
+  private async openModern(server: string, config: McpServerConfig): Promise<Connection> {
+    const sdk = await modernSdk();
+    const transport =
+      config.transport === 'stdio'
+        ? new sdk.StdioClientTransport({
+            command: config.command,
+            args: config.args,
+            env: config.env,
+            cwd: config.cwd,
+            stderr: 'pipe',
+          })
+        : new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    if (transport instanceof sdk.StdioClientTransport) this.logStderr(server, transport);
+    // No elicitation declared, and input_required handed back (never fulfilled): this client asks no person yet.
+    const client = new sdk.Client(clientInfo, {
+      versionNegotiation: { mode: { pin: modernRevision } },
+      inputRequired: { autoFulfill: false },
+    });
+    return this.connected(client, transport, modernSpeaker(client, sdk));
+  }
+
+  /** Connects a client of either revision (closed again if it cannot), and marks its connection closed when it closes. */
+  private async connected(
+    client: {
+      connect(transport: never, options: { timeout: number }): Promise<void>;
+      close(): Promise<void>;
+      onclose?: () => void;
+    },
+    transport: unknown,
+    speaker: Connection['client'],
+  ): Promise<Connection> {
+    const connection: Connection = { client: speaker, closed: false };
+    client.onclose = () => {
+      connection.closed = true;
+    };
+    try {
+      await client.connect(transport as never, { timeout: this.connectTimeoutMs });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    }
     return connection;
   }
 
   /** A stdio server's stderr, line by line and redacted, to the worker's log only. */
-  private logStderr(server: string, transport: StdioClientTransport): void {
+  private logStderr(server: string, transport: { stderr: StdioClientTransport['stderr'] }): void {
     let partial = '';
     const emit = (line: string) => {
       if (line.trim()) this.log(`MCP server "${server}" stderr: ${this.redact(line.slice(0, maxStderrLineChars))}`);
@@ -243,9 +321,58 @@ function requestOptions(options: McpRequestOptions) {
   };
 }
 
-/** The server's own JSON-RPC error answer, as opposed to the SDK's codes for a closed connection or a timeout. */
-function isProtocolError(error: { code: number }, codes: McpSdk['ErrorCode']): boolean {
-  return error.code !== codes.ConnectionClosed && error.code !== codes.RequestTimeout;
+function legacySpeaker(client: Client, sdk: McpSdk): Speaker {
+  return {
+    listTools: (cursor, options) => client.listTools(cursor === undefined ? undefined : { cursor }, requestOptions(options)),
+    async callTool(tool, args, options) {
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, requestOptions(options));
+      // Servers of protocol version 2024-10-07 answer {toolResult}; everything else has content.
+      if ('toolResult' in result) return { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
+      return result as CallToolResult;
+    },
+    failure(error) {
+      if (!(error instanceof sdk.McpError)) return 'unavailable';
+      // The server's own JSON-RPC error answer, as opposed to the SDK's codes for a closed connection or a timeout.
+      if (error.code === sdk.ErrorCode.RequestTimeout) return 'timeout';
+      return error.code === sdk.ErrorCode.ConnectionClosed ? 'unavailable' : 'refused';
+    },
+    close: () => client.close(),
+  };
+}
+
+function modernSpeaker(client: InstanceType<ModernSdk['Client']>, sdk: ModernSdk): Speaker {
+  return {
+    async listTools(cursor, options) {
+      return (await client.listTools(cursor === undefined ? undefined : { cursor }, requestOptions(options))) as {
+        tools: McpTool[];
+        nextCursor?: string;
+      };
+    },
+    async callTool(tool, args, options) {
+      const result = await client.callTool(
+        { name: tool, arguments: args },
+        { ...requestOptions(options), allowInputRequired: true },
+      );
+      // The tool asks for a person's input: this client cannot ask yet, so the call did not run, and the model is told.
+      if (sdk.isInputRequiredResult(result)) {
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `not run: the MCP tool ${tool} asked for input (input_required), which this client cannot ask a person for`,
+            },
+          ],
+          isError: true,
+        };
+      }
+      return result as CallToolResult;
+    },
+    failure(error) {
+      if (error instanceof sdk.ProtocolError) return 'refused';
+      return error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout ? 'timeout' : 'unavailable';
+    },
+    close: () => client.close(),
+  };
 }
 
 function describe(error: unknown): string {

@@ -1,10 +1,23 @@
 import { ConfigurationError } from '../core/errors';
+import { looksLikeLanguageModel } from './ai-sdk/language-model';
 import type { ModelProvider } from './provider-call';
 
 const providerNamePattern = /^[a-z][a-z0-9-]*$/;
 
 /** Defines a model provider to register on a worker beside (or instead of) the built-in ones; checked here, once. */
 export function defineProvider(provider: ModelProvider): ModelProvider {
+  if (looksLikeLanguageModel(provider)) {
+    // Registered as it is, an AI SDK model would be a provider named "undefined" that nothing can call.
+    const name = typeof provider.provider === 'string' ? provider.provider.split('.')[0] : 'name';
+    throw new ConfigurationError(
+      `an AI SDK language model (${String(provider.provider)} ${String(provider.modelId)}) is not a provider by itself: register aiSdkProvider('${name}', model) to name it ${name}:${String(provider.modelId)}, or aiSdkProvider('${name}', <the package's provider>) to name any of its models`,
+    );
+  }
+  if (typeof provider !== 'object' || provider === null || typeof provider.name !== 'string') {
+    throw new ConfigurationError(
+      `a provider is a value with a name and call(request) (defineProvider), or an AI SDK model registered with aiSdkProvider('<name>', model); got ${provider === null ? 'null' : typeof provider}`,
+    );
+  }
   if (!providerNamePattern.test(provider.name)) {
     throw new ConfigurationError(
       `provider name "${provider.name}" must be lowercase words joined by dashes (${providerNamePattern})`,

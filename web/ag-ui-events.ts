@@ -433,7 +433,12 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
     this.finished = true;
     const usage = this.usage;
     const metadata = {
-      [ownKey]: { turn: event.turn, status: event.status, ...(event.usage && { costUsd: event.usage.costUsd }) },
+      [ownKey]: {
+        turn: event.turn,
+        status: event.status,
+        ...(event.usage && { costUsd: event.usage.costUsd }),
+        ...(event.guardrail && { guardrail: event.guardrail }),
+      },
     };
     if (event.status === 'failed') {
       const failed: RunErrorEvent = {
@@ -453,7 +458,7 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
       timestamp: Date.now(),
       // A stopped turn produced no answer to wait for; the session goes on, the next run is an ordinary one.
       outcome: event.status === 'interrupted' ? { type: 'cancelled' } : { type: 'success' },
-      result: { answer: event.answer, status: event.status },
+      result: { answer: event.answer, status: event.status, ...(event.guardrail && { guardrail: event.guardrail }) },
       metadata,
       ...(usage.length > 0 && { usage }),
     };

@@ -269,6 +269,8 @@ export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
         const chunks = this.closeStep();
         if (event.usage) chunks.push({ type: 'data-usage', id: `turn-${event.turn}`, data: usageData(event.usage) });
         if (event.status === 'failed') chunks.push({ type: 'error', errorText: event.error ?? 'the turn failed' });
+        // A guardrail's reason is the person's answer to why there is none: a data part the page shows in the message.
+        if (event.guardrail) chunks.push({ type: 'data-guardrail', id: `turn-${event.turn}-guardrail`, data: event.guardrail });
         chunks.push({
           type: 'finish',
           finishReason: finishReasonOf(event.status),
@@ -277,6 +279,7 @@ export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
             status: event.status,
             iterations: event.iterations,
             ...(event.usage && { usage: usageData(event.usage) }),
+            ...(event.guardrail && { guardrail: event.guardrail }),
           },
         });
         return chunks;
@@ -404,6 +407,7 @@ function finishReasonOf(status: TurnStatus | 'failed'): UiFinishReason {
     case 'cost_budget':
       return 'length';
     case 'refused':
+    case 'guardrail_tripped':
       return 'content-filter';
     case 'failed':
       return 'error';

@@ -152,7 +152,7 @@ export class AgentPlugin extends SimplePlugin {
         spans: tracing?.spans ?? untracedSpans,
         mcpConnections,
       }),
-      ...createFeatureActivities(registry, roots),
+      ...createFeatureActivities(registry, roots, env),
     };
     // Known once configureWorker has seen the worker's task queue: read when prepareRun runs.
     const modelQueues = { names: (): Record<string, string> => ({}) };

@@ -3,11 +3,15 @@ import type { WorkspaceRoots } from '../activities/scratch/run-workspace';
 import { createGradeOutcome } from '../evals/graders/grade-outcome';
 import { evalJudgeAgent } from '../evals/graders/judge-agent';
 import { createScratchActivities } from '../evals/scratch/scratch-activities';
+import { toolActivity } from '../activities/tool-activity';
+import { scheduleBoundsFromEnv } from '../schedules/bounds';
+import { createScheduleRunTool, scheduleRunTool, scheduleRunToolName } from '../schedules/schedule-run-tool';
 
 /**
  * Where the worker assembles the features that sit above the agent run (docs/architecture.md): nothing under the
  * worker names a feature, so each one's activities and built-in agents are added here, and its workflows in the
- * bundle's entry (./workflows.ts). Today one feature: evals (`agent eval`, runEval).
+ * bundle's entry (./workflows.ts). Today two features: evals (`agent eval`, runEval), and schedules (the
+ * `schedule_run` tool, when an agent lists it).
  */
 
 /** Adds the features' own agents to the registry: the evals' judge (eval-judge), which an eval's LLM judge runs as. */
@@ -16,11 +20,21 @@ export function addFeatureAgents(registry: AgentRegistry): void {
 }
 
 /** The features' activities, beside the agent run's (activities/index.ts). */
-export function createFeatureActivities(registry: AgentRegistry, roots: WorkspaceRoots) {
+export function createFeatureActivities(registry: AgentRegistry, roots: WorkspaceRoots, env: NodeJS.ProcessEnv = process.env) {
   return {
     // An eval's copies of a workspace for its runs to change (docs/evals-tools.md), on every worker.
     ...createScratchActivities(roots),
     // An eval's built-in and custom graders (evals/graders/grade-outcome.ts): custom graders are the user's code.
     gradeOutcome: createGradeOutcome(registry),
+    // schedule_run, when an agent lists it: run with this worker's agents, so a schedule of an unknown one is refused.
+    ...(registry.tools.get(scheduleRunToolName) === scheduleRunTool && {
+      [scheduleRunToolName]: toolActivity(
+        createScheduleRunTool({
+          knowsAgent: (name) => registry.agents.has(name),
+          bounds: scheduleBoundsFromEnv(env),
+        }),
+        roots,
+      ),
+    }),
   };
 }

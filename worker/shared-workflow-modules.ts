@@ -21,6 +21,7 @@ export const sharedWorkflowModules: readonly string[] = [
   '../core/context-view',
   '../core/cost',
   '../core/errors',
+  '../core/guardrails',
   '../core/input-check',
   '../core/json-schema-check',
   '../core/limits',

@@ -11,6 +11,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import { failureTypes } from '../core/errors';
+import type { TrippedGuardrail } from '../core/guardrails';
 import type { ResolvedAgentInput } from '../core/input';
 import { maxPromptChars } from '../core/limits';
 import { zeroUsage, type Usage } from '../core/usage';
@@ -155,7 +156,7 @@ export class AgentWorkflowRun implements StatusSources {
     if (resumed || promptWaiting) {
       const start = resumed ?? { ...this.freshTurn(), checkpoint: { ...checkpoint(state), length: state.messages.length - 1 } };
       const reply = await this.answer(parts, start, resumed ? inbox.current : undefined, resumed !== undefined);
-      if (!input.session) return this.finish(reply!.status);
+      if (!input.session) return this.finish(reply!.status, reply!.guardrail);
       if (reply && spendsTheBudget(reply)) return this.finish(reply.status);
     }
 
@@ -243,6 +244,7 @@ export class AgentWorkflowRun implements StatusSources {
         answer: reply.answer,
         iterations: reply.iterations,
         usage: reply.usage,
+        ...(reply.guardrail && { guardrail: reply.guardrail }),
       });
       inbox.answer(ticket, reply);
       return reply;
@@ -298,7 +300,7 @@ export class AgentWorkflowRun implements StatusSources {
     });
   }
 
-  private async finish(outcome: AgentStatus): Promise<AgentResult> {
+  private async finish(outcome: AgentStatus, guardrail?: TrippedGuardrail): Promise<AgentResult> {
     const { inbox, state, status } = this;
     inbox.close(`the session has ended (${outcome})`);
     // Only a spent budget ends a session with messages still waiting: they get that answer.
@@ -323,6 +325,7 @@ export class AgentWorkflowRun implements StatusSources {
       turns: status.turns,
       agent: state.agent,
       ...(state.lastOutput !== undefined && { output: state.lastOutput }),
+      ...(guardrail && { guardrail }),
       ...(this.input.reportToolCalls && { toolCalls: observedToolCalls(state.messages, lastUserMessage(state.messages)) }),
     };
   }

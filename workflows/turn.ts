@@ -18,6 +18,10 @@ import type { HandOverRule } from './hand-over-rule';
 import type { RunStatus } from './run-status';
 import type { TurnScope } from './turn-scope';
 import { modelCallSummary } from './summaries';
+import { rollBack } from './state';
+import { TurnGuardrails, type GuardedText } from './guardrails/turn-guardrails';
+import type { GuardrailStage, TrippedGuardrail } from '../core/guardrails';
+import type { GuardrailTiming } from './guardrails/run-guardrails';
 
 export const reflectionPrompt =
   'You have reached the limit on tool-using steps for this task. Without calling any tools, summarise what you have done, ' +
@@ -93,6 +97,8 @@ export class Turn {
   /** Where this run's part of the turn began in the conversation (a turn carried over began in an earlier run). */
   private readonly resumedAt: number;
   private previousWasEmpty = false;
+  /** The agent's guardrails: what the turn checks before the model sees a message, and before anyone sees an answer. */
+  private readonly guardrails: TurnGuardrails;
 
   constructor(
     private readonly parts: TurnParts,
@@ -102,6 +108,7 @@ export class Turn {
     delete this.progress.openRound;
     this.maySpawn = (parts.input.subagent?.depth ?? 0) < parts.input.maxSubagentDepth;
     this.budget = costBudgetOf(parts.input, parts.setup);
+    this.guardrails = new TurnGuardrails(parts.input, parts.status, this.budget);
     this.resumedAt = parts.state.messages.length;
   }
 
@@ -116,6 +123,19 @@ export class Turn {
 
     // The previous run continued as new while a tool round waited for approval: that round goes on first.
     const { openRound } = this.start;
+    // A fresh turn's message is checked before any model sees it, or beside the first call (runInParallel), whose
+    // reply is then held until the check passed. A turn carried over was checked in its first run.
+    let unchecked: string | undefined;
+    if (!openRound && this.start.iteration === 0 && this.guards('input')) {
+      const message = state.messages[this.start.checkpoint.length];
+      if (message?.role === 'user') {
+        const tripped = this.guards('input', 'before')
+          ? await this.guard('input', [{ text: message.content }], 'before')
+          : undefined;
+        if (tripped) return this.tripped(tripped);
+        if (this.guards('input', 'parallel')) unchecked = message.content;
+      }
+    }
     if (openRound) {
       const reply = state.messages[state.messages.length - 1];
       if (reply?.role !== 'assistant') throw new Error('a carried tool round must follow its reply');
@@ -129,12 +149,27 @@ export class Turn {
     while (this.progress.agentIterations < this.agent.maxIterations) {
       if (this.parts.handOver.due()) return this.handOver();
       if (this.budgetSpent()) return this.answered(this.lastAnswer(), 'cost_budget');
-      this.takeSteering();
+      const steered = this.takeSteering();
+      if (steered.length > 0 && this.guards('input')) {
+        const tripped = await this.guard(
+          'input',
+          steered.map((text) => ({ text, steering: true })),
+        );
+        if (tripped) return this.tripped(tripped);
+      }
       this.progress.iteration++;
       this.progress.agentIterations++;
       status.nextIteration();
-      const asked = this.askModel('auto');
+      const beside = unchecked === undefined ? undefined : this.guard('input', [{ text: unchecked }], 'parallel');
+      unchecked = undefined;
+      const asked = this.askModel('auto', { held: beside !== undefined });
+      if (beside) {
+        const tripped = await this.guardrails.besideModel(beside, asked.reply);
+        if (tripped) return this.tripped(tripped);
+      }
       const response = this.takeReply(asked, await asked.reply);
+      const withheld = await this.checkAnswer(asked, response);
+      if (withheld) return this.tripped(withheld);
       const step: TurnStep = this.overBudget() ? { kind: 'token_budget', answer: response.message.content } : nextStep(response);
       if (step.kind !== 'run_tools') state.messages.push(...notRunResults(response.message.toolCalls, notRunBecause[step.kind]));
       const emptyTwice = this.previousWasEmpty && step.kind === 'empty';
@@ -176,6 +211,8 @@ export class Turn {
     state.messages.push({ role: 'user', content: reflectionPrompt });
     const askedForReflection = this.askModel('none');
     const reflection = this.takeReply(askedForReflection, await askedForReflection.reply);
+    const withheld = await this.checkAnswer(askedForReflection, reflection);
+    if (withheld) return this.tripped(withheld);
     state.messages.push(...notRunResults(reflection.message.toolCalls, 'the iteration limit was reached'));
     return this.answered(reflection.message.content, 'max_iterations');
   }
@@ -187,13 +224,68 @@ export class Turn {
    * with the results first). Runs recorded before steering have no steering update, so nothing is taken and their
    * replay makes the commands it made: no patch is needed.
    */
-  private takeSteering(): void {
+  private takeSteering(): string[] {
     const { state, stream, status } = this.parts;
-    for (const { content } of this.parts.steering.takeSteering()) {
+    const taken = this.parts.steering.takeSteering();
+    for (const { content } of taken) {
       state.messages.push({ role: 'user', content, steering: true });
       const text = content.length > steeringPreviewChars ? `${content.slice(0, steeringPreviewChars)}…` : content;
       stream.publish({ type: 'steered', turn: status.turns + 1, iteration: this.progress.iteration, text });
     }
+    return taken.map(({ content }) => content);
+  }
+
+  /** Whether the agent that has the conversation has guardrails for this stage (none: no promise is made). */
+  private guards(stage: GuardrailStage, timing?: GuardrailTiming): boolean {
+    return this.guardrails.has(this.agent, stage, timing);
+  }
+
+  /** Runs the guardrails of the agent that has the conversation (workflows/guardrails/turn-guardrails.ts). */
+  private guard(stage: GuardrailStage, texts: GuardedText[], timing?: GuardrailTiming): Promise<TrippedGuardrail | undefined> {
+    return this.guardrails.check(this.agent, stage, texts, this.progress.iteration, timing);
+  }
+
+  /** Whether a reply waits for the output guardrails of the agent that made it before it is published. */
+  private holds(asked: AskedModel, response: ModelCallResult): boolean {
+    return this.guardrails.holds(this.parts.setup.agents[asked.agent], response);
+  }
+
+  /**
+   * A reply without tool calls is an answer a person will see: with output guardrails it was held (takeReply did not
+   * publish it, and its text was not streamed), and goes out only once they passed it. Returns the guardrail that
+   * tripped, when one did; the reply then goes out without its text.
+   */
+  private async checkAnswer(asked: AskedModel, response: ModelCallResult): Promise<TrippedGuardrail | undefined> {
+    if (!this.holds(asked, response)) return undefined;
+    const { content } = response.message;
+    const tripped = await this.guard('output', [
+      { text: content, ...(response.output !== undefined && { output: response.output }) },
+    ]);
+    this.publishReply(asked, response, tripped ? { withheld: true } : {});
+    return tripped;
+  }
+
+  /**
+   * A guardrail stopped the turn: it is rolled back (the message that tripped an input guardrail never joins the
+   * conversation, and an answer an output guardrail stopped is not kept), and ends with the reason; a session goes on.
+   */
+  private tripped(guardrail: TrippedGuardrail): TurnOutcome {
+    const { state, status } = this.parts;
+    rollBack(state, this.start.checkpoint);
+    state.lastAnswer = '';
+    state.lastOutput = undefined;
+    this.progress.usage = status.turnUsage;
+    return {
+      kind: 'answered',
+      reply: {
+        answer: '',
+        status: 'guardrail_tripped',
+        iterations: this.progress.iteration,
+        usage: status.turnUsage,
+        agent: state.agent,
+        guardrail,
+      },
+    };
   }
 
   /** What an interrupted turn replies: its last answer so far (if any), and what it spent. */
@@ -244,7 +336,8 @@ export class Turn {
     return undefined;
   }
 
-  private askModel(toolChoice: ToolChoice): AskedModel {
+  /** Asks the model; a `held` reply (input guardrails run beside the call) is not streamed as it is written. */
+  private askModel(toolChoice: ToolChoice, { held = false } = {}): AskedModel {
     const { input, state, setup, status, stream } = this.parts;
     status.enter('calling_model');
     const current = this.agent;
@@ -260,14 +353,15 @@ export class Turn {
       toolChoice,
       mcp: setup.mcpListing,
       modelQueues: setup.modelQueues,
-      // Only runs that asked for it get the text as it is written; every run gets each reply whole.
-      ...(input.stream && { streamAs: call }),
+      // Only runs that asked for it get the text as it is written; every run gets each reply whole. An agent with
+      // output guardrails streams nothing: an answer is shown only once they passed it.
+      ...(input.stream && !held && !this.guardrails.has(current, 'output') && { streamAs: call }),
     });
     return { call, agent: current.name, model: current.model, iteration, reply };
   }
 
   private takeReply(asked: AskedModel, response: ModelCallResult): ModelCallResult {
-    const { state, status, stream } = this.parts;
+    const { state, status } = this.parts;
     status.spent(response.usage);
     state.messages.push(response.message);
     state.lastCall = {
@@ -277,12 +371,19 @@ export class Turn {
     };
     // The stored transcript now covers every message including this response; without one, the next call goes inline.
     state.transcript = response.transcript ?? { length: 0 };
+    if (!this.holds(asked, response)) this.publishReply(asked, response);
+    return response;
+  }
+
+  /** The reply on the stream; one an output guardrail stopped goes out `withheld`: without its text and thinking. */
+  private publishReply(asked: AskedModel, response: ModelCallResult, { withheld = false } = {}): void {
     // What the provider let us read of the thinking, as the text is told; redacted thinking never.
-    const thinking = readableThinking(response.message.thinking);
-    stream.publish({
+    const thinking = withheld ? undefined : readableThinking(response.message.thinking);
+    const text = withheld ? '' : response.message.content;
+    this.parts.stream.publish({
       type: 'reply',
       call: asked.call,
-      text: response.message.content,
+      text,
       toolCalls: response.message.toolCalls.map((toolCall) => toolCall.name),
       iteration: asked.iteration,
       agent: asked.agent,
@@ -291,7 +392,6 @@ export class Turn {
       ...(response.message.thinking?.length && { thought: true as const }),
       ...(thinking && { thinking }),
     });
-    return response;
   }
 
   private answered(answer: string, outcome: TurnStatus, output?: unknown): TurnOutcome {

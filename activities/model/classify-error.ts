@@ -8,6 +8,10 @@ interface ProviderErrorShape {
   message?: string;
   /** The parsed error body: OpenAI's `{message}` or Anthropic's `{type, error: {message}}`. */
   error?: { message?: unknown; error?: { message?: unknown } };
+  /** The AI SDK's APICallError (any `@ai-sdk/*` package): its status, its headers, and whether the package would retry it. */
+  statusCode?: number;
+  responseHeaders?: Record<string, string>;
+  isRetryable?: boolean;
 }
 
 const retryableStatuses = new Set([408, 409, 429]);
@@ -29,10 +33,18 @@ export function classifyProviderError(error: unknown, provider: string, where: E
   if (error instanceof ConfigurationError) {
     return ApplicationFailure.create({ type: failureTypes.configuration, message: error.message, nonRetryable: true });
   }
-  const shape = (typeof error === 'object' && error !== null ? error : {}) as ProviderErrorShape;
+  const shape = errorShape(error);
   const message = withoutSecrets(providerMessage(shape) ?? String(error), where.env);
   const status = typeof shape.status === 'number' ? shape.status : undefined;
-  if (status !== undefined && status >= 400 && status < 500 && !retryableStatuses.has(status)) {
+  // An AI SDK package says itself whether its error is worth retrying (by status, or its API's own rule): a 4xx it
+  // would retry is retried, any other 4xx is not. Only a 4xx is a rejection: a 200 whose body broke off (the AI SDK's
+  // "Failed to process successful response") is retried like a dropped connection, whatever the package says.
+  const rejected =
+    status !== undefined &&
+    status >= 400 &&
+    status < 500 &&
+    (typeof shape.isRetryable === 'boolean' ? !shape.isRetryable : !retryableStatuses.has(status));
+  if (rejected) {
     return ApplicationFailure.create({
       type: failureTypes.providerRejected,
       message: `${provider} rejected the request (HTTP ${status}): ${message}`,
@@ -52,6 +64,13 @@ export function classifyProviderError(error: unknown, provider: string, where: E
     ...(retryAfterMs !== undefined && { nextRetryDelay: retryAfterMs }),
     details: [{ provider, status: status ?? null }],
   });
+}
+
+/** The error as classification reads it: an AI SDK APICallError's statusCode and responseHeaders as status and headers. */
+function errorShape(error: unknown): ProviderErrorShape {
+  const shape = (typeof error === 'object' && error !== null ? error : {}) as ProviderErrorShape;
+  if (shape.status !== undefined || typeof shape.statusCode !== 'number') return shape;
+  return { ...shape, message: shape.message, status: shape.statusCode, headers: shape.responseHeaders };
 }
 
 /** Reads `retry-after-ms` (OpenAI) or `retry-after` (seconds or an HTTP date) into milliseconds. */
@@ -83,7 +102,7 @@ function providerMessage(shape: ProviderErrorShape): string | undefined {
 /** The provider's error in a few words, for the retry notice: `HTTP 503: overloaded`, `Connection error.` */
 export function providerErrorText(error: unknown, env?: NodeJS.ProcessEnv): string {
   if (error instanceof ApplicationFailure) return withoutSecrets(error.message, env);
-  const shape = (typeof error === 'object' && error !== null ? error : {}) as ProviderErrorShape;
+  const shape = errorShape(error);
   const message = withoutSecrets(providerMessage(shape) ?? String(error), env);
   return typeof shape.status === 'number' ? `HTTP ${shape.status}: ${message}` : message;
 }

@@ -4,6 +4,8 @@ import { defaultAgentName, defaultApprovalTimeoutSeconds } from '../../core/limi
 import type { AgentInput } from '../../core/resolve-input';
 import { createAgentMcpServer, type AgentMcpServerOptions } from '../../serve/mcp/agent-server';
 import { createAgentMcpHttpHandler } from '../../serve/mcp/http-endpoint';
+import { createModernAgentMcpServer } from '../../serve/mcp/modern-server';
+import { serveAgentMcpStdio } from '../../serve/mcp/stdio-endpoint';
 import { toNodeListener } from '../../serve/http/node-listener';
 import { assertStartable } from '../check-run';
 import { connect } from '../connect';
@@ -100,23 +102,15 @@ export async function mcpCommand(argv: string[], output: Output): Promise<number
   }
 }
 
-/** Over stdin and stdout, for the one client that started this process; it ends when the client closes stdin. */
+/**
+ * Over stdin and stdout, for the one client that started this process (of either MCP revision:
+ * serve/mcp/stdio-endpoint.ts); it ends when the client closes stdin.
+ */
 async function serveStdio(options: AgentMcpServerOptions, output: Output, listener: InterruptListener): Promise<void> {
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-  const server = createAgentMcpServer(options, 'local');
-  const closed = new Promise<void>((resolve) => {
-    const before = server.onclose;
-    server.onclose = () => {
-      before?.();
-      resolve();
-    };
-    // The SDK's stdio transport does not notice the end of its input; the client closing it is the end of this server.
-    process.stdin.once('end', resolve);
-  });
-  await server.connect(new StdioServerTransport());
+  const served = serveAgentMcpStdio(options);
   output.info(`serving ${options.agents.length} agent(s) over MCP on stdio: ${options.agents.join(', ')}`);
-  await Promise.race([closed, listener.signalled]);
-  await server.close().catch(() => undefined);
+  await Promise.race([served.closed, listener.signalled]);
+  await served.close();
 }
 
 async function serveHttp(
@@ -144,6 +138,7 @@ async function serveHttp(
       allowedOrigins: listFlag(values['allowed-origins']),
       authorize,
       serverFor: (principal) => createAgentMcpServer(options, principal),
+      modernServerFor: (principal, gone) => createModernAgentMcpServer(options, principal, gone),
     });
     output.info(
       `serving ${options.agents.length} agent(s) over MCP at http://${host.includes(':') ? `[${host}]` : host}:${boundPort}${mcpPath}: ${options.agents.join(', ')} (Ctrl-C stops)`,

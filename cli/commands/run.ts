@@ -7,6 +7,7 @@ import { awaitResult } from '../../client/await-result';
 import { assertProviderCredentials, assertStartable } from '../check-run';
 import { connect, ensureWorkerServes } from '../connect';
 import { statusExitCodes } from '../exit-codes';
+import { statusText } from '../event-lines';
 import { interrupted, InterruptListener, untilInterrupted } from '../interrupt';
 import { LineQueue } from '../line-queue';
 import { startAgent } from '../../client/start-agent';
@@ -120,7 +121,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
     }
     if (renderer.turnEnds === 0)
       output.info(`(the run ended before its last events reached this terminal: agent show ${handle.workflowId} has them all)`);
-    if (outcome.status !== 'completed') output.info(`run ended with status ${outcome.status}`);
+    if (outcome.status !== 'completed') output.info(`run ended with status ${statusText(outcome.status, outcome.guardrail)}`);
     output.info(
       `${outcome.iterations} iteration(s), ${outcome.usage.inputTokens} input / ${outcome.usage.outputTokens} output tokens${usageSuffix(outcome.usage)}`,
     );

@@ -4,6 +4,7 @@ import { endSessionSignal } from '../../workflows/definitions';
 import { awaitResult } from '../../client/await-result';
 import { connect, ensureWorkerServes, type CliConnection } from '../connect';
 import { statusExitCodes } from '../exit-codes';
+import { statusText } from '../event-lines';
 import { MessageNotAnsweredError, sendMessage } from '../../client/send-message';
 import { unpinSession } from '../../client/session-versioning';
 import type { AgentWorkflow } from '../../client/start-agent';
@@ -101,7 +102,7 @@ export function printReply(
   output: Output,
   printAnswer: (answer: string) => void = (answer) => output.result(answer),
 ): void {
-  if (reply.status !== 'completed') output.info(`(turn ended with status ${reply.status})`);
+  if (reply.status !== 'completed') output.info(`(turn ended with status ${statusText(reply.status, reply.guardrail)})`);
   output.info(
     `(${reply.iterations} model call(s), ${reply.usage.inputTokens} input / ${reply.usage.outputTokens} output tokens${usageSuffix(reply.usage)})`,
   );

@@ -5,6 +5,7 @@ import { isEvalEvent, type StreamEvent } from '../../core/stream-events';
 import type { EvalReport } from '../../core/eval-types';
 import { connect } from '../connect';
 import { statusExitCodes } from '../exit-codes';
+import { statusText } from '../event-lines';
 import { followStream } from '../../client/follow-stream';
 import { StreamRenderer } from '../stream-renderer';
 import { UsageError } from '../help';
@@ -89,11 +90,19 @@ async function reportEnd(
     return 0;
   }
   if (json) {
-    output.result(JSON.stringify({ type: 'run_end', workflowId, status: outcome.status, answer: outcome.answer }));
+    output.result(
+      JSON.stringify({
+        type: 'run_end',
+        workflowId,
+        status: outcome.status,
+        answer: outcome.answer,
+        ...(outcome.guardrail && { guardrail: outcome.guardrail }),
+      }),
+    );
   } else {
     // The run may end before the watcher's last poll: its answer is then shown from the result, once.
     if (printer.lastTurnEnded < outcome.turns && outcome.turns > 0) printer.complete(outcome.answer, printer.turnEnds + 1);
-    output.info(`run ${workflowId} ended: ${outcome.status}`);
+    output.info(`run ${workflowId} ended: ${statusText(outcome.status, outcome.guardrail)}`);
   }
   return statusExitCodes[outcome.status];
 }

@@ -22,20 +22,24 @@ import { CallProgress } from './progress';
  * 5 s, for the wait and for the query alike, a loaded worker cut the catch-up short, the call answered first, and the
  * SDK's Client dropped its last progress (test/e2e/mcp-task-states.test.ts holds every query 8 s).
  */
-const streamDrainMs = 15_000;
+export const streamDrainMs = 15_000;
 
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-/** What one MCP server (one client's connection) needs to run its calls. */
-export interface CallContext {
-  server: Server;
+/** What a call of either revision needs to start and read runs: the server, and who the client is. */
+export interface RunContext {
   client: Client;
   taskQueue: string;
   /** Who the client is: the owner recorded in every run it starts (serve/http/run-owner.ts). */
   principal: string;
+  log(line: string): void;
+}
+
+/** What one MCP server of the 2025-11-25 revision (one client's connection) needs to run its calls. */
+export interface CallContext extends RunContext {
+  server: Server;
   /** Aborted when the connection closes: what follows a run for a task (run-tasks.ts) stops then. */
   closed: AbortSignal;
-  log(line: string): void;
 }
 
 /** How an agent call ends before its run does: the client cancelled it, or the client went away. */
@@ -121,15 +125,20 @@ export async function runResult(
  * transport right after; a cancellation leaves it.
  */
 export function leaving(signal: AbortSignal, server: Server): Promise<Left> {
+  return leavingWhen(signal, () => server.transport === undefined);
+}
+
+/** Resolves when `signal` aborts: `gone` when `gone()` says the client went away then, else `cancelled`. */
+export function leavingWhen(signal: AbortSignal, gone: () => boolean): Promise<Left> {
   return new Promise((resolve) => {
-    const decide = () => queueMicrotask(() => resolve({ left: server.transport === undefined ? 'gone' : 'cancelled' }));
+    const decide = () => queueMicrotask(() => resolve({ left: gone() ? 'gone' : 'cancelled' }));
     if (signal.aborted) decide();
     else signal.addEventListener('abort', decide, { once: true });
   });
 }
 
 /** Ends the run's turn, as `agent interrupt` does; a run that ended meanwhile has nothing to interrupt. */
-async function interrupt(handle: WorkflowHandle, log: (line: string) => void): Promise<void> {
+export async function interrupt(handle: WorkflowHandle, log: (line: string) => void): Promise<void> {
   await handle.executeUpdate(interruptUpdate).catch((error: Error) => {
     log(`agent mcp: could not interrupt ${handle.workflowId}: ${error.message}`);
   });

@@ -25,7 +25,7 @@ export interface AgentMcpServerOptions {
   log(line: string): void;
 }
 
-const instructions =
+export const instructions =
   'Each tool is an agent: calling it starts a durable run (on Temporal) that survives this connection, and returns ' +
   `its answer. If a call is lost, ${resultToolName} with the run's id (named in the first progress notification and ` +
   'in the result\'s _meta "durable-agent/run") returns the answer once the run has one.';
@@ -65,7 +65,10 @@ export function createAgentMcpServer(options: AgentMcpServerOptions, principal: 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
     const args = request.params.arguments ?? {};
-    if (name === resultToolName) return readRun(context, stringArgument(args, 'runId', name), structured, extra);
+    if (name === resultToolName) {
+      const gone = () => server.transport === undefined;
+      return readRun(context, stringArgument(args, 'runId', name), structured, extra.signal, gone);
+    }
     if (!options.agents.includes(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
     const prompt = stringArgument(args, 'prompt', name);
     const input = { ...options.inputFor(name), prompt };
@@ -82,7 +85,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions, principal: 
   return server;
 }
 
-function stringArgument(args: Record<string, unknown>, field: string, tool: string): string {
+export function stringArgument(args: Record<string, unknown>, field: string, tool: string): string {
   const value = args[field];
   if (typeof value !== 'string' || value.trim() === '') {
     throw new McpError(ErrorCode.InvalidParams, `${tool} takes {"${field}": "<text>"}: "${field}" must be a non-empty string`);
@@ -92,7 +95,7 @@ function stringArgument(args: Record<string, unknown>, field: string, tool: stri
   return value;
 }
 
-function packageVersion(): string {
+export function packageVersion(): string {
   try {
     return (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
   } catch {

@@ -11,9 +11,12 @@ import { runMetaKey } from './agent-tools';
  */
 export function runToolResult(workflowId: string, result: AgentResult, structured: boolean): CallToolResult {
   const completed = result.status === 'completed';
-  const meta = { [runMetaKey]: { workflowId, status: result.status, agent: result.agent } };
+  const { guardrail } = result;
+  const meta = { [runMetaKey]: { workflowId, status: result.status, agent: result.agent, ...(guardrail && { guardrail }) } };
   const content: CallToolResult['content'] = [{ type: 'text', text: result.answer }];
-  if (!completed) content.push({ type: 'text', text: `[the run ${workflowId} ended with status ${result.status}]` });
+  // A guardrail's reason is what the caller needs to know of a turn it stopped (docs/guardrails.md).
+  const why = guardrail ? ` (guardrail "${guardrail.name}": ${guardrail.reason})` : '';
+  if (!completed) content.push({ type: 'text', text: `[the run ${workflowId} ended with status ${result.status}${why}]` });
   const output = completed && structured && isObject(result.output) ? { structuredContent: result.output } : {};
   return { content, ...output, ...(!completed && { isError: true }), _meta: meta };
 }

@@ -16,7 +16,7 @@ const declinedReason = "the MCP client's user declined";
  * The fields of the elicitation form: the reason the user may give when declining, and the arguments they may
  * approve the call with instead of the model's (docs/policy.md, "Edits").
  */
-const reasonForm = {
+export const reasonForm = {
   type: 'object',
   properties: {
     reason: { type: 'string', title: 'Reason', description: 'Why not (when you decline): the agent reads it' },
@@ -111,7 +111,7 @@ export class ElicitedApprovals {
 }
 
 /** The question, as the CLI asks it: the description (headline, then the preview), and who asked. */
-function question(request: PendingApproval): string {
+export function question(request: PendingApproval): string {
   const by = request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '';
   const [headline, ...preview] = (request.description ?? request.summary).split('\n');
   return [`Approve ${headline}?${by}`, ...preview].join('\n');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { createMcpHandler, isLegacyRequest, type Server as ModernServer } from '@modelcontextprotocol/server';
 import { ChatRequestError } from '../http/request-error';
 import { defaultMaxBodyBytes, readJsonBody } from '../http/request-body';
 import { refusal, withCors, type RequestGuardOptions } from '../http/request-guard';
@@ -8,8 +9,13 @@ import { refusal, withCors, type RequestGuardOptions } from '../http/request-gua
 export interface AgentMcpHttpOptions extends RequestGuardOptions {
   /** The request's principal, as `agent serve`'s authorize: undefined or empty is nobody (401). */
   authorize(request: Request): string | undefined | Promise<string | undefined>;
-  /** The MCP server of one session, for its principal (agent-server.ts). */
+  /** The MCP server of one session, for its principal (agent-server.ts): clients of the 2025-11-25 revision. */
   serverFor(principal: string): Server;
+  /**
+   * The MCP server of one request of the 2026-07-28 revision, for its principal (modern-server.ts); `gone` says
+   * whether the endpoint was closing when a call's signal aborted (else it was the client's cancellation).
+   */
+  modernServerFor?(principal: string, gone: () => boolean): ModernServer;
   maxBodyBytes?: number;
   /**
    * The open sessions one principal may hold (default 32): a client that goes away without ending its session (most
@@ -44,6 +50,16 @@ export function createAgentMcpHttpHandler(options: AgentMcpHttpOptions): {
   const sessions = new Map<string, Session>();
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   const maxSessions = options.maxSessionsPerPrincipal ?? 32;
+  // The 2026-07-28 revision has no sessions: each request is served by a server of its own, for the principal this
+  // endpoint proved (passed as authInfo). Its closed response stream is its cancellation (the revision's rule); the
+  // endpoint closing is not, so that stopping `agent mcp` leaves every run going.
+  let closing = false;
+  const modern =
+    options.modernServerFor &&
+    createMcpHandler(({ authInfo }) => options.modernServerFor!(authInfo!.clientId, () => closing), {
+      legacy: 'reject',
+      maxRequestBodySize: maxBodyBytes,
+    });
 
   // A Map keeps insertion order: the first of a principal's idle sessions is its oldest idle one.
   const makeRoom = (principal: string): boolean => {
@@ -60,6 +76,10 @@ export function createAgentMcpHttpHandler(options: AgentMcpHttpOptions): {
     const principal = await options.authorize(request);
     if (typeof principal !== 'string' || principal.trim() === '') return problem(401, 'not signed in');
     const parsedBody = request.method === 'POST' ? await readJsonBody(request, maxBodyBytes) : undefined;
+    // Decided per request by the SDK's own classification: the 2026-07-28 `_meta` claim, else the 2025 sessions.
+    if (modern && !(await isLegacyRequest(request, parsedBody))) {
+      return modern.fetch(request, { parsedBody, authInfo: { token: '', clientId: principal, scopes: [] } });
+    }
     const id = request.headers.get(sessionHeader);
     if (id !== null) {
       const session = sessions.get(id);
@@ -104,6 +124,8 @@ export function createAgentMcpHttpHandler(options: AgentMcpHttpOptions): {
       }
     },
     async close() {
+      closing = true;
+      await modern?.close();
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.all(open.map((session) => session.server.close().catch(() => undefined)));

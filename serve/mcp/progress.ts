@@ -1,8 +1,13 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentEvent } from '../../core/stream-events';
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** What a request handler of either revision gives a call to send its progress with. */
+export interface ProgressExtra {
+  _meta?: { progressToken?: string | number };
+  sendNotification(notification: {
+    method: 'notifications/progress';
+    params: { progressToken: string | number; progress: number; message: string };
+  }): Promise<void>;
+}
 
 /**
  * MCP progress notifications for one tool call, when the client asked for them (a `progressToken` in the request's
@@ -14,7 +19,7 @@ export class CallProgress {
   private sending: Promise<void> = Promise.resolve();
   private readonly token: string | number | undefined;
 
-  constructor(private readonly extra: Extra) {
+  constructor(private readonly extra: ProgressExtra) {
     this.token = extra._meta?.progressToken;
   }
 
@@ -71,7 +76,7 @@ export function progressMessage(event: AgentEvent): string | undefined {
     case 'steered':
       return `steering message taken after model call ${event.iteration}`;
     case 'turn_end':
-      return `turn ${event.turn} ended: ${event.status}`;
+      return `turn ${event.turn} ended: ${event.status}${event.guardrail ? ` (guardrail "${event.guardrail.name}": ${event.guardrail.reason})` : ''}`;
     // Text as it is written: no message.
     case 'text':
     case 'thinking':

@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { failureMessage } from '../../client/failure-message';
 import { isOwnedBy } from '../http/run-owner';
 import { agentWorkflowType } from '../../workflows/definitions';
-import { leaving, runResult, type CallContext, type CallExtra } from './agent-call';
+import { leavingWhen, runResult, type RunContext } from './agent-call';
 import { failedToolResult, runToolResult } from './call-result';
 
 /**
@@ -12,22 +12,24 @@ import { failedToolResult, runToolResult } from './call-result';
  * stops waiting and leaves the run alone.
  */
 export async function readRun(
-  context: CallContext,
+  context: RunContext,
   runId: string,
   structured: (agent: string) => boolean,
-  extra: CallExtra,
+  /** The call's signal, and whether the client was gone when it aborted. */
+  signal: AbortSignal,
+  gone: () => boolean,
 ): Promise<CallToolResult> {
   const handle = context.client.workflow.getHandle(runId);
   if (!(await isOwnedBy(context.client, runId, context.principal)) || !(await isAgentRun(context, runId))) {
     return { content: [{ type: 'text', text: `no run ${runId} that you can read` }], isError: true };
   }
-  const outcome = await Promise.race([runResult(handle, context.log), leaving(extra.signal, context.server)]);
+  const outcome = await Promise.race([runResult(handle, context.log), leavingWhen(signal, gone)]);
   if ('left' in outcome) return failedToolResult(runId, 'no longer waited for');
   if ('error' in outcome) return failedToolResult(runId, failureMessage(outcome.error));
   return runToolResult(runId, outcome.result, structured(outcome.result.agent));
 }
 
-async function isAgentRun(context: CallContext, runId: string): Promise<boolean> {
+async function isAgentRun(context: RunContext, runId: string): Promise<boolean> {
   const description = await context.client.workflow.getHandle(runId).describe();
   return description.type === agentWorkflowType;
 }

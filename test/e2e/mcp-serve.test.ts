@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -264,6 +266,31 @@ it('puts approvals to the user by elicitation: accepted runs the call, declined 
   );
 });
 
+it('serves a client of the 2026-07-28 revision over stdio, with no handshake, beside the 2025 ones', async () => {
+  scriptByPrompt(bed.server, { 'Hello, new revision.': [openaiReply({ content: 'Hello from 2026.' })] });
+  const [command, ...args] = cliCommandLine(['mcp', '--workspace', bed.workspace]);
+  const client = new ModernClient(
+    { name: 'mcp-serve-test-2026', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(new ModernStdioTransport({ command, args, env: mcpEnvironment(), stderr: 'ignore' }));
+  try {
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(client.getServerCapabilities()?.extensions).toHaveProperty(['io.modelcontextprotocol/tasks']);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['default', 'helper', 'geographer', 'scribe', 'agent_result']);
+    const progress: string[] = [];
+    const answered = await client.callTool(
+      { name: 'helper', arguments: { prompt: 'Hello, new revision.' } },
+      { onprogress: (entry) => progress.push(entry.message ?? '') },
+    );
+    expect(answered.content).toEqual([{ type: 'text', text: 'Hello from 2026.' }]);
+    expect(progress).toContain('turn 1 ended: completed');
+  } finally {
+    await client.close();
+  }
+});
+
 it("interrupts the run on the client's cancellation, and keeps a run going for a client that comes back", async () => {
   const cancelled = gated('never read');
   const later = gated('Worth the wait.');
@@ -355,6 +382,7 @@ it("serves Streamable HTTP with agent serve's rules: origins, principals, and ru
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const clients: Client[] = [];
+  const modernClients: ModernClient[] = [];
   const connectAs = async (user: string) => {
     const client = new Client({ name: `mcp-serve-test-${user}`, version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { 'X-User': user } } }));
@@ -372,6 +400,24 @@ it("serves Streamable HTTP with agent serve's rules: origins, principals, and ru
     const runId = runIdOf(answered);
     const again = (await alice.callTool({ name: 'agent_result', arguments: { runId } })) as CallToolResult;
     expect(textOf(again)).toBe('Hello, Alice.');
+    // A client of the 2026-07-28 revision, on the same endpoint, under the same rules: each request its principal's.
+    const modernAs = async (user: string) => {
+      const client = new ModernClient(
+        { name: `mcp-serve-test-2026-${user}`, version: '1.0.0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      await client.connect(new ModernHttpTransport(new URL(url), { requestInit: { headers: { 'X-User': user } } }));
+      modernClients.push(client);
+      return client;
+    };
+    const newAlice = await modernAs('alice');
+    expect(textOf((await newAlice.callTool({ name: 'agent_result', arguments: { runId } })) as CallToolResult)).toBe(
+      'Hello, Alice.',
+    );
+    const newBob = await modernAs('bob');
+    expect(textOf((await newBob.callTool({ name: 'agent_result', arguments: { runId } })) as CallToolResult)).toBe(
+      `no run ${runId} that you can read`,
+    );
 
     // Bob cannot read Alice's run, and is told the same as for a run that does not exist.
     const bob = await connectAs('bob');
@@ -412,7 +458,7 @@ it("serves Streamable HTTP with agent serve's rules: origins, principals, and ru
     });
     expect(hijack.status).toBe(404);
   } finally {
-    for (const client of clients) await client.close();
+    for (const client of [...clients, ...modernClients]) await client.close();
     child.kill('SIGINT');
     await new Promise((resolve) => child.once('exit', resolve));
   }

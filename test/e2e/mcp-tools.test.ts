@@ -399,3 +399,42 @@ function processGone(pid: number): Promise<void> {
     check();
   });
 }
+
+it('uses the tools of a server of the 2026-07-28 revision only; one that needs a person is not run, and the model told', async () => {
+  const http = await startHttpMcpServer(0, { revision: '2026-07-28' });
+  try {
+    bed.server.enqueue(
+      openaiReply({
+        toolCalls: [
+          { id: 'call_add', name: 'modern_add', arguments: { a: 2, b: 3 } },
+          { id: 'call_ask', name: 'modern_ask', arguments: {} },
+        ],
+      }),
+      openaiReply({ content: 'Five; the other asked first.' }),
+    );
+    const taskQueue = uniqueTaskQueue('mcp-2026');
+    const worker = await createTestWorker(bed.environment, {
+      taskQueue,
+      env: bed.server.providerEnv,
+      mcpServers: { modern: { url: http.url } },
+    });
+    const { result } = await worker.runUntil(
+      runAgent(bed.environment, taskQueue, {
+        prompt: 'Add, then ask',
+        model: 'openai:gpt-4o-mini',
+        tools: ['mcp:modern'],
+        workspace: bed.workspace,
+      }),
+    );
+    expect(result).toMatchObject({ status: 'completed', answer: 'Five; the other asked first.' });
+    expect(toolNames(bed.server.requests[0].body)).toEqual(['modern_add', 'modern_ask']);
+    const results = bed.server.requests[1].body.messages.filter((message: { role: string }) => message.role === 'tool');
+    expect(results.map((message: { content: string }) => message.content)).toEqual([
+      '5',
+      // This client declares no elicitation (it cannot ask a person yet), so the server may not ask: it refuses.
+      expect.stringMatching(/refused the request: .*do not declare the required capability/),
+    ]);
+  } finally {
+    await http.close();
+  }
+});

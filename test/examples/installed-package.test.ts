@@ -29,7 +29,7 @@ jest.setTimeout(1_800_000);
 
 /**
  * The npm versions a user has: by default the one that ships with the Node.js running the tests (Node 22 ships npm 10,
- * Node 24 npm 11); CI runs this file once, in the smoke tier on Node 22 (a few minutes: a pack and two installs).
+ * Node 24 npm 11); CI runs this file once, on Node 22 beside the suite (a few minutes: a pack and two installs).
  * INSTALL_TEST_NPM=10,11 runs both here.
  */
 const npmMajors = (process.env.INSTALL_TEST_NPM ?? (Number(process.versions.node.split('.')[0]) >= 24 ? '11' : '10'))

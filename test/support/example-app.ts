@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { collect } from './cli';
+import { withDistLock } from './dist-lock';
 
 const root = path.join(__dirname, '..', '..');
 
@@ -19,39 +20,13 @@ export interface StartedScript {
 
 /**
  * Builds dist/ from this checkout (`npm run build:lib`: `tsc -b`, which rebuilds only what changed, so the second
- * example of a run waits a second, not twenty), one jest worker at a time: two builds writing dist/ at once could let
- * an install copy a half-written file.
+ * example of a run waits a second, not twenty), under dist/'s lock (./dist-lock.ts).
  */
-async function buildLibrary(): Promise<void> {
-  const lock = path.join(root, 'dist.lock');
-  for (;;) {
-    try {
-      await mkdir(lock);
-      await writeFile(path.join(lock, 'pid'), String(process.pid));
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      // A lock left by a process that no longer runs (a killed jest run) is taken over.
-      const holder = Number(await readFile(path.join(lock, 'pid'), 'utf8').catch(() => ''));
-      if (holder > 0 && !isRunning(holder)) await rm(lock, { recursive: true, force: true });
-      else await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-  try {
+function buildLibrary(): Promise<void> {
+  return withDistLock(async () => {
     const build = await collect(spawn('npm', ['run', '-s', 'build:lib'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] }));
     if (build.code !== 0) throw new Error(`npm run build:lib failed:\n${build.stdout}${build.stderr}`);
-  } finally {
-    await rm(lock, { recursive: true, force: true });
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
+  });
 }
 
 /**

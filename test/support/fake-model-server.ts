@@ -9,10 +9,15 @@ import { responsesEventStream } from './responses-events';
 import type { RequestRateLimit } from './wire-rules/rate-limit';
 import { FakeBatchApi } from './fake-batch-api';
 import { anthropicMessageEvents, chatCompletionEvents } from './stream-events';
+import { geminiProblem } from './wire-rules/gemini';
+import { mistralChatProblem } from './wire-rules/mistral-chat';
+import { geminiError, geminiEvents, mistralError, mistralEvents } from './gemini-and-mistral-replies';
 
 /**
  * A local HTTP server that speaks the OpenAI Chat Completions and Anthropic
- * Messages wire formats, so tests drive the real SDK clients with no internet.
+ * Messages wire formats (and, for the AI SDK's packages, Gemini's generateContent
+ * and Mistral's Chat Completions under /mistral/: ./gemini-and-mistral-replies.ts),
+ * so tests drive the real SDK clients with no internet.
  * Like the real APIs, it first refuses with 400 any request they would refuse
  * (./wire-rules/), without using a script step; otherwise it answers from a
  * script, one step per request whatever the path. It records every request.
@@ -25,6 +30,8 @@ import { anthropicMessageEvents, chatCompletionEvents } from './stream-events';
 export interface StreamShape {
   intervalMs?: number;
   stopAfter?: number;
+  /** With `stopAfter`: the connection is then dropped (a proxy or the network cutting the answer off), not left open. */
+  cut?: boolean;
 }
 
 export type FakeStep =
@@ -135,9 +142,7 @@ export class FakeModelServer {
     const problem = wireProblem(received);
     if (problem) {
       received.refusal = problem.message;
-      return received.path.includes('/messages')
-        ? anthropicError(problem.status, problem.message)
-        : openaiError(problem.status, problem.message);
+      return errorStep(received.path, problem);
     }
     const scripted = this.script.shift() ?? this.responder?.(received, this.requests.length - 1);
     const step = scripted && withCacheUsage(this.promptCache, received.path, received.body, scripted);
@@ -164,9 +169,7 @@ export class FakeModelServer {
       const problem = wireProblem(received);
       if (problem) {
         received.refusal = problem.message;
-        const step = received.path.includes('/messages')
-          ? anthropicError(problem.status, problem.message)
-          : openaiError(problem.status, problem.message);
+        const step = errorStep(received.path, problem);
         respond(response, problem.status, JSON.stringify((step as { json: unknown }).json));
         return;
       }
@@ -178,7 +181,8 @@ export class FakeModelServer {
       const scripted = this.script.shift() ?? this.responder?.(received, this.requests.length - 1);
       const step = scripted && withCacheUsage(this.promptCache, received.path, received.body, scripted);
       const fitted = received.path.includes('/responses') && step ? asResponsesAnswer(step, received.body) : step;
-      this.answer(request, response, fitted && received.body?.stream === true ? asEventStream(fitted, received) : fitted);
+      const streamed = received.body?.stream === true || received.path.includes(':streamGenerateContent');
+      this.answer(request, response, fitted && streamed ? asEventStream(fitted, received) : fitted);
     });
   }
 
@@ -213,7 +217,9 @@ async function sendEvents(response: http.ServerResponse, events: string[], shape
   const count = Math.min(events.length, shape.stopAfter ?? events.length);
   for (let index = 0; index < count; index++) {
     if (response.destroyed) return;
-    response.write(events[index]);
+    // Dropped once the last event is on its way, so that the client reads what came before the cut.
+    const cutAfterThis = shape.cut === true && shape.stopAfter !== undefined && index === count - 1;
+    response.write(events[index], cutAfterThis ? () => response.destroy() : undefined);
     if (shape.intervalMs) await new Promise((resolve) => setTimeout(resolve, shape.intervalMs));
   }
   if (shape.stopAfter === undefined) response.end();
@@ -224,6 +230,8 @@ function asEventStream(step: FakeStep, request: ReceivedRequest): FakeStep {
   if ('gate' in step) return { gate: step.gate, then: asEventStream(step.then, request) };
   if (!('json' in step) || (step.status ?? 200) !== 200) return step;
   const shape = step.stream ?? {};
+  if (request.path.includes(':streamGenerateContent')) return { events: geminiEvents(step.json), stream: shape };
+  if (request.path.startsWith('/mistral/')) return { events: mistralEvents(step.json), stream: shape };
   if (request.path.includes('/chat/completions'))
     return { events: chatCompletionEvents(step.json, request.body?.stream_options?.include_usage === true), stream: shape };
   if (request.path.includes('/messages')) return { events: anthropicMessageEvents(step.json), stream: shape };
@@ -234,6 +242,8 @@ function asEventStream(step: FakeStep, request: ReceivedRequest): FakeStep {
 
 function wireProblem(request: ReceivedRequest): WireRefusal | undefined {
   const badRequest = (message: string | undefined) => (message === undefined ? undefined : { status: 400, message });
+  if (isGemini(request.path)) return badRequest(geminiProblem(request.body, request.path));
+  if (request.path.startsWith('/mistral/')) return mistralChatProblem(request.body);
   if (request.path.includes('/chat/completions'))
     return badRequest(openaiChatProblem(request.body) ?? openaiCacheProblem(request.body));
   if (request.path.includes('/messages'))
@@ -243,6 +253,19 @@ function wireProblem(request: ReceivedRequest): WireRefusal | undefined {
   if (request.path.includes('/responses'))
     return openaiResponsesProblem(request.body) ?? badRequest(openaiCacheProblem(request.body));
   return undefined;
+}
+
+function isGemini(path: string): boolean {
+  return /\/models\/[^/]+:(generateContent|streamGenerateContent)/.test(path);
+}
+
+/** A refusal in the error body of the API the request was for. */
+function errorStep(path: string, problem: WireRefusal): FakeStep {
+  if (isGemini(path)) return geminiError(problem.status, problem.message);
+  if (path.startsWith('/mistral/')) return mistralError(problem.status, problem.message);
+  return path.includes('/messages')
+    ? anthropicError(problem.status, problem.message)
+    : openaiError(problem.status, problem.message);
 }
 
 function betas(header: string | string[] | undefined): string[] {

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createMcpHandler, inputRequired, McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { toNodeListener } from '../../serve/http/node-listener';
 import { typescriptArgs } from './typescript-process';
 
 /**
@@ -47,7 +49,30 @@ export interface HttpMcpServer {
   close(): Promise<void>;
 }
 
+/**
+ * The test server of MCP's 2026-07-28 revision only, made with the official `@modelcontextprotocol/server` 2.x: it
+ * refuses `initialize`. Its `add`, and `ask`, which needs a person's input (`input_required`) before it would run.
+ */
+function createModernTestMcpServer(): ModernMcpServer {
+  const server = new ModernMcpServer({ name: 'durable-agent-test-server-2026', version: '1.0.0' });
+  server.registerTool(
+    'add',
+    { description: 'Adds two numbers.', inputSchema: z.object({ a: z.number(), b: z.number() }) },
+    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
+  );
+  server.registerTool('ask', { description: 'Asks its user first.' }, async () =>
+    inputRequired({
+      inputRequests: {
+        sure: inputRequired.elicit({ mode: 'form', message: 'Sure?', requestedSchema: { type: 'object', properties: {} } }),
+      },
+    }),
+  );
+  return server;
+}
+
 export interface HttpMcpServerOptions {
+  /** Serve MCP's 2026-07-28 revision only (createModernTestMcpServer), as a server of the 2.x SDK may. */
+  revision?: '2026-07-28';
   /** Answer every tools/call 401, with a body that echoes the URL asked for, as a careless server might: listing still works. */
   refuseToolCalls?: boolean;
 }
@@ -55,7 +80,9 @@ export interface HttpMcpServerOptions {
 /** The test server over streamable HTTP (stateless: a server and transport per request), on a loopback port (a free one by default). */
 export async function startHttpMcpServer(port = 0, options: HttpMcpServerOptions = {}): Promise<HttpMcpServer> {
   const requests: HttpMcpServer['requests'] = [];
+  const modern = options.revision && createMcpHandler(() => createModernTestMcpServer(), { legacy: 'reject' });
   const listener = http.createServer((request, response) => {
+    if (modern) return toNodeListener((incoming) => modern.fetch(incoming))(request, response);
     if (request.method !== 'POST') {
       // No server-initiated stream and no sessions to end, as the SDK's stateless example answers.
       response

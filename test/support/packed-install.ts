@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { collect, type CliResult } from './cli';
+import { withDistLock } from './dist-lock';
 
 const root = path.join(__dirname, '..', '..');
 
@@ -42,12 +43,13 @@ export async function removeMadeDirectories(): Promise<void> {
 
 /**
  * Packs this checkout as `npm publish` would (prepack builds dist/ and the chat page) into a new directory, and
- * returns the tarball's path: what a user installs from the registry.
+ * returns the tarball's path: what a user installs from the registry. Under dist/'s lock (./dist-lock.ts): in CI the
+ * example tests build dist/ at the same time.
  */
 export async function packThisCheckout(): Promise<string> {
   const destination = await mkdtemp(path.join(os.tmpdir(), 'durable-agent-pack-'));
   made.push(destination);
-  succeeded('npm pack', await run('npm', ['pack', '--pack-destination', destination], root));
+  succeeded('npm pack', await withDistLock(() => run('npm', ['pack', '--pack-destination', destination], root)));
   const [tarball] = (await readdir(destination)).filter((name) => name.endsWith('.tgz'));
   return path.join(destination, tarball);
 }

@@ -34,7 +34,10 @@ export interface SpawnedWorker {
  * so an afterEach can kill whatever a failed test left behind.
  */
 export async function spawnWorker(options: SpawnedWorkerOptions): Promise<SpawnedWorker> {
-  const child = spawn(process.execPath, typescriptArgs(script), {
+  // Without the `source` condition: the worker imports this checkout by path, and under it a package that ships its
+  // TypeScript sources (eventsource-parser, which @ai-sdk/google loads) would resolve to .ts files Node cannot load.
+  const args = typescriptArgs(script).filter((arg) => arg !== '--conditions=source');
+  const child = spawn(process.execPath, args, {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,

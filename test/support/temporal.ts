@@ -49,6 +49,8 @@ export interface TestWorkerOptions {
   activityOverrides?: Record<string, (...args: never[]) => Promise<unknown>>;
   /** MCP servers, as the `mcpServers` object of an AGENT_MCP_CONFIG file. */
   mcpServers?: Definitions['mcpServers'];
+  /** Providers beside the built-in ones (an AI SDK model's, say). */
+  providers?: Definitions['providers'];
 }
 
 /** Test workspaces are temporary directories; test workers and CLIs serve workspaces under this root. */
@@ -80,7 +82,7 @@ export function createTestWorker(environment: TestWorkflowEnvironment, options: 
     taskQueue: options.taskQueue,
     tools: options.tools,
     agents: options.model && options.agents ? answeredBy(options.model.provider.name, options.agents) : options.agents,
-    ...(options.model && { providers: [options.model.provider] }),
+    providers: [...(options.providers ?? []), ...(options.model ? [options.model.provider] : [])],
     mcpServers: options.mcpServers,
     env: options.env ?? {},
     workspaceRoot: options.workspaceRoot ?? testWorkspaceRoot,

@@ -4,8 +4,11 @@
 // Environment: TEMPORAL_ADDRESS, AGENT_TASK_QUEUE, AGENT_WORKFLOW_BUNDLE (the prebuilt
 // bundle, so it starts in a second or two), the provider variables of the fake model
 // server, WORKER_IDENTITY (shown on the activities it starts, in history), and
-// SLOW_STEP_LOG, which adds the slow_step test tool logging to that file.
+// SLOW_STEP_LOG, which adds the slow_step test tool logging to that file; TEST_GOOGLE_BASE_URL, which registers
+// Gemini through @ai-sdk/google (aiSdkProvider) as `google:` at that URL; and STICKY_QUEUE_TIMEOUT_MS, how long a
+// workflow task waits on this worker's sticky queue (once it is killed) before another worker gets it (5 s by default).
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { aiSdkProvider, type ModelProvider } from '../../providers';
 import { builtInTools } from '../../tools';
 import { createAgentWorker } from '../../worker/create-worker';
 import { loadConnectionSettings, taskQueue } from '../../worker/settings';
@@ -25,7 +28,13 @@ async function main(): Promise<void> {
       namespace: settings.namespace,
       taskQueue: taskQueue(),
       tools: stepLog ? [...builtInTools, slowStepTool(stepLog, identity)] : builtInTools,
-      overrides: { identity },
+      providers: await googleProviders(process.env.TEST_GOOGLE_BASE_URL),
+      overrides: {
+        identity,
+        ...(process.env.STICKY_QUEUE_TIMEOUT_MS && {
+          stickyQueueScheduleToStartTimeout: Number(process.env.STICKY_QUEUE_TIMEOUT_MS),
+        }),
+      },
     });
     const running = worker.run();
     process.stdout.write(`${workerReadyLine}\n`);
@@ -33,6 +42,13 @@ async function main(): Promise<void> {
   } finally {
     await connection.close();
   }
+}
+
+/** Gemini through @ai-sdk/google, loaded only for the workers that use it. */
+async function googleProviders(baseURL: string | undefined): Promise<ModelProvider[]> {
+  if (!baseURL) return [];
+  const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+  return [aiSdkProvider('google', createGoogleGenerativeAI({ baseURL, apiKey: 'test-google-key' }))];
 }
 
 if (require.main === module) {

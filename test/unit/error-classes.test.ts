@@ -17,6 +17,7 @@ const libraryFolders = [
   'evals',
   'mcp',
   'providers',
+  'schedules',
   // The MCP server; serve/http/'s ChatRequestError, like web/'s errors, is durable-agent/web's and stays apart.
   'serve/mcp',
   'storage',
@@ -80,6 +81,7 @@ describe('error classes', () => {
         'ConfigurationError',
         'InvalidInputError',
         'MessageNotAnsweredError',
+        'ScheduleBoundError',
         'ToolInputError',
         'WorkspaceRefusal',
       ].sort(),

@@ -17,7 +17,7 @@ const layers: ReadonlyArray<{ layer: string; folders: readonly string[] }> = [
   { layer: 'the run and its side effects', folders: ['workflows', 'activities'] },
   { layer: 'definitions and the registry', folders: ['agents'] },
   { layer: 'the composition root and the client', folders: ['worker', 'client'] },
-  { layer: 'features', folders: ['evals', 'web', 'serve'] },
+  { layer: 'features', folders: ['evals', 'web', 'serve', 'schedules'] },
   { layer: 'the command and the testing kit', folders: ['cli', 'testing'] },
   // The package's entry points (index.ts is `durable-agent`, workflow.ts `durable-agent/workflow`) export from all.
   { layer: 'the entry points', folders: ['.'] },

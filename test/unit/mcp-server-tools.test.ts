@@ -10,6 +10,7 @@ import { createAgentMcpServer } from '../../serve/mcp/agent-server';
 import { agentTools, runMetaKey } from '../../serve/mcp/agent-tools';
 import { runToolResult } from '../../serve/mcp/call-result';
 import { progressMessage } from '../../serve/mcp/progress';
+import { isLegacyOpening } from '../../serve/mcp/stdio-endpoint';
 
 // What `agent mcp` offers and answers, from plain objects: the tools of a registry, and a run's result as a tool result.
 
@@ -129,4 +130,17 @@ it("annotates each agent tool with what its tools can do, as the SDK's Client li
   expect(hints.remote).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
   expect(hints.agent_result).toMatchObject({ readOnlyHint: true, idempotentHint: true });
   await client.close();
+});
+
+it("routes a stdio connection by its first message: the 2026-07-28 _meta claim is the new revision's, all else the old", () => {
+  const claim = { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } };
+  const opening = (method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0' as const, id: 1, method, params });
+  expect(isLegacyOpening(opening('initialize', { protocolVersion: '2025-11-25', capabilities: {} }))).toBe(true);
+  // A tools/call with no handshake and no claim is 2025 traffic: the 2025 server serves it, as before.
+  expect(isLegacyOpening(opening('tools/call', { name: 'helper', arguments: { prompt: 'x' } }))).toBe(true);
+  expect(isLegacyOpening(opening('server/discover', claim))).toBe(false);
+  expect(isLegacyOpening(opening('tools/call', { name: 'helper', arguments: { prompt: 'x' }, ...claim }))).toBe(false);
+  expect(isLegacyOpening(opening('initialize', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } }))).toBe(
+    true,
+  );
 });

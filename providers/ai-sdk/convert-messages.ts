@@ -1,0 +1,136 @@
+import type {
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  LanguageModelV4ToolCallPart,
+  SharedV4ProviderOptions,
+} from '@ai-sdk/provider';
+import type { Message, ReasoningPart } from '../../core/messages';
+import { replyParts, type ReplyPart } from '../../core/reply-parts';
+import { conversationStartText } from '../anthropic/prepare-request';
+
+/**
+ * A thinking part with this id carries no reasoning: it is the provider metadata of the tool call right after it
+ * (Gemini's `thoughtSignature` rides on a function call), kept in the reply's order so that it goes back with its
+ * call even after the call's id was made unique (core/call-ids.ts).
+ */
+export const toolCallMetadataId = 'ai-sdk:tool-call';
+
+/** How a conversation is sent to one model: which thinking is its own, and the ids its API accepts. */
+export interface PromptOptions {
+  /** Thinking sent back: only the provider's own, from this model; the rest is left out. */
+  keepThinking: (part: ReasoningPart) => boolean;
+  /** A tool-call id as the API accepts it (Mistral: nine letters and digits); the same id every time. */
+  wireCallId: (id: string) => string;
+}
+
+/**
+ * Neutral messages → the AI SDK's prompt (LanguageModelV4Prompt; v3's is the same for these parts), once, here. The
+ * system messages go first, as one (the packages refuse one after the conversation has begun); a conversation that
+ * begins with the assistant gets a user turn first (Gemini, like Anthropic, wants a user turn to open it);
+ * consecutive tool results form one tool message, answering the calls of the message before; blank text and empty
+ * replies are left out. The model's own thinking goes back with the provider metadata it came with.
+ */
+export function toLanguageModelPrompt(messages: Message[], options: PromptOptions): LanguageModelV4Prompt {
+  const system = messages.flatMap((message) => (message.role === 'system' && message.content.trim() ? [message.content] : []));
+  const prompt: LanguageModelV4Message[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+        break;
+      case 'user':
+        if (message.content.trim()) prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
+        break;
+      case 'assistant': {
+        const content = assistantContent(replyParts(message, options.keepThinking), options.wireCallId);
+        if (content.some((part) => part.type !== 'reasoning')) prompt.push({ role: 'assistant', content });
+        break;
+      }
+      case 'tool': {
+        const result = {
+          type: 'tool-result' as const,
+          toolCallId: options.wireCallId(message.toolCallId),
+          toolName: message.toolName,
+          output: message.isError
+            ? { type: 'error-text' as const, value: message.content }
+            : { type: 'text' as const, value: message.content },
+        };
+        const last = prompt[prompt.length - 1];
+        if (last?.role === 'tool') last.content.push(result);
+        else prompt.push({ role: 'tool', content: [result] });
+        break;
+      }
+      default: {
+        const exhaustive: never = message;
+        throw new Error(`unknown message ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  }
+  const opening: LanguageModelV4Message[] =
+    prompt[0] !== undefined && prompt[0].role !== 'user'
+      ? [{ role: 'user', content: [{ type: 'text', text: conversationStartText }] }]
+      : [];
+  return [...(system.length > 0 ? [{ role: 'system' as const, content: system.join('\n\n') }] : []), ...opening, ...prompt];
+}
+
+type AssistantPart = Extract<LanguageModelV4Message, { role: 'assistant' }>['content'][number];
+
+function assistantContent(parts: ReplyPart[], wireCallId: (id: string) => string): AssistantPart[] {
+  const content: AssistantPart[] = [];
+  let callMetadata: SharedV4ProviderOptions | undefined;
+  for (const part of parts) {
+    switch (part.type) {
+      case 'text':
+        if (part.text) content.push({ type: 'text', text: part.text });
+        break;
+      case 'tool_call': {
+        const call: LanguageModelV4ToolCallPart = {
+          type: 'tool-call',
+          toolCallId: wireCallId(part.call.id),
+          toolName: part.call.name,
+          input: argumentsForReplay(part.call.arguments),
+          ...(callMetadata && { providerOptions: callMetadata }),
+        };
+        content.push(call);
+        callMetadata = undefined;
+        break;
+      }
+      case 'thinking': {
+        const metadata = parseMetadata(part.signature);
+        if (part.id === toolCallMetadataId) callMetadata = metadata;
+        else content.push({ type: 'reasoning', text: part.text, ...(metadata && { providerOptions: metadata }) });
+        break;
+      }
+      case 'redacted_thinking':
+        // The AI SDK has no redacted reasoning of its own: what a package redacts stays in its metadata.
+        break;
+      default: {
+        const exhaustive: never = part;
+        throw new Error(`unknown reply part ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  }
+  return content;
+}
+
+/** The metadata a provider attached, as stored (JSON text); anything else (a part of another shape) carries none. */
+function parseMetadata(signature: string | undefined): SharedV4ProviderOptions | undefined {
+  if (signature === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(signature);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as SharedV4ProviderOptions) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// The packages want a tool call's input as a value. Arguments that were not valid JSON (the tool result already told
+// the model) go back wrapped, not dropped, as for Anthropic.
+function argumentsForReplay(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value;
+  } catch {
+    // fall through
+  }
+  return { invalid_arguments: text };
+}

@@ -1,0 +1,254 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { z } from 'zod';
+import { defineAgent, defineGuardrail } from 'durable-agent';
+import { scriptedModel, type ScriptedRequest } from 'durable-agent/testing';
+import type { AgentResult } from '../../core/result';
+import { agentWorkflowType, endSessionSignal, statusQuery } from '../../workflows/definitions';
+import { lastJsonLine, runCli } from '../support/cli';
+import { connectToTestServer, createTestWorker, resolved, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { waitFor } from '../support/wait-for';
+import { makeWorkspace } from '../support/workspace';
+import { chat, newChatId, serveHandler, textOf, userMessage, type ServedHandler } from '../web/chat-client';
+
+// Guardrails through the clients a person uses: `agent send` (its exit code, its --json, the reason on stderr), the
+// web chat's `ai` client (the reason shows; the stopped answer's text never does), and one-shot runs for a model
+// guardrail (a child run with structured output) and a guardrail that throws (fail closed).
+
+const noPasswords = defineGuardrail({
+  name: 'no-passwords',
+  checks: 'input',
+  check: ({ text }) =>
+    /password/i.test(text)
+      ? { tripped: true, reason: 'I cannot help with passwords: reset yours at /account.' }
+      : { tripped: false },
+});
+const noSecrets = defineGuardrail({
+  name: 'no-secrets',
+  checks: 'output',
+  check: ({ text }) => (text.includes('SECRET') ? { tripped: true, reason: 'the answer held a credential' } : { tripped: false }),
+});
+// Beside the model call: the model answers, and its answer is dropped unseen when this trips.
+const noRefunds = defineGuardrail({
+  name: 'no-refunds',
+  checks: 'input',
+  runInParallel: true,
+  check: ({ text }) => (/refund/i.test(text) ? { tripped: true, reason: 'refunds are handled by a person' } : { tripped: false }),
+});
+const support = defineAgent({
+  name: 'support',
+  description: 'answers customers',
+  model: 'openai:gpt-4o-mini',
+  guardrails: [noPasswords, noSecrets],
+});
+// No output guardrail: its text streams, but not while an input guardrail runs beside the call.
+const sales = defineAgent({ name: 'sales', description: 'sells', model: 'openai:gpt-4o-mini', guardrails: [noRefunds] });
+const topicJudge = defineAgent({
+  name: 'topic-judge',
+  description: 'says whether a request is about code',
+  model: 'openai:gpt-4o-mini',
+  outputSchema: z.object({ tripped: z.boolean(), reason: z.string() }),
+});
+const coder = defineAgent({
+  name: 'coder',
+  description: 'changes code',
+  model: 'openai:gpt-4o-mini',
+  tools: ['list_directory'],
+  guardrails: [defineGuardrail({ name: 'on-topic', checks: 'input', agent: 'topic-judge' })],
+});
+const fragile = defineAgent({
+  name: 'fragile',
+  description: 'guarded by a policy service that is down',
+  model: 'openai:gpt-4o-mini',
+  guardrails: [
+    defineGuardrail({
+      name: 'policy-service',
+      checks: 'input',
+      check: () => {
+        throw new Error('policy service unreachable');
+      },
+      activity: { maximumAttempts: 2, timeout: '5s' },
+    }),
+  ],
+});
+
+const lastUser = (request: ScriptedRequest) =>
+  request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
+// The session's first reply waits for this, so that a steering message arrives while its turn runs.
+let releaseReply: () => void = () => undefined;
+const replyReleased = new Promise<void>((resolve) => (releaseReply = resolve));
+const model = scriptedModel(async (request) => {
+  const asked = lastUser(request);
+  if (request.agent === 'coder' && asked === 'tidy the imports') {
+    if (request.messages.at(-1)?.role === 'tool') return 'Tidied.';
+    await replyReleased;
+    return { toolCalls: [{ name: 'list_directory', arguments: { path: '.' } }] };
+  }
+  switch (request.agent) {
+    case 'topic-judge':
+      return /weather/.test(asked) ? '{"tripped":true,"reason":"not about code"}' : '{"tripped":false,"reason":"about code"}';
+    case 'sales':
+      return /refund/.test(asked) ? 'Refund issued!' : 'Sold.';
+    case 'support':
+      return asked === 'what is my api key?' ? 'Your key is SECRET-1234.' : 'Happy to help.';
+    default:
+      return 'Done.';
+  }
+});
+
+let environment: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+let served: ServedHandler;
+let servedSales: ServedHandler;
+let workspace: string;
+const taskQueue = uniqueTaskQueue('guardrails');
+
+beforeAll(async () => {
+  environment = await connectToTestServer();
+  workspace = await makeWorkspace();
+  worker = await createTestWorker(environment, { taskQueue, model, agents: [support, sales, topicJudge, coder, fragile] });
+  running = worker.run();
+  served = await serveHandler({
+    client: environment.client,
+    taskQueue,
+    authorize: (request) => request.headers.get('x-user') ?? undefined,
+    input: { agent: 'support', workspace },
+  });
+  servedSales = await serveHandler({
+    client: environment.client,
+    taskQueue,
+    authorize: (request) => request.headers.get('x-user') ?? undefined,
+    input: { agent: 'sales', workspace },
+  });
+});
+afterAll(async () => {
+  await served?.close();
+  await servedSales?.close();
+  worker?.shutdown();
+  await running;
+  await environment?.teardown();
+});
+
+const requestsOf = (agent: string) => model.requests.filter((request) => request.agent === agent);
+
+it('agent send: a tripped guardrail exits 5 with its reason, the model never sees the message, and the session goes on', async () => {
+  const workflowId = `guarded-${Date.now()}`;
+  await environment.client.workflow.start<(input: unknown) => Promise<AgentResult>>(agentWorkflowType, {
+    taskQueue,
+    workflowId,
+    args: [resolved({ agent: 'support', workspace, stream: true, session: { idleTimeoutSeconds: 600 } })],
+  });
+  const env = { AGENT_TASK_QUEUE: taskQueue };
+  const before = requestsOf('support').length;
+
+  const stopped = await runCli(['send', workflowId, 'what is my password?'], env);
+  expect(stopped.code).toBe(5);
+  expect(stopped.stderr).toContain(
+    '(turn ended with status guardrail_tripped (guardrail "no-passwords": I cannot help with passwords: reset yours at /account.))',
+  );
+  expect(stopped.stdout).toBe('\n');
+  expect(requestsOf('support')).toHaveLength(before);
+
+  const withheld = await runCli(['send', workflowId, 'what is my api key?', '--json'], env);
+  expect(withheld.code).toBe(5);
+  expect(lastJsonLine(withheld.stdout)).toMatchObject({
+    workflowId,
+    status: 'guardrail_tripped',
+    answer: '',
+    guardrail: { name: 'no-secrets', reason: 'the answer held a credential' },
+  });
+  expect(withheld.stdout + withheld.stderr).not.toContain('SECRET');
+
+  const answered = await runCli(['send', workflowId, 'thanks', '--json'], env);
+  expect(answered.code).toBe(0);
+  expect(lastJsonLine(answered.stdout)).toMatchObject({ status: 'completed', answer: 'Happy to help.' });
+  // Both stopped turns were rolled back: the model is shown neither the password question nor the withheld answer.
+  const shown = requestsOf('support')
+    .at(-1)!
+    .messages.filter((message) => message.role !== 'system');
+  expect(shown.map((message) => message.content)).toEqual(['thanks']);
+
+  const handle = environment.client.workflow.getHandle(workflowId);
+  await handle.signal(endSessionSignal);
+  expect(await handle.result()).toMatchObject({ status: 'ended', turns: 3, answer: 'Happy to help.' });
+});
+
+it('the web chat shows the reason, and none of an answer a guardrail stopped, after it or beside it', async () => {
+  const stopped = async (api: string, text: string, unseen: string, guardrail: { name: string; reason: string }) => {
+    const { chunks, invalid, message } = await chat(api, 'alice', newChatId(), [userMessage(text)]);
+    expect(invalid).toEqual([]);
+    expect(JSON.stringify(chunks)).not.toContain(unseen);
+    expect(textOf(message)).toBe('');
+    expect(message.parts).toContainEqual(expect.objectContaining({ type: 'data-guardrail', data: guardrail }));
+    expect(chunks.at(-1)).toMatchObject({
+      type: 'finish',
+      finishReason: 'content-filter',
+      messageMetadata: { status: 'guardrail_tripped', guardrail },
+    });
+  };
+  await stopped(served.api, 'what is my api key?', 'SECRET', { name: 'no-secrets', reason: 'the answer held a credential' });
+  const reason = 'refunds are handled by a person';
+  await stopped(servedSales.api, 'I want a refund', 'Refund issued', { name: 'no-refunds', reason });
+  // The guardrail ran beside the model call: the model did answer, and its answer was dropped.
+  expect(requestsOf('sales')).toHaveLength(1);
+  // Where it passes, the agent's text streams as usual.
+  const sold = await chat(servedSales.api, 'alice', newChatId(), [userMessage('one of each, please')]);
+  expect(textOf(sold.message)).toBe('Sold.');
+});
+
+it('a model guardrail judges in a child run; a guardrail that throws fails closed with the reason', async () => {
+  const [offTopic, onTopic, broken] = await Promise.all([
+    runAgent(environment, taskQueue, { agent: 'coder', prompt: 'what is the weather like?', workspace }),
+    runAgent(environment, taskQueue, { agent: 'coder', prompt: 'fix the failing test', workspace }),
+    runAgent(environment, taskQueue, { agent: 'fragile', prompt: 'hello', workspace }),
+  ]);
+  expect(offTopic.result).toMatchObject({
+    status: 'guardrail_tripped',
+    answer: '',
+    guardrail: { name: 'on-topic', reason: 'not about code' },
+    // The judge's tokens count for the run that asked it.
+    usage: { inputTokens: 10, outputTokens: 5 },
+  });
+  expect(onTopic.result).toMatchObject({ status: 'completed', answer: 'Done.', usage: { inputTokens: 20, outputTokens: 10 } });
+  // The coder was asked once: for the request the judge let through.
+  expect(requestsOf('coder').map(lastUser)).toEqual(['fix the failing test']);
+  expect(broken.result.status).toBe('guardrail_tripped');
+  expect(broken.result.guardrail).toEqual({
+    name: 'policy-service',
+    reason: 'guardrail "policy-service" failed, so it counts as tripped: policy service unreachable',
+  });
+  expect(requestsOf('fragile')).toHaveLength(0);
+});
+
+it('agent steer: a steering message is checked too, by a model guardrail, before the next model call', async () => {
+  const workflowId = `steered-${Date.now()}`;
+  await environment.client.workflow.start<(input: unknown) => Promise<AgentResult>>(agentWorkflowType, {
+    taskQueue,
+    workflowId,
+    args: [resolved({ agent: 'coder', workspace, session: { idleTimeoutSeconds: 600 } })],
+  });
+  const env = { AGENT_TASK_QUEUE: taskQueue };
+  const coderCalls = requestsOf('coder').length;
+  const sent = runCli(['send', workflowId, 'tidy the imports', '--json'], env);
+  await waitFor('the turn to call the model', () => requestsOf('coder').length > coderCalls);
+  const steered = runCli(['steer', workflowId, 'and what is the weather like?', '--json'], env);
+  await waitFor(
+    'the steering message accepted',
+    async () => (await environment.client.workflow.getHandle(workflowId).query(statusQuery)).queuedMessages === 1,
+  );
+  releaseReply();
+  const [sendReply, steerReply] = await Promise.all([sent, steered]);
+  for (const reply of [sendReply, steerReply]) {
+    expect(reply.code).toBe(5);
+    expect(lastJsonLine(reply.stdout)).toMatchObject({
+      status: 'guardrail_tripped',
+      guardrail: { name: 'on-topic', reason: 'not about code' },
+    });
+  }
+  // The turn's one model call was its first: the call after the tool round, with the steering message, was never made.
+  expect(requestsOf('coder')).toHaveLength(coderCalls + 1);
+  const handle = environment.client.workflow.getHandle(workflowId);
+  await handle.signal(endSessionSignal);
+  expect(await handle.result()).toMatchObject({ status: 'ended', turns: 1 });
+});

@@ -1,0 +1,81 @@
+import type { AgentSpec } from '../../core/agent-spec';
+import type { GuardrailStage, TrippedGuardrail } from '../../core/guardrails';
+import type { ResolvedAgentInput } from '../../core/input';
+import type { ModelCallResult } from '../../activities';
+import type { RunStatus } from '../run-status';
+import { guardrailsOf, runGuardrails, type GuardrailRequest, type GuardrailTiming } from './run-guardrails';
+
+/** A text a turn's guardrails check: the message (or steering message), or an answer with its parsed output. */
+export type GuardedText = Pick<GuardrailRequest, 'text' | 'steering' | 'output'>;
+
+/**
+ * What a turn (workflows/turn.ts) asks of its agent's guardrails: whether it has some for a stage, their verdict on
+ * texts (what they spend counted for the turn), and whether a reply must wait for them before anyone sees it. An
+ * agent without guardrails costs no promise: every check is skipped on `has`.
+ */
+export class TurnGuardrails {
+  constructor(
+    private readonly input: ResolvedAgentInput,
+    private readonly status: RunStatus,
+    /** The run's cost budget, if it has one: a model guardrail's child run spends from what is left. */
+    private readonly budget: number | undefined,
+  ) {}
+
+  has(agent: AgentSpec | undefined, stage: GuardrailStage, timing?: GuardrailTiming): boolean {
+    return guardrailsOf(agent?.guardrails, stage, timing).length > 0;
+  }
+
+  /** Runs a stage's guardrails on each text, all at once; the first that tripped (in the agent's order), if one did. */
+  async check(
+    agent: AgentSpec,
+    stage: GuardrailStage,
+    texts: GuardedText[],
+    iteration: number,
+    timing?: GuardrailTiming,
+  ): Promise<TrippedGuardrail | undefined> {
+    const { input, status, budget } = this;
+    const guardrails = guardrailsOf(agent.guardrails, stage, timing);
+    const at = `t${status.turnNumber}.i${iteration}.${stage}`;
+    const outcomes = await Promise.all(
+      texts.map((text, index) =>
+        runGuardrails(input, guardrails, {
+          ...text,
+          checks: stage,
+          agent: agent.name,
+          at: texts.length > 1 ? `${at}${index}` : at,
+          ...(budget !== undefined && { dollarsLeft: budget - (status.usage.costUsd ?? 0) }),
+        }),
+      ),
+    );
+    for (const outcome of outcomes) status.spent(outcome.usage);
+    return outcomes.find((outcome) => outcome.tripped)?.tripped;
+  }
+
+  /**
+   * Waits for the input guardrails that ran beside a model call, and for the call: when one tripped, the reply is
+   * dropped unseen (its text was held: the turn streamed none), what it cost counted. A call that failed while a
+   * guardrail tripped ends the turn as tripped; one that failed otherwise fails the turn as it would have.
+   */
+  async besideModel(
+    check: Promise<TrippedGuardrail | undefined>,
+    reply: Promise<ModelCallResult>,
+  ): Promise<TrippedGuardrail | undefined> {
+    const [tripped, response] = await Promise.all([
+      check,
+      reply.then(
+        (answered) => answered,
+        () => undefined,
+      ),
+    ]);
+    if (tripped && response) this.status.spent(response.usage);
+    return tripped;
+  }
+
+  /**
+   * Whether a reply waits for the output guardrails of the agent that made it: any reply without tool calls may be
+   * the answer a person sees. The text beside tool calls is narration mid-turn, not an answer, and is not held.
+   */
+  holds(agent: AgentSpec | undefined, response: ModelCallResult): boolean {
+    return response.message.toolCalls.length === 0 && response.message.content.trim() !== '' && this.has(agent, 'output');
+  }
+}
