@@ -369,6 +369,7 @@ it("a subagent's approval request surfaces at the top-level run with the agents 
         summary: 'write_file "report.txt" (8 bytes, 1 line)',
         description: 'write_file "report.txt" (8 bytes, 1 line)\n  │ all good',
         agents: ['editor', 'writer'],
+        rule: 'approveTools',
       },
     ]);
     // The child run, whose call it is, waits on it under its own id.
