@@ -120,7 +120,7 @@ async function editedArguments(
     await writeFile(file, parsed.ok ? `${JSON.stringify(parsed.value, null, 2)}\n` : asked.arguments, { mode: 0o600 });
     const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
     // Through the shell, as git runs an editor: EDITOR may carry its own arguments (`code --wait`).
-    const status = spawnSync(`${editor} "$1"`, ['editor', file], { shell: true, stdio: 'inherit' }).status;
+    const status = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'editor', file], { stdio: 'inherit' }).status;
     if (status !== 0) throw new UsageError(`the editor (${editor}) exited with ${status}: nothing was approved`);
     return (await readFile(file, 'utf8')).trim();
   } finally {

@@ -25,7 +25,7 @@ afterEach(() => expect(bed.server.refusals).toEqual([]));
 // The CLI checks a run's agent and tools against its own AGENT_DEFINITIONS before it starts it: the worker's.
 const definitions = path.join(__dirname, '..', 'fixtures', 'approval-team.ts');
 
-type Cli = (args: string[]) => ReturnType<typeof runCli>;
+type Cli = (args: string[], extraEnv?: Record<string, string>) => ReturnType<typeof runCli>;
 
 /** A worker in this process (with the deploy tool and the editor agent) while `body` drives the CLI against it. */
 /** A CLI started without waiting: its result, and what it has printed on stderr so far. */
@@ -42,7 +42,7 @@ async function withWorker<T>(body: (cli: Cli, start: (args: string[]) => Started
   const env = { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue, AGENT_DEFINITIONS: definitions };
   return worker.runUntil(() =>
     body(
-      (args) => runCli(args, env),
+      (args, extraEnv) => runCli(args, { ...env, ...extraEnv }),
       (args) => {
         const child = spawnCli(args, env, { stdin: 'ignore' });
         let stderr = '';
@@ -205,10 +205,11 @@ it("a run's --policy: refused look-alikes and a symlink, an allowed write, an as
     await expect(handle.executeUpdate(approveUpdate, { args: [{ arguments: '{"path":"x.md"}' }] })).rejects.toThrow();
     const notJson = await cli(['approve', id, '--call', 'p4', '--args', '{"path":']);
     expect(notJson.stderr).toContain('approve refused: edited arguments are not valid JSON');
-    // The person's arguments ask by another rule (docs-review): the call is put to them again, with those arguments.
-    expect(
-      (await cli(['approve', id, '--call', 'p4', '--args', '{"path":"docs/NOTES.md","content":"from the person"}'])).code,
-    ).toBe(0);
+    // The person edits the call in their editor (here a sed script as $EDITOR). Their arguments ask by another rule
+    // (docs-review): the call is put to them again, with those arguments.
+    const editor = `sed -i -e 's#"README.md"#"docs/NOTES.md"#' -e 's#from the model#from the person#'`;
+    const edited = await cli(['approve', id, '--call', 'p4', '--edit'], { VISUAL: '', EDITOR: editor });
+    expect(edited.stderr).toContain('approved: p4');
     const again = await waitFor('p4 to ask again with the edit', async () => {
       const request = (await status(id)).pendingApprovals.find((pending) => pending.id === 'p4');
       return request?.edited && request;
@@ -222,7 +223,7 @@ it("a run's --policy: refused look-alikes and a symlink, an allowed write, an as
     expect(finished.code).toBe(0);
     const messages = await handle.query(messagesQuery);
     const asked = messages.flatMap((message) => (message.role === 'assistant' ? message.toolCalls : []));
-    expect(asked[3]).toMatchObject({ arguments: '{"path":"docs/NOTES.md","content":"from the person"}' });
+    expect(JSON.parse(asked[3].arguments)).toEqual({ path: 'docs/NOTES.md', content: 'from the person' });
     expect(JSON.parse(asked[3].originalArguments!)).toEqual({ path: 'README.md', content: 'from the model' });
     // The deciding rule is on the stream's events (which the run's history carries): the allowed start, the asks,
     // the decisions with the edit, the refusals.
@@ -262,7 +263,7 @@ it("a run's --policy: refused look-alikes and a symlink, an allowed write, an as
   ]);
   // The model sees the call that ran; the conversation keeps the model's own arguments beside it.
   const sent = bed.server.requests[1].body.messages.find((message: { role: string }) => message.role === 'assistant');
-  expect(sent.tool_calls[3].function.arguments).toBe('{"path":"docs/NOTES.md","content":"from the person"}');
+  expect(JSON.parse(sent.tool_calls[3].function.arguments)).toEqual({ path: 'docs/NOTES.md', content: 'from the person' });
 });
 
 it('a call no one approves within --approval-timeout is not run, and the model is told so (Anthropic)', async () => {
