@@ -65,6 +65,7 @@ export { resolveAgentInput, type AgentInput } from './core/resolve-input';
 export type { ResolvedAgentInput } from './core/input';
 export type { AgentResult, AgentStatus, TurnReply, TurnStatus, AgentStatusSnapshot, PendingApproval } from './core/result';
 export type { ApprovalText } from './core/approval-description';
+export type { ApprovalPolicy, PolicyRule } from './core/agent-spec';
 export type { AgentEvent, EvalEvent, StreamEvent } from './core/stream-events';
 // Reads a run's conversation without making its worker store a large query answer (agent show uses it).
 export { readConversation } from './client/read-conversation';

@@ -1,6 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentRegistry } from '../agents/registry';
-import type { AgentSpec, ModelSettings } from '../core/agent-spec';
+import type { AgentSpec, ApprovalPolicy, ModelSettings } from '../core/agent-spec';
+import { combinedPolicy, policyProblems } from '../core/approval-policy';
+import { ownerHash } from './owner-hash';
 import { mergeModelSettings, withSettingsFolded, type OlderSettings } from '../core/model-settings';
 import { ConfigurationError, failureTypes } from '../core/errors';
 import { priceOf, type ModelPrice, type PriceTable } from '../core/cost';
@@ -36,6 +38,11 @@ export interface PrepareRunInput {
    * (`mcp:*`, `mcp:<server>`), here and by listMcpTools.
    */
   approveTools?: string[];
+  /**
+   * The operator's approval policy for this run (input.approval.policy): checked against the tools of the run's
+   * agents (a rule that can never match fails the run), and put before each agent's own rules.
+   */
+  policy?: ApprovalPolicy;
   /** An eval's run (input.evalTools): with `scratch`, its workspace must be a scratch copy (./scratch/run-workspace.ts). */
   evalTools?: UnrecordedToolPolicy;
 }
@@ -97,6 +104,8 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string 
         );
       }
       if (input.approveTools !== undefined) withRunApprovals(agents, input.approveTools);
+      if (input.policy) withRunPolicy(agents, input.policy, registry);
+      withPrincipalsHashed(agents);
       const provider = parseModelId(entry.model).provider;
       if (!registry.providers.has(provider)) {
         throw new ConfigurationError(
@@ -199,6 +208,25 @@ function setAsideMcpReferences(
 function withRunApprovals(agents: Record<string, AgentSpec>, runApprovals: string[]): void {
   for (const agent of Object.values(agents)) {
     agent.approveTools = [...new Set([...(agent.approveTools ?? []), ...runApprovals])];
+  }
+}
+
+/** The run's policy, checked against every tool its agents may call, then put before each agent's own rules. */
+function withRunPolicy(agents: Record<string, AgentSpec>, policy: ApprovalPolicy, registry: AgentRegistry): void {
+  const names = [...new Set(Object.values(agents).flatMap((agent) => [...agent.tools, ...agent.subagents]))];
+  const problems = policyProblems(policy, registry.policyTools(names), registry.namesMcpTools(names));
+  if (problems.length > 0) throw new ConfigurationError(`the run's approval policy: ${problems.join('; ')}`);
+  for (const agent of Object.values(agents)) agent.policy = combinedPolicy(policy, agent.policy);
+}
+
+/** Each rule's principals as the run records its owner (activities/owner-hash.ts): no user's name enters history. */
+function withPrincipalsHashed(agents: Record<string, AgentSpec>): void {
+  for (const agent of Object.values(agents)) {
+    if (!agent.policy?.rules.some((rule) => rule.principals)) continue;
+    const rules = agent.policy.rules.map((rule) =>
+      rule.principals ? { ...rule, principals: rule.principals.map(ownerHash) } : rule,
+    );
+    agent.policy = { ...agent.policy, rules };
   }
 }
 

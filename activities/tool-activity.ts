@@ -5,6 +5,7 @@ import type { McpToolOrigin } from '../mcp/types';
 import { maxToolErrorChars, maxToolOutputChars } from '../core/limits';
 import { untracedSpans, type AgentSpans } from '../telemetry/agent-spans';
 import type { Tool } from '../tools';
+import type { DeniedPaths } from '../core/approval-policy';
 import { truncateOutput } from '../tools/truncate';
 import { assertRunWorkspace, rootsOf, type WorkspaceRoots } from './scratch/run-workspace';
 import { heartbeating } from './heartbeating';
@@ -25,6 +26,8 @@ export interface ToolActivityInput {
   echoCallId?: boolean;
   /** Set by an eval's run (input.evalTools): the workspace must be a scratch copy, or the call is refused. */
   evalScratch?: boolean;
+  /** The approval policy's refusing path rules for this tool: checked against the real path each open reaches. */
+  deniedPaths?: DeniedPaths[];
 }
 
 /** A tool's output with the id of the call it answers, when the workflow asked for it (`echoCallId`). */
@@ -52,7 +55,7 @@ export function toolActivity(
   spans: AgentSpans = untracedSpans,
 ): ToolActivityFunction {
   const roots = rootsOf(workspaceRoot);
-  return (async ({ arguments: args, workspace, callId, echoCallId, evalScratch }: ToolActivityInput) => {
+  return (async ({ arguments: args, workspace, callId, echoCallId, evalScratch, deniedPaths }: ToolActivityInput) => {
     // prepareRun checked the workspace once; a tool call scheduled by anything else is checked all the same.
     await assertRunWorkspace(roots, workspace, evalScratch ? 'scratch' : undefined).catch((error: Error) => {
       throw ApplicationFailure.create({ type: failureTypes.configuration, message: error.message, nonRetryable: true });
@@ -77,6 +80,7 @@ export function toolActivity(
               workspace,
               signal: context.cancellationSignal,
               resumeFrom: recorded,
+              ...(deniedPaths && { deniedPaths }),
               record(details) {
                 recorded = details;
                 if (!context.info.isLocal) context.heartbeat(details);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors';
-import { modelSettingsSchema } from '../core/agent-spec';
+import { approvalPolicySchema, modelSettingsSchema, type ApprovalPolicy } from '../core/agent-spec';
 import { handoffToolName } from '../core/tool-names';
 import { parseModelId } from '../core/model-id';
 import type { ModelSettings } from '../core/agent-spec';
@@ -29,6 +29,11 @@ export interface Agent {
    * `github_create_issue`, `mcp:github`, `mcp:*`), or a subagent's name. Matched exactly, case included.
    */
   approveTools: string[];
+  /**
+   * Which calls run, wait for a person, or never run (docs/policy.md): ordered rules over the tool, its arguments,
+   * the principal and the tenant, decided before `approveTools` and the tools' own `needsApproval`.
+   */
+  policy?: ApprovalPolicy;
   subagents: Array<Agent | string>;
   handoffs: Array<Agent | string>;
   maxIterations: number;
@@ -53,6 +58,7 @@ export interface AgentDefinition {
   model: string;
   tools?: Array<Tool | string>;
   approveTools?: string[];
+  policy?: ApprovalPolicy;
   subagents?: Array<Agent | string>;
   handoffs?: Array<Agent | string>;
   maxIterations?: number;
@@ -113,6 +119,10 @@ export function defineAgent(definition: AgentDefinition): Agent {
   if (!Array.isArray(approveTools) || approveTools.some((tool) => typeof tool !== 'string' || !tool.trim())) {
     throw problem('approveTools must be a list of tool names');
   }
+  const policy = definition.policy === undefined ? undefined : approvalPolicySchema.safeParse(definition.policy);
+  if (policy && !policy.success) {
+    throw problem(policy.error.issues.map((issue) => `policy.${issue.path.join('.')}: ${issue.message}`).join('; '));
+  }
   if (definition.batch !== undefined && typeof definition.batch !== 'boolean') throw problem('batch must be true or false');
   const guardrails = definition.guardrails ?? [];
   if (!Array.isArray(guardrails)) throw problem('guardrails must be a list of guardrails (defineGuardrail) or their names');
@@ -129,6 +139,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
     model: definition.model,
     tools,
     approveTools,
+    ...(policy && { policy: policy.data }),
     subagents,
     handoffs,
     maxIterations,

@@ -10,6 +10,8 @@ import { builtInTools, toolJsonSchema, type Tool } from '../tools';
 import { parseMcpServers, type McpServerConfig, type McpServerEntry, type McpServers } from '../mcp/config';
 import { mcpReference, type McpReference } from '../mcp/names';
 import { isGrader, type Grader } from './define-grader';
+import { policyProblems, type PolicyToolInfo } from '../core/approval-policy';
+import { pathArgumentsOf } from '../tools/path-argument';
 import { isGuardrail, type Guardrail } from './define-guardrail';
 import type { GuardrailSpec } from '../core/guardrails';
 import { defaultAgent } from './default-agent';
@@ -100,6 +102,7 @@ export class AgentRegistry {
       model: agent.model,
       tools: agent.tools.map(nameOf),
       ...(agent.approveTools.length > 0 && { approveTools: agent.approveTools }),
+      ...(agent.policy && { policy: agent.policy }),
       subagents: agent.subagents.map(nameOf),
       handoffs: agent.handoffs.map(nameOf),
       maxIterations: agent.maxIterations,
@@ -180,6 +183,35 @@ export class AgentRegistry {
       ...Object.keys(this.mcpServers).map((server) => `${mcpSelectorPrefix}${server}`),
     ];
     return names.filter((name) => !this.knowsApprovalName(name)).map((name) => `${name}${didYouMean(name, known)}`);
+  }
+
+  /**
+   * What a policy's checks (core/approval-policy.ts, policyProblems) know of the tools these names stand for: a
+   * registered tool's path and argument names, a subagent's `task`; an MCP name is listed only when a run starts.
+   */
+  policyTools(names: string[]): PolicyToolInfo[] {
+    return names.flatMap((name): PolicyToolInfo[] => {
+      const tool = this.tools.get(name);
+      if (tool) {
+        const shape = (tool.input as { shape?: Record<string, unknown> }).shape;
+        return [{ name, paths: pathArgumentsOf(tool), ...(shape && typeof shape === 'object' && { args: Object.keys(shape) }) }];
+      }
+      if (this.agents.has(name)) return [{ name, paths: [], args: ['task'] }];
+      return [];
+    });
+  }
+
+  /** Whether some of these names are MCP references, whose tools a policy's rules may name before they are listed. */
+  namesMcpTools(names: string[]): boolean {
+    return names.some((name) => this.mcpReference(name) !== undefined);
+  }
+
+  private policyToolsOf(agent: Agent): PolicyToolInfo[] {
+    return this.policyTools([...agent.tools.map(nameOf), ...agent.subagents.map(nameOf)]);
+  }
+
+  private opensToolsLater(agent: Agent): boolean {
+    return this.namesMcpTools(agent.tools.map(nameOf));
   }
 
   /** What the worker has, for an error message about a name it does not know. */
@@ -284,6 +316,10 @@ export class AgentRegistry {
       throw problem(
         `approveTools names unknown tools: ${unapprovable.join(', ')} (${this.describeTools()}; agents: ${this.listedAgentNames().join(', ')})`,
       );
+    if (agent.policy) {
+      const problems = policyProblems(agent.policy, this.policyToolsOf(agent), this.opensToolsLater(agent));
+      if (problems.length > 0) throw problem(`policy: ${problems.join('; ')}`);
+    }
     for (const [role, targets] of [
       ['subagent', agent.subagents],
       ['handoff target', agent.handoffs],

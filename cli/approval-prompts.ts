@@ -1,3 +1,4 @@
+import { isPolicyRule } from '../core/approval-policy';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { PendingApproval } from '../core/result';
 import { approveUpdate, denyUpdate } from '../workflows/definitions';
@@ -102,5 +103,8 @@ function howToDecide(workflowId: string, request: PendingApproval): string {
 function parts(request: PendingApproval): { headline: string; preview: string[]; by: string } {
   // The whole description, built from the arguments that will run: the person decides on what they read here.
   const [headline, ...preview] = (request.description ?? request.summary).split('\n');
-  return { headline, preview, by: request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '' };
+  const agents = request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '';
+  // The policy's rule that asks, by the name its author gave it (the default policy's own go unnamed, as before).
+  const rule = isPolicyRule(request.rule) ? ` (rule ${request.rule}${request.edited ? ', edited arguments' : ''})` : '';
+  return { headline, preview, by: `${rule}${agents}` };
 }

@@ -1,3 +1,4 @@
+import { isPolicyRule } from '../core/approval-policy';
 import type { StreamEvent } from '../core/stream-events';
 import type { TrippedGuardrail } from '../core/guardrails';
 import { printable } from './terminal-text';
@@ -78,11 +79,14 @@ export function approvalRequestedLine(event: Event<'approval_requested'>): strin
     .split('\n')
     .map((line) => `    ${line}`)
     .join('\n');
-  return printable(`  ? waiting for approval (call ${event.id}${by}):\n${description}`);
+  const rule = isPolicyRule(event.rule) ? `, rule ${event.rule}` : '';
+  const edited = event.edited ? ', with edited arguments' : '';
+  return printable(`  ? waiting for approval (call ${event.id}${rule}${by}${edited}):\n${description}`);
 }
 
 export function approvalDecidedLine(event: Event<'approval_decided'>): string {
-  return printable(`  ${event.approved ? '✓ approved' : `✗ not approved (${event.reason ?? 'denied'})`}: call ${event.id}`);
+  const approved = event.edited ? '✓ approved with edited arguments' : '✓ approved';
+  return printable(`  ${event.approved ? approved : `✗ not approved (${event.reason ?? 'denied'})`}: call ${event.id}`);
 }
 
 /** An eval's pair starts: `▸ case-3 · cheaper (eval-…/case-3/cheaper)`; the recorded baseline has no run to name. */

@@ -19,6 +19,7 @@ const agentFlags = `      --agent NAME             a registered agent (built-in 
       --keep-recent-turns N    turns kept verbatim when summarising (default: 4)
       --max-cost-usd X         stop cleanly (status cost_budget) before a model call could take the spend past $X
       --approve-tools a,b      tools whose calls a person approves first (chat and serve: write_file unless given)
+      --policy FILE            the run's approval policy (JSON: rules allow, ask or deny; docs/policy.md)
       --yes                    approve every tool call without asking
       --approval-timeout S     a call not approved within S seconds is not run (default: 3600)
       --tools a,b              tools to enable: names, mcp:<server>, mcp:* (default: the agent's;
@@ -237,7 +238,9 @@ ${agentFlagsWithout('--id', '--stream')}
     schedule delete <id>                delete it; the runs it started stay (agent show)`,
   },
   approve: {
-    summary: `approve <workflow-id> [--call CALL_ID] [--json]                 let a tool call waiting for approval run (all waiting, without --call)`,
+    summary: `approve <workflow-id> [--call CALL_ID] [--json]                 let a tool call waiting for approval run (all waiting, without --call)
+      --args JSON              the named call runs with these arguments instead of the model's (docs/policy.md)
+      --edit                   edit the named call's arguments in $VISUAL or $EDITOR first`,
   },
   deny: { summary: `deny <workflow-id> [--call CALL_ID] [--reason TEXT] [--json]    do not run it; the model is told why` },
   interrupt: {

@@ -41,6 +41,47 @@ export const modelSettingsSchema = z.object({
 });
 export type ModelSettings = z.infer<typeof modelSettingsSchema>;
 
+export const policyActions = ['allow', 'ask', 'deny'] as const;
+export const policyActionSchema = z.enum(policyActions, { message: `must be one of ${policyActions.join(', ')}` });
+export type PolicyAction = z.infer<typeof policyActionSchema>;
+
+/** A condition on one argument: equal to a value, a string matching a glob (`*`, `?`), or a number within bounds. */
+export const policyArgumentConditionSchema = z.union([
+  z.strictObject({ equals: z.union([z.string(), z.number(), z.boolean()]) }),
+  z.strictObject({ glob: z.string().min(1) }),
+  z.strictObject({ min: z.number().optional(), max: z.number().optional() }),
+]);
+export type PolicyArgumentCondition = z.infer<typeof policyArgumentConditionSchema>;
+
+/**
+ * One rule of an approval policy (core/approval-policy.ts evaluates them, docs/policy.md explains them): it matches a
+ * call when every condition it has holds, and then decides it. `name` is what the decision records.
+ */
+export const policyRuleSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits, or _ . : -'),
+  action: policyActionSchema,
+  /** Tool names (`*` and `?` as wildcards); absent: every tool. */
+  tools: z.array(z.string().min(1)).optional(),
+  /** Globs over the call's path arguments, relative to the workspace: `src/**`, `.env`, `secrets/*.key`. */
+  paths: z.array(z.string().min(1)).optional(),
+  /** Conditions on top-level arguments, by name. */
+  args: z.record(z.string(), policyArgumentConditionSchema).optional(),
+  /** The run's owner, as its memo records it (serve/http/run-owner.ts's hash). */
+  principals: z.array(z.string().min(1)).optional(),
+  /** The run's tenant (its fairness key). */
+  tenants: z.array(z.string().min(1)).optional(),
+  /** Said to the model when the rule refuses a call. */
+  reason: z.string().max(500).optional(),
+});
+export type PolicyRule = z.infer<typeof policyRuleSchema>;
+
+/** Ordered rules, the first match deciding; `default` decides a call no rule matches (absent: `allow`). */
+export const approvalPolicySchema = z.strictObject({
+  rules: z.array(policyRuleSchema),
+  default: policyActionSchema.optional(),
+});
+export type ApprovalPolicy = z.infer<typeof approvalPolicySchema>;
+
 /**
  * An agent as the workflow runs it: plain data, recorded in history when a run
  * starts (prepareRun), so a run keeps the definition it started with even if
@@ -60,6 +101,12 @@ export const agentSpecSchema = z.object({
    * like `tools`. Absent in runs recorded before it existed, which follow the run's approval settings alone.
    */
   approveTools: z.array(z.string()).optional(),
+  /**
+   * The agent's approval policy (core/approval-policy.ts), the run's own rules put before its own by prepareRun:
+   * decided before `approveTools` and the tools' `needsApproval`, which apply to calls no rule matches. Absent in runs
+   * recorded before it existed, and for agents without one.
+   */
+  policy: approvalPolicySchema.optional(),
   /** Agent names: each is offered as a tool of the same name; a call starts a child workflow. */
   subagents: z.array(z.string()),
   /** Agent names: each is offered as a tool `transfer_to_<name>`; a call hands the conversation over. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { modelSettingsSchema, reasoningEffortSchema, thinkingBudgetSchema } from './agent-spec';
+import { approvalPolicySchema, modelSettingsSchema, reasoningEffortSchema, thinkingBudgetSchema } from './agent-spec';
 import { settingsGivenTwice, withSettingsFolded } from './model-settings';
 import { messageSchema } from './messages';
 import type { CarriedState } from './carried-state';
@@ -143,6 +143,11 @@ export const resolvedInputObject = z.object({
         .int()
         .min(1)
         .max(30 * 24 * 3600),
+      /**
+       * The operator's approval policy for this run (core/approval-policy.ts): its rules come before each agent's own,
+       * its default wins. Never the model's: it comes with the run's input only.
+       */
+      policy: approvalPolicySchema.optional(),
     })
     .optional(),
   /** Set when this run is a fork: the conversation it started from (client/fork-agent.ts). */

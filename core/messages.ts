@@ -11,6 +11,11 @@ export const toolCallSchema = z.object({
   name: z.string().min(1),
   /** The arguments exactly as the model produced them: JSON text, possibly malformed. */
   arguments: z.string(),
+  /**
+   * Set when a person edited the arguments before approving the call (docs/policy.md): what the model first asked,
+   * kept beside the arguments that ran. The model is shown `arguments`, the call that ran.
+   */
+  originalArguments: z.string().optional(),
 });
 export type ToolCall = z.infer<typeof toolCallSchema>;
 

@@ -99,9 +99,20 @@ export interface PendingApproval {
   agents: string[];
   /** When it was first asked (ISO 8601): the approval timeout runs from here, across continue-as-new. */
   askedAt: string;
+  /**
+   * What made it ask (core/approval-policy.ts): a rule of the approval policy by name, `needsApproval` (the tool's
+   * own rule), `approveTools` (the agent's or the run's list) or `default` (the policy's default). Absent in older runs.
+   */
+  rule?: string;
+  /** Set when the person's edited arguments asked again: the call now holds them (docs/policy.md). */
+  edited?: boolean;
 }
 
-export type ApprovalDecision = { approved: true } | { approved: false; reason: string };
+/**
+ * A decision on one call. `arguments`: the person approved the call with these arguments instead of the model's
+ * (JSON text, an object): checked like the model's, asked again if a rule now asks, refused if one now refuses.
+ */
+export type ApprovalDecision = { approved: true; arguments?: string } | { approved: false; reason: string };
 
 export interface AgentStatusSnapshot {
   phase:

@@ -87,9 +87,17 @@ export type AgentEvent =
    * A tool call starts: its one-line summary; since 0.3 the tool's name and its arguments as the stream shows them
    * (streamToolInput: strings cut, depth and size bounded, hidden characters made visible).
    */
-  | { type: 'tool_start'; id: string; summary: string; name?: string; input?: unknown }
-  /** A tool call's result, cut to `toolPreviewChars`. */
-  | { type: 'tool_result'; id: string; summary: string; isError: boolean; preview: string }
+  | {
+      type: 'tool_start';
+      id: string;
+      summary: string;
+      name?: string;
+      input?: unknown;
+      /** The approval policy's rule that let it run without a person (core/approval-policy.ts); absent when none decided. */
+      rule?: string;
+    }
+  /** A tool call's result, cut to `toolPreviewChars`; `rule`: the approval policy's rule that refused it. */
+  | { type: 'tool_result'; id: string; summary: string; isError: boolean; preview: string; rule?: string }
   /** A tool call waits for a person: the request, with the description the person approves (this run's or a subagent's). */
   | ({
       type: 'approval_requested';
@@ -97,7 +105,16 @@ export type AgentEvent =
       input?: unknown;
     } & PendingApproval)
   /** A person (or the approval timeout) decided on call `id`. */
-  | { type: 'approval_decided'; id: string; approved: boolean; reason?: string }
+  | {
+      type: 'approval_decided';
+      id: string;
+      approved: boolean;
+      reason?: string;
+      /** The approval policy's rule that asked (the request's `rule`). */
+      rule?: string;
+      /** The person changed the call's arguments before approving it: the call ran with theirs (docs/policy.md). */
+      edited?: boolean;
+    }
   /**
    * A steering message joined turn `turn` (since 0.5): a person's message the turn took at its next iteration, after
    * `iteration` model calls and their tool results, before the next call. `text` is the message, cut to

@@ -2,6 +2,7 @@ import type { Duration } from '@temporalio/common';
 import { z } from 'zod';
 import type { ApprovalText } from '../core/approval-description';
 import { ConfigurationError } from '../core/errors';
+import type { DeniedPaths } from '../core/approval-policy';
 import { toolInputJsonSchema } from './input-json-schema';
 
 export interface ToolContext {
@@ -19,6 +20,12 @@ export interface ToolContext {
    * heartbeat after. Small, and never a secret: it is kept in the activity's state and history.
    */
   record?(details: unknown): void;
+  /**
+   * The approval policy's refusing path rules for this tool (core/approval-policy.ts): the workflow matched the path
+   * the model gave, but only an open knows where a symlink leads. Pass them to openInWorkspace, which refuses what
+   * really lies under one of them.
+   */
+  deniedPaths?: readonly DeniedPaths[];
 }
 
 /** Per-tool activity settings. Durations use Temporal's format ('30s', '5m'). */

@@ -14,8 +14,8 @@ export const listDirectory = defineTool({
   input: z.object({ path: workspacePath('Directory path relative to the workspace').default('.') }),
   activity: { timeout: '30s' },
   describeForApproval: describeList,
-  async handler({ path }, { workspace }) {
-    const directory = await openInWorkspace(workspace, path, 'directory');
+  async handler({ path }, { workspace, deniedPaths }) {
+    const directory = await openInWorkspace(workspace, path, 'directory', deniedPaths);
     try {
       // Listed through the opened descriptor's own path, so a directory swapped for a symlink meanwhile changes nothing.
       const entries = await readdir(directory.pathOfHandle, { withFileTypes: true });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ToolInputError } from '../core/errors';
 import { directoryAccess, makeDirectoryAt, type DirectoryAccess } from './directory-access';
 import { isInside, workspaceComponents } from './workspace';
+import { deniedPath, type DeniedPaths } from '../core/approval-policy';
 
 /**
  * What the caller will do with what it opens:
@@ -15,7 +16,8 @@ import { isInside, workspaceComponents } from './workspace';
 export type OpenPurpose = 'file' | 'directory' | 'entry' | 'write';
 
 /** Why something was refused, so a caller walking many files can count the refusals instead of stopping. */
-export type RefusalReason = 'missing' | 'outside' | 'not-a-directory' | 'is-a-directory' | 'special-file' | 'hard-link' | 'other';
+export type RefusalReason =
+  'missing' | 'outside' | 'denied' | 'not-a-directory' | 'is-a-directory' | 'special-file' | 'hard-link' | 'other';
 
 export class WorkspaceRefusal extends ToolInputError {
   constructor(
@@ -63,13 +65,15 @@ export class OpenedWorkspace {
     readonly realRoot: string,
     private readonly root: FileHandle,
     private readonly access: DirectoryAccess,
+    /** The approval policy's refusing path rules: nothing whose real path one of them matches is handed out. */
+    private readonly denied: readonly DeniedPaths[] | undefined,
   ) {}
 
-  static async open(workspace: string, access?: DirectoryAccess): Promise<OpenedWorkspace> {
+  static async open(workspace: string, access?: DirectoryAccess, denied?: readonly DeniedPaths[]): Promise<OpenedWorkspace> {
     const given = path.resolve(workspace);
     const realRoot = await realpath(given);
     const root = await open(realRoot, directoryFlags);
-    const opened = new OpenedWorkspace(given, realRoot, root, access ?? (await directoryAccess()));
+    const opened = new OpenedWorkspace(given, realRoot, root, access ?? (await directoryAccess()), denied);
     if ((await opened.access.realPathOf(root, realRoot)) !== realRoot) {
       await root.close();
       throw new Error(`workspace "${workspace}" changed while it was opened`);
@@ -243,6 +247,15 @@ export class OpenedWorkspace {
       if (!real || !isInside(this.realRoot, real)) {
         throw new WorkspaceRefusal(`path "${requested}" is outside the workspace`, 'outside');
       }
+      // Where a symlink led is only known now: the real path, relative to the workspace, meets the refusing rules.
+      const refusedBy = deniedPath(this.denied, path.relative(this.realRoot, real).split(path.sep).join('/') || '.');
+      if (refusedBy) {
+        const why = refusedBy.reason ? `: ${refusedBy.reason}` : '';
+        throw new WorkspaceRefusal(
+          `path "${requested}" is refused by the approval policy's rule "${refusedBy.rule}"${why}`,
+          'denied',
+        );
+      }
       const info = await handle.stat();
       assertKind(info, requested, purpose);
       return { handle, info, relative, pathOfHandle: this.access.self(handle, this.pathOf(relative)) };
@@ -314,8 +327,13 @@ function assertKind(info: Stats, requested: string, purpose: OpenPurpose): void 
  * the workspace; only regular files (with one link) and directories pass, and nothing is opened blocking.
  * The caller closes `handle`.
  */
-export async function openInWorkspace(workspace: string, requested: string, purpose: OpenPurpose): Promise<OpenedInWorkspace> {
-  const opened = await OpenedWorkspace.open(workspace);
+export async function openInWorkspace(
+  workspace: string,
+  requested: string,
+  purpose: OpenPurpose,
+  denied?: readonly DeniedPaths[],
+): Promise<OpenedInWorkspace> {
+  const opened = await OpenedWorkspace.open(workspace, undefined, denied);
   try {
     return await opened.open(requested, purpose);
   } finally {

@@ -16,9 +16,9 @@ export const readFile = defineTool({
   input: z.object({ path: workspacePath('File path relative to the workspace') }),
   activity: { timeout: '30s' },
   describeForApproval: describeRead,
-  async handler({ path }, { workspace }) {
+  async handler({ path }, { workspace, deniedPaths }) {
     // Opened without following a final symlink and never blocking; a FIFO, device or hard link is refused there.
-    const { handle, info } = await openInWorkspace(workspace, path, 'file');
+    const { handle, info } = await openInWorkspace(workspace, path, 'file', deniedPaths);
     try {
       const buffer = Buffer.alloc(Math.min(info.size, readLimitBytes));
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);

@@ -18,5 +18,6 @@ export const searchFiles = defineTool({
   }),
   activity: { timeout: '60s' },
   describeForApproval: describeSearch,
-  handler: ({ pattern, path }, { workspace, signal }) => searchWorkspace(workspace, pattern, path, signal),
+  handler: ({ pattern, path }, { workspace, signal, deniedPaths }) =>
+    searchWorkspace(workspace, pattern, path, signal, undefined, deniedPaths),
 });

@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { LineMatcher, MatcherStopped } from './line-matcher';
+import type { DeniedPaths } from '../core/approval-policy';
 import { OpenedWorkspace, WorkspaceRefusal, type OpenedInWorkspace, type RefusalReason } from './open-in-workspace';
 
 /** Bounds of one search: a model-chosen pattern over a model-chosen tree must end soon, whatever both are. */
@@ -40,6 +41,7 @@ const skippedDirectories = new Set(['.git', 'node_modules']);
 
 const skipDescriptions: Record<RefusalReason | 'too-large' | 'too-deep' | 'linked-directory', string> = {
   outside: 'symlinks pointing outside the workspace',
+  denied: 'paths the approval policy refuses',
   'special-file': 'FIFOs, sockets or devices',
   'hard-link': 'files with more than one hard link',
   'too-large': 'files over the size limit',
@@ -65,9 +67,10 @@ export async function searchWorkspace(
   requested: string | undefined,
   signal: AbortSignal,
   limits: SearchLimits = defaultSearchLimits,
+  denied?: readonly DeniedPaths[],
 ): Promise<string> {
   const matcher = await LineMatcher.start(pattern, limits.compileTimeoutMs, signal);
-  const opened = await OpenedWorkspace.open(workspace).catch(async (error: unknown) => {
+  const opened = await OpenedWorkspace.open(workspace, undefined, denied).catch(async (error: unknown) => {
     await matcher.stop();
     throw error;
   });

@@ -16,14 +16,14 @@ export const writeFile = defineTool({
   }),
   activity: { timeout: '30s' },
   describeForApproval: describeWrite,
-  async handler({ path: requested, content }, { workspace }) {
+  async handler({ path: requested, content }, { workspace, deniedPaths }) {
     const bytes = Buffer.byteLength(content, 'utf8');
     if (bytes > maxWriteFileBytes) {
       throw new ToolInputError(`content is ${bytes} bytes; write_file accepts at most ${maxWriteFileBytes}`);
     }
     // Parents are created and the file opened (not truncated) one component at a time from the workspace's
     // descriptor; only once the opened file has passed the checks is it truncated, through that descriptor.
-    const { handle } = await openInWorkspace(workspace, requested, 'write');
+    const { handle } = await openInWorkspace(workspace, requested, 'write', deniedPaths);
     try {
       await handle.truncate(0);
       // Writing the same content twice leaves the same file, so a retried attempt is harmless.

@@ -46,6 +46,10 @@ export const approvalResponseSchema = {
   properties: {
     approved: { type: 'boolean' },
     reason: { type: 'string', description: 'Why not, when denied: the model reads it.' },
+    editedArgs: {
+      type: 'object',
+      description: "When approved: run the call with these arguments instead of the model's (checked like the model's).",
+    },
   },
   required: ['approved'],
 };
@@ -78,7 +82,14 @@ function interruptOf(approval: PendingApproval): Interrupt {
     toolCallId: approval.id,
     responseSchema: approvalResponseSchema,
     metadata: {
-      [ownKey]: { tool: approval.tool, summary: approval.summary, agents: approval.agents, askedAt: approval.askedAt },
+      [ownKey]: {
+        tool: approval.tool,
+        summary: approval.summary,
+        agents: approval.agents,
+        askedAt: approval.askedAt,
+        ...(approval.rule !== undefined && { rule: approval.rule }),
+        ...(approval.edited && { edited: true }),
+      },
     },
   };
 }
@@ -212,7 +223,13 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
       case 'approval_decided':
         this.pending.delete(event.id);
         return [
-          this.custom(agUiCustomNames.approvalDecided, { toolCallId: event.id, approved: event.approved, reason: event.reason }),
+          this.custom(agUiCustomNames.approvalDecided, {
+            toolCallId: event.id,
+            approved: event.approved,
+            reason: event.reason,
+            ...(event.rule !== undefined && { rule: event.rule }),
+            ...(event.edited && { edited: true }),
+          }),
         ];
       case 'handoff':
         return [this.custom(agUiCustomNames.handoff, { from: event.from, to: event.to })];

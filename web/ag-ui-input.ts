@@ -50,12 +50,15 @@ function textOf(content: unknown): string {
   return '';
 }
 
-/** A resume entry as our decision: `resolved` with `{ approved }` decides; `cancelled` (the person walked away) denies. */
+/**
+ * A resume entry as our decision: `resolved` with `{ approved }` decides (with `editedArgs`, an approval of the call
+ * with the person's arguments: docs/policy.md); `cancelled` (the person walked away) denies.
+ */
 function decisionOf(entry: NonNullable<RunAgentInput['resume']>[number]): { call: string; decision: ApprovalDecision } {
   if (entry.status === 'cancelled') {
     return { call: entry.interruptId, decision: { approved: false, reason: 'The person cancelled the approval.' } };
   }
-  const payload = entry.payload as { approved?: unknown; reason?: unknown } | undefined;
+  const payload = entry.payload as { approved?: unknown; reason?: unknown; editedArgs?: unknown } | undefined;
   if (typeof payload?.approved !== 'boolean') {
     throw new AgUiInputError(
       `resume ${entry.interruptId}: payload must be { "approved": true } or { "approved": false, "reason": "..." }`,
@@ -64,10 +67,18 @@ function decisionOf(entry: NonNullable<RunAgentInput['resume']>[number]): { call
   if (payload.reason !== undefined && typeof payload.reason !== 'string') {
     throw new AgUiInputError(`resume ${entry.interruptId}: reason must be a string`);
   }
+  const { editedArgs } = payload;
+  if (
+    editedArgs !== undefined &&
+    (!payload.approved || typeof editedArgs !== 'object' || editedArgs === null || Array.isArray(editedArgs))
+  ) {
+    throw new AgUiInputError(`resume ${entry.interruptId}: editedArgs must be an object of arguments, with approved: true`);
+  }
   return {
     call: entry.interruptId,
     decision: payload.approved
-      ? { approved: true }
+      ? // The person's arguments, as JSON text like the model's: the run checks them and decides the call again.
+        { approved: true, ...(editedArgs !== undefined && { arguments: JSON.stringify(editedArgs) }) }
       : { approved: false, reason: (payload.reason as string | undefined) ?? 'Denied by the person.' },
   };
 }

@@ -18,8 +18,9 @@ export function assertChatId(id: unknown, what = 'the chat id'): string {
 }
 
 /**
- * Reads `{ id, messages, trigger, messageId, steer }` (`steer: true`, sent as useChat's request `body`, makes the
- * message steer the turn in progress). Only the newest message counts: the session holds the conversation,
+ * Reads `{ id, messages, trigger, messageId, steer, editedArgs }` (`steer: true`, sent as useChat's request `body`,
+ * makes the message steer the turn in progress; `editedArgs`, in the body too, maps an approval's id to the arguments
+ * the person approved the call with instead of the model's, docs/policy.md). Only the newest message counts: the session holds the conversation,
  * so the earlier messages the client sends are not trusted or re-sent. A user message's text parts are the message;
  * an assistant message whose tool parts carry approval responses (useChat's addToolApprovalResponse) is decisions.
  */
@@ -27,7 +28,9 @@ export function readChatRequest(body: unknown): ChatAsk {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ChatRequestError(400, 'the body must be a JSON object { id, messages }');
   }
-  const { id, messages, trigger, steer } = body as Record<string, unknown>;
+  const { id, messages, trigger, steer, editedArgs } = body as Record<string, unknown>;
+  if (editedArgs !== undefined && (!isRecord(editedArgs) || !Object.values(editedArgs).every(isRecord)))
+    throw new ChatRequestError(400, 'editedArgs must map approval ids to objects of arguments');
   if (steer !== undefined && typeof steer !== 'boolean') throw new ChatRequestError(400, 'steer must be true or false');
   const chatId = assertChatId(id);
   if (trigger === 'regenerate-message') {
@@ -52,8 +55,11 @@ export function readChatRequest(body: unknown): ChatAsk {
       if (!(part.type.startsWith('tool-') || part.type === 'dynamic-tool') || part.state !== 'approval-responded') return [];
       const approval = part.approval;
       if (!isRecord(approval) || typeof approval.id !== 'string' || typeof approval.approved !== 'boolean') return [];
+      // The approval card's edits travel in the request's body (useChat's sendMessage/transport `body`), by approval id:
+      // the approval response itself has no field for them.
+      const edited = isRecord(editedArgs) && Object.hasOwn(editedArgs, approval.id) ? editedArgs[approval.id] : undefined;
       const decision: ApprovalDecision = approval.approved
-        ? { approved: true }
+        ? { approved: true, ...(edited !== undefined && { arguments: JSON.stringify(edited) }) }
         : {
             approved: false,
             reason: typeof approval.reason === 'string' && approval.reason ? approval.reason : 'denied in the chat',

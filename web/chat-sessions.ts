@@ -128,7 +128,10 @@ export class ChatSession {
 
   async decide(call: string, decision: ApprovalDecision): Promise<void> {
     try {
-      if (decision.approved) await this.handle.executeUpdate(approveUpdate, { args: [{ call }] });
+      if (decision.approved)
+        await this.handle.executeUpdate(approveUpdate, {
+          args: [{ call, ...(decision.arguments !== undefined && { arguments: decision.arguments }) }],
+        });
       else await this.handle.executeUpdate(denyUpdate, { args: [{ call, reason: decision.reason }] });
     } catch (error) {
       throw refused(error, `the decision on ${call} was refused`, 409);

@@ -230,6 +230,9 @@ export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
             description: event.description ?? event.summary,
             agents: event.agents,
             askedAt: event.askedAt,
+            // The approval policy's rule that asks (docs/policy.md); `edited`: the person's arguments, asked again.
+            ...(event.rule !== undefined && { rule: event.rule }),
+            ...(event.edited && { edited: true }),
           },
         });
         return chunks;

@@ -21,6 +21,7 @@ import { withMcpTools } from './mcp/list-tools';
 import { observedToolCalls } from '../core/observed-tool-calls';
 import { AgentStream } from './agent-stream';
 import { Approvals } from './approvals';
+import { parseToolArguments } from '../core/tool-arguments';
 import {
   approvalDecidedSignal,
   approvalRequestedSignal,
@@ -91,7 +92,16 @@ export class AgentWorkflowRun implements StatusSources {
       changed: () => this.status.show(),
       asked: (request, input) =>
         this.stream.publish({ type: 'approval_requested', ...request, ...(input !== undefined && { input }) }),
-      decided: (id, decision) => this.stream.publish({ type: 'approval_decided', id, ...decision }),
+      // The edited arguments stay out of the event: the update that carried them is in history, the call holds them.
+      decided: (id, decision, rule) =>
+        this.stream.publish({
+          type: 'approval_decided',
+          id,
+          approved: decision.approved,
+          ...(!decision.approved && { reason: decision.reason }),
+          ...(rule !== undefined && { rule }),
+          ...(decision.approved && decision.arguments !== undefined && { edited: true }),
+        }),
     });
     this.approvals.restore(carried?.turn?.openRound?.waiting ?? []);
     // Started here, in the run's first activation: a feature's handlers (an event's update) are set before any arrives.
@@ -199,6 +209,7 @@ export class AgentWorkflowRun implements StatusSources {
         budgeted: input.maxCostUsd !== undefined,
         // Checked and expanded (mcp:*, mcp:<server>) by prepareRun and listMcpTools into each agent's approveTools.
         ...(input.approval && { approveTools: input.approval.tools }),
+        ...(input.approval?.policy && { policy: input.approval.policy }),
         ...(input.evalTools && { evalTools: input.evalTools.unrecorded }),
       });
     } catch (error) {
@@ -361,9 +372,21 @@ export class AgentWorkflowRun implements StatusSources {
       },
       { validator: (ticket) => validateTicket(inbox, ticket) },
     );
-    setHandler(approveUpdate, (target) => decideApprovals(approvals, target?.call, { approved: true }), {
-      validator: (target) => validateApprovalTarget(approvals, target?.call),
-    });
+    setHandler(
+      approveUpdate,
+      (target) =>
+        decideApprovals(approvals, target?.call, {
+          approved: true,
+          ...(target?.arguments !== undefined && { arguments: target.arguments }),
+        }),
+      {
+        validator: (target) => {
+          validateApprovalTarget(approvals, target?.call);
+          const problem = editedArgumentsProblem(target);
+          if (problem !== undefined) throw refused(problem);
+        },
+      },
+    );
     setHandler(
       denyUpdate,
       (target) =>
@@ -394,6 +417,23 @@ function decideApprovals(approvals: Approvals, call: string | undefined, decisio
   const ids = call !== undefined ? [call] : approvals.pending().map((request) => request.id);
   return ids.filter((id) => approvals.decide(id, decision));
 }
+
+/** Why edited arguments cannot be taken: they name one call (a decision releases exactly one), as a JSON object. */
+function editedArgumentsProblem(target: { call?: string; arguments?: unknown } | undefined): string | undefined {
+  if (target?.arguments === undefined) return undefined;
+  if (typeof target.arguments !== 'string') return 'edited arguments must be JSON text';
+  if (target.call === undefined) return 'edited arguments are for one call: name it';
+  if (target.arguments.length > maxEditedArgumentsChars)
+    return `edited arguments are ${target.arguments.length} characters; at most ${maxEditedArgumentsChars} are accepted`;
+  const parsed = parseToolArguments(target.arguments);
+  if (!parsed.ok) return `edited arguments ${parsed.problem}`;
+  if (parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value))
+    return 'edited arguments must be a JSON object';
+  return undefined;
+}
+
+// Room for write_file's largest content, JSON-escaped, within Temporal's 2 MB per payload.
+const maxEditedArgumentsChars = 1_500_000;
 
 function validateApprovalTarget(approvals: Approvals, call: unknown): void {
   if (call !== undefined && typeof call !== 'string') throw refused('the call to decide must be named by its id (a string)');

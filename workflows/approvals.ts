@@ -12,7 +12,8 @@ export interface ApprovalListener {
   changed(): void;
   /** `input`: the call's arguments bounded for the stream (core/stream-tool-input.ts), for this run's own calls. */
   asked(request: PendingApproval, input?: unknown): void;
-  decided(id: string, decision: ApprovalDecision): void;
+  /** `rule`: what made the request ask (PendingApproval's `rule`). */
+  decided(id: string, decision: ApprovalDecision, rule?: string): void;
 }
 
 interface Forwarded {
@@ -111,7 +112,7 @@ export class Approvals {
     this.listener.changed();
     try {
       const decision = await this.decisionOn(entry, timeoutSeconds);
-      this.listener.decided(request.id, decision);
+      this.listener.decided(request.id, decision, request.rule);
       return decision;
     } finally {
       this.local.delete(request.id);
@@ -144,7 +145,7 @@ export class Approvals {
     const forwarded = this.forwarded.get(id);
     if (!forwarded) return false;
     this.forwarded.delete(id);
-    this.listener.decided(id, decision);
+    this.listener.decided(id, decision, forwarded.request.rule);
     // The child may have finished meanwhile (timed out, cancelled): then no one is left to tell.
     getExternalWorkflowHandle(forwarded.child)
       .signal(approvalDecidedSignal, { id: forwarded.childId, decision })
@@ -201,6 +202,7 @@ function childCallId(from: unknown): string | undefined {
 
 function isDecision(value: unknown): value is ApprovalDecision {
   if (typeof value !== 'object' || value === null) return false;
-  const decision = value as { approved?: unknown; reason?: unknown };
-  return decision.approved === true || (decision.approved === false && typeof decision.reason === 'string');
+  const decision = value as { approved?: unknown; reason?: unknown; arguments?: unknown };
+  if (decision.approved === true) return decision.arguments === undefined || typeof decision.arguments === 'string';
+  return decision.approved === false && typeof decision.reason === 'string';
 }

@@ -79,8 +79,11 @@ export const awaitReplyUpdate = defineUpdate<MessageReply, [number]>('awaitReply
 /** Ends a session once the messages already sent are answered. */
 export const endSessionSignal = defineSignal('endSession');
 
-/** Approves the tool calls waiting for approval: the one named, or all of them; returns the ids approved. */
-export const approveUpdate = defineUpdate<string[], [{ call?: string }]>('approve');
+/**
+ * Approves the tool calls waiting for approval: the one named, or all of them; returns the ids approved. `arguments`
+ * (JSON text, one named call only): the call runs with these instead of the model's (docs/policy.md, "Edits").
+ */
+export const approveUpdate = defineUpdate<string[], [{ call?: string; arguments?: string }]>('approve');
 
 /** Denies the tool calls waiting for approval (the one named, or all): they are not run, and the model is told why. */
 export const denyUpdate = defineUpdate<string[], [{ call?: string; reason?: string }]>('deny');

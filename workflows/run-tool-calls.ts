@@ -10,7 +10,8 @@ import type { AgentSpec } from '../core/agent-spec';
 import { toolKind } from '../core/tool-names';
 import { failureTypes } from '../core/errors';
 import type { ResolvedAgentInput } from '../core/input';
-import type { ApprovalDecision } from '../core/result';
+import type { ApprovalDecision, PendingApproval } from '../core/result';
+import { defaultRuleName, deniedPathsFor, refusalText } from '../core/approval-policy';
 import type { ToolCall, ToolResultMessage } from '../core/messages';
 import { preview } from '../core/stream-events';
 import { streamToolInput } from '../core/stream-tool-input';
@@ -21,6 +22,7 @@ import type { EchoedToolOutput } from '../activities/tool-activity';
 import type { InWorkflowSettings, ToolActivitySettings } from '../tools/define-tool';
 import type { AgentStream } from './agent-stream';
 import type { Approvals } from './approvals';
+import type { AgentState } from './state';
 import type { RunStatus } from './run-status';
 import type { WorkflowTools } from './workflow-tools';
 import { runSubagent } from './subagent-call';
@@ -43,6 +45,8 @@ export interface CallsSetting {
   approvals: Approvals;
   /** The tools the workflow runs itself (workflows/workflow-tools.ts). */
   workflowTools: WorkflowTools;
+  /** The run's state: an edited call changes the conversation the stored transcript stood for. */
+  state: Pick<AgentState, 'transcript'>;
   /** What the round knows of its calls: results so far, which ask for approval, when they asked. */
   ledger: RoundLedger;
   /** Handoffs this turn still allows. */
@@ -133,8 +137,14 @@ function runOne(call: ToolCall, setting: CallsSetting): Promise<ToolResultMessag
   const { evalTools } = setting.input;
   const evalAnswer = evalTools && evalToolAnswer(evalTools, call, parsed, kind, setting.setup.tools[call.name]);
   if (evalAnswer) return Promise.resolve(done(`${summary} ${evalAnswer.label}`, evalAnswer.content, evalAnswer.isError));
-  const checked: CheckedCall = { call, parsed, summary, done };
-  if (setting.ledger.needsApproval(call) || kind.kind === 'subagent') return runGated(checked, setting);
+  const decision = setting.ledger.decide(call);
+  // Refused by the approval policy: not run, nothing asked, and the model is told which rule said so.
+  if (decision.action === 'deny')
+    return Promise.resolve(
+      finish(setting, summary, resultOf(call, `Error: ${refusalText(decision)}`, true), zeroUsage, decision.rule),
+    );
+  const checked: CheckedCall = { call, parsed, summary, done, ...(decision.rule !== defaultRuleName && { rule: decision.rule }) };
+  if (decision.action === 'ask' || kind.kind === 'subagent') return runGated(checked, setting);
   return runTool(checked, setting);
 }
 
@@ -146,15 +156,42 @@ interface CheckedCall {
   parsed: unknown;
   summary: string;
   done: Done;
+  /** The approval policy's rule that let it run (or asked, and a person approved), named on tool_start. */
+  rule?: string;
 }
 
 /** A call that waits for a person's approval first, or a subagent's child workflow. */
-async function runGated(checked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
-  const { call, parsed, summary, done } = checked;
-  if (setting.ledger.needsApproval(call)) {
-    const decision = await approval(call, parsed, setting);
+async function runGated(asked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
+  let checked = asked;
+  // The rules a person has answered for this call: their approval of arguments they wrote themselves stands for
+  // those; a rule that asks only of the edited arguments puts the call to them again, with those arguments.
+  const answered = new Set<string>();
+  const asking = () => {
+    const decision = setting.ledger.decide(checked.call);
+    return decision.action === 'ask' && !answered.has(decision.rule) ? decision.rule : undefined;
+  };
+  for (let rule = asking(); rule !== undefined; rule = asking()) {
+    const { call, parsed, summary, done } = checked;
+    answered.add(rule);
+    checked = { ...checked, rule };
+    const decision = await approval(call, parsed, setting, rule, call.originalArguments !== undefined);
     if (!decision.approved) return done(summary, `Error: not run: ${decision.reason}`, true);
+    if (decision.arguments === undefined) break;
+    // The person's arguments: parsed like the model's, then decided again; the tool's schema checks them as it runs.
+    const edit = parseToolArguments(decision.arguments);
+    if (!edit.ok) return done(summary, `Error: not run: the edited arguments for ${call.name} ${edit.problem}.`, true);
+    call.originalArguments ??= call.arguments;
+    call.arguments = decision.arguments;
+    // The stored transcript holds the model's arguments: the next model call goes inline, and stores the call that ran.
+    setting.state.transcript = { length: 0 };
+    setting.ledger.edited(call);
+    const again = setting.ledger.decide(call);
+    const editedSummary = toolCallSummary(call, edit.value, shownPathsOf(call, setting));
+    if (again.action === 'deny')
+      return finish(setting, editedSummary, resultOf(call, `Error: ${refusalText(again)}`, true), zeroUsage, again.rule);
+    checked = { ...checked, parsed: edit.value, summary: editedSummary };
   }
+  const { call, parsed, summary, done } = checked;
   const kind = toolKind(setting.agent, call.name);
   if (kind?.kind !== 'subagent') return runTool(checked, setting);
   const task = (parsed as { task?: unknown } | null)?.task;
@@ -165,13 +202,28 @@ async function runGated(checked: CheckedCall, setting: CallsSetting): Promise<To
 }
 
 /** Waits for a person's decision on a call, counted as waiting meanwhile (a round of waits only may be handed over). */
-async function approval(call: ToolCall, parsed: unknown, setting: CallsSetting): Promise<ApprovalDecision> {
+async function approval(
+  call: ToolCall,
+  parsed: unknown,
+  setting: CallsSetting,
+  rule: string,
+  edited: boolean,
+): Promise<ApprovalDecision> {
   const { ledger } = setting;
   const askedAt = ledger.askedAt(call.id);
   ledger.waiting++;
   try {
     const { summary, description } = ledger.describe(call);
-    const request = { id: call.id, tool: call.name, summary, description, agents: [setting.agent.name], askedAt };
+    const request: PendingApproval = {
+      id: call.id,
+      tool: call.name,
+      summary,
+      description,
+      agents: [setting.agent.name],
+      askedAt,
+      rule,
+      ...(edited && { edited: true }),
+    };
     // The arguments go to the stream only (bounded as on tool_start), for the card that asks; not into the status.
     return await setting.approvals.await(request, setting.input.approval?.timeoutSeconds, shownInput(call, parsed, setting));
   } finally {
@@ -220,6 +272,7 @@ function runTool(checked: CheckedCall, setting: CallsSetting): Promise<ToolResul
           ...runPriority(),
         })
   )[call.name];
+  const denied = deniedPathsFor(setting.agent.policy, call.name);
   let running: Promise<string | EchoedToolOutput>;
   try {
     running = activity({
@@ -227,6 +280,8 @@ function runTool(checked: CheckedCall, setting: CallsSetting): Promise<ToolResul
       workspace: setting.input.workspace,
       callId: call.id,
       ...(settings.mcp && { mcp: settings.mcp }),
+      // The policy's refusing path rules, for the tool to check against the real path it opens (a symlink).
+      ...(denied.length > 0 && { deniedPaths: denied }),
       ...(echoCallId && { echoCallId }),
       // An eval's tools run only in a scratch copy: the activity refuses any other workspace.
       ...(setting.input.evalTools && { evalScratch: true }),
@@ -293,15 +348,28 @@ function resultOf(call: ToolCall, content: string, isError: boolean): ToolResult
   return { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError };
 }
 
-function started(setting: CallsSetting, { call, parsed, summary }: CheckedCall): void {
+function started(setting: CallsSetting, { call, parsed, summary, rule }: CheckedCall): void {
   // The arguments bounded for the stream (every event is carried in history); the activity gets them whole. They are
   // the model's own output, already in history as the activity's input: nothing of the worker's (keys, MCP secrets).
-  setting.stream.publish({ type: 'tool_start', id: call.id, summary, name: call.name, input: shownInput(call, parsed, setting) });
+  setting.stream.publish({
+    type: 'tool_start',
+    id: call.id,
+    summary,
+    name: call.name,
+    input: shownInput(call, parsed, setting),
+    ...(rule !== undefined && { rule }),
+  });
   setting.status.toolStarted(summary);
 }
 
 /** Every call ends here, with its result and what it spent (a subagent's tokens and cost), which count at once. */
-function finish(setting: CallsSetting, summary: string, result: ToolResultMessage, usage: Usage = zeroUsage): ToolResultMessage {
+function finish(
+  setting: CallsSetting,
+  summary: string,
+  result: ToolResultMessage,
+  usage: Usage = zeroUsage,
+  refusedBy?: string,
+): ToolResultMessage {
   setting.ledger.finished.set(result.toolCallId, result);
   // A subagent's spend counts at once: the budget checks of calls still running see it.
   setting.status.spent(usage);
@@ -311,6 +379,7 @@ function finish(setting: CallsSetting, summary: string, result: ToolResultMessag
     summary,
     isError: result.isError,
     preview: preview(result.content),
+    ...(refusedBy !== undefined && { rule: refusedBy }),
   });
   setting.status.toolFinished(summary);
   return result;

@@ -1,4 +1,5 @@
-import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { runOwnerMemoField } from '../core/approval-policy';
 import type { ApprovalDescription } from '../core/approval-description';
 import type { ToolCall, ToolResultMessage } from '../core/messages';
 import type { PendingApproval } from '../core/result';
@@ -55,6 +56,12 @@ export function runToolRound(
     input.approval?.skip ? 'skip' : approvalToolsOf(agent, input),
     round.descriptions,
     round,
+    {
+      policy: agent.policy,
+      paths: (tool) => setup.tools[tool]?.paths ?? [],
+      workspace: input.workspace,
+      ...runParties(),
+    },
   );
   status.enter('running_tools');
   // The calls beyond the cap are answered at once, without events of their own: no reply can flood the history.
@@ -99,7 +106,7 @@ export function runToolRound(
         finished: round.calls.flatMap((call) => ledger.finished.get(call.id) ?? []),
         needsApproval: round.needsApproval,
         waiting: parts.approvals.pending().filter((request) => round.calls.some((call) => call.id === request.id)),
-        ...(round.descriptions && { descriptions: round.descriptions }),
+        ...(ledger.descriptions && { descriptions: ledger.descriptions }),
         ...(waits.length > 0 && { waits }),
       },
     };
@@ -141,4 +148,14 @@ async function handOverDue(scope: CancellationScope, parts: TurnParts, ledger: R
     return new Promise<never>(() => {});
   }
   return 'hand over';
+}
+
+/** Who the run is for, as a policy's `principals` and `tenants` see it: the owner its memo records, its fairness key. */
+function runParties(): { principal?: string; tenant?: string } {
+  const { memo, priority } = workflowInfo();
+  const owner = memo?.[runOwnerMemoField];
+  return {
+    ...(typeof owner === 'string' && { principal: owner }),
+    ...(priority?.fairnessKey && { tenant: priority.fairnessKey }),
+  };
 }

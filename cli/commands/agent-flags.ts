@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ModelSettings, PromptCacheSetting, ReasoningEffort } from '../../core/agent-spec';
+import type { ApprovalPolicy, ModelSettings, PromptCacheSetting, ReasoningEffort } from '../../core/agent-spec';
 import { everyMcpTool } from '../../mcp/types';
 import type { AgentInput } from '../../core/resolve-input';
 import { builtInTools } from '../../tools';
@@ -54,6 +55,7 @@ export const agentOptions = {
   'max-cost-usd': { type: 'string' },
   'approve-tools': { type: 'string' },
   'approval-timeout': { type: 'string' },
+  policy: { type: 'string' },
   yes: { type: 'boolean', default: false },
   tools: { type: 'string' },
   system: { type: 'string' },
@@ -91,6 +93,8 @@ export interface AgentFlagValues {
   'max-cost-usd'?: string;
   'approve-tools'?: string;
   'approval-timeout'?: string;
+  /** A JSON file holding the run's approval policy (docs/policy.md): its rules before the agent's. */
+  policy?: string;
   yes?: boolean;
   tools?: string;
   system?: string;
@@ -159,6 +163,7 @@ export function agentInputFromFlags(values: AgentFlagValues, approveTools: strin
       ...(values['approval-timeout'] !== undefined && {
         timeoutSeconds: parseInteger('--approval-timeout', values['approval-timeout']),
       }),
+      ...(values.policy !== undefined && { policy: policyFile(values.policy) }),
     },
     ...(modelSettings && { modelSettings }),
     ...((maxContextTokens !== undefined || keepRecentTurns !== undefined) && {
@@ -215,4 +220,19 @@ export function attachNegativeNumbers(argv: string[]): string[] {
     }
   }
   return joined;
+}
+
+/** The run's approval policy from `--policy FILE`: JSON, its shape checked with the rest of the input when the run starts. */
+function policyFile(file: string): ApprovalPolicy {
+  let text: string;
+  try {
+    text = readFileSync(path.resolve(invocationDirectory(), file), 'utf8');
+  } catch (error) {
+    throw new UsageError(`--policy ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as ApprovalPolicy;
+  } catch (error) {
+    throw new UsageError(`--policy ${file} is not JSON: ${(error as Error).message}`);
+  }
 }

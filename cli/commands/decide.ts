@@ -1,11 +1,20 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { approveUpdate, denyUpdate, interruptUpdate } from '../../workflows/definitions';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { parseToolArguments } from '../../core/tool-arguments';
+import { approveUpdate, denyUpdate, interruptUpdate, messagesQuery } from '../../workflows/definitions';
 import { connect, ensureWorkerServes } from '../connect';
 import { UsageError } from '../help';
 import type { Output } from '../output';
 
-/** `agent approve <id> [--call CALL_ID]`: approves the tool call named (or every one waiting) so it runs. */
+/**
+ * `agent approve <id> [--call CALL_ID] [--args JSON | --edit]`: approves the tool call named (or every one waiting)
+ * so it runs; with `--args` or `--edit` (the call's arguments in $VISUAL or $EDITOR) the one call named runs with the
+ * person's arguments instead (docs/policy.md, "Edits").
+ */
 export function approveCommand(argv: string[], output: Output): Promise<number> {
   return decide(argv, output, 'approve');
 }
@@ -22,6 +31,7 @@ async function decide(argv: string[], output: Output, verb: 'approve' | 'deny'):
     options: {
       call: { type: 'string' },
       ...(verb === 'deny' && { reason: { type: 'string' } }),
+      ...(verb === 'approve' && { args: { type: 'string' }, edit: { type: 'boolean', default: false } }),
       json: { type: 'boolean', default: false },
     },
   });
@@ -32,9 +42,12 @@ async function decide(argv: string[], output: Output, verb: 'approve' | 'deny'):
     const handle = session.client.workflow.getHandle(positionals[0]);
     const call = values.call as string | undefined;
     const reason = values.reason as string | undefined;
+    const edited = await editedArguments(handle, call, values.args as string | undefined, values.edit === true);
     const decided = await (
       verb === 'approve'
-        ? handle.executeUpdate(approveUpdate, { args: [{ ...(call && { call }) }] })
+        ? handle.executeUpdate(approveUpdate, {
+            args: [{ ...(call && { call }), ...(edited !== undefined && { arguments: edited }) }],
+          })
         : handle.executeUpdate(denyUpdate, { args: [{ ...(call && { call }), ...(reason && { reason }) }] })
     ).catch((error: unknown) => {
       output.error(`${verb} refused: ${refusal(error)}`);
@@ -77,4 +90,40 @@ export async function interruptCommand(argv: string[], output: Output): Promise<
 function refusal(error: unknown): string {
   if (error instanceof WorkflowUpdateFailedError) return error.cause?.message ?? error.message;
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The person's arguments for the call: `--args` as given, or what they leave in their editor, opened on the call's
+ * arguments as the conversation holds them. Checked by the run itself (the approve update's validator), which names
+ * what is wrong; undefined when there is no edit.
+ */
+async function editedArguments(
+  handle: WorkflowHandle,
+  call: string | undefined,
+  given: string | undefined,
+  edit: boolean,
+): Promise<string | undefined> {
+  if (given === undefined && !edit) return undefined;
+  if (given !== undefined && edit) throw new UsageError('approve takes --args JSON or --edit, not both');
+  if (call === undefined) throw new UsageError('edited arguments are for one call: name it with --call CALL_ID');
+  if (given !== undefined) return given;
+  const messages = await handle.query(messagesQuery);
+  const asked = messages
+    .flatMap((message) => (message.role === 'assistant' ? message.toolCalls : []))
+    .find((tool) => tool.id === call);
+  if (!asked)
+    throw new UsageError(`no call "${call}" in the conversation of ${handle.workflowId} (a subagent's call: use --args)`);
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'agent-approve-'));
+  const file = path.join(directory, `${asked.name}.json`);
+  try {
+    const parsed = parseToolArguments(asked.arguments);
+    await writeFile(file, parsed.ok ? `${JSON.stringify(parsed.value, null, 2)}\n` : asked.arguments, { mode: 0o600 });
+    const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
+    // Through the shell, as git runs an editor: EDITOR may carry its own arguments (`code --wait`).
+    const status = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'editor', file], { stdio: 'inherit' }).status;
+    if (status !== 0) throw new UsageError(`the editor (${editor}) exited with ${status}: nothing was approved`);
+    return (await readFile(file, 'utf8')).trim();
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
 }

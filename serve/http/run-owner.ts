@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
+import { runOwnerMemoField } from '../../core/approval-policy';
+import { ownerHash } from '../../activities/owner-hash';
 
 /**
  * Who owns a run, recorded in the run and read from the server: the one rule of ownership that every endpoint serving
@@ -9,7 +10,7 @@ import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription }
  */
 
 /** The memo field that holds a run's owner: a hash of the principal, so the Web UI shows no user's name. */
-export const ownerMemoField = 'webOwner';
+export const ownerMemoField = runOwnerMemoField;
 
 /** The memo that records `principal` as a new run's owner (startAgent's `memo`). */
 export function ownerMemo(principal: string): Record<string, string> {
@@ -44,8 +45,4 @@ function describe(client: Client, workflowId: string, runId?: string): Promise<W
       if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;
     });
-}
-
-function ownerHash(principal: string): string {
-  return createHash('sha256').update(`durable-agent/web owner\0${principal}`).digest('hex');
 }

@@ -12,17 +12,25 @@ export const noElicitationReason =
 /** Said to the model when the user declined or dismissed the question. */
 const declinedReason = "the MCP client's user declined";
 
-/** The reason the user may give: the one field of the elicitation form. */
+/**
+ * The fields of the elicitation form: the reason the user may give when declining, and the arguments they may
+ * approve the call with instead of the model's (docs/policy.md, "Edits").
+ */
 export const reasonForm = {
   type: 'object',
   properties: {
     reason: { type: 'string', title: 'Reason', description: 'Why not (when you decline): the agent reads it' },
+    arguments: {
+      type: 'string',
+      title: 'Arguments (JSON)',
+      description: 'When you accept: run the call with these arguments instead (empty: as asked)',
+    },
   },
 } as const;
 
 /**
  * Puts each tool call of a run that waits for approval to the MCP client's user, through elicitation: accepted →
- * approved; declined or dismissed → denied with that reason. A client without the elicitation capability cannot
+ * approved (with the arguments the user gave, if any); declined or dismissed → denied with that reason. A client without the elicitation capability cannot
  * ask, so the call is denied with a reason that says so (noElicitationReason): never approved silently. The question
  * is the description the CLI shows (core/approval-description.ts, built from the arguments that will run, hidden
  * characters made visible), never text the model chose. One question per call, asked once; a call decided meanwhile
@@ -77,7 +85,14 @@ export class ElicitedApprovals {
       this.open.delete(request.id);
     }
     if (answer.action === 'accept') {
-      await this.handle.executeUpdate(approveUpdate, { args: [{ call: request.id }] });
+      const edited = typeof answer.content?.arguments === 'string' ? answer.content.arguments.trim() : '';
+      // Edited arguments the run refuses (not JSON, not an object) leave the call waiting: it is denied, saying why.
+      await this.handle
+        .executeUpdate(approveUpdate, { args: [{ call: request.id, ...(edited && { arguments: edited }) }] })
+        .catch((error: Error) => {
+          if (!edited) throw error;
+          return this.deny(request.id, `not run: the arguments the MCP client's user gave were refused (${refusalOf(error)})`);
+        });
       return;
     }
     const given = typeof answer.content?.reason === 'string' ? answer.content.reason.trim() : '';
@@ -100,4 +115,8 @@ export function question(request: PendingApproval): string {
   const by = request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '';
   const [headline, ...preview] = (request.description ?? request.summary).split('\n');
   return [`Approve ${headline}?${by}`, ...preview].join('\n');
+}
+
+function refusalOf(error: Error): string {
+  return (error as { cause?: Error }).cause?.message ?? error.message;
 }

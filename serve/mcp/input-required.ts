@@ -92,7 +92,8 @@ export async function pendingApprovals(handle: WorkflowHandle): Promise<PendingA
 }
 
 /**
- * Decides the call `call` of the run with the person's answer, if the run still waits for it: accepted → approved;
+ * Decides the call `call` of the run with the person's answer, if the run still waits for it: accepted → approved
+ * (with the arguments the person gave, if any: docs/policy.md);
  * declined or cancelled → denied with the person's reason. Says whether the answer was there to decide with (an
  * absent or malformed answer decides nothing: the question is asked again).
  */
@@ -103,9 +104,19 @@ export async function decideWithAnswer(
 ): Promise<'decided' | 'unanswered' | 'not waiting'> {
   if (!(await pendingApprovals(handle)).some((pending) => pending.id === call)) return 'not waiting';
   if (typeof answer !== 'object' || answer === null) return 'unanswered';
-  const { action, content } = answer as { action?: unknown; content?: { reason?: unknown } };
+  const { action, content } = answer as { action?: unknown; content?: { reason?: unknown; arguments?: unknown } };
   if (action === 'accept') {
-    await handle.executeUpdate(approveUpdate, { args: [{ call }] });
+    // The form's Arguments field, as on the 2025 path (./elicit-approvals.ts): edits the run refuses deny the call.
+    const edited = typeof content?.arguments === 'string' ? content.arguments.trim() : '';
+    await handle
+      .executeUpdate(approveUpdate, { args: [{ call, ...(edited && { arguments: edited }) }] })
+      .catch(async (error: Error) => {
+        if (!edited) throw error;
+        const why = (error as { cause?: Error }).cause?.message ?? error.message;
+        await handle.executeUpdate(denyUpdate, {
+          args: [{ call, reason: `not run: the arguments the MCP client's user gave were refused (${why})` }],
+        });
+      });
     return 'decided';
   }
   if (action !== 'decline' && action !== 'cancel') return 'unanswered';

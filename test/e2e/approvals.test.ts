@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startAgent } from '../../client/start-agent';
 import type { AgentResult, AgentStatusSnapshot } from '../../core/result';
 import { deployed, deployTool, editor } from '../fixtures/approval-team';
-import { agentWorkflowType, approveUpdate, statusQuery } from '../../workflows/definitions';
+import { agentWorkflowType, approveUpdate, messagesQuery, statusQuery, streamTailQuery } from '../../workflows/definitions';
 import { collect, lastJsonLine, runCli, spawnCli } from '../support/cli';
 import { anthropicReply, openaiReply } from '../support/fake-model-server';
 import { completedUpdates, fetchEvents, scheduledActivities } from '../support/history';
@@ -25,7 +25,7 @@ afterEach(() => expect(bed.server.refusals).toEqual([]));
 // The CLI checks a run's agent and tools against its own AGENT_DEFINITIONS before it starts it: the worker's.
 const definitions = path.join(__dirname, '..', 'fixtures', 'approval-team.ts');
 
-type Cli = (args: string[]) => ReturnType<typeof runCli>;
+type Cli = (args: string[], extraEnv?: Record<string, string>) => ReturnType<typeof runCli>;
 
 /** A worker in this process (with the deploy tool and the editor agent) while `body` drives the CLI against it. */
 /** A CLI started without waiting: its result, and what it has printed on stderr so far. */
@@ -42,7 +42,7 @@ async function withWorker<T>(body: (cli: Cli, start: (args: string[]) => Started
   const env = { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue, AGENT_DEFINITIONS: definitions };
   return worker.runUntil(() =>
     body(
-      (args) => runCli(args, env),
+      (args, extraEnv) => runCli(args, { ...env, ...extraEnv }),
       (args) => {
         const child = spawnCli(args, env, { stdin: 'ignore' });
         let stderr = '';
@@ -100,6 +100,7 @@ it('a run waits for approval (awaiting_approval in the status query and the Web 
         summary: 'write_file "notes.txt" (5 bytes, 1 line)',
         description: 'write_file "notes.txt" (5 bytes, 1 line)\n  │ first',
         agents: ['default'],
+        rule: 'approveTools',
       },
       {
         id: 'w2',
@@ -107,6 +108,7 @@ it('a run waits for approval (awaiting_approval in the status query and the Web 
         summary: 'write_file "other.txt" (6 bytes, 1 line)',
         description: 'write_file "other.txt" (6 bytes, 1 line)\n  │ second',
         agents: ['default'],
+        rule: 'approveTools',
       },
     ]);
     const metadata = await bed.environment.client.workflow
@@ -155,6 +157,113 @@ it('a run waits for approval (awaiting_approval in the status query and the Web 
     { name: 'approve', result: ['w1'] },
     { name: 'deny', result: ['w2'] },
   ]);
+});
+
+it("a run's --policy: refused look-alikes and a symlink, an allowed write, an asked one approved with edits (asked again), an edit refused", async () => {
+  const workspace = await makeWorkspace({ '.env': 'API_KEY=secret\n' });
+  await mkdir(path.join(workspace, 'docs'));
+  await symlink('../.env', path.join(workspace, 'docs', 'notes.md'));
+  const policyFile = path.join(workspace, 'policy.json');
+  await writeFile(
+    policyFile,
+    JSON.stringify({
+      rules: [
+        { name: 'no-secrets', action: 'deny', paths: ['**/.env'], reason: 'secrets stay with people' },
+        { name: 'read-only', action: 'allow', tools: ['read_file', 'list_directory', 'search_files'] },
+        { name: 'write-src', action: 'allow', tools: ['write_file'], paths: ['src/**'] },
+        { name: 'docs-review', action: 'ask', tools: ['write_file'], paths: ['docs/**'] },
+        { name: 'write-elsewhere', action: 'ask', tools: ['write_file'] },
+      ],
+    }),
+  );
+  const id = `policy-${randomUUID()}`;
+  bed.server.enqueue(
+    openaiReply({
+      toolCalls: [
+        // A hostile model's look-alikes of .env: case, `..`, a symlink the workflow cannot see through.
+        { id: 'p1', name: 'write_file', arguments: { path: 'src/../.ENV', content: 'API_KEY=mine' } },
+        { id: 'p2', name: 'read_file', arguments: { path: 'docs/notes.md' } },
+        { id: 'p3', name: 'write_file', arguments: { path: 'src/a.ts', content: 'export {};' } },
+        { id: 'p4', name: 'write_file', arguments: { path: 'README.md', content: 'from the model' } },
+        { id: 'p5', name: 'write_file', arguments: { path: 'CHANGES.md', content: 'harmless' } },
+      ],
+    }),
+    openaiReply({ content: 'done what was allowed' }),
+  );
+  await withWorker(async (cli, start) => {
+    const run = start(['run', 'tidy up', '--policy', policyFile, '--workspace', workspace, '--id', id, '--json']);
+    const waiting = await waitForApprovals(id, 2);
+    expect(waiting.pendingApprovals.map((request) => [request.id, request.rule])).toEqual([
+      ['p4', 'write-elsewhere'],
+      ['p5', 'write-elsewhere'],
+    ]);
+    await waitFor('the run to name the rule that asks', () => run.stderrSoFar().includes('(rule write-elsewhere)'));
+    await waitFor('src/a.ts, allowed without asking', () => fileExists(path.join(workspace, 'src', 'a.ts')));
+
+    // The update's validator refuses what cannot be taken, whoever sends it: the CLI says what it said.
+    const handle = bed.environment.client.workflow.getHandle(id);
+    await expect(handle.executeUpdate(approveUpdate, { args: [{ arguments: '{"path":"x.md"}' }] })).rejects.toThrow();
+    const notJson = await cli(['approve', id, '--call', 'p4', '--args', '{"path":']);
+    expect(notJson.stderr).toContain('approve refused: edited arguments are not valid JSON');
+    // The person edits the call in their editor (here a sed script as $EDITOR). Their arguments ask by another rule
+    // (docs-review): the call is put to them again, with those arguments.
+    const editor = `sed -i -e 's#"README.md"#"docs/NOTES.md"#' -e 's#from the model#from the person#'`;
+    const edited = await cli(['approve', id, '--call', 'p4', '--edit'], { VISUAL: '', EDITOR: editor });
+    expect(edited.stderr).toContain('approved: p4');
+    const again = await waitFor('p4 to ask again with the edit', async () => {
+      const request = (await status(id)).pendingApprovals.find((pending) => pending.id === 'p4');
+      return request?.edited && request;
+    });
+    expect(again).toMatchObject({ rule: 'docs-review', edited: true });
+    expect(again.description).toContain('docs/NOTES.md');
+    expect((await cli(['approve', id, '--call', 'p4'])).code).toBe(0);
+    // An edit onto a denied path is refused like the model's own call would be.
+    await handle.executeUpdate(approveUpdate, { args: [{ call: 'p5', arguments: '{"path":"./.env","content":"x"}' }] });
+    const finished = await run;
+    expect(finished.code).toBe(0);
+    const messages = await handle.query(messagesQuery);
+    const asked = messages.flatMap((message) => (message.role === 'assistant' ? message.toolCalls : []));
+    expect(JSON.parse(asked[3].arguments)).toEqual({ path: 'docs/NOTES.md', content: 'from the person' });
+    expect(JSON.parse(asked[3].originalArguments!)).toEqual({ path: 'README.md', content: 'from the model' });
+    // The deciding rule is on the stream's events (which the run's history carries): the allowed start, the asks,
+    // the decisions with the edit, the refusals.
+    const tail = await handle.query(streamTailQuery, 0);
+    const ruled = tail.events
+      .map(({ event }) => event as { type: string; id?: string; rule?: string; edited?: boolean })
+      .filter((event) => event.rule !== undefined && event.id !== undefined)
+      .map((event) => `${event.type} ${event.id} ${event.rule}${event.edited ? ' edited' : ''}`);
+    expect(ruled).toEqual(
+      expect.arrayContaining([
+        'tool_result p1 no-secrets',
+        'tool_start p2 read-only',
+        'tool_start p3 write-src',
+        'approval_requested p4 write-elsewhere',
+        'approval_decided p4 write-elsewhere edited',
+        'approval_requested p4 docs-review edited',
+        'approval_decided p4 docs-review',
+        'tool_start p4 docs-review',
+        'approval_decided p5 write-elsewhere edited',
+        'tool_result p5 no-secrets',
+      ]),
+    );
+  });
+  expect(await readFile(path.join(workspace, '.env'), 'utf8')).toBe('API_KEY=secret\n');
+  expect(await readFile(path.join(workspace, 'docs', 'NOTES.md'), 'utf8')).toBe('from the person');
+  expect(await fileExists(path.join(workspace, 'README.md'))).toBe(false);
+  const refused = `Error: not run: refused by the approval policy's rule "no-secrets": secrets stay with people`;
+  expect(toolResultsSent(bed.server.requests[1])).toEqual([
+    { id: 'p1', content: refused },
+    {
+      id: 'p2',
+      content: `Error: path "docs/notes.md" is refused by the approval policy's rule "no-secrets": secrets stay with people`,
+    },
+    { id: 'p3', content: 'wrote 10 bytes to src/a.ts' },
+    { id: 'p4', content: 'wrote 15 bytes to docs/NOTES.md' },
+    { id: 'p5', content: refused },
+  ]);
+  // The model sees the call that ran; the conversation keeps the model's own arguments beside it.
+  const sent = bed.server.requests[1].body.messages.find((message: { role: string }) => message.role === 'assistant');
+  expect(JSON.parse(sent.tool_calls[3].function.arguments)).toEqual({ path: 'docs/NOTES.md', content: 'from the person' });
 });
 
 it('a call no one approves within --approval-timeout is not run, and the model is told so (Anthropic)', async () => {
@@ -261,6 +370,7 @@ it("a subagent's approval request surfaces at the top-level run with the agents 
         summary: 'write_file "report.txt" (8 bytes, 1 line)',
         description: 'write_file "report.txt" (8 bytes, 1 line)\n  │ all good',
         agents: ['editor', 'writer'],
+        rule: 'approveTools',
       },
     ]);
     // The child run, whose call it is, waits on it under its own id.

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
@@ -84,7 +84,7 @@ afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 /** An MCP client of a new `agent mcp` process over stdio; `elicit` answers its approval questions, if given. */
 async function stdioClient(
-  elicit?: (message: string) => { action: 'accept' | 'decline' | 'cancel'; content?: { reason?: string } },
+  elicit?: (message: string) => { action: 'accept' | 'decline' | 'cancel'; content?: { reason?: string; arguments?: string } },
 ): Promise<{ client: Client; stderr: () => string }> {
   const [command, ...args] = cliCommandLine(['mcp', '--workspace', bed.workspace]);
   const transport = new StdioClientTransport({ command, args, env: mcpEnvironment(), stderr: 'pipe' });
@@ -199,6 +199,16 @@ it('puts approvals to the user by elicitation: accepted runs the call, declined 
       openaiReply({ toolCalls: [{ id: 'call_no', name: 'write_file', arguments: { path: 'no.txt', content: 'declined' } }] }),
       openaiReply({ content: 'I was not allowed.' }),
     ],
+    'Write edited.': [
+      openaiReply({ toolCalls: [{ id: 'call_edit', name: 'write_file', arguments: { path: 'draft.txt', content: 'model' } }] }),
+      openaiReply({ content: 'Wrote what you said.' }),
+    ],
+    'Write a password.': [
+      openaiReply({
+        toolCalls: [{ id: 'call_pw', name: 'write_file', arguments: { path: 'pw.txt', content: 'the password: x' } }],
+      }),
+      openaiReply({ content: 'Refused.' }),
+    ],
     'Write unasked.': [
       openaiReply({ toolCalls: [{ id: 'call_unasked', name: 'write_file', arguments: { path: 'unasked.txt', content: 'x' } }] }),
       openaiReply({ content: 'I could not ask.' }),
@@ -207,6 +217,8 @@ it('puts approvals to the user by elicitation: accepted runs the call, declined 
   const questions: string[] = [];
   const { client } = await stdioClient((message) => {
     questions.push(message);
+    if (message.includes('draft.txt'))
+      return { action: 'accept', content: { arguments: '{"path":"edited.txt","content":"by the user"}' } };
     return message.includes('yes.txt')
       ? { action: 'accept', content: {} }
       : { action: 'decline', content: { reason: 'not that file' } };
@@ -216,6 +228,12 @@ it('puts approvals to the user by elicitation: accepted runs the call, declined 
     expect(textOf(yes)).toBe('Wrote yes.txt.');
     const no = (await client.callTool({ name: 'scribe', arguments: { prompt: 'Write no.' } })) as CallToolResult;
     expect(textOf(no)).toBe('I was not allowed.');
+    // The elicitation's Arguments field: the call runs with the user's arguments instead of the model's.
+    const edited = (await client.callTool({ name: 'scribe', arguments: { prompt: 'Write edited.' } })) as CallToolResult;
+    expect(textOf(edited)).toBe('Wrote what you said.');
+    // The agent's own policy refuses the call before anyone is asked, naming its rule.
+    const password = (await client.callTool({ name: 'scribe', arguments: { prompt: 'Write a password.' } })) as CallToolResult;
+    expect(textOf(password)).toBe('Refused.');
   } finally {
     await client.close();
   }
@@ -223,7 +241,14 @@ it('puts approvals to the user by elicitation: accepted runs the call, declined 
   expect(questions).toEqual([
     expect.stringMatching(/^Approve write_file "yes\.txt" \(8 bytes, 1 line\)\?/),
     expect.stringMatching(/^Approve write_file "no\.txt" \(8 bytes, 1 line\)\?/),
+    expect.stringMatching(/^Approve write_file "draft\.txt" \(5 bytes, 1 line\)\?/),
   ]);
+  expect(readFileSync(path.join(bed.workspace, 'edited.txt'), 'utf8')).toBe('by the user');
+  expect(existsSync(path.join(bed.workspace, 'draft.txt'))).toBe(false);
+  expect(existsSync(path.join(bed.workspace, 'pw.txt'))).toBe(false);
+  expect(toolResultsOf(received['Write a password.'][1]).call_pw).toBe(
+    `Error: not run: refused by the approval policy's rule "no-passwords": notes never hold passwords`,
+  );
   expect(existsSync(path.join(bed.workspace, 'yes.txt'))).toBe(true);
   expect(existsSync(path.join(bed.workspace, 'no.txt'))).toBe(false);
   expect(toolResultsOf(received['Write no.'][1]).call_no).toMatch(/declined: not that file/);

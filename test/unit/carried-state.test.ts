@@ -154,7 +154,11 @@ it('hands a steering message that waited at continue-as-new to the next run, who
 it('hands a sleep that waited at continue-as-new to the next run: approved already, to the same deadline', () => {
   const fixture = fixtures.find(({ file }) => file === 'v2-sleep-waiting-mid-turn.json');
   const round = readByTheWorkflow(fixture!.state).turn!.openRound!;
-  const ledger = new RoundLedger(round.needsApproval, ['sleep'], round.descriptions, round);
+  const ledger = new RoundLedger(round.needsApproval, ['sleep'], round.descriptions, round, {
+    policy: undefined,
+    paths: () => [],
+    workspace: '/workspace',
+  });
   const nap = (fixture!.state.messages as Array<{ toolCalls?: ToolCall[] }>)[1].toolCalls![0];
   // The run's rules would have a person approve every sleep; this one began its wait, so it was approved before.
   expect(ledger.needsApproval(nap)).toBe(false);

@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { HttpAgent, type Message } from '@ag-ui/client';
 import { openaiReply } from '../support/fake-model-server';
 import { waitFor } from '../support/wait-for';
+import { toolResultsSent } from '../support/wire-results';
 import { fileExists } from '../support/workspace';
 import { statusQuery } from '../../workflows/definitions';
 import { useServedChat } from './served-chat';
@@ -16,9 +18,17 @@ const web = useServedChat('every-client', ({ workspace }) => ({
     model: 'openai:gpt-4o-mini',
     tools: ['write_file'],
     workspace,
-    approval: { tools: ['write_file'], timeoutSeconds: 600 },
+    approval: {
+      tools: ['write_file'],
+      timeoutSeconds: 600,
+      // The operator's policy for every session: docs/policy.md's rule that keeps secrets with people.
+      policy: {
+        rules: [{ name: 'no-secrets', action: 'deny' as const, paths: ['**/.env'], reason: 'secrets stay with people' }],
+      },
+    },
   },
 }));
+const refusedBySecrets = `Error: not run: refused by the approval policy's rule "no-secrets": secrets stay with people`;
 const { bed } = web;
 
 const sentence = 'The quick brown fox jumps over the lazy dog, and then it naps in the warm afternoon sun.';
@@ -175,6 +185,68 @@ it('AG-UI: denied and cancelled calls are started, with their arguments, before 
   const answer = messages.filter((message) => message.role === 'assistant' && message.content).at(-1);
   expect(answer?.content).toBe('Nothing written.');
   expect(JSON.stringify(bed.server.requests[1].body.messages)).toContain('not that one');
+});
+
+it("useChat: a policy rule refuses a look-alike of .env unasked; the approval card's edits run in the model's place", async () => {
+  bed.server.enqueue(
+    openaiReply({
+      toolCalls: [
+        { id: 'call_env', name: 'write_file', arguments: { path: 'config/../.ENV', content: 'KEY=mine\n' } },
+        { id: 'call_draft', name: 'write_file', arguments: { path: 'draft.txt', content: 'model\n' } },
+      ],
+    }),
+    openaiReply({ content: 'Done.' }),
+  );
+  const id = newChatId();
+  const asked = await chat(web.served.api, 'alice', id, [userMessage('write')]);
+  expect(asked.invalid).toEqual([]);
+  const request = asked.chunks.find((chunk) => chunk.type === 'tool-approval-request');
+  expect(request).toMatchObject({ toolCallId: 'call_draft', approvalDescriptor: { rule: 'approveTools' } });
+  // What addToolApprovalResponse makes of the message; the card's edits go in the request's body.
+  const responded = {
+    ...asked.message,
+    parts: asked.message.parts.map((part) =>
+      part.toolCallId === 'call_draft' && part.state === 'approval-requested'
+        ? { ...part, state: 'approval-responded', approval: { ...(part.approval as object), approved: true } }
+        : part,
+    ),
+  };
+  const done = await chat(web.served.api, 'alice', id, [userMessage('write'), responded], {
+    messageId: responded.id,
+    lastMessage: responded,
+    body: { editedArgs: { call_draft: { path: 'final.txt', content: 'person\n' } } },
+  });
+  expect(done.invalid).toEqual([]);
+  expect(textOf(done.message)).toContain('Done.');
+  expect(await readFile(path.join(bed.workspace, 'final.txt'), 'utf8')).toBe('person\n');
+  expect(await fileExists(path.join(bed.workspace, 'draft.txt'))).toBe(false);
+  expect(await fileExists(path.join(bed.workspace, '.ENV'))).toBe(false);
+  expect(toolResultsSent(bed.server.requests[1])).toEqual([
+    { id: 'call_env', content: refusedBySecrets },
+    { id: 'call_draft', content: 'wrote 7 bytes to final.txt' },
+  ]);
+});
+
+it('AG-UI: resume with editedArgs is decided again by the policy: an edit onto .env is refused', async () => {
+  bed.server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'call_w', name: 'write_file', arguments: { path: 'agui-draft.txt', content: 'x\n' } }] }),
+    openaiReply({ content: 'Refused, as it should be.' }),
+  );
+  const agent = agUiAgent('alice');
+  agent.messages = [{ id: 'u1', role: 'user', content: 'write it' }];
+  await agent.runAgent({ runId: 'asks' });
+  const [interrupt] = agent.pendingInterrupts;
+  expect(interrupt).toMatchObject({ toolCallId: 'call_w', metadata: { 'durable-agent': { rule: 'approveTools' } } });
+  await agent.runAgent({
+    runId: 'edited',
+    resume: [
+      { interruptId: 'call_w', status: 'resolved', payload: { approved: true, editedArgs: { path: './.Env', content: 'y\n' } } },
+    ],
+  });
+  expect(agent.pendingInterrupts).toEqual([]);
+  expect(toolResultsSent(bed.server.requests[1])).toEqual([{ id: 'call_w', content: refusedBySecrets }]);
+  expect(await fileExists(path.join(bed.workspace, 'agui-draft.txt'))).toBe(false);
+  expect(await fileExists(path.join(bed.workspace, '.Env'))).toBe(false);
 });
 
 it('refuses a thread id no workflow id can be, and an empty principal, in both protocols (item 5)', async () => {
