@@ -9,6 +9,9 @@ export interface ProgressExtra {
   }): Promise<void>;
 }
 
+/** How long a call's result waits after its last progress notification was sent (see CallProgress.sent). */
+const trailingProgressPauseMs = 50;
+
 /**
  * MCP progress notifications for one tool call, when the client asked for them (a `progressToken` in the request's
  * `_meta`): one per line of the run's story, each with a higher `progress`, as the protocol requires. Sending is
@@ -16,6 +19,7 @@ export interface ProgressExtra {
  */
 export class CallProgress {
   private count = 0;
+  private countBeforePause = 0;
   private sending: Promise<void> = Promise.resolve();
   private readonly token: string | number | undefined;
 
@@ -36,11 +40,17 @@ export class CallProgress {
   }
 
   /**
-   * Resolves once every notification said so far has been sent: the call's result waits for it, since a client
-   * stops listening for a request's progress when its result arrives, and drops what comes after.
+   * Resolves once every notification said so far has been sent, and a moment more: the call's result waits for it.
+   * Both SDKs' clients stop listening for a request's progress when its result arrives, and they hand a notification
+   * to its listener a microtask after reading it but take a result at once. A last notification read in one chunk
+   * with the result is therefore dropped, though it came first on the wire. The pause puts the result in a later
+   * read, unless the client's event loop is blocked longer than that.
    */
-  sent(): Promise<void> {
-    return this.sending;
+  async sent(): Promise<void> {
+    await this.sending;
+    if (this.count === this.countBeforePause) return;
+    this.countBeforePause = this.count;
+    await new Promise((resolve) => setTimeout(resolve, trailingProgressPauseMs));
   }
 
   event(event: AgentEvent): void {

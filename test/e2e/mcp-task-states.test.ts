@@ -33,6 +33,7 @@ import { FakeModelServer, openaiReply, type FakeStep } from '../support/fake-mod
 import { scriptByPrompt, toolResultsOf } from '../support/script-by-prompt';
 import { connectToTestServer, createTestWorker, uniqueTaskQueue } from '../support/temporal';
 import type { TestBed } from '../support/test-bed';
+import { progressBeforeAnswer, tapWire } from '../support/mcp-wire';
 import { waitFor } from '../support/wait-for';
 
 // agent mcp's server in this process, behind its Streamable HTTP endpoint, and the SDK's own Client: MCP's task states
@@ -98,12 +99,21 @@ afterEach(() => expect(bed.server.refusals).toEqual([]));
 
 async function mcpClient(served = endpoint): Promise<Client> {
   const client = new Client({ name: 'task-states', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL('http://127.0.0.1:3001/mcp'), {
-      fetch: (input, init) => served.handle(new Request(input, init)),
-    }),
-  );
+  const transport = new StreamableHTTPClientTransport(new URL('http://127.0.0.1:3001/mcp'), {
+    fetch: (input, init) => served.handle(new Request(input, init)),
+  });
+  wires.set(client, tapWire(transport));
+  await client.connect(transport);
   return client;
+}
+
+/** What each client's transport read (test/support/mcp-wire.ts). */
+const wires = new WeakMap<object, ReturnType<typeof tapWire>>();
+
+/** The progress the server sent before the answer of the call whose first progress line is `first`. */
+function sentBeforeAnswer(client: object, first: string | undefined): string[] | undefined {
+  const runId = /^run (\S+) started/.exec(first ?? '')?.[1];
+  return runId === undefined ? undefined : progressBeforeAnswer(wires.get(client)!, runId);
 }
 
 /** A model answer held back until the test lets it go. */
@@ -134,9 +144,11 @@ it('sends every progress notification of a quick call before its result', async 
     expect(result.content).toEqual([{ type: 'text', text: 'Quick.' }]);
     const messages = progress.map((entry) => entry.message);
     expect(messages[0]).toMatch(/^run \S+ started/);
-    expect(messages).toContain('model answered (iteration 1)');
-    // The last line of the run's story: the SDK's Client drops a request's progress that comes after its result.
-    expect(messages.at(-1)).toBe('turn 1 ended: completed');
+    // The last line of the run's story went out before the result: the SDK's Client drops a request's progress that
+    // comes after its result.
+    const sent = sentBeforeAnswer(client, messages[0]);
+    expect(sent).toContain('model answered (iteration 1)');
+    expect(sent?.at(-1)).toBe('turn 1 ended: completed');
     expect(progress.map((entry) => entry.progress)).toEqual(progress.map((_, index) => index + 1));
   } finally {
     await client.close();
@@ -174,7 +186,7 @@ it("sends a quick call's last progress before its result when reading the end of
       onprogress: (entry) => progress.push(entry),
       timeout: 60_000,
     });
-    expect(progress.map((entry) => entry.message).at(-1)).toBe('turn 1 ended: completed');
+    expect(sentBeforeAnswer(client, progress[0]?.message)?.at(-1)).toBe('turn 1 ended: completed');
   } finally {
     await client.close();
     await slow.close();
@@ -240,12 +252,12 @@ async function modernClient(
   );
   const elicit = how.elicit;
   if (elicit) client.setRequestHandler('elicitation/create', (request) => elicit(request.params.message));
-  await client.connect(
-    new ModernHttpTransport(new URL('http://127.0.0.1:3001/mcp'), {
-      fetch: (input, init) => served.handle(new Request(input, init)),
-      requestInit: { headers: { 'x-user': how.user ?? 'local' } },
-    }),
-  );
+  const transport = new ModernHttpTransport(new URL('http://127.0.0.1:3001/mcp'), {
+    fetch: (input, init) => served.handle(new Request(input, init)),
+    requestInit: { headers: { 'x-user': how.user ?? 'local' } },
+  });
+  wires.set(client, tapWire(transport));
+  await client.connect(transport);
   return client;
 }
 
@@ -266,7 +278,7 @@ it('serves a 2026-07-28 client with no handshake: discover, the tools in order, 
     );
     expect(result.content).toEqual([{ type: 'text', text: 'Quick and new.' }]);
     expect(progress[0]).toMatch(/^run \S+ started/);
-    expect(progress.at(-1)).toBe('turn 1 ended: completed');
+    expect(sentBeforeAnswer(client, progress[0])?.at(-1)).toBe('turn 1 ended: completed');
     // A call without its prompt: refused before any run, as this revision's invalid params.
     await expect(client.callTool({ name: 'helper', arguments: { question: 'x' } })).rejects.toThrow(
       /"prompt" must be a non-empty string/,
