@@ -1,4 +1,5 @@
 import type { ApprovalPolicy, PolicyAction, PolicyArgumentCondition, PolicyRule } from './agent-spec';
+import { isRecord } from './is-record';
 import { workspaceRelativePath } from './workspace-path';
 
 /**
@@ -197,10 +198,6 @@ function segmentMatches(glob: string, text: string): boolean {
     reachable = next;
   }
   return reachable[characters.length];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** What the checks know of a tool an agent may call. */

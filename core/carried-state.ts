@@ -3,6 +3,7 @@ import type { Message, ToolResultMessage } from './messages';
 import type { PendingApproval, TurnReply } from './result';
 import type { TimedWait } from './timed-wait';
 import type { Usage } from './usage';
+import { isRecord } from './is-record';
 
 /**
  * What continue-as-new carries from one run of a session to the next, declared once, here. The run writes it whole
@@ -168,10 +169,6 @@ function essentialProblem(raw: Record<string, unknown>): string | undefined {
   ];
   const broken = checks.filter(([, fine]) => !fine).map(([field, , expected]) => `${field}: expected ${expected}`);
   return broken.length > 0 ? broken.join('; ') : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describe(value: unknown): string {

@@ -1,6 +1,7 @@
 import * as limits from './limits';
 import { defaultBatchSettings } from './batch-settings';
 import type { ResolvedAgentInput } from './input';
+import { isRecord } from './is-record';
 
 /**
  * Every default of a run's input, in one table, applied once, on the caller's side, by `resolveWithDefaults` below:
@@ -44,7 +45,7 @@ export type InputCheck = { ok: true; input: ResolvedAgentInput } | { ok: false; 
  * be refused there; so does a setting of the wrong type (null, a string), which no default replaces.
  */
 export function resolveWithDefaults(raw: unknown, check: (input: unknown) => InputCheck): InputCheck {
-  if (!isPlainObject(raw)) return check(raw);
+  if (!isRecord(raw)) return check(raw);
   const input: Record<string, unknown> = { ...raw };
   for (const [name, value] of Object.entries(inputDefaults.settings)) fill(input, name, value);
   if (input.batch === true) input.batch = {};
@@ -60,13 +61,9 @@ export function resolveWithDefaults(raw: unknown, check: (input: unknown) => Inp
   return checked;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A copy of a settings object with its own defaults filled in; anything else as it is, for the check to refuse. */
 function withDefaultsInside(value: unknown, defaults: object): unknown {
-  if (!isPlainObject(value)) return value;
+  if (!isRecord(value)) return value;
   const copy = { ...value };
   for (const [key, fallback] of Object.entries(defaults)) fill(copy, key, Array.isArray(fallback) ? [...fallback] : fallback);
   return copy;

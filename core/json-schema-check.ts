@@ -1,3 +1,5 @@
+import { isRecord } from './is-record';
+
 /**
  * A check of a value against the part of JSON Schema (draft 2020-12) that zod's
  * `toJSONSchema` writes for our own schemas, with zod's parse semantics: an
@@ -90,7 +92,7 @@ function check(schema: JsonSchema, value: unknown, path: Array<string | number>,
   if (branches) return checkBranches(branches, value, path, problems);
   const problem = (message: string) => problems.push({ path, message });
 
-  if (schema.type && !hasType(schema.type, value)) {
+  if (schema.type && !hasJsonType(schema.type, value)) {
     problem(`expected ${schema.type}, got ${describeType(value)}`);
     return value;
   }
@@ -114,7 +116,7 @@ function check(schema: JsonSchema, value: unknown, path: Array<string | number>,
     const items = schema.items;
     return value.map((item, index) => check(items, item, [...path, index], problems));
   }
-  if (isObject(value) && (schema.properties || schema.additionalProperties || schema.propertyNames))
+  if (isRecord(value) && (schema.properties || schema.additionalProperties || schema.propertyNames))
     return checkObject(schema, value, path, problems);
   return value;
 }
@@ -165,13 +167,14 @@ function checkBranches(branches: JsonSchema[], value: unknown, path: Array<strin
 
 function matchesConstants(branch: JsonSchema, value: unknown): boolean {
   const constants = Object.entries(branch.properties ?? {}).filter(([, property]) => 'const' in property);
-  return isObject(value) && constants.length > 0 && constants.every(([name, property]) => value[name] === property.const);
+  return isRecord(value) && constants.length > 0 && constants.every(([name, property]) => value[name] === property.const);
 }
 
-function hasType(type: NonNullable<JsonSchema['type']>, value: unknown): boolean {
+/** Whether `value` has the JSON Schema type `type` (a number is finite; an unknown type name matches nothing). */
+export function hasJsonType(type: string, value: unknown): boolean {
   switch (type) {
     case 'object':
-      return isObject(value);
+      return isRecord(value);
     case 'array':
       return Array.isArray(value);
     case 'string':
@@ -184,11 +187,9 @@ function hasType(type: NonNullable<JsonSchema['type']>, value: unknown): boolean
       return typeof value === 'boolean';
     case 'null':
       return value === null;
+    default:
+      return false;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describeType(value: unknown): string {

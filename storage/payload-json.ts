@@ -1,5 +1,6 @@
 import type { Payload } from '@temporalio/common';
 import { AgentError } from '../core/errors';
+import { isRecord } from '../core/is-record';
 
 /**
  * A payload as the codec-server protocol carries it: the protobuf JSON mapping
@@ -43,8 +44,4 @@ export function payloadsToJson(payloads: Payload[]): { payloads: JsonPayload[] }
       ...(payload.data && payload.data.length > 0 && { data: Buffer.from(payload.data).toString('base64') }),
     })),
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import type { ApprovalDecision } from '../core/result';
 import { ChatRequestError } from './chat-sessions';
+import { isRecord } from '../core/is-record';
 
 /** A chat id as useChat makes them (generateId: letters and digits), and anything URL- and workflow-id-safe like it. */
 export const chatIdPattern = /^[A-Za-z0-9_-]{1,128}$/;
@@ -69,8 +70,4 @@ export function readChatRequest(body: unknown): ChatAsk {
     if (decisions.length > 0) return { kind: 'approvals', id: chatId, decisions };
   }
   throw new ChatRequestError(400, 'the newest message must be a user message or carry approval responses');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -23,6 +23,7 @@ export const sharedWorkflowModules: readonly string[] = [
   '../core/errors',
   '../core/guardrails',
   '../core/input-check',
+  '../core/is-record',
   '../core/json-schema-check',
   '../core/limits',
   '../core/model-id',

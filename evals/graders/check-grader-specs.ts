@@ -2,7 +2,8 @@ import { ConfigurationError } from '../../core/errors';
 import { parseModelId } from '../../core/model-id';
 import type { GraderSpec } from '../../core/eval-types';
 import { compileGraderPattern } from './grader-pattern';
-import { isObject, schemaProblems } from './json-schema-subset';
+import { isRecord } from '../../core/is-record';
+import { schemaProblems } from './json-schema-subset';
 
 /** What each grader type takes, and whether it is required: anything else on a spec is a mistake (a typo) and refused. */
 const fields: Record<GraderSpec['type'], Record<string, 'required' | 'optional'>> = {
@@ -33,7 +34,7 @@ export function graderSpecProblems(specs: unknown, where = 'graders', context: G
   const known = context.customGraders ? new Set(context.customGraders) : undefined;
   return specs.flatMap((spec, index) => {
     const at = `${where}[${index}]`;
-    if (!isObject(spec) || typeof spec.type !== 'string' || !Object.hasOwn(fields, spec.type))
+    if (!isRecord(spec) || typeof spec.type !== 'string' || !Object.hasOwn(fields, spec.type))
       return [`${at}: "type" must be one of ${Object.keys(fields).join(', ')}`];
     const type = spec.type as GraderSpec['type'];
     const allowed = fields[type];
@@ -85,7 +86,7 @@ function fieldProblems(spec: GraderSpec, known: Set<string> | undefined): string
       return judgeProblems(spec);
     case 'custom':
       if (typeof spec.name !== 'string' || !spec.name) return ['"name" must be a grader name'];
-      if (spec.options !== undefined && !isObject(spec.options)) return ['"options" must be an object'];
+      if (spec.options !== undefined && !isRecord(spec.options)) return ['"options" must be an object'];
       if (known && !known.has(spec.name))
         return [`no grader named "${spec.name}" is registered (known: ${[...known].join(', ') || 'none'})`];
       return [];
@@ -103,10 +104,10 @@ function toolCallsProblems(spec: Extract<GraderSpec, { type: 'tool-calls' }>): s
     if (!Array.isArray(spec.calls)) problems.push('"calls" must be a list of { name, arguments? }');
     else
       spec.calls.forEach((call, index) => {
-        if (!isObject(call) || typeof call.name !== 'string' || !call.name) problems.push(`calls[${index}]: needs a tool "name"`);
+        if (!isRecord(call) || typeof call.name !== 'string' || !call.name) problems.push(`calls[${index}]: needs a tool "name"`);
         else if (Object.keys(call).some((key) => key !== 'name' && key !== 'arguments'))
           problems.push(`calls[${index}]: takes only "name" and "arguments"`);
-        else if (call.arguments !== undefined && !isObject(call.arguments))
+        else if (call.arguments !== undefined && !isRecord(call.arguments))
           problems.push(`calls[${index}]: "arguments" must be an object`);
       });
   }

@@ -1,3 +1,5 @@
+import { hasJsonType } from '../../core/json-schema-check';
+import { isRecord } from '../../core/is-record';
 import { compileGraderPattern, MatchBudget } from './grader-pattern';
 
 /**
@@ -48,7 +50,7 @@ export function schemaProblems(schema: unknown): string[] {
 function problemsAt(schema: unknown, at: string, depth: number, nodes: { count: number }): string[] {
   if (++nodes.count > maxSchemaNodes) return [];
   if (typeof schema === 'boolean') return [];
-  if (!isObject(schema)) return [`${at}: a schema must be an object`];
+  if (!isRecord(schema)) return [`${at}: a schema must be an object`];
   if (depth > maxSchemaDepth) return [`${at}: nested over ${maxSchemaDepth} levels`];
   const problems: string[] = [];
   const sub = (value: unknown, where: string) => problems.push(...problemsAt(value, where, depth + 1, nodes));
@@ -63,7 +65,7 @@ function problemsAt(schema: unknown, at: string, depth: number, nodes: { count: 
       if (listed.length === 0 || listed.some((name) => typeof name !== 'string' || !types.has(name)))
         problems.push(`${at}/type: must be one of ${[...types].join(', ')}, or a list of them`);
     } else if (key === 'properties') {
-      if (!isObject(value)) problems.push(`${at}/properties: must be an object of schemas`);
+      if (!isRecord(value)) problems.push(`${at}/properties: must be an object of schemas`);
       else for (const [name, property] of Object.entries(value)) sub(property, `${at}/properties/${name}`);
     } else if (key === 'required') {
       if (!Array.isArray(value) || value.some((name) => typeof name !== 'string'))
@@ -98,7 +100,7 @@ export function schemaViolations(schema: unknown, value: unknown, budget = new M
   const problem = (message: string) => problems.push(`${path}: ${message}`);
   if (rules.type !== undefined) {
     const allowed = (Array.isArray(rules.type) ? rules.type : [rules.type]) as string[];
-    if (!allowed.some((type) => hasType(type, value))) {
+    if (!allowed.some((type) => hasJsonType(type, value))) {
       problem(`expected ${allowed.join(' or ')}, got ${describeType(value)}`);
       return problems;
     }
@@ -132,14 +134,14 @@ export function schemaViolations(schema: unknown, value: unknown, budget = new M
     if (rules.items !== undefined)
       value.forEach((item, index) => problems.push(...schemaViolations(rules.items, item, budget, `${path}.${index}`)));
   }
-  if (isObject(value)) problems.push(...objectViolations(rules, value, budget, path));
+  if (isRecord(value)) problems.push(...objectViolations(rules, value, budget, path));
   problems.push(...combinationViolations(rules, value, budget, path));
   return problems;
 }
 
 function objectViolations(rules: Schema, value: Record<string, unknown>, budget: MatchBudget, path: string): string[] {
   const problems: string[] = [];
-  const properties = (isObject(rules.properties) ? rules.properties : {}) as Record<string, unknown>;
+  const properties = (isRecord(rules.properties) ? rules.properties : {}) as Record<string, unknown>;
   for (const name of (rules.required as string[] | undefined) ?? [])
     if (!Object.hasOwn(value, name)) problems.push(`${path}.${name}: required`);
   for (const [name, entry] of Object.entries(value)) {
@@ -167,39 +169,14 @@ function combinationViolations(rules: Schema, value: unknown, budget: MatchBudge
   return problems;
 }
 
-function hasType(type: string, value: unknown): boolean {
-  switch (type) {
-    case 'object':
-      return isObject(value);
-    case 'array':
-      return Array.isArray(value);
-    case 'string':
-      return typeof value === 'string';
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    case 'integer':
-      return Number.isInteger(value);
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'null':
-      return value === null;
-    default:
-      return false;
-  }
-}
-
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => deepEqual(item, b[index]));
-  if (isObject(a) && isObject(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const keys = Object.keys(a);
     return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
   }
   return false;
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describeType(value: unknown): string {

@@ -1,6 +1,7 @@
 import type { CaseOutcome, GradeResult, ObservedToolCall } from '../../core/eval-types';
 import { shareOfChecks } from './grade-result';
-import { deepEqual, isObject } from './json-schema-subset';
+import { isRecord } from '../../core/is-record';
+import { deepEqual } from './json-schema-subset';
 
 type ToolCallsSpec = {
   type: 'tool-calls';
@@ -30,9 +31,9 @@ export function gradeToolCalls(spec: ToolCallsSpec, outcome: CaseOutcome, label:
 
 /** Whether `actual` holds everything in `expected`: objects by their given keys (more keys allowed), the rest exactly. */
 export function contains(actual: unknown, expected: unknown): boolean {
-  if (isObject(expected))
+  if (isRecord(expected))
     return (
-      isObject(actual) &&
+      isRecord(actual) &&
       Object.entries(expected).every(([key, value]) => Object.hasOwn(actual, key) && contains(actual[key], value))
     );
   if (Array.isArray(expected))

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentResult } from '../../core/result';
 import { runMetaKey } from './agent-tools';
+import { isRecord } from '../../core/is-record';
 
 /**
  * A run's result as an MCP tool result. The answer is the first content item, exactly as the model wrote it: the SDK
@@ -17,7 +18,7 @@ export function runToolResult(workflowId: string, result: AgentResult, structure
   // A guardrail's reason is what the caller needs to know of a turn it stopped (docs/guardrails.md).
   const why = guardrail ? ` (guardrail "${guardrail.name}": ${guardrail.reason})` : '';
   if (!completed) content.push({ type: 'text', text: `[the run ${workflowId} ended with status ${result.status}${why}]` });
-  const output = completed && structured && isObject(result.output) ? { structuredContent: result.output } : {};
+  const output = completed && structured && isRecord(result.output) ? { structuredContent: result.output } : {};
   return { content, ...output, ...(!completed && { isError: true }), _meta: meta };
 }
 
@@ -28,8 +29,4 @@ export function failedToolResult(workflowId: string, message: string): CallToolR
     isError: true,
     _meta: { [runMetaKey]: { workflowId, status: 'failed' } },
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
