@@ -10,6 +10,7 @@ import type { ResolvedAgentInput } from '../core/input';
 import { zeroUsage, type Usage } from '../core/usage';
 import type { AgentResult } from '../core/result';
 import { agentWorkflowType } from './definitions';
+import { childRunAttributes } from './child-run-attributes';
 import { clip } from './summaries';
 
 export interface SubagentOutcome {
@@ -56,6 +57,8 @@ export async function runSubagent(
       args: [child],
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
       staticSummary: clip(`subagent ${request.agent}: ${request.task}`, 200),
+      // The parent's owner and tenant: the child's approvals, policy and bounds are the same person's and tenant's.
+      ...childRunAttributes(),
     });
     if (result.status === 'completed') {
       return {

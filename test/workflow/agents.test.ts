@@ -11,6 +11,7 @@ import { fetchEvents } from '../support/history';
 import { failure, scriptedModel, type ScriptedModel, type ScriptedRequest } from 'durable-agent/testing';
 import { connectToTestServer, createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
+import { ownerMemo } from '../../serve/http/run-owner';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -237,6 +238,64 @@ describe('subagents', () => {
     expect((result as WorkflowFailedError).cause?.name).toBe('CancelledFailure');
     const child = await environment.client.workflow.getHandle(`${workflowId}/slow`).describe();
     expect(child.status.name).toBe('CANCELLED');
+  });
+});
+
+describe("a subagent speaks for its parent's owner and tenant", () => {
+  it("runs under the parent's owner, tenant and --policy: the parent's deny rules, its principals' and tenants', stop the subagent's calls", async () => {
+    const place = await makeWorkspace({
+      'facts.txt': 'the sky is blue',
+      '.env': 'KEY=secret',
+      'notes.md': 'notes',
+      'ok.txt': 'fine',
+    });
+    const model = scriptedModel({
+      coordinator: [{ toolCalls: [{ name: 'researcher', arguments: { task: 'read everything' }, id: 'r1' }] }, 'read'],
+      researcher: [
+        {
+          toolCalls: [
+            { name: 'read_file', arguments: { path: 'facts.txt' }, id: 'f1' },
+            { name: 'read_file', arguments: { path: 'docs/../.ENV' }, id: 'f2' },
+            { name: 'read_file', arguments: { path: 'notes.md' }, id: 'f3' },
+            { name: 'read_file', arguments: { path: 'ok.txt' }, id: 'f4' },
+          ],
+        },
+        'done',
+      ],
+    });
+    // The operator's rules for the run: one for the tenant, one for the owner, one for anyone.
+    const policy = {
+      rules: [
+        { name: 'acme-no-facts', action: 'deny' as const, tools: ['read_file'], paths: ['facts.txt'], tenants: ['acme'] },
+        { name: 'alice-no-env', action: 'deny' as const, paths: ['**/.env'], principals: ['alice@example.com'] },
+        { name: 'no-notes', action: 'deny' as const, paths: ['notes.md'] },
+      ],
+    };
+    const taskQueue = uniqueTaskQueue('agents');
+    const worker = await createTestWorker(environment, { taskQueue, model, agents: [coordinator] });
+    const workflowId = `agents-${randomUUID()}`;
+    const result = await worker.runUntil(() =>
+      environment.client.workflow.execute<(input: unknown) => Promise<AgentResult>>(agentWorkflowType, {
+        taskQueue,
+        workflowId,
+        args: [resolved({ workspace: place, agent: 'coordinator', prompt: 'research', approval: { policy } })],
+        memo: ownerMemo('alice@example.com'),
+        priority: { fairnessKey: 'acme' },
+      }),
+    );
+    expect(result).toMatchObject({ status: 'completed', answer: 'read' });
+    const refused = (rule: string) => expect.stringContaining(`refused by the approval policy's rule "${rule}"`);
+    const results = model.requestsOf('researcher')[1].messages.filter((message) => message.role === 'tool');
+    expect(results.map((message) => [message.toolCallId, message.content])).toEqual([
+      ['f1', refused('acme-no-facts')],
+      ['f2', refused('alice-no-env')],
+      ['f3', refused('no-notes')],
+      ['f4', 'fine'],
+    ]);
+    // The child run records the same owner and tenant, so an endpoint checking its owner lets only alice decide there.
+    const child = await environment.client.workflow.getHandle(`${workflowId}/r1`).describe();
+    expect(child.memo).toEqual(ownerMemo('alice@example.com'));
+    expect(child.raw.workflowExecutionInfo?.priority?.fairnessKey).toBe('acme');
   });
 });
 
