@@ -27,6 +27,7 @@ import type { RunStatus } from './run-status';
 import type { WorkflowTools } from './workflow-tools';
 import { runSubagent } from './subagent-call';
 import { parseToolArguments } from '../core/tool-arguments';
+import { editedCallStep } from '../core/edited-call';
 import { toolCallSummary } from './summaries';
 import type { RoundLedger } from './round-ledger';
 import { runPriority } from './run-priority';
@@ -167,8 +168,8 @@ async function runGated(asked: CheckedCall, setting: CallsSetting): Promise<Tool
   // those; a rule that asks only of the edited arguments puts the call to them again, with those arguments.
   const answered = new Set<string>();
   const asking = () => {
-    const decision = setting.ledger.decide(checked.call);
-    return decision.action === 'ask' && !answered.has(decision.rule) ? decision.rule : undefined;
+    const step = editedCallStep(setting.ledger.decide(checked.call), answered);
+    return step.kind === 'ask' ? step.rule : undefined;
   };
   for (let rule = asking(); rule !== undefined; rule = asking()) {
     const { call, parsed, summary, done } = checked;
@@ -185,10 +186,16 @@ async function runGated(asked: CheckedCall, setting: CallsSetting): Promise<Tool
     // The stored transcript holds the model's arguments: the next model call goes inline, and stores the call that ran.
     setting.state.transcript = { length: 0 };
     setting.ledger.edited(call);
-    const again = setting.ledger.decide(call);
+    const again = editedCallStep(setting.ledger.decide(call), answered);
     const editedSummary = toolCallSummary(call, edit.value, shownPathsOf(call, setting));
-    if (again.action === 'deny')
-      return finish(setting, editedSummary, resultOf(call, `Error: ${refusalText(again)}`, true), zeroUsage, again.rule);
+    if (again.kind === 'refuse')
+      return finish(
+        setting,
+        editedSummary,
+        resultOf(call, `Error: ${refusalText(again.decision)}`, true),
+        zeroUsage,
+        again.decision.rule,
+      );
     checked = { ...checked, parsed: edit.value, summary: editedSummary };
   }
   const { call, parsed, summary, done } = checked;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startAgent } from '../../client/start-agent';
 import type { AgentResult, AgentStatusSnapshot } from '../../core/result';
@@ -264,6 +264,83 @@ it("a run's --policy: refused look-alikes and a symlink, an allowed write, an as
   // The model sees the call that ran; the conversation keeps the model's own arguments beside it.
   const sent = bed.server.requests[1].body.messages.find((message: { role: string }) => message.role === 'assistant');
   expect(JSON.parse(sent.tool_calls[3].function.arguments)).toEqual({ path: 'docs/NOTES.md', content: 'from the person' });
+});
+
+it('an edit a person makes is decided like the model’s call: look-alikes of a denied path and symlinks out are refused', async () => {
+  // The workspace inside a directory of its own: whatever lands beside it was written outside the workspace.
+  const outside = await makeWorkspace();
+  const workspace = path.join(outside, 'workspace');
+  await mkdir(path.join(workspace, 'docs'), { recursive: true });
+  await writeFile(path.join(workspace, '.env'), 'API_KEY=secret\n');
+  await symlink('.env', path.join(workspace, 'notes.md'));
+  await mkdir(path.join(outside, 'elsewhere'));
+  await symlink(path.join(outside, 'elsewhere'), path.join(workspace, 'out'));
+  const policy = {
+    rules: [
+      { name: 'no-secrets', action: 'deny' as const, paths: ['**/.env', 'secrets/**'], reason: 'secrets stay with people' },
+      { name: 'docs-review', action: 'ask' as const, tools: ['write_file'], paths: ['docs/**'] },
+      { name: 'writes', action: 'ask' as const, tools: ['write_file'] },
+    ],
+  };
+  // The model asks for harmless writes; the person (or whoever holds the approve update) edits each onto a target.
+  const edits: Record<string, string> = {
+    e1: 'docs/../.ENV',
+    e2: 'ｓｅｃｒｅｔｓ/key.txt',
+    e3: 'notes.md',
+    e4: 'out/planted.sh',
+    e5: 'docs/../../planted.sh',
+    e6: 'docs/NEW.md',
+  };
+  bed.server.enqueue(
+    openaiReply({
+      toolCalls: Object.keys(edits).map((id) => ({
+        id,
+        name: 'write_file',
+        arguments: { path: `draft-${id}.md`, content: 'draft' },
+      })),
+    }),
+    openaiReply({ content: 'as you edited' }),
+  );
+  const taskQueue = uniqueTaskQueue('approvals');
+  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv });
+  await worker.runUntil(async () => {
+    const handle = await startAgent(
+      bed.environment.client,
+      { prompt: 'write drafts', model: 'openai:gpt-4o-mini', tools: ['write_file'], workspace, approval: { policy } },
+      { taskQueue },
+    );
+    await waitForApprovals(handle.workflowId, 6);
+    for (const [call, target] of Object.entries(edits))
+      await handle.executeUpdate(approveUpdate, {
+        args: [{ call, arguments: JSON.stringify({ path: target, content: 'from the edit' }) }],
+      });
+    // The edit onto docs/ asks by a rule the person had not answered: asked again, showing the edited call.
+    const again = await waitFor('e6 to ask again with the edit', async () => {
+      const request = (await status(handle.workflowId)).pendingApprovals.find((pending) => pending.id === 'e6');
+      return request?.edited && request;
+    });
+    expect(again).toMatchObject({ rule: 'docs-review', edited: true });
+    expect(again.description).toContain('docs/NEW.md');
+    await handle.executeUpdate(approveUpdate, { args: [{ call: 'e6' }] });
+    expect(await handle.result()).toMatchObject({ status: 'completed', answer: 'as you edited' });
+  });
+  const refused = `Error: not run: refused by the approval policy's rule "no-secrets": secrets stay with people`;
+  const results = Object.fromEntries(toolResultsSent(bed.server.requests[1]).map((result) => [result.id, result.content]));
+  expect(results.e1).toBe(refused);
+  expect(results.e2).toBe(refused);
+  // The symlink is seen only when the tool opens it: the tool refuses, naming the rule.
+  expect(results.e3).toBe(
+    `Error: path "notes.md" is refused by the approval policy's rule "no-secrets": secrets stay with people`,
+  );
+  // Out of the workspace, through a symlink or `..`: the tools' own confinement refuses.
+  expect(results.e4).toMatch(/^Error: .*outside the workspace/);
+  expect(results.e5).toMatch(/^Error: .*outside the workspace/);
+  expect(results.e6).toBe('wrote 13 bytes to docs/NEW.md');
+  expect(await readFile(path.join(workspace, '.env'), 'utf8')).toBe('API_KEY=secret\n');
+  expect(await readdir(path.join(outside, 'elsewhere'))).toEqual([]);
+  expect((await readdir(outside)).sort()).toEqual(['elsewhere', 'workspace']);
+  expect((await readdir(workspace)).sort()).toEqual(['.env', 'docs', 'notes.md', 'out']);
+  expect(await readFile(path.join(workspace, 'docs', 'NEW.md'), 'utf8')).toBe('from the edit');
 });
 
 it('a call no one approves within --approval-timeout is not run, and the model is told so (Anthropic)', async () => {

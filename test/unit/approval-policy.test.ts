@@ -11,6 +11,7 @@ import {
   textGlobMatches,
   type PolicyCall,
 } from '../../core/approval-policy';
+import { editedCallStep } from '../../core/edited-call';
 import { defineAgent } from '../../agents/define-agent';
 import { createAgentRegistry } from '../../agents/registry';
 import { openInWorkspace } from '../../tools/open-in-workspace';
@@ -37,6 +38,56 @@ const call = (tool: string, args: Record<string, unknown>, extra: Partial<Policy
   paths: tool === 'search_files' || tool.endsWith('_file') || tool === 'list_directory' ? ['path'] : [],
   workspace,
   ...extra,
+});
+
+describe('an edited call, decided again', () => {
+  // The coding policy with a rule that asks only of some paths: an edit onto them is asked again.
+  const reviewed: ApprovalPolicy = {
+    ...coding,
+    rules: [
+      coding.rules[0],
+      { name: 'docs-review', action: 'ask', tools: ['write_file'], paths: ['docs/**'] },
+      ...coding.rules.slice(1),
+    ],
+  };
+  // The person approved the model's write to package.json (rule write-elsewhere), with arguments of their own.
+  const answered = new Set(['write-elsewhere']);
+  const edit = (path: string) => editedCallStep(evaluatePolicy(reviewed, call('write_file', { path, content: 'x' })), answered);
+
+  it('refuses an edit onto a denied path, look-alikes included, naming the rule', () => {
+    for (const hostile of [
+      'docs/../.ENV',
+      './src/../../ws/.env',
+      '/srv/ws/.env',
+      'ｓｅｃｒｅｔｓ/key',
+      'SECRETS/key',
+      'src/.Env',
+    ])
+      expect([hostile, edit(hostile)]).toEqual([
+        hostile,
+        { kind: 'refuse', decision: { action: 'deny', rule: 'no-secrets', reason: 'secrets stay with people' } },
+      ]);
+  });
+
+  it('asks again when a rule the person has not answered asks of the edit, and not when it is the one they answered', () => {
+    expect(edit('docs/NOTES.md')).toEqual({ kind: 'ask', rule: 'docs-review' });
+    expect(edit('src/../docs/a.md')).toEqual({ kind: 'ask', rule: 'docs-review' });
+    expect(edit('CHANGES.md')).toEqual({ kind: 'run' });
+    expect(edit('src/a.ts')).toEqual({ kind: 'run' });
+    // Once the person has answered docs-review too, their edit runs.
+    const both = new Set(['write-elsewhere', 'docs-review']);
+    expect(editedCallStep(evaluatePolicy(reviewed, call('write_file', { path: 'docs/x.md', content: '' })), both)).toEqual({
+      kind: 'run',
+    });
+  });
+
+  it('an edit that climbs out of an allowed directory is not allowed by it', () => {
+    // src/../package.json is not under src/**: it falls to write-elsewhere, answered already; nothing lets it skip a refusal.
+    expect(evaluatePolicy(reviewed, call('write_file', { path: 'src/../package.json', content: '' })).rule).toBe(
+      'write-elsewhere',
+    );
+    expect(evaluatePolicy(reviewed, call('write_file', { path: 'src/../.env', content: '' })).rule).toBe('no-secrets');
+  });
 });
 
 describe('evaluatePolicy', () => {
