@@ -25,7 +25,7 @@ export {
   type GuardrailInput,
   type GuardrailActivitySettings,
 } from './agents/define-guardrail';
-export type { GuardrailVerdict, GuardrailStage, TrippedGuardrail } from './core/guardrails';
+export type { GuardrailVerdict, GuardrailStage, GuardedToolCall, ToolCallTrip, TrippedGuardrail } from './core/guardrails';
 export { loadMcpConfig, parseMcpServers, type McpServers, type McpServerConfig, type McpServerEntry } from './mcp/config';
 export { everyMcpTool } from './mcp/types';
 export { remoteA2AAgent, type RemoteA2AAgentOptions } from './a2a/remote-agent';

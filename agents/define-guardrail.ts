@@ -1,6 +1,6 @@
 import type { Duration } from '@temporalio/common';
 import { ConfigurationError } from '../core/errors';
-import type { GuardrailStage, GuardrailVerdict } from '../core/guardrails';
+import type { GuardedToolCall, GuardrailStage, GuardrailVerdict, ToolCallTrip } from '../core/guardrails';
 import type { Agent } from './define-agent';
 
 /** What a code guardrail's check gets: the text, the agent that has the conversation, and (output) the parsed output. */
@@ -12,6 +12,8 @@ export interface GuardrailInput {
   steering: boolean;
   /** An output guardrail of an agent with an outputSchema: the answer parsed. */
   output?: unknown;
+  /** A tool-call guardrail: the call (`text` is its name and arguments as canonical JSON). */
+  toolCall?: GuardedToolCall;
 }
 
 /** The activity a code guardrail runs in: its timeout and attempts (a check that still throws trips the guardrail). */
@@ -23,8 +25,9 @@ export interface GuardrailActivitySettings {
 /**
  * A guardrail: registered on the worker like a tool, attached to agents by value or by name (defineAgent's
  * `guardrails`). An input guardrail checks each person's message (and steering message) before the model sees it; an
- * output guardrail checks the final answer before anyone sees it. A tripped guardrail ends the turn with status
- * `guardrail_tripped` and its reason; the session goes on.
+ * output guardrail checks the final answer before anyone sees it; a tool-call guardrail checks each tool call just
+ * before it runs. A tripped guardrail ends the turn with status `guardrail_tripped` and its reason (a tool-call one
+ * refuses only its call, unless its `onTrip` is `end_turn`); the session goes on.
  */
 export interface Guardrail {
   readonly kind: 'guardrail';
@@ -37,6 +40,8 @@ export interface Guardrail {
   agent?: Agent | string;
   /** An input guardrail that runs beside the turn's first model call, whose reply is held until it passed. */
   runInParallel: boolean;
+  /** A tool-call guardrail: refuse the call (default) or end the turn when it trips. */
+  onTrip?: ToolCallTrip;
   activity: GuardrailActivitySettings;
 }
 
@@ -54,6 +59,12 @@ export interface GuardrailDefinition {
    * (what it cost still counts). Default: before.
    */
   runInParallel?: boolean;
+  /**
+   * A tool-call guardrail only: what a trip does. `refuse_call` (the default): that call is not run, and its error
+   * result gives the model the reason; the turn goes on. `end_turn`: the turn ends with status `guardrail_tripped`
+   * and is rolled back, as for an input or output guardrail.
+   */
+  onTrip?: ToolCallTrip;
   activity?: Partial<GuardrailActivitySettings>;
 }
 
@@ -66,7 +77,12 @@ const defaultActivitySettings: GuardrailActivitySettings = { timeout: '30s', max
 export function defineGuardrail(definition: GuardrailDefinition): Guardrail {
   const problem = (text: string) => new ConfigurationError(`guardrail "${definition.name}": ${text}`);
   if (!guardrailNamePattern.test(definition.name)) throw problem(`the name must match ${guardrailNamePattern}`);
-  if (definition.checks !== 'input' && definition.checks !== 'output') throw problem("checks must be 'input' or 'output'");
+  if (!['input', 'output', 'tool_call'].includes(definition.checks))
+    throw problem("checks must be 'input', 'output' or 'tool_call'");
+  if (definition.onTrip !== undefined && definition.checks !== 'tool_call')
+    throw problem('onTrip is for a tool_call guardrail only');
+  if (definition.onTrip !== undefined && definition.onTrip !== 'refuse_call' && definition.onTrip !== 'end_turn')
+    throw problem("onTrip must be 'refuse_call' or 'end_turn'");
   const hasCheck = definition.check !== undefined;
   const hasAgent = definition.agent !== undefined;
   if (hasCheck === hasAgent) throw problem('give it either a check function (code) or an agent (model), not both');
@@ -83,6 +99,7 @@ export function defineGuardrail(definition: GuardrailDefinition): Guardrail {
     description: definition.description ?? '',
     checks: definition.checks,
     runInParallel,
+    ...(definition.checks === 'tool_call' && { onTrip: definition.onTrip ?? 'refuse_call' }),
     ...(hasCheck && { check: definition.check }),
     ...(hasAgent && { agent: definition.agent }),
     activity,

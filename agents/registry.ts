@@ -117,7 +117,12 @@ export class AgentRegistry {
   /** A guardrail as the workflow runs it: a code guardrail with its activity settings, a model one with its agent. */
   private guardrailSpec(named: Guardrail | string): GuardrailSpec {
     const guardrail = this.guardrails.get(nameOf(named))!;
-    const spec = { name: guardrail.name, checks: guardrail.checks, ...(guardrail.runInParallel && { parallel: true }) };
+    const spec = {
+      name: guardrail.name,
+      checks: guardrail.checks,
+      ...(guardrail.runInParallel && { parallel: true }),
+      ...(guardrail.onTrip && { onTrip: guardrail.onTrip }),
+    };
     if (guardrail.agent !== undefined) return { ...spec, agent: nameOf(guardrail.agent) };
     const { timeout, maximumAttempts } = guardrail.activity;
     return { ...spec, timeout, maximumAttempts };

@@ -119,14 +119,15 @@ export const agentSpecSchema = z.object({
   modelSettings: modelSettingsSchema,
   /** The JSON Schema the final answer must match (from the agent's zod outputSchema), if any. */
   outputSchema: z.record(z.string(), z.unknown()).optional(),
-  /** The agent's guardrails (core/guardrails.ts), input and output; absent when it has none, and in older runs. */
+  /** The agent's guardrails (core/guardrails.ts): input, output and tool calls; absent when it has none, and in older runs. */
   guardrails: z
     .array(
       z.object({
         name: z.string(),
-        checks: z.enum(['input', 'output']),
+        checks: z.enum(['input', 'output', 'tool_call']),
         agent: z.string().optional(),
         parallel: z.boolean().optional(),
+        onTrip: z.enum(['refuse_call', 'end_turn']).optional(),
         timeout: z.union([z.string(), z.number()]).optional(),
         maximumAttempts: z.number().int().min(1).optional(),
       }),

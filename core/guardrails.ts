@@ -4,8 +4,24 @@
  * worker: agents/define-guardrail.ts.
  */
 
-/** What a guardrail checks: the person's message (or a steering message) before the model sees it, or the final answer. */
-export type GuardrailStage = 'input' | 'output';
+/**
+ * What a guardrail checks: the person's message (or a steering message) before the model sees it, the final answer,
+ * or each tool call before it runs (`tool_call`, since 0.7).
+ */
+export type GuardrailStage = 'input' | 'output' | 'tool_call';
+
+/**
+ * What a tripped tool-call guardrail does: refuse that call, whose error result gives the model the reason and the
+ * turn goes on (`refuse_call`, the default), or end the turn with status `guardrail_tripped`, as an input or output
+ * guardrail does (`end_turn`).
+ */
+export type ToolCallTrip = 'refuse_call' | 'end_turn';
+
+/** A tool call as a tool-call guardrail checks it: the tool's name and the arguments that would run. */
+export interface GuardedToolCall {
+  name: string;
+  arguments: unknown;
+}
 
 /** A guardrail as recorded in an agent's spec. */
 export interface GuardrailSpec {
@@ -15,6 +31,8 @@ export interface GuardrailSpec {
   agent?: string;
   /** An input guardrail that runs beside the turn's first model call (whose reply is held until it passed), not before it. */
   parallel?: boolean;
+  /** A tool-call guardrail: what it does when it trips (absent: `refuse_call`). */
+  onTrip?: ToolCallTrip;
   /** A code guardrail's activity: the longest one attempt may take (Temporal's duration format) and its attempts. */
   timeout?: string | number;
   maximumAttempts?: number;
@@ -43,6 +61,8 @@ export interface GuardrailCheckInput {
   steering?: boolean;
   /** An output guardrail of an agent with an outputSchema: the parsed output. */
   output?: unknown;
+  /** A tool-call guardrail: the call it checks. */
+  toolCall?: GuardedToolCall;
 }
 
 // A reason is shown to a person and recorded in history: bounded, like any text the engine did not write itself.
@@ -65,6 +85,16 @@ export function readVerdict(name: string, value: unknown): TrippedGuardrail | un
 /** A guardrail that could not decide (it threw after its retries, or its model run failed): it trips, with the reason. */
 export function failedClosed(name: string, problem: string): TrippedGuardrail {
   return { name, reason: boundedReason(`guardrail "${name}" failed, so it counts as tripped: ${problem}`) };
+}
+
+/** What the model reads in place of a call a tool-call guardrail refused. */
+export function guardrailRefusalText(tripped: TrippedGuardrail): string {
+  return `not run: refused by the guardrail "${tripped.name}": ${tripped.reason}`;
+}
+
+/** What the model reads for a call not run because a tool-call guardrail ended the turn. */
+export function guardrailEndedTurnText(tripped: TrippedGuardrail): string {
+  return `not run: the guardrail "${tripped.name}" ended the turn`;
 }
 
 function boundedReason(reason: string): string {

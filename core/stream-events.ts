@@ -97,7 +97,17 @@ export type AgentEvent =
       rule?: string;
     }
   /** A tool call's result, cut to `toolPreviewChars`; `rule`: the approval policy's rule that refused it. */
-  | { type: 'tool_result'; id: string; summary: string; isError: boolean; preview: string; rule?: string }
+  | {
+      type: 'tool_result';
+      id: string;
+      summary: string;
+      isError: boolean;
+      preview: string;
+      /** The approval policy's rule that refused the call. */
+      rule?: string;
+      /** The tool-call guardrail that refused it (since 0.7). */
+      guardrail?: string;
+    }
   /** A tool call waits for a person: the request, with the description the person approves (this run's or a subagent's). */
   | ({
       type: 'approval_requested';

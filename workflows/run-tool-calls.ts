@@ -27,6 +27,7 @@ import type { RunStatus } from './run-status';
 import type { WorkflowTools } from './workflow-tools';
 import { runSubagent } from './subagent-call';
 import { parseToolArguments } from '../core/tool-arguments';
+import { guardrailEndedTurnText, guardrailRefusalText, type TrippedGuardrail } from '../core/guardrails';
 import { editedCallStep } from '../core/edited-call';
 import { toolCallSummary } from './summaries';
 import type { RoundLedger } from './round-ledger';
@@ -56,6 +57,15 @@ export interface CallsSetting {
   maySpawn: boolean;
   /** The run's cost budget in dollars, of which a subagent gets what is left. */
   budget: number | undefined;
+  /** The agent's tool-call guardrails, when it has some: each call is checked just before it runs. */
+  callGuard?: CallGuard;
+}
+
+/** What the tool-call guardrails of the agent that asked decide of a call (workflows/guardrails/turn-guardrails.ts). */
+export interface CallGuard {
+  check(call: ToolCall, parsed: unknown): Promise<{ tripped: TrippedGuardrail; endsTurn: boolean } | undefined>;
+  /** The guardrail that ended the turn, once one has (`onTrip: 'end_turn'`): no call of the round starts after it. */
+  endedBy?: TrippedGuardrail;
 }
 
 /** What a reply's tool calls came to: one result per call, in the order asked, each found by its call id; the agent a handoff chose. */
@@ -142,7 +152,7 @@ function runOne(call: ToolCall, setting: CallsSetting): Promise<ToolResultMessag
   // Refused by the approval policy: not run, nothing asked, and the model is told which rule said so.
   if (decision.action === 'deny')
     return Promise.resolve(
-      finish(setting, summary, resultOf(call, `Error: ${refusalText(decision)}`, true), zeroUsage, decision.rule),
+      finish(setting, summary, resultOf(call, `Error: ${refusalText(decision)}`, true), zeroUsage, { rule: decision.rule }),
     );
   const checked: CheckedCall = { call, parsed, summary, done, ...(decision.rule !== defaultRuleName && { rule: decision.rule }) };
   if (decision.action === 'ask' || kind.kind === 'subagent') return runGated(checked, setting);
@@ -189,13 +199,9 @@ async function runGated(asked: CheckedCall, setting: CallsSetting): Promise<Tool
     const again = editedCallStep(setting.ledger.decide(call), answered);
     const editedSummary = toolCallSummary(call, edit.value, shownPathsOf(call, setting));
     if (again.kind === 'refuse')
-      return finish(
-        setting,
-        editedSummary,
-        resultOf(call, `Error: ${refusalText(again.decision)}`, true),
-        zeroUsage,
-        again.decision.rule,
-      );
+      return finish(setting, editedSummary, resultOf(call, `Error: ${refusalText(again.decision)}`, true), zeroUsage, {
+        rule: again.decision.rule,
+      });
     checked = { ...checked, parsed: edit.value, summary: editedSummary };
   }
   const { call, parsed, summary, done } = checked;
@@ -203,9 +209,11 @@ async function runGated(asked: CheckedCall, setting: CallsSetting): Promise<Tool
   if (kind?.kind !== 'subagent') return runTool(checked, setting);
   const task = (parsed as { task?: unknown } | null)?.task;
   if (typeof task !== 'string' || !task.trim()) return done(summary, `Error: ${call.name} takes {"task": "<what to do>"}.`, true);
-  started(setting, checked);
-  const outcome = await spawn(setting, { callId: call.id, agent: kind.agent, task });
-  return done(summary, outcome.content, outcome.isError, outcome.usage);
+  return guarded(checked, setting, async () => {
+    started(setting, checked);
+    const outcome = await spawn(setting, { callId: call.id, agent: kind.agent, task });
+    return done(summary, outcome.content, outcome.isError, outcome.usage);
+  });
 }
 
 /** Waits for a person's decision on a call, counted as waiting meanwhile (a round of waits only may be handed over). */
@@ -248,8 +256,34 @@ function spawn(setting: CallsSetting, request: { callId: string; agent: string; 
   return runSubagent(input, { ...request, tokensLeft, dollarsLeft });
 }
 
-/** A tool as an activity of its own name; anything but cancellation becomes an error result for the model. */
+/**
+ * Runs `run` once the agent's tool-call guardrails passed the call, with the arguments that will run (after the policy
+ * and any person's approval, an edit's included). A tripped one refuses the call, the model reading the reason; one
+ * that ends the turn refuses it too, and every call of the round that has not started yet. An agent without tool-call
+ * guardrails costs no promise here.
+ */
+function guarded(checked: CheckedCall, setting: CallsSetting, run: () => Promise<ToolResultMessage>): Promise<ToolResultMessage> {
+  const guard = setting.callGuard;
+  if (!guard) return run();
+  const { call, parsed, summary } = checked;
+  const refuse = (content: string, guardrail: string) =>
+    finish(setting, summary, resultOf(call, `Error: ${content}`, true), zeroUsage, { guardrail });
+  if (guard.endedBy) return Promise.resolve(refuse(guardrailEndedTurnText(guard.endedBy), guard.endedBy.name));
+  return guard.check(call, parsed).then((trip) => {
+    if (trip?.endsTurn) guard.endedBy ??= trip.tripped;
+    if (trip) return refuse(guardrailRefusalText(trip.tripped), trip.tripped.name);
+    // Another call's guardrail ended the turn while this one was checked: it does not start.
+    if (guard.endedBy) return refuse(guardrailEndedTurnText(guard.endedBy), guard.endedBy.name);
+    return run();
+  });
+}
+
+/** A tool as an activity of its own name, once its guardrails passed it; anything but cancellation becomes an error result. */
 function runTool(checked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
+  return guarded(checked, setting, () => runActivity(checked, setting));
+}
+
+function runActivity(checked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
   const { call, parsed, summary, done } = checked;
   const settings = setting.setup.tools[call.name];
   if (settings.inWorkflow) return runInWorkflow(checked, setting, settings.inWorkflow);
@@ -375,7 +409,7 @@ function finish(
   summary: string,
   result: ToolResultMessage,
   usage: Usage = zeroUsage,
-  refusedBy?: string,
+  refusedBy?: { rule: string } | { guardrail: string },
 ): ToolResultMessage {
   setting.ledger.finished.set(result.toolCallId, result);
   // A subagent's spend counts at once: the budget checks of calls still running see it.
@@ -386,7 +420,7 @@ function finish(
     summary,
     isError: result.isError,
     preview: preview(result.content),
-    ...(refusedBy !== undefined && { rule: refusedBy }),
+    ...refusedBy,
   });
   setting.status.toolFinished(summary);
   return result;

@@ -5,7 +5,8 @@ import type { ToolCall, ToolResultMessage } from '../core/messages';
 import type { PendingApproval } from '../core/result';
 import type { TimedWait } from '../core/timed-wait';
 import { notRunResults } from '../core/tool-pairing';
-import { runToolCalls, type CallsSetting, type ToolRound } from './run-tool-calls';
+import { runToolCalls, type CallGuard, type CallsSetting, type ToolRound } from './run-tool-calls';
+import type { TrippedGuardrail } from '../core/guardrails';
 import type { OpenRound } from './state';
 import { approvalToolsOf } from './approval-tools';
 import { callsBeyondCap, maxToolCallsPerReply } from './tool-call-cap';
@@ -28,7 +29,8 @@ export interface RoundRequest {
 }
 
 /** How a round ended: every call answered (and the agent a handoff chose, if any), or handed to the next run while it waits for people. */
-export type RoundOutcome = { kind: 'answered'; handoff?: string } | { kind: 'hand_over'; openRound: OpenRound };
+export type RoundOutcome =
+  { kind: 'answered'; handoff?: string; guardrail?: TrippedGuardrail } | { kind: 'hand_over'; openRound: OpenRound };
 
 /**
  * Runs a reply's tool calls and appends their results in the order asked.
@@ -46,7 +48,7 @@ export function runToolRound(
   parts: TurnParts,
   round: RoundRequest,
   handoffsLeft: number,
-  options: { maySpawn: boolean; budget: number | undefined },
+  options: { maySpawn: boolean; budget: number | undefined; callGuard?: CallGuard },
 ): Promise<RoundOutcome> {
   const { input, state, setup, status } = parts;
   const agent = setup.agents[state.agent];
@@ -73,7 +75,13 @@ export function runToolRound(
 
   const answered = (outcome: ToolRound): RoundOutcome => {
     state.messages.push(...round.calls.map((call) => ledger.finished.get(call.id)!));
-    return { kind: 'answered', ...(outcome.handoff !== undefined && { handoff: outcome.handoff }) };
+    // A tool-call guardrail that ends the turn ends it once the round's calls all have results.
+    const guardrail = options.callGuard?.endedBy;
+    return {
+      kind: 'answered',
+      ...(outcome.handoff !== undefined && { handoff: outcome.handoff }),
+      ...(guardrail && { guardrail }),
+    };
   };
   // The calls that finished keep their results; the others get "not run" results before the cancellation goes on.
   const stopped = (error: unknown): never => {
@@ -111,7 +119,7 @@ export function runToolRound(
       },
     };
   };
-  return Promise.race([ran, handOverDue(handOver, parts, ledger, round.calls.length)]).then(
+  return Promise.race([ran, handOverDue(handOver, parts, ledger, round.calls.length, options.callGuard)]).then(
     (outcome) => {
       const ended = outcome === 'hand over' ? handedOver() : answered(outcome);
       handOver.cancel();
@@ -132,7 +140,13 @@ export function runToolRound(
  * on its way to a waiter, so nothing done is lost. A cancelled watch never wins the race: a cancelled turn ends when its
  * calls have stopped, as the calls' own promise says.
  */
-async function handOverDue(scope: CancellationScope, parts: TurnParts, ledger: RoundLedger, calls: number): Promise<'hand over'> {
+async function handOverDue(
+  scope: CancellationScope,
+  parts: TurnParts,
+  ledger: RoundLedger,
+  calls: number,
+  callGuard: CallGuard | undefined,
+): Promise<'hand over'> {
   try {
     await scope.run(() =>
       condition(
@@ -141,6 +155,8 @@ async function handOverDue(scope: CancellationScope, parts: TurnParts, ledger: R
           ledger.finished.size + ledger.waiting === calls &&
           !parts.approvals.decidedUnseen() &&
           !parts.workflowTools.settling() &&
+          // A guardrail that ended the turn is this run's to report: the round is not carried without it.
+          !callGuard?.endedBy &&
           parts.handOver.due(),
       ),
     );

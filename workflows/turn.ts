@@ -310,9 +310,15 @@ export class Turn {
 
   /** Runs a reply's tool calls (tool-round.ts). */
   private runRound(round: RoundRequest): Promise<RoundOutcome> {
+    const agent = this.agent;
+    const iteration = this.progress.iteration;
     return runToolRound(this.parts, round, this.parts.input.maxHandoffs - this.progress.handoffs, {
       maySpawn: this.maySpawn,
       budget: this.budget,
+      // Only an agent with tool-call guardrails gets a guard: the others' calls cost no promise for it.
+      ...(this.guards('tool_call') && {
+        callGuard: { check: (call, parsed) => this.guardrails.checkCall(agent, call, parsed, iteration) },
+      }),
     });
   }
 
@@ -325,6 +331,7 @@ export class Turn {
   private afterRound(outcome: RoundOutcome, text: string): TurnOutcome | undefined {
     const { state, status, stream } = this.parts;
     if (outcome.kind === 'hand_over') return this.handOver(outcome.openRound);
+    if (outcome.guardrail) return this.tripped(outcome.guardrail);
     if (outcome.handoff) {
       stream.publish({ type: 'handoff', from: state.agent, to: outcome.handoff });
       state.agent = outcome.handoff;

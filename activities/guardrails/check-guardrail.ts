@@ -31,6 +31,7 @@ export function createCheckGuardrail(registry: GuardrailLookup) {
       checks: input.checks,
       steering: input.steering ?? false,
       ...(input.output !== undefined && { output: input.output }),
+      ...(input.toolCall && { toolCall: input.toolCall }),
     });
     return readVerdict(guardrail.name, verdict) ?? null;
   };

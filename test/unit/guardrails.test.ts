@@ -21,7 +21,16 @@ describe('defineGuardrail', () => {
     expect(() => defineGuardrail({ name: 'g', checks: 'input', check: pass, agent: 'judge' })).toThrow('not both');
     expect(() => defineGuardrail({ name: 'two words', checks: 'input', check: pass })).toThrow('the name must match');
     expect(() => defineGuardrail({ name: 'g', checks: 'both' as never, check: pass })).toThrow(
-      "checks must be 'input' or 'output'",
+      "checks must be 'input', 'output' or 'tool_call'",
+    );
+    expect(() => defineGuardrail({ name: 'g', checks: 'output', check: pass, onTrip: 'end_turn' })).toThrow(
+      'onTrip is for a tool_call guardrail only',
+    );
+    expect(() => defineGuardrail({ name: 'g', checks: 'tool_call', check: pass, onTrip: 'stop' as never })).toThrow(
+      "onTrip must be 'refuse_call' or 'end_turn'",
+    );
+    expect(() => defineGuardrail({ name: 'g', checks: 'tool_call', check: pass, runInParallel: true })).toThrow(
+      'only an input guardrail can run in parallel',
     );
     expect(() => defineGuardrail({ name: 'g', checks: 'output', check: pass, runInParallel: true })).toThrow(
       'only an input guardrail can run in parallel',
@@ -43,10 +52,15 @@ describe('guardrails in the registry', () => {
   it('records each guardrail in the agent spec: a code one with its activity, a model one with its agent', () => {
     const code = defineGuardrail({ name: 'code', checks: 'input', check: pass, activity: { timeout: '5s' } });
     const model = defineGuardrail({ name: 'model', checks: 'output', agent: judge });
-    const registry = createAgentRegistry({ agents: [agentWith([code, model])] });
+    const calls = defineGuardrail({ name: 'calls', checks: 'tool_call', check: pass });
+    const callsJudged = defineGuardrail({ name: 'calls-judged', checks: 'tool_call', agent: judge, onTrip: 'end_turn' });
+    const registry = createAgentRegistry({ agents: [agentWith([code, model, calls, callsJudged])] });
     expect(registry.spec('guarded').guardrails).toEqual([
       { name: 'code', checks: 'input', timeout: '5s', maximumAttempts: 3 },
       { name: 'model', checks: 'output', agent: 'judge' },
+      // A tool-call guardrail records what a trip does: refuse the call unless it says to end the turn.
+      { name: 'calls', checks: 'tool_call', onTrip: 'refuse_call', timeout: '30s', maximumAttempts: 3 },
+      { name: 'calls-judged', checks: 'tool_call', onTrip: 'end_turn', agent: 'judge' },
     ]);
     expect(registry.agents.has('judge')).toBe(true);
     expect(registry.spec('judge').guardrails).toBeUndefined();

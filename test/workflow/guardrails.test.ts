@@ -4,11 +4,13 @@ import { z } from 'zod';
 import { defineAgent, defineGuardrail } from 'durable-agent';
 import { scriptedModel, type ScriptedRequest } from 'durable-agent/testing';
 import type { AgentResult } from '../../core/result';
-import { agentWorkflowType, endSessionSignal, statusQuery } from '../../workflows/definitions';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { agentWorkflowType, endSessionSignal, statusQuery, streamTailQuery } from '../../workflows/definitions';
 import { lastJsonLine, runCli } from '../support/cli';
 import { connectToTestServer, createTestWorker, resolved, runAgent, uniqueTaskQueue } from '../support/temporal';
 import { waitFor } from '../support/wait-for';
-import { makeWorkspace } from '../support/workspace';
+import { fileExists, makeWorkspace } from '../support/workspace';
 import { chat, newChatId, serveHandler, textOf, userMessage, type ServedHandler } from '../web/chat-client';
 
 // Guardrails through the clients a person uses: `agent send` (its exit code, its --json, the reason on stderr), the
@@ -72,6 +74,34 @@ const fragile = defineAgent({
   ],
 });
 
+// Tool-call guardrails: one refuses a call (the model reads why, the turn goes on), one ends the turn.
+const checkedCalls: Array<{ text: string; toolCall: unknown }> = [];
+const noShellScripts = defineGuardrail({
+  name: 'no-shell-scripts',
+  checks: 'tool_call',
+  check: ({ text, toolCall }) => {
+    checkedCalls.push({ text, toolCall });
+    const path = (toolCall?.arguments as { path?: string }).path ?? '';
+    return path.endsWith('.sh') ? { tripped: true, reason: 'shell scripts are written by people' } : { tripped: false };
+  },
+});
+const envStops = defineGuardrail({
+  name: 'env-stops-the-turn',
+  checks: 'tool_call',
+  onTrip: 'end_turn',
+  check: ({ toolCall }) =>
+    JSON.stringify(toolCall?.arguments).includes('.env')
+      ? { tripped: true, reason: 'this agent does not go near credentials' }
+      : { tripped: false },
+});
+const writer = defineAgent({
+  name: 'writer',
+  description: 'writes files',
+  model: 'openai:gpt-4o-mini',
+  tools: ['write_file', 'read_file'],
+  guardrails: [noShellScripts, envStops],
+});
+
 const lastUser = (request: ScriptedRequest) =>
   request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
 // The session's first reply waits for this, so that a steering message arrives while its turn runs.
@@ -83,6 +113,16 @@ const model = scriptedModel(async (request) => {
     if (request.messages.at(-1)?.role === 'tool') return 'Tidied.';
     await replyReleased;
     return { toolCalls: [{ name: 'list_directory', arguments: { path: '.' } }] };
+  }
+  if (request.agent === 'writer') {
+    if (request.messages.at(-1)?.role === 'tool') return 'Wrote what I could.';
+    if (/env/.test(asked)) return { toolCalls: [{ id: 'env1', name: 'read_file', arguments: { path: '.env' } }] };
+    return {
+      toolCalls: [
+        { id: 'sh1', name: 'write_file', arguments: { path: 'run.sh', content: 'rm -rf ~' } },
+        { id: 'md1', name: 'write_file', arguments: { path: 'notes.md', content: 'notes' } },
+      ],
+    };
   }
   switch (request.agent) {
     case 'topic-judge':
@@ -107,7 +147,11 @@ const taskQueue = uniqueTaskQueue('guardrails');
 beforeAll(async () => {
   environment = await connectToTestServer();
   workspace = await makeWorkspace();
-  worker = await createTestWorker(environment, { taskQueue, model, agents: [support, sales, topicJudge, coder, fragile] });
+  worker = await createTestWorker(environment, {
+    taskQueue,
+    model,
+    agents: [support, sales, topicJudge, coder, fragile, writer],
+  });
   running = worker.run();
   served = await serveHandler({
     client: environment.client,
@@ -251,4 +295,42 @@ it('agent steer: a steering message is checked too, by a model guardrail, before
   const handle = environment.client.workflow.getHandle(workflowId);
   await handle.signal(endSessionSignal);
   expect(await handle.result()).toMatchObject({ status: 'ended', turns: 1 });
+});
+
+it('a tool-call guardrail refuses the call it trips on, and the model reads why; one with onTrip end_turn ends the turn', async () => {
+  const place = await makeWorkspace({ '.env': 'KEY=secret' });
+  const refused = await runAgent(environment, taskQueue, { agent: 'writer', prompt: 'write the files', workspace: place });
+  expect(refused.result).toMatchObject({ status: 'completed', answer: 'Wrote what I could.' });
+  // The guardrail saw each call as it would run: the tool, its arguments, and the text a model guardrail reads.
+  expect(checkedCalls).toEqual(
+    expect.arrayContaining([
+      {
+        text: 'write_file {"content":"rm -rf ~","path":"run.sh"}',
+        toolCall: { name: 'write_file', arguments: { path: 'run.sh', content: 'rm -rf ~' } },
+      },
+    ]),
+  );
+  const second = requestsOf('writer')[1];
+  expect(
+    second.messages.filter((message) => message.role === 'tool').map((message) => [message.toolCallId, message.content]),
+  ).toEqual([
+    ['sh1', 'Error: not run: refused by the guardrail "no-shell-scripts": shell scripts are written by people'],
+    ['md1', 'wrote 5 bytes to notes.md'],
+  ]);
+  expect(await fileExists(path.join(place, 'run.sh'))).toBe(false);
+  expect(await readFile(path.join(place, 'notes.md'), 'utf8')).toBe('notes');
+
+  const writerCalls = requestsOf('writer').length;
+  const ended = await runAgent(environment, taskQueue, { agent: 'writer', prompt: 'show me the env', workspace: place });
+  expect(ended.result).toMatchObject({
+    status: 'guardrail_tripped',
+    answer: '',
+    guardrail: { name: 'env-stops-the-turn', reason: 'this agent does not go near credentials' },
+  });
+  // The turn ended at the round: the model was not called again with the refused call's result.
+  expect(requestsOf('writer')).toHaveLength(writerCalls + 1);
+  const tail = await environment.client.workflow.getHandle(ended.workflowId).query(streamTailQuery, 0);
+  expect(tail.events.map(({ event }) => event)).toContainEqual(
+    expect.objectContaining({ type: 'tool_result', id: 'env1', isError: true, guardrail: 'env-stops-the-turn' }),
+  );
 });

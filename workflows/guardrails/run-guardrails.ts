@@ -10,7 +10,14 @@ import {
 import type { Duration } from '@temporalio/common';
 import type { ResolvedAgentInput } from '../../core/input';
 import type { AgentResult } from '../../core/result';
-import { failedClosed, readVerdict, type GuardrailSpec, type GuardrailStage, type TrippedGuardrail } from '../../core/guardrails';
+import {
+  failedClosed,
+  readVerdict,
+  type GuardedToolCall,
+  type GuardrailSpec,
+  type GuardrailStage,
+  type TrippedGuardrail,
+} from '../../core/guardrails';
 import { addUsage, zeroUsage, type Usage } from '../../core/usage';
 import type { CoreActivities } from '../../activities';
 import { agentWorkflowType } from '../definitions';
@@ -24,6 +31,8 @@ export interface GuardrailRequest {
   agent: string;
   steering?: boolean;
   output?: unknown;
+  /** A tool-call guardrail: the call it checks. */
+  toolCall?: GuardedToolCall;
   /** Unique in the run, readable: `t2.i3.output` (turn, iteration, stage). */
   at: string;
   /** What is left of the run's cost budget, if it has one: a model guardrail's child run spends from it. */
@@ -87,6 +96,7 @@ async function codeGuardrail(guardrail: GuardrailSpec, request: GuardrailRequest
       text: request.text,
       ...(request.steering && { steering: true }),
       ...(request.output !== undefined && { output: request.output }),
+      ...(request.toolCall && { toolCall: request.toolCall }),
     });
     return { usage: zeroUsage, ...(tripped && { tripped }) };
   } catch (error) {

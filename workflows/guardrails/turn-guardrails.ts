@@ -1,5 +1,7 @@
 import type { AgentSpec } from '../../core/agent-spec';
 import type { GuardrailStage, TrippedGuardrail } from '../../core/guardrails';
+import { canonicalJson } from '../../core/approval-description';
+import type { ToolCall } from '../../core/messages';
 import type { ResolvedAgentInput } from '../../core/input';
 import type { ModelCallResult } from '../../activities';
 import type { RunStatus } from '../run-status';
@@ -49,6 +51,33 @@ export class TurnGuardrails {
     );
     for (const outcome of outcomes) status.spent(outcome.usage);
     return outcomes.find((outcome) => outcome.tripped)?.tripped;
+  }
+
+  /**
+   * Runs the agent's tool-call guardrails on one call, with the arguments that would run, all at once: the first that
+   * tripped (in the agent's order), if one did, and whether it ends the turn (its `onTrip`) or refuses only the call.
+   * A model guardrail reads the call as its task: the tool's name, then its arguments as canonical JSON.
+   */
+  async checkCall(
+    agent: AgentSpec,
+    call: ToolCall,
+    parsed: unknown,
+    iteration: number,
+  ): Promise<{ tripped: TrippedGuardrail; endsTurn: boolean } | undefined> {
+    const { input, status, budget } = this;
+    const guardrails = guardrailsOf(agent.guardrails, 'tool_call');
+    const outcome = await runGuardrails(input, guardrails, {
+      checks: 'tool_call',
+      text: `${call.name} ${canonicalJson(parsed)}`,
+      toolCall: { name: call.name, arguments: parsed },
+      agent: agent.name,
+      at: `t${status.turnNumber}.i${iteration}.tool_call.${call.id}`,
+      ...(budget !== undefined && { dollarsLeft: budget - (status.usage.costUsd ?? 0) }),
+    });
+    status.spent(outcome.usage);
+    if (!outcome.tripped) return undefined;
+    const spec = guardrails.find((guardrail) => guardrail.name === outcome.tripped!.name);
+    return { tripped: outcome.tripped, endsTurn: spec?.onTrip === 'end_turn' };
   }
 
   /**
