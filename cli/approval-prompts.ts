@@ -2,6 +2,7 @@ import { isPolicyRule } from '../core/approval-policy';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { PendingApproval } from '../core/result';
 import { approveUpdate, denyUpdate } from '../workflows/definitions';
+import { conversationCall, editInEditor } from './edit-arguments';
 
 /** Asks a person a question; their answer, or undefined when no one answered (the input ended, or `signal` withdrew the question). */
 export type Ask = (question: string, signal: AbortSignal) => Promise<string | undefined>;
@@ -18,6 +19,12 @@ const settledElsewhere = 'settled elsewhere';
  * out, the turn over) is withdrawn and decides nothing. Questions come one at a
  * time, in the order the calls asked. Without a person to ask (no terminal), it
  * says how to decide from anywhere else: `agent approve`, `agent deny`.
+ *
+ * At a terminal a person may also approve with arguments of their own
+ * (docs/policy.md, "Edits"): `e` opens the call's arguments in $VISUAL or
+ * $EDITOR, and a line of JSON (`{…}`) is taken as the arguments. The run decides
+ * the edited call again: if a rule now asks, its request comes back on the
+ * stream, marked edited, and is put to the person like any other.
  */
 export class ApprovalPrompter {
   private readonly seen = new Set<string>();
@@ -29,12 +36,16 @@ export class ApprovalPrompter {
     private readonly handle: WorkflowHandle,
     private readonly ask: Ask | undefined,
     private readonly print: (line: string) => void,
+    /** The terminal's input, paused while an editor has the terminal; absent: no editing offered. */
+    private readonly terminal?: { pause(): void; resume(): void },
   ) {}
 
   /** A tool call waits for approval. */
   requested(request: PendingApproval): void {
-    if (this.seen.has(request.id)) return;
-    this.seen.add(request.id);
+    // A call asked again after a person's edit (another rule asks of their arguments) is a new question.
+    const key = `${request.id}\0${request.rule ?? ''}\0${request.edited ? 'edited' : ''}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
     if (!this.ask) return this.print(howToDecide(this.handle.workflowId, request));
     const withdrawn = new AbortController();
     this.open.set(request.id, withdrawn);
@@ -66,27 +77,67 @@ export class ApprovalPrompter {
     const { headline, preview, by } = parts(request);
     // The preview (a file's content) first, so that the question is the last line the person reads.
     if (preview.length > 0) this.print([headline, ...preview].join('\n'));
-    const answer = await this.ask!(`approve ${headline}?${by} [y/N]`, withdrawn);
-    if (answer === undefined || withdrawn.aborted) {
-      if (withdrawn.reason === settledElsewhere)
-        this.print(`no longer asking: ${request.summary} (call ${request.id}) was decided elsewhere`);
-      return;
+    // A subagent's call is in the subagent's conversation: `agent approve --args` edits it.
+    const editable = this.terminal !== undefined && !request.id.includes('/');
+    const hint = editable ? ' (e: edit the arguments, or paste them as one line of JSON)' : '';
+    let choice: Choice | undefined;
+    while (choice === undefined) {
+      const answer = await this.ask!(`approve ${headline}?${by} [y/N]${hint}`, withdrawn);
+      if (answer === undefined || withdrawn.aborted) return this.notAsking(request, withdrawn);
+      choice = await this.choose(answer.trim(), request, editable);
+      if (withdrawn.aborted) return this.notAsking(request, withdrawn);
     }
     // Ours to decide now: the decision the stream tells next is this one, not news.
     this.open.delete(request.id);
-    const approved = /^y(es)?$/i.test(answer.trim());
+    const { approved, edited } = choice;
     const decided = approved
-      ? this.handle.executeUpdate(approveUpdate, { args: [{ call: request.id }] })
+      ? this.handle.executeUpdate(approveUpdate, {
+          args: [{ call: request.id, ...(edited !== undefined && { arguments: edited }) }],
+        })
       : this.handle.executeUpdate(denyUpdate, { args: [{ call: request.id, reason: 'the person at the terminal said no' }] });
     // Someone may have decided it meanwhile, from another terminal, or it timed out: said, and no error here.
     await decided.then(
-      () => this.print(`${approved ? 'approved' : 'denied'} ${request.summary} (call ${request.id})`),
+      () =>
+        this.print(
+          `${approved ? 'approved' : 'denied'} ${request.summary} (call ${request.id})${edited !== undefined ? ' with your arguments' : ''}`,
+        ),
       (error: Error) =>
         this.print(
           `could not ${approved ? 'approve' : 'deny'} ${request.summary}: ${error.cause instanceof Error ? error.cause.message : error.message}`,
         ),
     );
   }
+
+  /** What an answer decides; undefined when the question is to be asked again (an edit that did not happen). */
+  private async choose(answer: string, request: PendingApproval, editable: boolean): Promise<Choice | undefined> {
+    if (/^y(es)?$/i.test(answer)) return { approved: true };
+    if (!editable) return { approved: false };
+    // Pasted arguments: the run's validator checks them, and says what is wrong.
+    if (answer.startsWith('{')) return { approved: true, edited: answer };
+    if (!/^e(dit)?$/i.test(answer)) return { approved: false };
+    try {
+      const call = await conversationCall(this.handle, request.id);
+      if (!call) {
+        this.print(`call ${request.id} is not in the conversation yet: answer again`);
+        return undefined;
+      }
+      return { approved: true, edited: await editInEditor(call, this.terminal) };
+    } catch (error) {
+      this.print(`nothing was approved: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  }
+
+  private notAsking(request: PendingApproval, withdrawn: AbortSignal): void {
+    if (withdrawn.reason === settledElsewhere)
+      this.print(`no longer asking: ${request.summary} (call ${request.id}) was decided elsewhere`);
+  }
+}
+
+/** A person's answer: approve (with their own arguments, when they edited them) or deny. */
+interface Choice {
+  approved: boolean;
+  edited?: string;
 }
 
 /** For a run followed without a terminal: the request, and the commands that decide it from anywhere. */
@@ -105,6 +156,7 @@ function parts(request: PendingApproval): { headline: string; preview: string[];
   const [headline, ...preview] = (request.description ?? request.summary).split('\n');
   const agents = request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '';
   // The policy's rule that asks, by the name its author gave it (the default policy's own go unnamed, as before).
-  const rule = isPolicyRule(request.rule) ? ` (rule ${request.rule}${request.edited ? ', edited arguments' : ''})` : '';
+  const edited = request.edited ? ', edited arguments' : '';
+  const rule = isPolicyRule(request.rule) ? ` (rule ${request.rule}${edited})` : request.edited ? ' (edited arguments)' : '';
   return { headline, preview, by: `${rule}${agents}` };
 }

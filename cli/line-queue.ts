@@ -44,6 +44,15 @@ export class LineQueue {
     });
   }
 
+  /** Stops reading the input while another program has the terminal (an editor), so no keystroke is taken from it. */
+  pause(): void {
+    this.reader.pause();
+  }
+
+  resume(): void {
+    this.reader.resume();
+  }
+
   close(): void {
     this.reader.close();
   }

@@ -102,6 +102,8 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
         return lines.next(AbortSignal.any([withdrawn, leave.signal]));
       },
       output.info,
+      // At a terminal, a person may approve with arguments of their own (an editor, or pasted JSON).
+      process.stdin.isTTY ? lines : undefined,
     );
     // The session's story, followed once from its start: each event shown once, no earlier turn shown again.
     const renderer = new StreamRenderer(

@@ -1,11 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { parseToolArguments } from '../../core/tool-arguments';
-import { approveUpdate, denyUpdate, interruptUpdate, messagesQuery } from '../../workflows/definitions';
+import { approveUpdate, denyUpdate, interruptUpdate } from '../../workflows/definitions';
+import { conversationCall, editInEditor } from '../edit-arguments';
 import { connect, ensureWorkerServes } from '../connect';
 import { UsageError } from '../help';
 import type { Output } from '../output';
@@ -107,23 +103,8 @@ async function editedArguments(
   if (given !== undefined && edit) throw new UsageError('approve takes --args JSON or --edit, not both');
   if (call === undefined) throw new UsageError('edited arguments are for one call: name it with --call CALL_ID');
   if (given !== undefined) return given;
-  const messages = await handle.query(messagesQuery);
-  const asked = messages
-    .flatMap((message) => (message.role === 'assistant' ? message.toolCalls : []))
-    .find((tool) => tool.id === call);
+  const asked = await conversationCall(handle, call);
   if (!asked)
     throw new UsageError(`no call "${call}" in the conversation of ${handle.workflowId} (a subagent's call: use --args)`);
-  const directory = await mkdtemp(path.join(os.tmpdir(), 'agent-approve-'));
-  const file = path.join(directory, `${asked.name}.json`);
-  try {
-    const parsed = parseToolArguments(asked.arguments);
-    await writeFile(file, parsed.ok ? `${JSON.stringify(parsed.value, null, 2)}\n` : asked.arguments, { mode: 0o600 });
-    const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
-    // Through the shell, as git runs an editor: EDITOR may carry its own arguments (`code --wait`).
-    const status = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'editor', file], { stdio: 'inherit' }).status;
-    if (status !== 0) throw new UsageError(`the editor (${editor}) exited with ${status}: nothing was approved`);
-    return (await readFile(file, 'utf8')).trim();
-  } finally {
-    await rm(directory, { recursive: true, force: true });
-  }
+  return editInEditor(asked);
 }

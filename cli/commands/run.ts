@@ -75,6 +75,7 @@ export async function runCommand(argv: string[], output: Output): Promise<number
           return lines.next(withdrawn);
         }),
       output.info,
+      lines,
     );
     // The run's story from its stream: progress on stderr, and (streaming, never into --json output, which stays one
     // line) the answer as it is written on stdout.
