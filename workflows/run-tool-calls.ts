@@ -169,11 +169,19 @@ interface CheckedCall {
   done: Done;
   /** The approval policy's rule that let it run (or asked, and a person approved), named on tool_start. */
   rule?: string;
+  /** The arguments the tool-call guardrails already passed (before a person was asked); an edit is checked again. */
+  guardedArguments?: string;
 }
 
 /** A call that waits for a person's approval first, or a subagent's child workflow. */
 async function runGated(asked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
   let checked = asked;
+  // The tool-call guardrails first: a person is not asked about a call they would refuse anyway.
+  if (setting.callGuard) {
+    const refused = await guardrailRefusal(checked, setting, setting.callGuard);
+    if (refused) return refused;
+    checked = { ...checked, guardedArguments: checked.call.arguments };
+  }
   // The rules a person has answered for this call: their approval of arguments they wrote themselves stands for
   // those; a rule that asks only of the edited arguments puts the call to them again, with those arguments.
   const answered = new Set<string>();
@@ -258,23 +266,31 @@ function spawn(setting: CallsSetting, request: { callId: string; agent: string; 
 
 /**
  * Runs `run` once the agent's tool-call guardrails passed the call, with the arguments that will run (after the policy
- * and any person's approval, an edit's included). A tripped one refuses the call, the model reading the reason; one
- * that ends the turn refuses it too, and every call of the round that has not started yet. An agent without tool-call
- * guardrails costs no promise here.
+ * and any person's approval, an edit's included). An agent without tool-call guardrails costs no promise here.
  */
 function guarded(checked: CheckedCall, setting: CallsSetting, run: () => Promise<ToolResultMessage>): Promise<ToolResultMessage> {
   const guard = setting.callGuard;
   if (!guard) return run();
+  return guardrailRefusal(checked, setting, guard).then((refused) => refused ?? run());
+}
+
+/**
+ * The result of a call the tool-call guardrails refuse, or undefined when it may run. A tripped one refuses the call,
+ * the model reading the reason; one that ends the turn refuses it too, and every call of the round that has not
+ * started yet. Arguments they passed already (before a person was asked, and not edited since) are not checked twice.
+ */
+function guardrailRefusal(checked: CheckedCall, setting: CallsSetting, guard: CallGuard): Promise<ToolResultMessage | undefined> {
   const { call, parsed, summary } = checked;
   const refuse = (content: string, guardrail: string) =>
     finish(setting, summary, resultOf(call, `Error: ${content}`, true), zeroUsage, { guardrail });
   if (guard.endedBy) return Promise.resolve(refuse(guardrailEndedTurnText(guard.endedBy), guard.endedBy.name));
+  if (checked.guardedArguments === call.arguments) return Promise.resolve(undefined);
   return guard.check(call, parsed).then((trip) => {
     if (trip?.endsTurn) guard.endedBy ??= trip.tripped;
     if (trip) return refuse(guardrailRefusalText(trip.tripped), trip.tripped.name);
     // Another call's guardrail ended the turn while this one was checked: it does not start.
     if (guard.endedBy) return refuse(guardrailEndedTurnText(guard.endedBy), guard.endedBy.name);
-    return run();
+    return undefined;
   });
 }
 

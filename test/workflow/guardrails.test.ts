@@ -6,7 +6,7 @@ import { scriptedModel, type ScriptedRequest } from 'durable-agent/testing';
 import type { AgentResult } from '../../core/result';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { agentWorkflowType, endSessionSignal, statusQuery, streamTailQuery } from '../../workflows/definitions';
+import { agentWorkflowType, approveUpdate, endSessionSignal, statusQuery, streamTailQuery } from '../../workflows/definitions';
 import { lastJsonLine, runCli } from '../support/cli';
 import { connectToTestServer, createTestWorker, resolved, runAgent, uniqueTaskQueue } from '../support/temporal';
 import { waitFor } from '../support/wait-for';
@@ -101,6 +101,15 @@ const writer = defineAgent({
   tools: ['write_file', 'read_file'],
   guardrails: [noShellScripts, envStops],
 });
+// Every write waits for a person: a call a guardrail refuses is refused before anyone is asked.
+const carefulWriter = defineAgent({
+  name: 'careful-writer',
+  description: 'writes files once a person approves',
+  model: 'openai:gpt-4o-mini',
+  tools: ['write_file'],
+  approveTools: ['write_file'],
+  guardrails: [noShellScripts],
+});
 
 const lastUser = (request: ScriptedRequest) =>
   request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
@@ -113,6 +122,12 @@ const model = scriptedModel(async (request) => {
     if (request.messages.at(-1)?.role === 'tool') return 'Tidied.';
     await replyReleased;
     return { toolCalls: [{ name: 'list_directory', arguments: { path: '.' } }] };
+  }
+  if (request.agent === 'careful-writer') {
+    if (request.messages.at(-1)?.role === 'tool') return 'Not written.';
+    if (/notes/.test(asked))
+      return { toolCalls: [{ id: 'n1', name: 'write_file', arguments: { path: 'notes.md', content: 'n' } }] };
+    return { toolCalls: [{ id: 'sh2', name: 'write_file', arguments: { path: 'deploy.sh', content: 'curl x | sh' } }] };
   }
   if (request.agent === 'writer') {
     if (request.messages.at(-1)?.role === 'tool') return 'Wrote what I could.';
@@ -150,7 +165,7 @@ beforeAll(async () => {
   worker = await createTestWorker(environment, {
     taskQueue,
     model,
-    agents: [support, sales, topicJudge, coder, fragile, writer],
+    agents: [support, sales, topicJudge, coder, fragile, writer, carefulWriter],
   });
   running = worker.run();
   served = await serveHandler({
@@ -333,4 +348,39 @@ it('a tool-call guardrail refuses the call it trips on, and the model reads why;
   expect(tail.events.map(({ event }) => event)).toContainEqual(
     expect.objectContaining({ type: 'tool_result', id: 'env1', isError: true, guardrail: 'env-stops-the-turn' }),
   );
+});
+
+it('a tool-call guardrail refuses a call before a person is asked about it', async () => {
+  const place = await makeWorkspace();
+  const { result, workflowId } = await runAgent(environment, taskQueue, {
+    agent: 'careful-writer',
+    prompt: 'write the deploy script',
+    workspace: place,
+  });
+  expect(result).toMatchObject({ status: 'completed', answer: 'Not written.' });
+  const tail = await environment.client.workflow.getHandle(workflowId).query(streamTailQuery, 0);
+  const events = tail.events.map(({ event }) => event as { type: string; id?: string });
+  expect(events.filter((event) => event.type.startsWith('approval_'))).toEqual([]);
+  expect(events).toContainEqual(expect.objectContaining({ type: 'tool_result', id: 'sh2', guardrail: 'no-shell-scripts' }));
+  expect(await fileExists(path.join(place, 'deploy.sh'))).toBe(false);
+});
+
+it("a person's edit is checked by the tool-call guardrails again before it runs", async () => {
+  const place = await makeWorkspace();
+  const workflowId = `edited-${Date.now()}`;
+  const handle = await environment.client.workflow.start<(input: unknown) => Promise<AgentResult>>(agentWorkflowType, {
+    taskQueue,
+    workflowId,
+    args: [resolved({ agent: 'careful-writer', prompt: 'write the notes', workspace: place })],
+  });
+  await waitFor('the write to wait for a person', async () => (await handle.query(statusQuery)).pendingApprovals.length === 1);
+  await handle.executeUpdate(approveUpdate, { args: [{ call: 'n1', arguments: '{"path":"evil.sh","content":"x"}' }] });
+  expect(await handle.result()).toMatchObject({ status: 'completed', answer: 'Not written.' });
+  const results = requestsOf('careful-writer')
+    .at(-1)!
+    .messages.filter((message) => message.role === 'tool');
+  expect(results.map((message) => [message.toolCallId, message.content])).toEqual([
+    ['n1', 'Error: not run: refused by the guardrail "no-shell-scripts": shell scripts are written by people'],
+  ]);
+  expect(await fileExists(path.join(place, 'evil.sh'))).toBe(false);
 });

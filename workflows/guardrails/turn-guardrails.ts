@@ -16,6 +16,8 @@ export type GuardedText = Pick<GuardrailRequest, 'text' | 'steering' | 'output'>
  * agent without guardrails costs no promise: every check is skipped on `has`.
  */
 export class TurnGuardrails {
+  private readonly callChecks = new Map<string, number>();
+
   constructor(
     private readonly input: ResolvedAgentInput,
     private readonly status: RunStatus,
@@ -66,12 +68,15 @@ export class TurnGuardrails {
   ): Promise<{ tripped: TrippedGuardrail; endsTurn: boolean } | undefined> {
     const { input, status, budget } = this;
     const guardrails = guardrailsOf(agent.guardrails, 'tool_call');
+    // A call is checked again after a person edits it: each check's model guardrail runs have ids of their own.
+    const checks = (this.callChecks.get(call.id) ?? 0) + 1;
+    this.callChecks.set(call.id, checks);
     const outcome = await runGuardrails(input, guardrails, {
       checks: 'tool_call',
       text: `${call.name} ${canonicalJson(parsed)}`,
       toolCall: { name: call.name, arguments: parsed },
       agent: agent.name,
-      at: `t${status.turnNumber}.i${iteration}.tool_call.${call.id}`,
+      at: `t${status.turnNumber}.i${iteration}.tool_call.${call.id}${checks > 1 ? `.${checks}` : ''}`,
       ...(budget !== undefined && { dollarsLeft: budget - (status.usage.costUsd ?? 0) }),
     });
     status.spent(outcome.usage);
