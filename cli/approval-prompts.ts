@@ -3,6 +3,8 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { PendingApproval } from '../core/result';
 import { approveUpdate, denyUpdate } from '../workflows/definitions';
 import { conversationCall, editInEditor } from './edit-arguments';
+import { isRecord } from '../core/is-record';
+import { parseToolArguments } from '../core/tool-arguments';
 
 /** Asks a person a question; their answer, or undefined when no one answered (the input ended, or `signal` withdrew the question). */
 export type Ask = (question: string, signal: AbortSignal) => Promise<string | undefined>;
@@ -112,8 +114,7 @@ export class ApprovalPrompter {
   private async choose(answer: string, request: PendingApproval, editable: boolean): Promise<Choice | undefined> {
     if (/^y(es)?$/i.test(answer)) return { approved: true };
     if (!editable) return { approved: false };
-    // Pasted arguments: the run's validator checks them, and says what is wrong.
-    if (answer.startsWith('{')) return { approved: true, edited: answer };
+    if (answer.startsWith('{')) return this.edited(answer);
     if (!/^e(dit)?$/i.test(answer)) return { approved: false };
     try {
       const call = await conversationCall(this.handle, request.id);
@@ -121,11 +122,23 @@ export class ApprovalPrompter {
         this.print(`call ${request.id} is not in the conversation yet: answer again`);
         return undefined;
       }
-      return { approved: true, edited: await editInEditor(call, this.terminal) };
+      return this.edited(await editInEditor(call, this.terminal));
     } catch (error) {
       this.print(`nothing was approved: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     }
+  }
+
+  /**
+   * The person's arguments, when they are a JSON object; otherwise the question is asked again. A typo costs no
+   * decision: the run's validator would refuse them too, but the question would be gone. The run checks them again.
+   */
+  private edited(text: string): Choice | undefined {
+    const parsed = parseToolArguments(text);
+    const problem = !parsed.ok ? parsed.problem : !isRecord(parsed.value) ? 'are not a JSON object' : undefined;
+    if (problem === undefined) return { approved: true, edited: text };
+    this.print(`nothing was approved: those arguments ${problem}; answer again`);
+    return undefined;
   }
 
   private notAsking(request: PendingApproval, withdrawn: AbortSignal): void {

@@ -130,6 +130,12 @@ it('approves with edits at the prompt: e opens $EDITOR, a line of JSON is taken 
   await terminal.typeLine('e');
   const second = `approve write_file "CHANGES.md" (8 bytes, 1 line)? (rule writes) ${hint}`;
   await waitFor('the second question', async () => (await screen()).includes(second), { timeoutMs: 60_000 });
+  // A paste that is not JSON decides nothing: said, and asked again.
+  await terminal.typeLine('{"path":"src/pasted.md",');
+  await waitFor('the paste refused', async () =>
+    (await screen()).includes('nothing was approved: those arguments are not valid JSON'),
+  );
+  await waitFor('the second question again', async () => (await screen()).split(second).length === 3);
   await terminal.typeLine('{"path":"src/pasted.md","content":"pasted"}');
   // The edit of the first call now falls under docs-review, which the person has not answered: asked again, edited.
   // The run describes the edited call itself, from the arguments that will run, the path as the tool will open it.
