@@ -101,6 +101,14 @@ const writer = defineAgent({
   tools: ['write_file', 'read_file'],
   guardrails: [noShellScripts, envStops],
 });
+// A model judges each call, in a child run of its own.
+const judgedWriter = defineAgent({
+  name: 'judged-writer',
+  description: 'writes what a judge lets through',
+  model: 'openai:gpt-4o-mini',
+  tools: ['write_file'],
+  guardrails: [defineGuardrail({ name: 'judged-calls', checks: 'tool_call', agent: 'topic-judge' })],
+});
 // Every write waits for a person: a call a guardrail refuses is refused before anyone is asked.
 const carefulWriter = defineAgent({
   name: 'careful-writer',
@@ -123,6 +131,15 @@ const model = scriptedModel(async (request) => {
     await replyReleased;
     return { toolCalls: [{ name: 'list_directory', arguments: { path: '.' } }] };
   }
+  if (request.agent === 'judged-writer')
+    return request.messages.at(-1)?.role === 'tool'
+      ? 'Judged.'
+      : {
+          toolCalls: [
+            { id: 'j1', name: 'write_file', arguments: { path: 'weather.md', content: 'sunny' } },
+            { id: 'j2', name: 'write_file', arguments: { path: 'code.md', content: 'tidy' } },
+          ],
+        };
   if (request.agent === 'careful-writer') {
     if (request.messages.at(-1)?.role === 'tool') return 'Not written.';
     if (/notes/.test(asked))
@@ -165,7 +182,7 @@ beforeAll(async () => {
   worker = await createTestWorker(environment, {
     taskQueue,
     model,
-    agents: [support, sales, topicJudge, coder, fragile, writer, carefulWriter],
+    agents: [support, sales, topicJudge, coder, fragile, writer, carefulWriter, judgedWriter],
   });
   running = worker.run();
   served = await serveHandler({
@@ -383,4 +400,25 @@ it("a person's edit is checked by the tool-call guardrails again before it runs"
     ['n1', 'Error: not run: refused by the guardrail "no-shell-scripts": shell scripts are written by people'],
   ]);
   expect(await fileExists(path.join(place, 'evil.sh'))).toBe(false);
+});
+
+it('a model tool-call guardrail judges each call in a child run, reading the call as its task', async () => {
+  const place = await makeWorkspace();
+  const { result, workflowId } = await runAgent(environment, taskQueue, {
+    agent: 'judged-writer',
+    prompt: 'write',
+    workspace: place,
+  });
+  expect(result).toMatchObject({ status: 'completed', answer: 'Judged.' });
+  const results = requestsOf('judged-writer')[1].messages.filter((message) => message.role === 'tool');
+  expect(results.map((message) => [message.toolCallId, message.content])).toEqual([
+    ['j1', 'Error: not run: refused by the guardrail "judged-calls": not about code'],
+    ['j2', 'wrote 4 bytes to code.md'],
+  ]);
+  const judged = await environment.client.workflow.getHandle(`${workflowId}/guardrail-judged-calls-t1.i1.tool_call.j1`).result();
+  expect(judged).toMatchObject({ status: 'completed', output: { tripped: true } });
+  expect(requestsOf('topic-judge').map(lastUser)).toEqual(
+    expect.arrayContaining(['write_file {"content":"sunny","path":"weather.md"}']),
+  );
+  expect(await fileExists(path.join(place, 'weather.md'))).toBe(false);
 });
