@@ -115,6 +115,7 @@ export class AgentRegistry {
       maxIterations: agent.maxIterations,
       ...(agent.maxCostUsd !== undefined && { maxCostUsd: agent.maxCostUsd }),
       ...(agent.batch && { batch: true }),
+      ...(agent.time && { time: agent.time }),
       modelSettings: agent.modelSettings,
       ...(agent.outputSchema && { outputSchema: outputJsonSchema(agent) }),
       ...(agent.guardrails.length > 0 && { guardrails: agent.guardrails.map((guardrail) => this.guardrailSpec(guardrail)) }),

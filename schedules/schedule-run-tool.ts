@@ -9,7 +9,7 @@ import { ownerMemoField } from '../serve/http/run-owner';
 import { defineTool, type Tool } from '../tools';
 import { settingsQuery } from '../workflows/definitions';
 import { createAgentSchedule } from './agent-schedules';
-import { scheduleBoundsFromEnv, type ScheduleBounds } from './bounds';
+import { boundsForAgent, scheduleBoundsFromEnv, type ScheduleBounds } from './bounds';
 import { describeWhen, modelWhenProblem, whenProblem, type ScheduleWhen } from './when';
 
 export const scheduleRunToolName = 'schedule_run';
@@ -54,6 +54,8 @@ export interface ScheduleRunToolOptions {
   knowsAgent?: (name: string) => boolean;
   /** Default: AGENT_MAX_SCHEDULES_PER_AGENT and AGENT_MAX_SCHEDULES_PER_TENANT of the worker's environment. */
   bounds?: ScheduleBounds;
+  /** An agent's own bound on its schedules (defineAgent's `time.maxSchedules`), which tightens `bounds.perAgent`. */
+  agentMaxSchedules?: (name: string) => number | undefined;
 }
 
 /**
@@ -103,7 +105,7 @@ export function createScheduleRunTool(options: ScheduleRunToolOptions = {}): Too
         ...(priority?.priorityKey && { priority: priority.priorityKey }),
       };
       const owner = description.memo?.[ownerMemoField];
-      const bounds = options.bounds ?? scheduleBoundsFromEnv(process.env);
+      const bounds = boundsForAgent(options.bounds ?? scheduleBoundsFromEnv(process.env), options.agentMaxSchedules?.(agent));
       const slotPrefix = `agent-schedule-${tenancy.tenant ?? 'no-tenant'}-${agent}`;
       try {
         const schedule = await createAgentSchedule(client, {

@@ -44,6 +44,7 @@ export function createFeatureActivities(registry: AgentRegistry, roots: Workspac
       [scheduleRunToolName]: toolActivity(
         createScheduleRunTool({
           knowsAgent: (name) => registry.agents.has(name),
+          agentMaxSchedules: (name) => registry.agents.get(name)?.time?.maxSchedules,
           bounds: scheduleBoundsFromEnv(env),
         }),
         roots,

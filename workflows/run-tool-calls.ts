@@ -24,7 +24,7 @@ import type { AgentStream } from './agent-stream';
 import type { Approvals } from './approvals';
 import type { AgentState } from './state';
 import type { RunStatus } from './run-status';
-import type { WorkflowTools } from './workflow-tools';
+import { boundForAgent, type WorkflowTools } from './workflow-tools';
 import { runSubagent } from './subagent-call';
 import { parseToolArguments } from '../core/tool-arguments';
 import { toolCallSummary } from './summaries';
@@ -245,7 +245,7 @@ function spawn(setting: CallsSetting, request: { callId: string; agent: string; 
 function runTool(checked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
   const { call, parsed, summary, done } = checked;
   const settings = setting.setup.tools[call.name];
-  if (settings.inWorkflow) return runInWorkflow(checked, setting, settings.inWorkflow);
+  if (settings.inWorkflow) return runInWorkflow(checked, setting, boundForAgent(settings.inWorkflow, setting.agent));
   started(setting, checked);
   const retry = {
     maximumAttempts: settings.maximumAttempts,

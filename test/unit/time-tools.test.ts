@@ -28,12 +28,12 @@ it('shows the person approving a sleep the moment it ends, its date and zone, wo
 
 it('bounds every wait: a week and two weeks by default, recorded for the run; never over a year', () => {
   expect(timeTools.map((tool) => [tool.name, tool.inWorkflow])).toEqual([
-    ['sleep', { maxSeconds: 604_800 }],
-    ['wait_until', { maxSeconds: 604_800 }],
-    ['wait_for_event', { maxSeconds: 1_209_600 }],
+    ['sleep', { maxSeconds: 604_800, agentBound: 'maxSleepSeconds' }],
+    ['wait_until', { maxSeconds: 604_800, agentBound: 'maxSleepSeconds' }],
+    ['wait_for_event', { maxSeconds: 1_209_600, agentBound: 'maxWaitSeconds' }],
   ]);
   expect(sleep.input.safeParse({ seconds: 604_801, reason: 'r' }).success).toBe(false);
-  expect(createTimeTools({ maxSleepSeconds: 60 })[0].inWorkflow).toEqual({ maxSeconds: 60 });
+  expect(createTimeTools({ maxSleepSeconds: 60 })[0].inWorkflow).toEqual({ maxSeconds: 60, agentBound: 'maxSleepSeconds' });
   expect(() => createTimeTools({ maxWaitSeconds: 2 * 365 * 86_400 })).toThrow(ConfigurationError);
   expect(() => createTimeTools({ maxSleepSeconds: Number.POSITIVE_INFINITY })).toThrow('at most 31536000 (a year)');
 });
@@ -61,7 +61,7 @@ describe('time tools by name in an agent', () => {
     const [slow] = createTimeTools({ maxSleepSeconds: 60 });
     const registry = createWorkerRegistry({ agents: [agent('named', ['sleep']), agent('valued', [slow])] });
     expect(registry.tools.get('sleep')).toBe(slow);
-    expect(registry.tools.get('sleep')!.inWorkflow).toEqual({ maxSeconds: 60 });
+    expect(registry.tools.get('sleep')!.inWorkflow).toMatchObject({ maxSeconds: 60 });
   });
 
   it('still refuses a name that no tool has', () => {
