@@ -10,7 +10,7 @@ import { defineTool, type Tool } from '../tools';
 import { settingsQuery } from '../workflows/definitions';
 import { createAgentSchedule } from './agent-schedules';
 import { boundsForAgent, scheduleBoundsFromEnv, type ScheduleBounds } from './bounds';
-import { describeWhen, modelWhenProblem, whenProblem, type ScheduleWhen } from './when';
+import { describeModelWhen, describeWhen, firstFiring, modelWhenProblem, whenProblem, type ScheduleWhen } from './when';
 
 export const scheduleRunToolName = 'schedule_run';
 
@@ -45,7 +45,8 @@ function whenOf({ at, cron, timezone }: ScheduleRunInput): ScheduleWhen | string
 function describeScheduleRun(call: ScheduleRunInput): ApprovalText {
   const when = whenOf(call);
   const whom = call.agent === undefined ? 'this agent' : `agent ${JSON.stringify(call.agent)}`;
-  const shown = typeof when === 'string' ? `(refused: ${when})` : describeWhen(when);
+  // Worked out when the model asks (the model activity): the first firing then, with its date and zone.
+  const shown = typeof when === 'string' ? `(refused: ${when})` : describeModelWhen(when, new Date());
   return { headline: `schedule_run ${whom} ${shown}`, preview: call.prompt };
 }
 
@@ -78,8 +79,10 @@ export function createScheduleRunTool(options: ScheduleRunToolOptions = {}): Too
     async handler(call, { workspace }) {
       const when = whenOf(call);
       if (typeof when === 'string') throw new ToolInputError(when);
-      const problem = modelWhenProblem(when) ?? whenProblem(when, new Date());
+      const now = new Date();
+      const problem = modelWhenProblem(when) ?? whenProblem(when, now);
       if (problem) throw new ToolInputError(problem);
+      if (!firstFiring(when, now)) throw new ToolInputError(`${describeWhen(when)} matches no time in the next nine years`);
       const { client, info } = Context.current();
       const caller = info.workflowExecution?.workflowId;
       if (!caller) throw new ToolInputError('schedule_run runs only as a tool of an agent run');
@@ -118,7 +121,7 @@ export function createScheduleRunTool(options: ScheduleRunToolOptions = {}): Too
           slotIds: Array.from({ length: bounds.perAgent }, (_, index) => `${slotPrefix}-${index + 1}`),
           ...(owner !== undefined && { memo: { [ownerMemoField]: owner } }),
         });
-        return `scheduled ${schedule.scheduleId}: agent ${agent}, ${describeWhen(when)}; each run is an ordinary run named ${schedule.scheduleId}-<time>`;
+        return `scheduled ${schedule.scheduleId}: agent ${agent}, ${describeModelWhen(when, new Date())}; each run is an ordinary run named ${schedule.scheduleId}-<time>`;
       } catch (error) {
         // Refusals (a bound, an input the run would not take) go back to the model; the server's trouble is retried.
         if (error instanceof AgentError) throw new ToolInputError(error.message);

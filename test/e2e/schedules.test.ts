@@ -132,8 +132,9 @@ it('asks a person to approve each schedule_run, at a time shown with date and zo
     expect(waiting.find((request) => request.id === 'c1')!.description).toBe(
       `schedule_run this agent once at ${at.replace('T', ' ').replace('Z', '')} UTC (${weekday})\n  │ check the build`,
     );
-    expect(waiting.find((request) => request.id === 'c2')!.summary).toBe(
-      'schedule_run this agent cron "*/5 * * * *" in time zone UTC',
+    // A cron's first firing is shown as a one-off's time is: its date and zone.
+    expect(waiting.find((request) => request.id === 'c2')!.description!.split('\n')[0]).toMatch(
+      /^schedule_run this agent cron "\*\/5 \* \* \* \*" in time zone UTC, first at \d{4}-\d{2}-\d{2} \d{2}:\d[05]:00 UTC \(\w+day\)$/,
     );
     await handle.executeUpdate(denyUpdate, { args: [{ call: 'c2', reason: 'not every five minutes' }] });
     await handle.executeUpdate(approveUpdate, { args: [{ call: 'c1' }] });
