@@ -64,8 +64,8 @@ export interface ScheduleRunToolOptions {
  * with a prompt, through a Temporal Schedule (docs/schedules.md). Every call is approved by a person first, who reads
  * the time in absolute terms. The run it schedules inherits what bounds the calling run: its workspace, its approval
  * rules, its cost budget, its tenant (fairness key) and priority, its owner; its tools and model when it is the same
- * agent. The schedule counts against the bounds, and takes one of the agent's slot ids, so that a reply of a thousand
- * calls made at once still makes at most the bound.
+ * agent. The schedule counts against the bounds, and takes one of the tenant's slot ids, so that a reply of a thousand
+ * calls made at once, or two runs creating at the same moment, still make at most the bounds.
  */
 export function createScheduleRunTool(options: ScheduleRunToolOptions = {}): Tool<ScheduleRunInput> {
   return defineTool({
@@ -109,7 +109,8 @@ export function createScheduleRunTool(options: ScheduleRunToolOptions = {}): Too
       };
       const owner = description.memo?.[ownerMemoField];
       const bounds = boundsForAgent(options.bounds ?? scheduleBoundsFromEnv(process.env), options.agentMaxSchedules?.(agent));
-      const slotPrefix = `agent-schedule-${tenancy.tenant ?? 'no-tenant'}-${agent}`;
+      // The tenant's slots: at most perTenant schedules made by runs can exist (./slot-claims.ts).
+      const slotPrefix = `agent-schedule-${tenancy.tenant ?? 'no-tenant'}`;
       try {
         const schedule = await createAgentSchedule(client, {
           when,
@@ -118,7 +119,7 @@ export function createScheduleRunTool(options: ScheduleRunToolOptions = {}): Too
           ...tenancy,
           bounds,
           createdByRun: caller,
-          slotIds: Array.from({ length: bounds.perAgent }, (_, index) => `${slotPrefix}-${index + 1}`),
+          slotIds: Array.from({ length: bounds.perTenant }, (_, index) => `${slotPrefix}-${index + 1}`),
           ...(owner !== undefined && { memo: { [ownerMemoField]: owner } }),
         });
         return `scheduled ${schedule.scheduleId}: agent ${agent}, ${describeModelWhen(when, new Date())}; each run is an ordinary run named ${schedule.scheduleId}-<time>`;

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { defineAgent } from '../../agents/define-agent';
 import { startAgent } from '../../client/start-agent';
 import type { AgentStatusSnapshot } from '../../core/result';
+import { createAgentSchedule, ScheduleBoundError } from '../../schedules/agent-schedules';
 import { scheduledByMemoField } from '../../schedules/schedule-memo';
-import { scheduleRunTool } from '../../schedules/schedule-run-tool';
 import { approveUpdate, denyUpdate, statusQuery } from '../../workflows/definitions';
 import { lastJsonLine, runCli } from '../support/cli';
 import { openaiReply } from '../support/fake-model-server';
@@ -19,25 +19,23 @@ import { toolResultsSent } from '../support/wire-results';
 const bed = useTestBed();
 afterEach(() => expect(bed.server.refusals).toEqual([]));
 
+// Named, not given by value; and at most one live schedule of its own (defineAgent's time.maxSchedules).
 const planner = defineAgent({
   name: 'planner',
   description: 'Plans work for later.',
   instructions: 'You schedule work.',
   model: 'openai:gpt-4o-mini',
-  tools: [scheduleRunTool],
+  tools: ['schedule_run'],
+  time: { maxSchedules: 1 },
 });
 
 const taskQueue = uniqueTaskQueue('schedules');
 const cli = (args: string[]) => runCli(args, { ...bed.server.providerEnv, AGENT_TASK_QUEUE: taskQueue });
 const schedules = () => bed.environment.client.schedule;
 
-/** A worker for the file, with the planner and the bound of one live schedule per agent. */
+/** A worker for the file, with the planner. */
 async function withWorker<T>(body: () => Promise<T>): Promise<T> {
-  const worker = await createTestWorker(bed.environment, {
-    taskQueue,
-    agents: [planner],
-    env: { ...bed.server.providerEnv, AGENT_MAX_SCHEDULES_PER_AGENT: '1' },
-  });
+  const worker = await createTestWorker(bed.environment, { taskQueue, agents: [planner], env: bed.server.providerEnv });
   return worker.runUntil(body);
 }
 
@@ -118,11 +116,13 @@ it('asks a person to approve each schedule_run, at a time shown with date and zo
     openaiReply({ content: 'one check scheduled' }),
   );
   const workflowId = `planner-${randomUUID()}`;
+  // A tenant of its own: its slots are this test's alone on the shared server.
+  const tenant = `acme-${randomUUID().slice(0, 8)}`;
   await withWorker(async () => {
     const handle = await startAgent(
       bed.environment.client,
       { agent: 'planner', prompt: 'schedule the checks', workspace: bed.workspace, maxCostUsd: 0.5 },
-      { taskQueue, workflowId, tenant: 'acme' },
+      { taskQueue, workflowId, tenant },
     );
     const waiting = await waitFor('three schedule_run calls waiting', async () => {
       const status: AgentStatusSnapshot = await handle.query(statusQuery);
@@ -150,13 +150,13 @@ it('asks a person to approve each schedule_run, at a time shown with date and zo
     expect(refused.content).toMatch(/agent "planner" has 1 live schedules .*its most/);
 
     // The one made: the tenant's slot id, the run that asked, and a run that keeps the caller's budget and tenant.
-    const scheduleId = 'agent-schedule-acme-planner-1';
+    const scheduleId = `agent-schedule-${tenant}-1`;
     const description = await schedules().getHandle(scheduleId).describe();
     try {
       expect(description.memo?.durableAgentSchedule).toEqual({
         version: 1,
         agent: 'planner',
-        tenant: 'acme',
+        tenant,
         when: { at },
         createdBy: { run: workflowId },
       });
@@ -165,9 +165,73 @@ it('asks a person to approve each schedule_run, at a time shown with date and zo
       // c1 and c3 run at once once approved: either may take the one slot.
       const prompt = scheduled[0].id === 'c1' ? 'check the build' : 'and again';
       expect(input).toMatchObject({ prompt, maxCostUsd: 0.5, workspace: bed.workspace });
-      expect(description.action.priority).toMatchObject({ fairnessKey: 'acme' });
+      expect(description.action.priority).toMatchObject({ fairnessKey: tenant });
     } finally {
       await schedules().getHandle(scheduleId).delete();
     }
   });
+});
+
+/** The tenant's slot ids, as schedule_run makes them. */
+const slotsOf = (tenant: string, count: number) =>
+  Array.from({ length: count }, (_, index) => `agent-schedule-${tenant}-${index + 1}`);
+
+/** The agent schedules that exist in these slots, read one by one (the list may lag). */
+async function existing(ids: string[]): Promise<string[]> {
+  const found = await Promise.all(
+    ids.map((id) =>
+      schedules()
+        .getHandle(id)
+        .describe()
+        .then(() => id)
+        .catch(() => undefined),
+    ),
+  );
+  return found.filter((id): id is string => id !== undefined);
+}
+
+const inAnHour = () => `${new Date(Date.now() + 3_600_000).toISOString().slice(0, 19)}Z`;
+
+it('holds the per-tenant and per-agent bounds when many runs create schedules at the same moment', async () => {
+  const run = (tenant: string, agent: string, index: number, bounds: { perAgent: number; perTenant: number }) =>
+    createAgentSchedule(bed.environment.client, {
+      when: { at: inAnHour() },
+      input: { agent, prompt: `check ${index}`, workspace: bed.workspace },
+      taskQueue,
+      tenant,
+      bounds,
+      createdByRun: `run-${index}`,
+      slotIds: slotsOf(tenant, bounds.perTenant),
+    });
+  const settle = async (calls: Array<Promise<{ scheduleId: string }>>) => {
+    const outcomes = await Promise.allSettled(calls);
+    for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(ScheduleBoundError);
+    return outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.scheduleId] : []));
+  };
+  // Eight runs of four agents, at once, under a tenant bound of three.
+  const crowded = `crowd-${randomUUID().slice(0, 8)}`;
+  const tenantBounds = { perAgent: 10, perTenant: 3 };
+  const made = await settle(Array.from({ length: 8 }, (_, index) => run(crowded, `agent${index % 4}`, index, tenantBounds)));
+  // One agent's six runs, at once, under an agent bound of two (the tenant has room for ten).
+  const busy = `busy-${randomUUID().slice(0, 8)}`;
+  const agentBounds = { perAgent: 2, perTenant: 10 };
+  const madeByOne = await settle(Array.from({ length: 6 }, (_, index) => run(busy, 'planner', index, agentBounds)));
+  try {
+    // What the server holds is what the calls say they made: none over a bound, and every refused one deleted.
+    expect((await existing(slotsOf(crowded, 3))).sort()).toEqual([...made].sort());
+    expect(made.length).toBeLessThanOrEqual(3);
+    expect((await existing(slotsOf(busy, 10))).sort()).toEqual([...madeByOne].sort());
+    expect(madeByOne.length).toBeLessThanOrEqual(2);
+    // The refused left no ghosts behind: the room they did not take is still there.
+    const more = await settle(
+      Array.from({ length: 2 - madeByOne.length }, (_, index) => run(busy, 'planner', 10 + index, agentBounds)),
+    );
+    expect(madeByOne.length + more.length).toBe(2);
+    madeByOne.push(...more);
+    await expect(run(busy, 'planner', 20, agentBounds)).rejects.toThrow(
+      /agent "planner" has 2 live schedules of tenant "busy-\w+", its most \(AGENT_MAX_SCHEDULES_PER_AGENT=2\)/,
+    );
+  } finally {
+    await Promise.all([...made, ...madeByOne].map((id) => schedules().getHandle(id).delete()));
+  }
 });
