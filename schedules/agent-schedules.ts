@@ -14,7 +14,7 @@ import type { AgentInput } from '../core/resolve-input';
 import { agentWorkflowType } from '../workflows/definitions';
 import { defaultScheduleBounds, type ScheduleBounds } from './bounds';
 import { readScheduleMemo, scheduledByMemoField, scheduleMemoField, type AgentScheduleMemo } from './schedule-memo';
-import { claimSlot, spent } from './slot-claims';
+import { checkingNote, claimSlot, spent } from './slot-claims';
 import { describeWhen, scheduleSpecOf, whenProblem, type ScheduleWhen } from './when';
 
 /** A schedule was refused by a bound (docs/schedules.md, "Bounds"): nothing was created. */
@@ -81,7 +81,6 @@ export async function createAgentSchedule(client: Client, options: AgentSchedule
   if (problem) throw new InvalidInputError(`invalid schedule: ${problem}`);
   const bounds = options.bounds ?? defaultScheduleBounds;
   const agent = agentStartOptions(options.input, options).resolved.agent;
-  const create = (scheduleId: string) => createOnce(client, scheduleId, agent, options);
   if (options.slotIds) {
     // The bounds are held by the slots and the describes after the create (./slot-claims.ts); the list, which may lag,
     // only counts the people's schedules and says which slots to try first.
@@ -96,19 +95,21 @@ export async function createAgentSchedule(client: Client, options: AgentSchedule
       slotIds: options.slotIds,
       unslotted: { ofAgent: unslotted.filter((schedule) => schedule.agent === agent).length, ofTenant: unslotted.length },
       listedTaken: new Set(listed.map((schedule) => schedule.scheduleId).filter((id) => slots.has(id))),
-      create,
+      // Paused until its bounds are checked: one over a bound never fires.
+      create: (scheduleId) => createOnce(client, scheduleId, agent, options, checkingNote),
       boundError: ScheduleBoundError,
     });
   }
   await assertWithinBounds(client, agent, options.tenant, bounds);
   const scheduleId = options.scheduleId ?? newScheduleId();
-  return create(scheduleId).catch((error: unknown) => {
+  return createOnce(client, scheduleId, agent, options).catch((error: unknown) => {
     if (error instanceof ScheduleAlreadyRunning) throw new InvalidInputError(`a schedule named "${scheduleId}" exists already`);
     throw error;
   });
 }
 
-async function createOnce(client: Client, scheduleId: string, agent: string, options: AgentScheduleOptions) {
+/** Made paused with `pausedNote` (a slot's schedule while its bounds are checked), or running. */
+async function createOnce(client: Client, scheduleId: string, agent: string, options: AgentScheduleOptions, pausedNote?: string) {
   const memo: AgentScheduleMemo = {
     version: 1,
     agent,
@@ -141,7 +142,10 @@ async function createOnce(client: Client, scheduleId: string, agent: string, opt
     },
     policies: { overlap: options.overlap ?? 'SKIP', catchupWindow: options.catchupWindow ?? defaultCatchupWindow },
     // A one-off takes one action; a trigger still runs it again when asked.
-    ...('at' in options.when && { state: { remainingActions: 1 } }),
+    state: {
+      ...('at' in options.when && { remainingActions: 1 }),
+      ...(pausedNote !== undefined && { paused: true, note: pausedNote }),
+    },
     memo: { [scheduleMemoField]: memo },
   });
 }

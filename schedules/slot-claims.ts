@@ -34,12 +34,21 @@ export interface SlotClaim {
   boundError: BoundError;
 }
 
+/** The note of a slot's schedule while its bounds are checked: it is made paused, and unpaused once within them. */
+export const checkingNote = 'schedule_run: checking the bounds';
+const keptNote = 'schedule_run: within the bounds';
+/** A schedule still paused for its check this long after it was made was left so by a call that died: it counts. */
+const checkAbandonedMs = 60_000;
+
 /** Looks again this many times, a little longer each time, while only higher slots stand in the way. */
 const recheckDelaysMs = [100, 200, 400, 800, 1_600, 3_200];
 
 export async function claimSlot(claim: SlotClaim): Promise<ScheduleHandle> {
   const { slotIds, listedTaken } = claim;
-  const order = [...slotIds.filter((id) => !listedTaken.has(id)), ...slotIds.filter((id) => listedTaken.has(id))];
+  // The free slots from a random one on, so that calls at the same moment try different ids rather than queue on one.
+  const free = slotIds.filter((id) => !listedTaken.has(id));
+  const start = Math.floor(Math.random() * free.length);
+  const order = [...free.slice(start), ...free.slice(0, start), ...slotIds.filter((id) => listedTaken.has(id))];
   for (const scheduleId of order) {
     const handle = await createInSlot(claim, scheduleId);
     if (!handle) continue;
@@ -73,16 +82,18 @@ async function createInSlot(claim: SlotClaim, scheduleId: string): Promise<Sched
 async function keepWithinBounds(claim: SlotClaim, handle: ScheduleHandle): Promise<void> {
   const mine = await describe(claim.client, handle.scheduleId);
   const myIndex = claim.slotIds.indexOf(handle.scheduleId);
+  const madeAt = mine?.info.createdAt.getTime() ?? 0;
   for (let attempt = 0; ; attempt++) {
     const others = await liveInSlots(claim, handle.scheduleId);
     const ofAgent = others.filter((other) => other.agent === claim.agent);
     const agentRoom = ofAgent.length + claim.unslotted.ofAgent < claim.bounds.perAgent;
     const tenantRoom = others.length + claim.unslotted.ofTenant < claim.bounds.perTenant;
     if (agentRoom && tenantRoom) break;
-    // The calls in lower slots are kept before this one: when they alone fill a bound, this one goes now.
-    const lower = (list: LiveSlot[]) => list.filter((other) => other.index < myIndex).length;
-    const agentFull = lower(ofAgent) + claim.unslotted.ofAgent >= claim.bounds.perAgent;
-    const tenantFull = lower(others) + claim.unslotted.ofTenant >= claim.bounds.perTenant;
+    // Calls in higher slots still checking give way to this one (they see it below them); every other schedule stays.
+    const staying = (list: LiveSlot[]) =>
+      list.filter((other) => other.index < myIndex || !other.checking || other.createdAt < madeAt - checkAbandonedMs).length;
+    const agentFull = staying(ofAgent) + claim.unslotted.ofAgent >= claim.bounds.perAgent;
+    const tenantFull = staying(others) + claim.unslotted.ofTenant >= claim.bounds.perTenant;
     if (agentFull || tenantFull || attempt >= recheckDelaysMs.length) {
       await handle.delete();
       throw new claim.boundError(
@@ -95,13 +106,17 @@ async function keepWithinBounds(claim: SlotClaim, handle: ScheduleHandle): Promi
   }
   // A call that found this slot spent a moment before may have deleted it after this create: then it is not ours.
   const still = await describe(claim.client, handle.scheduleId);
-  if (!still || still.info.createdAt.getTime() !== mine?.info.createdAt.getTime())
+  if (!still || still.info.createdAt.getTime() !== madeAt)
     throw new Error(`schedule ${handle.scheduleId} was replaced while it was being made; try again`);
+  await handle.unpause(keptNote);
 }
 
 interface LiveSlot {
   index: number;
   agent: string;
+  /** Paused for its own check: a call that may still give way. */
+  checking: boolean;
+  createdAt: number;
 }
 
 /** The live agent schedules in the tenant's other slots, read one by one (each describe sees every create before it). */
@@ -115,7 +130,12 @@ async function liveInSlots(claim: SlotClaim, exceptId: string): Promise<LiveSlot
     described.forEach((description, position) => {
       const memo = description && readScheduleMemo(description.memo);
       if (memo && memo.tenant === claim.tenant && !spent(description))
-        live.push({ index: batch[position].index, agent: memo.agent });
+        live.push({
+          index: batch[position].index,
+          agent: memo.agent,
+          checking: description.state.paused && description.state.note === checkingNote,
+          createdAt: description.info.createdAt.getTime(),
+        });
     });
   }
   return live;

@@ -149,8 +149,9 @@ it('asks a person to approve each schedule_run, at a time shown with date and zo
     const refused = results.find((result) => result.id !== 'c2' && result !== scheduled[0])!;
     expect(refused.content).toMatch(/agent "planner" has 1 live schedules .*its most/);
 
-    // The one made: the tenant's slot id, the run that asked, and a run that keeps the caller's budget and tenant.
-    const scheduleId = `agent-schedule-${tenant}-1`;
+    // The one made: one of the tenant's slot ids, the run that asked, and a run that keeps the caller's budget and tenant.
+    const scheduleId = /^scheduled (\S+):/.exec(scheduled[0].content)![1];
+    expect(scheduleId).toMatch(new RegExp(`^agent-schedule-${tenant}-\\d+$`));
     const description = await schedules().getHandle(scheduleId).describe();
     try {
       expect(description.memo?.durableAgentSchedule).toEqual({
@@ -161,6 +162,8 @@ it('asks a person to approve each schedule_run, at a time shown with date and zo
         createdBy: { run: workflowId },
       });
       expect(description.info.nextActionTimes.map((time) => time.toISOString())).toEqual([soon.toISOString()]);
+      // Made paused while its bounds were checked, running once within them.
+      expect(description.state).toMatchObject({ paused: false, note: 'schedule_run: within the bounds' });
       const [input] = description.action.args as Array<{ prompt: string; maxCostUsd: number; workspace: string }>;
       // c1 and c3 run at once once approved: either may take the one slot.
       const prompt = scheduled[0].id === 'c1' ? 'check the build' : 'and again';
