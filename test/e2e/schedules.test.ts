@@ -238,3 +238,37 @@ it('holds the per-tenant and per-agent bounds when many runs create schedules at
     await Promise.all([...made, ...madeByOne].map((id) => schedules().getHandle(id).delete()));
   }
 });
+
+it('gives a one-off’s id and its place under the bounds back once it has fired', async () => {
+  const tenant = `once-${randomUUID().slice(0, 8)}`;
+  const bounds = { perAgent: 1, perTenant: 1 };
+  const [slot] = slotsOf(tenant, 1);
+  const create = (at: string, run: string) =>
+    createAgentSchedule(bed.environment.client, {
+      when: { at },
+      input: { agent: 'planner', prompt: 'check once', workspace: bed.workspace },
+      taskQueue: `${taskQueue}-nobody`,
+      tenant,
+      bounds,
+      createdByRun: run,
+      slotIds: [slot],
+    });
+  // Three seconds ahead, in whole seconds (a one-off is a calendar of one second), after its bounds check. Nothing
+  // polls its queue: the firing starts a run, which is all this needs.
+  const soon = `${new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_000).toISOString().slice(0, 19)}Z`;
+  expect((await create(soon, 'run-first')).scheduleId).toBe(slot);
+  await expect(create(inAnHour(), 'run-early')).rejects.toThrow(ScheduleBoundError);
+  const fired = await waitFor('the one-off to fire', async () => {
+    const description = await schedules().getHandle(slot).describe();
+    return description.info.recentActions.length === 1 && description.info.nextActionTimes.length === 0 && description;
+  });
+  const firstRun = fired.info.recentActions[0].action.workflow.workflowId;
+  try {
+    const again = await create(inAnHour(), 'run-second');
+    expect(again.scheduleId).toBe(slot);
+    expect((await again.describe()).memo?.durableAgentSchedule).toMatchObject({ createdBy: { run: 'run-second' } });
+  } finally {
+    await schedules().getHandle(slot).delete();
+    await bed.environment.client.workflow.getHandle(firstRun).terminate('test over');
+  }
+});
