@@ -13,6 +13,7 @@ import type { ResolvedAgentInput } from '../core/input';
 import type { ApprovalDecision, PendingApproval } from '../core/result';
 import { defaultRuleName, deniedPathsFor, refusalText } from '../core/approval-policy';
 import type { ToolCall, ToolResultMessage } from '../core/messages';
+import type { TimedWait } from '../core/timed-wait';
 import { preview } from '../core/stream-events';
 import { streamToolInput } from '../core/stream-tool-input';
 import { withPathsShown } from '../core/workspace-path';
@@ -319,7 +320,10 @@ function runInWorkflow(checked: CheckedCall, setting: CallsSetting, bound: InWor
   const { ledger } = setting;
   started(setting, checked);
   ledger.waiting++;
-  return setting.workflowTools.run(call.name, { call, parsed, settings: bound, carried: ledger.carriedWait(call.id) }).then(
+  // What it waits for and until when, on the stream (the web chat shows it), as the status query has it.
+  const began = (wait: TimedWait) => setting.stream.publish({ type: 'waiting', ...wait });
+  const carried = ledger.carriedWait(call.id);
+  return setting.workflowTools.run(call.name, { call, parsed, settings: bound, carried }, began).then(
     (result) => {
       ledger.waiting--;
       return done(summary, result.content, result.isError);

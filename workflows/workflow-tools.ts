@@ -87,7 +87,7 @@ export class WorkflowTools {
   }
 
   /** Runs a call of `name`; a run whose bundle lacks the feature (a worker of your own without it) says so to the model. */
-  run(name: string, call: Omit<WorkflowToolCall, 'waiting'>): Promise<WorkflowToolResult> {
+  run(name: string, call: Omit<WorkflowToolCall, 'waiting'>, began?: (wait: TimedWait) => void): Promise<WorkflowToolResult> {
     const runner = this.runners.get(name);
     if (!runner)
       return Promise.resolve({
@@ -96,8 +96,10 @@ export class WorkflowTools {
       });
     const { id } = call.call;
     const waiting = (wait: TimedWait | undefined) => {
-      if (wait) this.current.set(id, wait);
-      else this.current.delete(id);
+      if (wait) {
+        this.current.set(id, wait);
+        began?.(wait);
+      } else this.current.delete(id);
       this.changed();
     };
     return runner({ ...call, waiting }).finally(() => {
