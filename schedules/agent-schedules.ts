@@ -87,7 +87,7 @@ export async function createAgentSchedule(client: Client, options: AgentSchedule
     const slots = new Set(options.slotIds);
     const listed = await liveListed(client, options.tenant);
     const unslotted = listed.filter((schedule) => !slots.has(schedule.scheduleId));
-    return claimSlot({
+    const handle = await claimSlot({
       client,
       agent,
       tenant: options.tenant,
@@ -99,6 +99,8 @@ export async function createAgentSchedule(client: Client, options: AgentSchedule
       create: (scheduleId) => createOnce(client, scheduleId, agent, options, checkingNote),
       boundError: ScheduleBoundError,
     });
+    await fireIfMissedWhilePaused(handle, options.when);
+    return handle;
   }
   await assertWithinBounds(client, agent, options.tenant, bounds);
   const scheduleId = options.scheduleId ?? newScheduleId();
@@ -148,6 +150,16 @@ async function createOnce(client: Client, scheduleId: string, agent: string, opt
     },
     memo: { [scheduleMemoField]: memo },
   });
+}
+
+/**
+ * A one-off whose moment came while its schedule was paused for its bounds check (a time a second or two ahead) was
+ * skipped: it is fired now, once, rather than never. The overlap policy (skip) still keeps it to one run at a time.
+ */
+async function fireIfMissedWhilePaused(handle: ScheduleHandle, when: ScheduleWhen): Promise<void> {
+  if (!('at' in when) || Date.parse(when.at) > Date.now()) return;
+  const description = await handle.describe();
+  if (description.info.numActionsTaken === 0 && description.info.recentActions.length === 0) await handle.trigger();
 }
 
 /** The live agent schedules of `tenant` the list shows (it may lag a create or a firing by a moment). */

@@ -211,19 +211,19 @@ it('holds the per-tenant and per-agent bounds when many runs create schedules at
     for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(ScheduleBoundError);
     return outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.scheduleId] : []));
   };
-  // Eight runs of four agents, at once, under a tenant bound of three.
+  // Five runs of three agents, at once, under a tenant bound of two.
   const crowded = `crowd-${randomUUID().slice(0, 8)}`;
-  const tenantBounds = { perAgent: 10, perTenant: 3 };
-  const made = await settle(Array.from({ length: 8 }, (_, index) => run(crowded, `agent${index % 4}`, index, tenantBounds)));
-  // One agent's six runs, at once, under an agent bound of two (the tenant has room for ten).
+  const tenantBounds = { perAgent: 10, perTenant: 2 };
+  const made = await settle(Array.from({ length: 5 }, (_, index) => run(crowded, `agent${index % 3}`, index, tenantBounds)));
+  // One agent's five runs, at once, under an agent bound of two (the tenant has room for five).
   const busy = `busy-${randomUUID().slice(0, 8)}`;
-  const agentBounds = { perAgent: 2, perTenant: 10 };
-  const madeByOne = await settle(Array.from({ length: 6 }, (_, index) => run(busy, 'planner', index, agentBounds)));
+  const agentBounds = { perAgent: 2, perTenant: 5 };
+  const madeByOne = await settle(Array.from({ length: 5 }, (_, index) => run(busy, 'planner', index, agentBounds)));
   try {
     // What the server holds is what the calls say they made: none over a bound, and every refused one deleted.
-    expect((await existing(slotsOf(crowded, 3))).sort()).toEqual([...made].sort());
-    expect(made.length).toBeLessThanOrEqual(3);
-    expect((await existing(slotsOf(busy, 10))).sort()).toEqual([...madeByOne].sort());
+    expect((await existing(slotsOf(crowded, 2))).sort()).toEqual([...made].sort());
+    expect(made.length).toBeLessThanOrEqual(2);
+    expect((await existing(slotsOf(busy, 5))).sort()).toEqual([...madeByOne].sort());
     expect(madeByOne.length).toBeLessThanOrEqual(2);
     // The refused left no ghosts behind: the room they did not take is still there.
     const more = await settle(
