@@ -5,6 +5,7 @@ import { handoffToolName } from '../core/tool-names';
 import { parseModelId } from '../core/model-id';
 import type { ModelSettings } from '../core/agent-spec';
 import type { Tool } from '../tools';
+import { agentTimeBoundsProblem, type AgentTimeBounds } from '../core/timed-wait';
 import { builtInProviders } from '../providers';
 import type { Guardrail } from './define-guardrail';
 
@@ -41,6 +42,11 @@ export interface Agent {
   maxCostUsd?: number;
   /** Runs this agent starts send every model call through the provider's batch API (half price, within a day); sessions never do. */
   batch?: boolean;
+  /**
+   * Its own time bounds, each tightening the worker's (docs/time.md, "Bounds"): the longest sleep and wait for an
+   * event, and the most live schedules of this agent.
+   */
+  time?: AgentTimeBounds;
   /** When set, the final answer must be JSON matching it; the result carries it parsed as `output`. */
   outputSchema?: z.ZodType;
   modelSettings: ModelSettings;
@@ -64,6 +70,7 @@ export interface AgentDefinition {
   maxIterations?: number;
   maxCostUsd?: number;
   batch?: boolean;
+  time?: AgentTimeBounds;
   outputSchema?: z.ZodType;
   modelSettings?: ModelSettings;
   guardrails?: Array<Guardrail | string>;
@@ -124,6 +131,8 @@ export function defineAgent(definition: AgentDefinition): Agent {
     throw problem(policy.error.issues.map((issue) => `policy.${issue.path.join('.')}: ${issue.message}`).join('; '));
   }
   if (definition.batch !== undefined && typeof definition.batch !== 'boolean') throw problem('batch must be true or false');
+  const timeProblem = definition.time === undefined ? undefined : agentTimeBoundsProblem(definition.time);
+  if (timeProblem) throw problem(timeProblem);
   const guardrails = definition.guardrails ?? [];
   if (!Array.isArray(guardrails)) throw problem('guardrails must be a list of guardrails (defineGuardrail) or their names');
   const twiceGuarded = duplicate(guardrails.map(nameOf));
@@ -145,6 +154,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
     maxIterations,
     ...(definition.maxCostUsd !== undefined && { maxCostUsd: definition.maxCostUsd }),
     ...(definition.batch && { batch: true }),
+    ...(definition.time && Object.keys(definition.time).length > 0 && { time: { ...definition.time } }),
     ...(definition.outputSchema && { outputSchema: definition.outputSchema }),
     modelSettings: definition.modelSettings ?? {},
     guardrails,

@@ -31,6 +31,12 @@ export interface Definitions {
    * their tools are offered as `<server>_<tool>`, and tools lists may name them, or `mcp:<server>` and `mcp:*`.
    */
   mcpServers?: Record<string, McpServerEntry | McpServerConfig>;
+  /**
+   * Tools an agent may name without their being registered (the worker's built-in feature tools: `sleep`,
+   * `wait_for_event`, `schedule_run`): one is added when an agent lists its name and no tool of that name is
+   * registered otherwise (given by value, or in `tools`), so a definition of your own under the name still wins.
+   */
+  toolsByName?: Tool[];
 }
 
 /** The arguments every subagent takes: the task, as the calling model words it. */
@@ -86,6 +92,7 @@ export class AgentRegistry {
     }
     for (const tool of [...builtInTools, ...(definitions.tools ?? [])]) this.addTool(tool);
     for (const agent of [defaultAgent, ...(definitions.agents ?? [])]) this.addAgent(agent);
+    this.addToolsNamed(definitions.toolsByName ?? []);
     for (const grader of definitions.graders ?? []) this.addGrader(grader);
     for (const guardrail of definitions.guardrails ?? []) this.addGuardrail(guardrail);
     for (const agent of this.agents.values()) this.check(agent);
@@ -108,6 +115,7 @@ export class AgentRegistry {
       maxIterations: agent.maxIterations,
       ...(agent.maxCostUsd !== undefined && { maxCostUsd: agent.maxCostUsd }),
       ...(agent.batch && { batch: true }),
+      ...(agent.time && { time: agent.time }),
       modelSettings: agent.modelSettings,
       ...(agent.outputSchema && { outputSchema: outputJsonSchema(agent) }),
       ...(agent.guardrails.length > 0 && { guardrails: agent.guardrails.map((guardrail) => this.guardrailSpec(guardrail)) }),
@@ -264,6 +272,12 @@ export class AgentRegistry {
     // accept would otherwise fail only inside a run's model activity.
     toolJsonSchema(tool);
     this.tools.set(tool.name, tool);
+  }
+
+  /** The tools of `offered` that an agent names and nothing else registered: after every agent, so a value wins. */
+  private addToolsNamed(offered: Tool[]): void {
+    const named = new Set([...this.agents.values()].flatMap((agent) => agent.tools.filter((tool) => typeof tool === 'string')));
+    for (const tool of offered) if (named.has(tool.name) && !this.tools.has(tool.name)) this.addTool(tool);
   }
 
   private addGrader(grader: Grader): void {

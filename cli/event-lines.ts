@@ -1,3 +1,4 @@
+import { describeWait } from '../workflows/run-status';
 import { isPolicyRule } from '../core/approval-policy';
 import type { StreamEvent } from '../core/stream-events';
 import type { TrippedGuardrail } from '../core/guardrails';
@@ -43,6 +44,11 @@ export function toolStartLine(event: Event<'tool_start'>): string {
 /** `  ✓ read_file alpha.txt`, or `  ✗ read_file nope.txt: <the start of the error>`. */
 export function toolResultLine(event: Event<'tool_result'>): string {
   return printable(`  ${event.isError ? '✗' : '✓'} ${event.summary}${event.isError ? `: ${event.preview}` : ''}`);
+}
+
+/** `  ⏳ waiting for event \`payment.received\` until … (UTC) · call \`pay\`: the invoice` (the model's reason, printable). */
+export function waitingLine(event: Event<'waiting'>): string {
+  return printable(`  ⏳ ${describeWait(event)}`);
 }
 
 export function handoffLine(event: Event<'handoff'>): string {

@@ -1,5 +1,6 @@
 import { loadDefinitions } from '../agents/load-definitions';
-import { createAgentRegistry, type AgentRegistry } from '../agents/registry';
+import type { AgentRegistry } from '../agents/registry';
+import { createWorkerRegistry } from '../worker/features';
 
 let registry: AgentRegistry | undefined;
 
@@ -10,7 +11,7 @@ let registry: AgentRegistry | undefined;
  * worker it runs in its own process.
  */
 export function cliRegistry(): AgentRegistry {
-  registry ??= createAgentRegistry(loadDefinitions());
+  registry ??= createWorkerRegistry(loadDefinitions());
   return registry;
 }
 

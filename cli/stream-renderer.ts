@@ -14,6 +14,7 @@ import {
   toolStartLine,
   turnEndLine,
   turnStartLine,
+  waitingLine,
 } from './event-lines';
 import { StreamedText } from './streamed-text';
 
@@ -113,6 +114,10 @@ export class StreamRenderer {
         break;
       case 'handoff':
         this.progress(handoffLine(event));
+        break;
+      case 'waiting':
+        // What the turn waits for and until when: a line of the story, as a tool result is.
+        this.line(waitingLine(event));
         break;
       case 'steered':
         // A line of the story for everyone, chat included: the person who steered sees when the turn took it.

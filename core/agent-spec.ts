@@ -114,6 +114,17 @@ export const agentSpecSchema = z.object({
   maxIterations: z.number().int().min(1),
   /** The agent's cost budget in US dollars, when it starts a run (a run's own maxCostUsd wins). */
   maxCostUsd: z.number().positive().optional(),
+  /**
+   * The agent's own time bounds (core/timed-wait.ts): each tightens the worker's for this agent's calls. Absent for
+   * agents without them, and in older runs.
+   */
+  time: z
+    .object({
+      maxSleepSeconds: z.number().positive().optional(),
+      maxWaitSeconds: z.number().positive().optional(),
+      maxSchedules: z.number().int().min(1).optional(),
+    })
+    .optional(),
   /** Its one-shot runs call the model through the provider's batch API (core/batch-settings.ts); absent in older runs. */
   batch: z.boolean().optional(),
   modelSettings: modelSettingsSchema,

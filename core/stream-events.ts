@@ -1,6 +1,7 @@
 import type { PendingApproval, TurnStatus } from './result';
 import type { Usage } from './usage';
 import type { TrippedGuardrail } from './guardrails';
+import type { TimedWait } from './timed-wait';
 
 /**
  * What a run publishes to its stream (@temporalio/workflow-streams, hosted by the
@@ -29,6 +30,10 @@ import type { TrippedGuardrail } from './guardrails';
  * Since 0.6 a turn a guardrail stopped ends with status `guardrail_tripped`, its `turn_end` naming the guardrail and
  * the reason (docs/guardrails.md). An agent with output guardrails streams no `text`: each reply without tool calls
  * is published whole once its output guardrails passed it.
+ *
+ * Since 0.7 a tool call that waits in the workflow (`sleep`, `wait_until`, `wait_for_event`: docs/time.md) says what it
+ * waits for and until when (`waiting`), once its wait begins (again in the next run, when the wait is carried across
+ * continue-as-new); its `tool_result` ends it.
  *
  * Events a run carried over from an older version of this code may lack the
  * fields marked "since 0.2" or "since 0.3"; renderers treat them as unknown.
@@ -133,6 +138,8 @@ export type AgentEvent =
   | { type: 'steered'; turn: number; iteration: number; text: string }
   /** The model handed the conversation from one agent to another (since 0.2). */
   | { type: 'handoff'; from: string; to: string }
+  /** Tool call `callId` waits (since 0.7): on a timer until `until`, or for `event` at most until `until`, for `reason`. */
+  | ({ type: 'waiting' } & TimedWait)
   /**
    * The turn ended: its status and answer (`failed`: a session's turn that failed and was rolled back, `error` says
    * why); since 0.2 also its model calls (`iterations`) and its usage, cost included.

@@ -14,6 +14,7 @@ import type { AgentInput } from '../core/resolve-input';
 import { agentWorkflowType } from '../workflows/definitions';
 import { defaultScheduleBounds, type ScheduleBounds } from './bounds';
 import { readScheduleMemo, scheduledByMemoField, scheduleMemoField, type AgentScheduleMemo } from './schedule-memo';
+import { checkingNote, claimSlot, spent } from './slot-claims';
 import { describeWhen, scheduleSpecOf, whenProblem, type ScheduleWhen } from './when';
 
 /** A schedule was refused by a bound (docs/schedules.md, "Bounds"): nothing was created. */
@@ -40,8 +41,8 @@ export interface AgentScheduleOptions extends RunTenancy {
   /** The run whose model asked for the schedule (schedule_run); a person's schedule has none. */
   createdByRun?: string;
   /**
-   * Ids to try in order instead of one: the first free one is taken, so that the per-agent bound holds even when many
-   * calls create at once (schedule_run's slots); none free is refused as over the bound. A spent one-off frees its id.
+   * The tenant's slot ids (schedule_run's), instead of one id: a free one is taken, and the bounds are held even when
+   * many calls create at once (./slot-claims.ts); none free is refused as over the bound. A spent one-off frees its id.
    */
   slotIds?: string[];
   /** When `when` is checked against (default: now). */
@@ -78,29 +79,39 @@ export interface AgentScheduleView {
 export async function createAgentSchedule(client: Client, options: AgentScheduleOptions): Promise<ScheduleHandle> {
   const problem = whenProblem(options.when, options.now ?? new Date());
   if (problem) throw new InvalidInputError(`invalid schedule: ${problem}`);
-  const ids = options.slotIds ?? [options.scheduleId ?? newScheduleId()];
   const bounds = options.bounds ?? defaultScheduleBounds;
   const agent = agentStartOptions(options.input, options).resolved.agent;
-  await assertWithinBounds(client, agent, options.tenant, bounds);
-  for (const scheduleId of ids) {
-    const handle = await createOnce(client, scheduleId, agent, options).catch(async (error: unknown) => {
-      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-      // A spent one-off holds its id until deleted: a slot it held is free again.
-      if (options.slotIds && (await spent(client.schedule.getHandle(scheduleId)))) {
-        await client.schedule.getHandle(scheduleId).delete();
-        return createOnce(client, scheduleId, agent, options);
-      }
-      if (!options.slotIds) throw new InvalidInputError(`a schedule named "${scheduleId}" exists already`);
-      return undefined;
+  if (options.slotIds) {
+    // The bounds are held by the slots and the describes after the create (./slot-claims.ts); the list, which may lag,
+    // only counts the people's schedules and says which slots to try first.
+    const slots = new Set(options.slotIds);
+    const listed = await liveListed(client, options.tenant);
+    const unslotted = listed.filter((schedule) => !slots.has(schedule.scheduleId));
+    const handle = await claimSlot({
+      client,
+      agent,
+      tenant: options.tenant,
+      bounds,
+      slotIds: options.slotIds,
+      unslotted: { ofAgent: unslotted.filter((schedule) => schedule.agent === agent).length, ofTenant: unslotted.length },
+      listedTaken: new Set(listed.map((schedule) => schedule.scheduleId).filter((id) => slots.has(id))),
+      // Paused until its bounds are checked: one over a bound never fires.
+      create: (scheduleId) => createOnce(client, scheduleId, agent, options, checkingNote),
+      boundError: ScheduleBoundError,
     });
-    if (handle) return handle;
+    await fireIfMissedWhilePaused(handle, options.when);
+    return handle;
   }
-  throw new ScheduleBoundError(
-    `agent "${agent}" has ${ids.length} live schedules made by runs, its most (AGENT_MAX_SCHEDULES_PER_AGENT); delete one first (agent schedule list)`,
-  );
+  await assertWithinBounds(client, agent, options.tenant, bounds);
+  const scheduleId = options.scheduleId ?? newScheduleId();
+  return createOnce(client, scheduleId, agent, options).catch((error: unknown) => {
+    if (error instanceof ScheduleAlreadyRunning) throw new InvalidInputError(`a schedule named "${scheduleId}" exists already`);
+    throw error;
+  });
 }
 
-async function createOnce(client: Client, scheduleId: string, agent: string, options: AgentScheduleOptions) {
+/** Made paused with `pausedNote` (a slot's schedule while its bounds are checked), or running. */
+async function createOnce(client: Client, scheduleId: string, agent: string, options: AgentScheduleOptions, pausedNote?: string) {
   const memo: AgentScheduleMemo = {
     version: 1,
     agent,
@@ -133,21 +144,39 @@ async function createOnce(client: Client, scheduleId: string, agent: string, opt
     },
     policies: { overlap: options.overlap ?? 'SKIP', catchupWindow: options.catchupWindow ?? defaultCatchupWindow },
     // A one-off takes one action; a trigger still runs it again when asked.
-    ...('at' in options.when && { state: { remainingActions: 1 } }),
+    state: {
+      ...('at' in options.when && { remainingActions: 1 }),
+      ...(pausedNote !== undefined && { paused: true, note: pausedNote }),
+    },
     memo: { [scheduleMemoField]: memo },
   });
 }
 
-/** Refuses a new schedule of `agent` for `tenant` when either already has its most live schedules. */
-async function assertWithinBounds(client: Client, agent: string, tenant: string | undefined, bounds: ScheduleBounds) {
-  let ofTenant = 0;
-  let ofAgent = 0;
+/**
+ * A one-off whose moment came while its schedule was paused for its bounds check (a time a second or two ahead) was
+ * skipped: it is fired now, once, rather than never. The overlap policy (skip) still keeps it to one run at a time.
+ */
+async function fireIfMissedWhilePaused(handle: ScheduleHandle, when: ScheduleWhen): Promise<void> {
+  if (!('at' in when) || Date.parse(when.at) > Date.now()) return;
+  const description = await handle.describe();
+  if (description.info.numActionsTaken === 0 && description.info.recentActions.length === 0) await handle.trigger();
+}
+
+/** The live agent schedules of `tenant` the list shows (it may lag a create or a firing by a moment). */
+async function liveListed(client: Client, tenant: string | undefined): Promise<Array<{ scheduleId: string; agent: string }>> {
+  const live: Array<{ scheduleId: string; agent: string }> = [];
   for await (const summary of client.schedule.list()) {
     const memo = readScheduleMemo(summary.memo);
-    if (!memo || memo.tenant !== tenant || !live(summary)) continue;
-    ofTenant++;
-    if (memo.agent === agent) ofAgent++;
+    if (memo && memo.tenant === tenant && !spent(summary)) live.push({ scheduleId: summary.scheduleId, agent: memo.agent });
   }
+  return live;
+}
+
+/** Refuses a person's new schedule of `agent` for `tenant` when either already has its most live schedules. */
+async function assertWithinBounds(client: Client, agent: string, tenant: string | undefined, bounds: ScheduleBounds) {
+  const listed = await liveListed(client, tenant);
+  const ofTenant = listed.length;
+  const ofAgent = listed.filter((schedule) => schedule.agent === agent).length;
   const whose = tenant === undefined ? 'without a tenant' : `of tenant "${tenant}"`;
   if (ofAgent >= bounds.perAgent)
     throw new ScheduleBoundError(
@@ -157,17 +186,6 @@ async function assertWithinBounds(client: Client, agent: string, tenant: string 
     throw new ScheduleBoundError(
       `there are ${ofTenant} live schedules ${whose}, the most (AGENT_MAX_SCHEDULES_PER_TENANT=${bounds.perTenant}); delete one first (agent schedule list)`,
     );
-}
-
-/** A schedule that may still fire: it has a next time, or it is paused (and may be unpaused). */
-function live(summary: ScheduleSummary): boolean {
-  return summary.state.paused || summary.info.nextActionTimes.length > 0;
-}
-
-async function spent(handle: ScheduleHandle): Promise<boolean> {
-  const description = await handle.describe().catch(() => undefined);
-  if (!description || !readScheduleMemo(description.memo)) return false;
-  return !description.state.paused && description.state.remainingActions === 0;
 }
 
 export function newScheduleId(now = new Date()): string {

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../core/errors';
+import { tighterBound } from '../core/timed-wait';
 
 /**
  * How many live schedules an agent (for one tenant) and a tenant may have: the model controls time with
@@ -28,4 +29,9 @@ function bound(env: NodeJS.ProcessEnv, name: string): number | undefined {
   if (!Number.isInteger(value) || value < 1 || value > 10_000)
     throw new ConfigurationError(`${name} must be a whole number from 1 to 10000, got ${JSON.stringify(text)}`);
   return value;
+}
+
+/** The bounds for schedules of an agent whose own `time.maxSchedules` (defineAgent) may tighten the per-agent one. */
+export function boundsForAgent(bounds: ScheduleBounds, agentMaxSchedules: number | undefined): ScheduleBounds {
+  return { ...bounds, perAgent: tighterBound(bounds.perAgent, agentMaxSchedules) };
 }

@@ -9,8 +9,8 @@ import { ownerMemoField } from '../serve/http/run-owner';
 import { defineTool, type Tool } from '../tools';
 import { settingsQuery } from '../workflows/definitions';
 import { createAgentSchedule } from './agent-schedules';
-import { scheduleBoundsFromEnv, type ScheduleBounds } from './bounds';
-import { describeWhen, modelWhenProblem, whenProblem, type ScheduleWhen } from './when';
+import { boundsForAgent, scheduleBoundsFromEnv, type ScheduleBounds } from './bounds';
+import { describeModelWhen, describeWhen, firstFiring, modelWhenProblem, whenProblem, type ScheduleWhen } from './when';
 
 export const scheduleRunToolName = 'schedule_run';
 
@@ -45,7 +45,8 @@ function whenOf({ at, cron, timezone }: ScheduleRunInput): ScheduleWhen | string
 function describeScheduleRun(call: ScheduleRunInput): ApprovalText {
   const when = whenOf(call);
   const whom = call.agent === undefined ? 'this agent' : `agent ${JSON.stringify(call.agent)}`;
-  const shown = typeof when === 'string' ? `(refused: ${when})` : describeWhen(when);
+  // Worked out when the model asks (the model activity): the first firing then, with its date and zone.
+  const shown = typeof when === 'string' ? `(refused: ${when})` : describeModelWhen(when, new Date());
   return { headline: `schedule_run ${whom} ${shown}`, preview: call.prompt };
 }
 
@@ -54,6 +55,8 @@ export interface ScheduleRunToolOptions {
   knowsAgent?: (name: string) => boolean;
   /** Default: AGENT_MAX_SCHEDULES_PER_AGENT and AGENT_MAX_SCHEDULES_PER_TENANT of the worker's environment. */
   bounds?: ScheduleBounds;
+  /** An agent's own bound on its schedules (defineAgent's `time.maxSchedules`), which tightens `bounds.perAgent`. */
+  agentMaxSchedules?: (name: string) => number | undefined;
 }
 
 /**
@@ -61,8 +64,8 @@ export interface ScheduleRunToolOptions {
  * with a prompt, through a Temporal Schedule (docs/schedules.md). Every call is approved by a person first, who reads
  * the time in absolute terms. The run it schedules inherits what bounds the calling run: its workspace, its approval
  * rules, its cost budget, its tenant (fairness key) and priority, its owner; its tools and model when it is the same
- * agent. The schedule counts against the bounds, and takes one of the agent's slot ids, so that a reply of a thousand
- * calls made at once still makes at most the bound.
+ * agent. The schedule counts against the bounds, and takes one of the tenant's slot ids, so that a reply of a thousand
+ * calls made at once, or two runs creating at the same moment, still make at most the bounds.
  */
 export function createScheduleRunTool(options: ScheduleRunToolOptions = {}): Tool<ScheduleRunInput> {
   return defineTool({
@@ -76,8 +79,10 @@ export function createScheduleRunTool(options: ScheduleRunToolOptions = {}): Too
     async handler(call, { workspace }) {
       const when = whenOf(call);
       if (typeof when === 'string') throw new ToolInputError(when);
-      const problem = modelWhenProblem(when) ?? whenProblem(when, new Date());
+      const now = new Date();
+      const problem = modelWhenProblem(when) ?? whenProblem(when, now);
       if (problem) throw new ToolInputError(problem);
+      if (!firstFiring(when, now)) throw new ToolInputError(`${describeWhen(when)} matches no time in the next nine years`);
       const { client, info } = Context.current();
       const caller = info.workflowExecution?.workflowId;
       if (!caller) throw new ToolInputError('schedule_run runs only as a tool of an agent run');
@@ -103,8 +108,9 @@ export function createScheduleRunTool(options: ScheduleRunToolOptions = {}): Too
         ...(priority?.priorityKey && { priority: priority.priorityKey }),
       };
       const owner = description.memo?.[ownerMemoField];
-      const bounds = options.bounds ?? scheduleBoundsFromEnv(process.env);
-      const slotPrefix = `agent-schedule-${tenancy.tenant ?? 'no-tenant'}-${agent}`;
+      const bounds = boundsForAgent(options.bounds ?? scheduleBoundsFromEnv(process.env), options.agentMaxSchedules?.(agent));
+      // The tenant's slots: at most perTenant schedules made by runs can exist (./slot-claims.ts).
+      const slotPrefix = `agent-schedule-${tenancy.tenant ?? 'no-tenant'}`;
       try {
         const schedule = await createAgentSchedule(client, {
           when,
@@ -113,10 +119,10 @@ export function createScheduleRunTool(options: ScheduleRunToolOptions = {}): Too
           ...tenancy,
           bounds,
           createdByRun: caller,
-          slotIds: Array.from({ length: bounds.perAgent }, (_, index) => `${slotPrefix}-${index + 1}`),
+          slotIds: Array.from({ length: bounds.perTenant }, (_, index) => `${slotPrefix}-${index + 1}`),
           ...(owner !== undefined && { memo: { [ownerMemoField]: owner } }),
         });
-        return `scheduled ${schedule.scheduleId}: agent ${agent}, ${describeWhen(when)}; each run is an ordinary run named ${schedule.scheduleId}-<time>`;
+        return `scheduled ${schedule.scheduleId}: agent ${agent}, ${describeModelWhen(when, new Date())}; each run is an ordinary run named ${schedule.scheduleId}-<time>`;
       } catch (error) {
         // Refusals (a bound, an input the run would not take) go back to the model; the server's trouble is retried.
         if (error instanceof AgentError) throw new ToolInputError(error.message);

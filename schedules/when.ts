@@ -1,4 +1,5 @@
 import type { ScheduleSpec } from '@temporalio/client';
+import { firstCronFiring, localParts, parseCron } from './cron-next';
 
 /**
  * When a schedule fires: once at a moment, or whenever a cron expression matches (in a time zone, UTC unless given).
@@ -45,7 +46,43 @@ export function modelWhenProblem(when: ScheduleWhen): string | undefined {
     return `cron must have 5 fields (minute hour day-of-month month day-of-week), or 6 with a year; got ${fields.length}`;
   if (!fields.every((field) => cronField.test(field)))
     return 'cron fields may hold only numbers, names (MON, JAN) and * , - / ?; give the time zone in timezone';
+  const parsed = parseCron(cron);
+  if (typeof parsed === 'string') return parsed;
+  // Crons differ on a day that must match both fields or either: the model gives one, so the date shown is the one fired.
+  if (parsed.dayRestricted && parsed.weekdayRestricted)
+    return 'give day-of-month or day-of-week, not both (leave the other *): crons differ on whether both must match';
   return undefined;
+}
+
+/**
+ * The first firing of the model's `when` after `now`: the moment of a one-off, the first match of a cron in its zone
+ * (cron-next.ts); undefined when a cron matches no time in the next nine years.
+ */
+export function firstFiring(when: ScheduleWhen, now: Date): Date | undefined {
+  if ('at' in when) return new Date(when.at);
+  const parsed = parseCron(when.cron);
+  return typeof parsed === 'string' ? undefined : firstCronFiring(parsed, when.timezone ?? 'UTC', now);
+}
+
+/**
+ * `cron "0 9 * * 1-5" in time zone Europe/Paris, first at 2026-12-04 09:00 Europe/Paris (Friday), 2026-12-04 08:00:00
+ * UTC (Friday)`: the model's `when` as the person approving it reads it, its first firing with its date and zone.
+ */
+export function describeModelWhen(when: ScheduleWhen, now: Date): string {
+  if ('at' in when) return describeWhen(when);
+  const first = firstFiring(when, now);
+  if (!first) return `${describeWhen(when)}, which matches no time in the next nine years`;
+  const zone = when.timezone ?? 'UTC';
+  const local = zone === 'UTC' ? '' : `${formatInZone(first, zone)}, `;
+  return `${describeWhen(when)}, first at ${local}${formatMoment(first)}`;
+}
+
+/** `2026-12-04 09:00 Europe/Paris (Friday)`: a moment on the wall clock of an IANA zone. */
+export function formatInZone(moment: Date, zone: string): string {
+  const local = localParts(moment, zone);
+  const two = (value: number) => String(value).padStart(2, '0');
+  const weekday = weekdays[new Date(Date.UTC(local.year, local.month - 1, local.day)).getUTCDay()];
+  return `${local.year}-${two(local.month)}-${two(local.day)} ${two(local.hour)}:${two(local.minute)} ${zone} (${weekday})`;
 }
 
 /** The Temporal schedule spec of `when`: a one-off is a calendar of that one second, in UTC. */

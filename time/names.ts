@@ -4,6 +4,8 @@
  * the workflow bundle loads it.
  */
 
+import { waitCeilingSeconds } from '../core/timed-wait';
+
 export const timeToolNames = { sleep: 'sleep', waitUntil: 'wait_until', waitForEvent: 'wait_for_event' } as const;
 
 const day = 24 * 60 * 60;
@@ -11,8 +13,8 @@ const day = 24 * 60 * 60;
 export const defaultMaxSleepSeconds = 7 * day;
 /** The longest one `wait_for_event` may wait unless the agent's tools say otherwise: two weeks. */
 export const defaultMaxWaitSeconds = 14 * day;
-/** The ceiling of either bound, whatever a definition asks: a year. A hostile or confused model cannot sleep forever. */
-export const ceilingSeconds = 365 * day;
+/** The ceiling of either bound, whatever a definition asks: a year (an agent's own bounds share it). */
+export const ceilingSeconds = waitCeilingSeconds;
 
 /** An event's name: what `agent signal`, sendEvent and the webhook endpoint name it by. */
 export const eventNamePattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
@@ -44,3 +46,14 @@ export function describeMoment(epochMs: number): string {
 
 /** An ISO 8601 date and time with its zone (`Z` or `+02:00`): a moment without one would be read in the worker's zone. */
 export const momentPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * What is wrong with a wait of `seconds` under the bound `max`, for the model; undefined when it may wait that long. A
+ * model asking to sleep forever (a huge number, Infinity, NaN) gets this as its tool result, never a timer.
+ */
+export function waitLengthProblem(seconds: number, max: number, name: string): string | undefined {
+  if (!Number.isFinite(seconds) || seconds <= 0) return `${name} must be a number of seconds above 0, got ${String(seconds)}`;
+  if (seconds > max)
+    return `${name} is ${seconds} (${describeSeconds(seconds)}); this agent may wait at most ${max} (${describeSeconds(max)})`;
+  return undefined;
+}

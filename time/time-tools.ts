@@ -49,7 +49,7 @@ export function createTimeTools(options: TimeToolOptions = {}): Tool[] {
     input: z.object({ seconds: z.number().positive().max(maxSleep), reason }),
     handler: runsInTheWorkflow,
     activity: unusedActivity,
-    inWorkflow: { maxSeconds: maxSleep },
+    inWorkflow: { maxSeconds: maxSleep, agentBound: 'maxSleepSeconds' },
     readOnly: true,
     describeForApproval: ({ seconds, reason: why }) => ({
       headline: `sleep ${describeSeconds(seconds)}, until ${until(seconds)}`,
@@ -67,7 +67,7 @@ export function createTimeTools(options: TimeToolOptions = {}): Tool[] {
     }),
     handler: runsInTheWorkflow,
     activity: unusedActivity,
-    inWorkflow: { maxSeconds: maxSleep },
+    inWorkflow: { maxSeconds: maxSleep, agentBound: 'maxSleepSeconds' },
     readOnly: true,
     describeForApproval: ({ until: moment, reason: why }) => ({
       headline: `wait until ${describeMoment(Date.parse(moment))}, ${describeSeconds((Date.parse(moment) - Date.now()) / 1000)} from now`,
@@ -89,7 +89,7 @@ export function createTimeTools(options: TimeToolOptions = {}): Tool[] {
     }),
     handler: runsInTheWorkflow,
     activity: unusedActivity,
-    inWorkflow: { maxSeconds: maxWait },
+    inWorkflow: { maxSeconds: maxWait, agentBound: 'maxWaitSeconds' },
     readOnly: true,
     describeForApproval: ({ event, timeoutSeconds, reason: why }) => ({
       headline: `wait for event ${event}, at most ${describeSeconds(timeoutSeconds)}, until ${until(timeoutSeconds)}`,

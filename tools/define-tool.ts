@@ -92,6 +92,8 @@ export interface Tool<Input = unknown> {
 export interface InWorkflowSettings {
   /** The longest one call may wait, in seconds. */
   maxSeconds: number;
+  /** The agent's own bound (defineAgent's `time`) that may tighten `maxSeconds` for its calls. */
+  agentBound?: 'maxSleepSeconds' | 'maxWaitSeconds';
 }
 
 // Method syntax on purpose (bivariant, as `handler`): a Tool<{path: string}> still stands in a Tool[] list.

@@ -38,6 +38,8 @@ export const agUiCustomNames = {
   handoff: 'durable-agent.handoff',
   /** A model call failed and is tried again: `value` has the attempt, the provider's host, the error and the wait. */
   modelRetry: 'durable-agent.model_retry',
+  /** A tool call waits in the workflow: `value` has the call, the event if any, the reason, and when it began and ends. */
+  waiting: 'durable-agent.waiting',
 } as const;
 
 /** The answer an approval interrupt expects in its resume entry's payload. */
@@ -233,6 +235,10 @@ export class AgUiTranslator implements TurnTranslator<BaseEvent> {
         ];
       case 'handoff':
         return [this.custom(agUiCustomNames.handoff, { from: event.from, to: event.to })];
+      case 'waiting': {
+        const { type: _type, ...wait } = event;
+        return [this.custom(agUiCustomNames.waiting, wait)];
+      }
       case 'steered': {
         // A person's steering message joined the turn: a user message where it joined, as AG-UI tells messages.
         const messageId = `${this.ids.runId}:steered:${event.turn}:${event.iteration}:${++this.steerings}`;

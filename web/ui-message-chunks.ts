@@ -255,6 +255,11 @@ export class UiMessageTranslator implements TurnTranslator<UiMessageChunk> {
       }
       case 'handoff':
         return [{ type: 'data-handoff', data: { from: event.from, to: event.to } }];
+      case 'waiting': {
+        // What the call waits for and until when: a data part the page shows by the call's card until its result.
+        const { type: _type, ...wait } = event;
+        return [{ type: 'data-wait', id: `wait-${event.callId}`, data: wait }];
+      }
       case 'steered':
         // A steering message taken while this response follows the turn: a data part where it joined (the page shows
         // the person's words there); the conversation read back has it as a user message.

@@ -5,7 +5,7 @@ import type { BundleOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '
 import { createActivities } from '../activities';
 import { defaultScratchRoot } from '../activities/scratch/scratch-root';
 import type { TranscriptStore } from '../storage/transcript/transcript-store';
-import { createAgentRegistry, type AgentRegistry, type Definitions } from '../agents/registry';
+import type { AgentRegistry, Definitions } from '../agents/registry';
 import type { ModelProvider } from '../providers';
 import type { PriceTable } from '../core/cost';
 import { McpConnections } from '../mcp/connections';
@@ -15,7 +15,7 @@ import { untracedSpans } from '../telemetry/agent-spans';
 import { startTracing, type Tracing } from '../telemetry/tracing';
 import { ConfigurationError } from '../core/errors';
 import { assertBundleTraces } from './bundle-tracing';
-import { addFeatureAgents, createFeatureActivities } from './features';
+import { addFeatureAgents, createFeatureActivities, createWorkerRegistry } from './features';
 import { withSharedWorkflowModules } from './shared-workflow-modules';
 import { defaultWorkspaceRoot } from './settings';
 import { checkVersioning, versioningFromEnv, workerDeploymentOptions, type WorkerVersioning } from './versioning';
@@ -124,7 +124,7 @@ export class AgentPlugin extends SimplePlugin {
   private workerTaskQueue: string | undefined;
 
   constructor(options: AgentPluginOptions = {}) {
-    const registry = options.registry ?? createAgentRegistry(options);
+    const registry = options.registry ?? createWorkerRegistry(options);
     addFeatureAgents(registry);
     const env = options.env ?? process.env;
     const tracing = options.tracing === false ? undefined : startTracing(env);

@@ -1,4 +1,4 @@
-import type { AgentRegistry } from '../agents/registry';
+import { createAgentRegistry, type AgentRegistry, type Definitions } from '../agents/registry';
 import type { WorkspaceRoots } from '../activities/scratch/run-workspace';
 import { createGradeOutcome } from '../evals/graders/grade-outcome';
 import { evalJudgeAgent } from '../evals/graders/judge-agent';
@@ -6,6 +6,8 @@ import { createScratchActivities } from '../evals/scratch/scratch-activities';
 import { toolActivity } from '../activities/tool-activity';
 import { scheduleBoundsFromEnv } from '../schedules/bounds';
 import { createScheduleRunTool, scheduleRunTool, scheduleRunToolName } from '../schedules/schedule-run-tool';
+import { timeTools } from '../time/time-tools';
+import type { Tool } from '../tools';
 
 /**
  * Where the worker assembles the features that sit above the agent run (docs/architecture.md): nothing under the
@@ -13,6 +15,17 @@ import { createScheduleRunTool, scheduleRunTool, scheduleRunToolName } from '../
  * bundle's entry (./workflows.ts). Today two features: evals (`agent eval`, runEval), and schedules (the
  * `schedule_run` tool, when an agent lists it).
  */
+
+/**
+ * The features' tools an agent may name without registering them (`tools: ['sleep', 'wait_for_event']`): the time
+ * tools with their default bounds, and schedule_run. Each is registered only when an agent names it.
+ */
+export const featureToolsByName: Tool[] = [...timeTools, scheduleRunTool as Tool];
+
+/** The registry of a worker (and of the CLI, which checks runs against it): the definitions and the features' tools by name. */
+export function createWorkerRegistry(definitions: Definitions = {}): AgentRegistry {
+  return createAgentRegistry({ ...definitions, toolsByName: [...featureToolsByName, ...(definitions.toolsByName ?? [])] });
+}
 
 /** Adds the features' own agents to the registry: the evals' judge (eval-judge), which an eval's LLM judge runs as. */
 export function addFeatureAgents(registry: AgentRegistry): void {
@@ -31,6 +44,7 @@ export function createFeatureActivities(registry: AgentRegistry, roots: Workspac
       [scheduleRunToolName]: toolActivity(
         createScheduleRunTool({
           knowsAgent: (name) => registry.agents.has(name),
+          agentMaxSchedules: (name) => registry.agents.get(name)?.time?.maxSchedules,
           bounds: scheduleBoundsFromEnv(env),
         }),
         roots,

@@ -2,7 +2,7 @@
 // in-flight work and exits.
 import { NativeConnection } from '@temporalio/worker';
 import { loadDefinitions } from '../agents/load-definitions';
-import { createAgentRegistry } from '../agents/registry';
+import { createWorkerRegistry } from './features';
 import { createAgentWorker } from './create-worker';
 import { loadConnectionSettings, taskQueue } from './settings';
 import { describeStorage, storageSettings } from '../storage/storage-settings';
@@ -11,7 +11,7 @@ import { tracingSettings } from '../telemetry/tracing-settings';
 
 export async function runWorker(): Promise<void> {
   // Bad definitions fail here, before anything connects, naming the agent and the problem.
-  const registry = createAgentRegistry(loadDefinitions());
+  const registry = createWorkerRegistry(loadDefinitions());
   await checkStores();
   const settings = loadConnectionSettings();
   const connection = await NativeConnection.connect(settings.connectionOptions);

@@ -13,6 +13,7 @@ import type { ResolvedAgentInput } from '../core/input';
 import type { ApprovalDecision, PendingApproval } from '../core/result';
 import { defaultRuleName, deniedPathsFor, refusalText } from '../core/approval-policy';
 import type { ToolCall, ToolResultMessage } from '../core/messages';
+import type { TimedWait } from '../core/timed-wait';
 import { preview } from '../core/stream-events';
 import { streamToolInput } from '../core/stream-tool-input';
 import { withPathsShown } from '../core/workspace-path';
@@ -24,7 +25,7 @@ import type { AgentStream } from './agent-stream';
 import type { Approvals } from './approvals';
 import type { AgentState } from './state';
 import type { RunStatus } from './run-status';
-import type { WorkflowTools } from './workflow-tools';
+import { boundForAgent, type WorkflowTools } from './workflow-tools';
 import { runSubagent } from './subagent-call';
 import { parseToolArguments } from '../core/tool-arguments';
 import { guardrailEndedTurnText, guardrailRefusalText, type TrippedGuardrail } from '../core/guardrails';
@@ -302,7 +303,7 @@ function runTool(checked: CheckedCall, setting: CallsSetting): Promise<ToolResul
 function runActivity(checked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
   const { call, parsed, summary, done } = checked;
   const settings = setting.setup.tools[call.name];
-  if (settings.inWorkflow) return runInWorkflow(checked, setting, settings.inWorkflow);
+  if (settings.inWorkflow) return runInWorkflow(checked, setting, boundForAgent(settings.inWorkflow, setting.agent));
   started(setting, checked);
   const retry = {
     maximumAttempts: settings.maximumAttempts,
@@ -376,7 +377,10 @@ function runInWorkflow(checked: CheckedCall, setting: CallsSetting, bound: InWor
   const { ledger } = setting;
   started(setting, checked);
   ledger.waiting++;
-  return setting.workflowTools.run(call.name, { call, parsed, settings: bound, carried: ledger.carriedWait(call.id) }).then(
+  // What it waits for and until when, on the stream (the web chat shows it), as the status query has it.
+  const began = (wait: TimedWait) => setting.stream.publish({ type: 'waiting', ...wait });
+  const carried = ledger.carriedWait(call.id);
+  return setting.workflowTools.run(call.name, { call, parsed, settings: bound, carried }, began).then(
     (result) => {
       ledger.waiting--;
       return done(summary, result.content, result.isError);

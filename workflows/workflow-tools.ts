@@ -1,3 +1,4 @@
+import type { AgentSpec } from '../core/agent-spec';
 import type { ToolCall } from '../core/messages';
 import type { TimedWait } from '../core/timed-wait';
 import type { InWorkflowSettings } from '../tools/define-tool';
@@ -21,6 +22,15 @@ export interface WorkflowToolCall {
   carried?: TimedWait;
   /** What the call waits on now (shown by the status, carried if the run hands over meanwhile); undefined when it stops. */
   waiting(wait: TimedWait | undefined): void;
+}
+
+/**
+ * The bound a call of this agent waits under: the tool's (the worker's), tightened by the agent's own when it has one
+ * (defineAgent's `time`), never loosened. Both are recorded in the run's setup, so replay reads the same bound.
+ */
+export function boundForAgent(tool: InWorkflowSettings, agent: Pick<AgentSpec, 'time'>): InWorkflowSettings {
+  const own = tool.agentBound !== undefined ? agent.time?.[tool.agentBound] : undefined;
+  return own !== undefined && own < tool.maxSeconds ? { ...tool, maxSeconds: own } : tool;
 }
 
 /** What a call comes to: its result for the model. A runner rejects only with cancellation. */
@@ -77,7 +87,7 @@ export class WorkflowTools {
   }
 
   /** Runs a call of `name`; a run whose bundle lacks the feature (a worker of your own without it) says so to the model. */
-  run(name: string, call: Omit<WorkflowToolCall, 'waiting'>): Promise<WorkflowToolResult> {
+  run(name: string, call: Omit<WorkflowToolCall, 'waiting'>, began?: (wait: TimedWait) => void): Promise<WorkflowToolResult> {
     const runner = this.runners.get(name);
     if (!runner)
       return Promise.resolve({
@@ -86,8 +96,10 @@ export class WorkflowTools {
       });
     const { id } = call.call;
     const waiting = (wait: TimedWait | undefined) => {
-      if (wait) this.current.set(id, wait);
-      else this.current.delete(id);
+      if (wait) {
+        this.current.set(id, wait);
+        began?.(wait);
+      } else this.current.delete(id);
       this.changed();
     };
     return runner({ ...call, waiting }).finally(() => {

@@ -9,8 +9,10 @@ import {
   listAgentSchedules,
   type AgentScheduleView,
 } from '../../schedules/agent-schedules';
-import { scheduleBoundsFromEnv } from '../../schedules/bounds';
+import { boundsForAgent, scheduleBoundsFromEnv } from '../../schedules/bounds';
 import { whenProblem, type ScheduleWhen } from '../../schedules/when';
+import { defaultAgentName } from '../../core/limits';
+import { cliRegistry } from '../registry';
 import { assertStartable } from '../check-run';
 import { connect } from '../connect';
 import { UsageError } from '../help';
@@ -127,7 +129,9 @@ async function create(prompt: string, values: ScheduleFlags, output: Output): Pr
   // Checked now against the CLI's registry, as `agent run` checks a run: a schedule that could not start is refused.
   await assertStartable(input);
   const tenancy = tenancyFromFlags(values);
-  const bounds = scheduleBoundsFromEnv(process.env);
+  // The agent's own bound (defineAgent's time.maxSchedules) tightens the environment's.
+  const agentBound = cliRegistry().agents.get(input.agent ?? defaultAgentName)?.time?.maxSchedules;
+  const bounds = boundsForAgent(scheduleBoundsFromEnv(process.env), agentBound);
   return withClient(output, async (client, taskQueue) => {
     const handle = await createAgentSchedule(client, {
       ...(values.id !== undefined && { scheduleId: values.id }),

@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../../core/stream-events';
+import { describeWait } from '../../workflows/run-status';
 
 /** What a request handler of either revision gives a call to send its progress with. */
 export interface ProgressExtra {
@@ -81,6 +82,8 @@ export function progressMessage(event: AgentEvent): string | undefined {
       return `${event.approved ? 'approved' : 'denied'}: call ${event.id}`;
     case 'handoff':
       return `handed over from ${event.from} to ${event.to}`;
+    case 'waiting':
+      return describeWait(event);
     case 'model_retry':
       return `model call failed (${event.error}); attempt ${event.attempt + 1} follows`;
     case 'steered':

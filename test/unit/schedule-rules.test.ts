@@ -1,7 +1,14 @@
 import { main } from '../../cli/main';
 import { describeCall } from '../../core/approval-description';
 import { scheduleRunTool } from '../../schedules/schedule-run-tool';
-import { describeWhen, modelWhenProblem, scheduleSpecOf, whenProblem } from '../../schedules/when';
+import {
+  describeModelWhen,
+  describeWhen,
+  firstFiring,
+  modelWhenProblem,
+  scheduleSpecOf,
+  whenProblem,
+} from '../../schedules/when';
 import { assessApprovals } from '../../activities/model/approval-check';
 import { capturedOutput } from '../support/captured-output';
 
@@ -62,6 +69,63 @@ it('asks a person to approve every schedule_run call, showing the time with its 
   expect(describeCall(both, scheduleRunTool.describeForApproval!(JSON.parse(both.arguments)), 'agent-x').description).toBe(
     'schedule_run this agent (refused: give exactly one of at (a one-off) and cron (a recurring run))\n  │ p',
   );
+});
+
+describe('a cron’s first firing, shown to the person approving schedule_run', () => {
+  // Wednesday 2026-12-02 12:00 UTC.
+  const first = (cron: string, timezone?: string, from = now) =>
+    firstFiring({ cron, ...(timezone !== undefined && { timezone }) }, from)?.toISOString();
+
+  it('finds the first matching minute after now, in the cron’s zone', () => {
+    expect(first('*/5 * * * *')).toBe('2026-12-02T12:05:00.000Z');
+    expect(first('0 9 * * 1-5')).toBe('2026-12-03T09:00:00.000Z');
+    // 09:00 in Paris is 08:00 UTC in winter; the 12:00 UTC of now is past Wednesday's.
+    expect(first('0 9 * * MON-FRI', 'Europe/Paris')).toBe('2026-12-03T08:00:00.000Z');
+    expect(first('30 2 * * SUN', 'America/New_York')).toBe('2026-12-06T07:30:00.000Z');
+    expect(first('@monthly')).toBe('2027-01-01T00:00:00.000Z');
+    expect(first('@weekly')).toBe('2026-12-06T00:00:00.000Z');
+    expect(first('0 0 29 2 *')).toBe('2028-02-29T00:00:00.000Z');
+    expect(first('15 10 * JUN *', 'Asia/Tokyo')).toBe('2027-06-01T01:15:00.000Z');
+    expect(first('0 12 * * 7')).toBe('2026-12-06T12:00:00.000Z');
+    // Exactly now is not after now.
+    expect(first('0 12 * * *')).toBe('2026-12-03T12:00:00.000Z');
+  });
+
+  it('skips a local time a daylight-saving change never shows, and finds none for a year gone by', () => {
+    // 2027-03-28 02:30 does not exist in Paris (the clocks go from 02:00 to 03:00): the next day's is the first.
+    expect(first('30 2 28 3 *', 'Europe/Paris', new Date('2027-03-01T00:00:00Z'))).toBe('2028-03-28T00:30:00.000Z');
+    expect(first('0 0 1 1 * 2020')).toBeUndefined();
+    expect(first('0 0 31 2 *')).toBeUndefined();
+  });
+
+  it('says the first firing with its date and zone, as for a one-off', () => {
+    expect(describeModelWhen({ cron: '0 9 * * 1-5', timezone: 'Europe/Paris' }, now)).toBe(
+      'cron "0 9 * * 1-5" in time zone Europe/Paris, first at 2026-12-03 09:00 Europe/Paris (Thursday), 2026-12-03 08:00:00 UTC (Thursday)',
+    );
+    expect(describeModelWhen({ cron: '*/5 * * * *' }, now)).toBe(
+      'cron "*/5 * * * *" in time zone UTC, first at 2026-12-02 12:05:00 UTC (Wednesday)',
+    );
+    expect(describeModelWhen({ cron: '0 0 1 1 * 2020' }, now)).toBe(
+      'cron "0 0 1 1 * 2020" in time zone UTC, which matches no time in the next nine years',
+    );
+    expect(describeModelWhen({ at: '2026-12-03T09:00:00Z' }, now)).toBe('once at 2026-12-03 09:00:00 UTC (Thursday)');
+  });
+
+  it('refuses a model cron whose fields both name days, or hold values no field has', () => {
+    expect(modelWhenProblem({ cron: '0 9 13 * FRI' })).toMatch(/^give day-of-month or day-of-week, not both/);
+    expect(modelWhenProblem({ cron: '0 9 13 * *' })).toBeUndefined();
+    expect(modelWhenProblem({ cron: '61 * * * *' })).toMatch(/cron field 1 \("61"\): "61" is not a value from 0 to 59/);
+    expect(modelWhenProblem({ cron: '0 9 * * FUNDAY' })).toMatch(/cron field 5/);
+    expect(modelWhenProblem({ cron: '0 5-1 * * *' })).toMatch(/runs backwards/);
+  });
+
+  it('shows the first firing in the approval of a cron call, worked out when the model asked', () => {
+    const before = new Date();
+    const { headline } = scheduleRunTool.describeForApproval!({ prompt: 'p', cron: '*/5 * * * *' });
+    const expected = describeModelWhen({ cron: '*/5 * * * *' }, before);
+    expect(headline).toBe(`schedule_run this agent ${expected}`);
+    expect(headline).toMatch(/first at \d{4}-\d{2}-\d{2} \d{2}:\d[05]:00 UTC \(\w+day\)$/);
+  });
 });
 
 describe('agent schedule, before it connects to anything', () => {

@@ -1,5 +1,6 @@
 import type { AgentEvent } from '../../core/stream-events';
 import { UiMessageTranslator, type UiMessageChunk } from '../../web/ui-message-chunks';
+import { formatWait, waitOf } from '../../examples/web-chat/src/wait-facts';
 
 // The adapter alone: stream events in, UI message chunks out (the end-to-end files check the chunks against `ai`).
 
@@ -296,4 +297,32 @@ describe('a steering message (issue 33)', () => {
     const deltas = chunks.flatMap((chunk) => (chunk.type === 'text-delta' ? [chunk.delta] : []));
     expect(deltas).toEqual(['steered answer']);
   });
+});
+
+it('a call that waits: a data-wait part with what it waits for and until when, which the page shows until the result', () => {
+  const wait = {
+    callId: 'pay',
+    tool: 'wait_for_event',
+    reason: 'the invoice must be paid',
+    startedAt: '2026-12-03T09:00:00.000Z',
+    until: '2026-12-10T09:00:00.000Z',
+    event: 'payment.received',
+  };
+  const chunks = run([
+    { type: 'turn_start', turn: 1 },
+    { type: 'reply', call: 'm1', text: '', toolCalls: ['wait_for_event'], usage },
+    { type: 'tool_start', id: 'pay', summary: 'wait_for_event payment.received', name: 'wait_for_event', input: {} },
+    { type: 'waiting', ...wait },
+  ]);
+  expect(chunks.at(-1)).toEqual({ type: 'data-wait', id: 'wait-pay', data: wait });
+  // What the page makes of it (examples/web-chat/src/wait-facts.ts): the event, the moment in UTC, and the reason.
+  const shown = waitOf(chunks.at(-1) as { type: string; data: unknown });
+  expect(shown).toEqual({ callId: 'pay', event: 'payment.received', reason: 'the invoice must be paid', until: wait.until });
+  expect(formatWait(shown!)).toMatch(
+    /^Waiting for event payment\.received until Thu, 10 Dec 2026 09:00:00 GMT \(.+\): the invoice must be paid$/,
+  );
+  expect(formatWait({ callId: 'nap', reason: 'r', until: '2026-12-06T09:00:00.000Z' })).toMatch(/^Sleeping until Sun, 06 Dec/);
+  // Data from the wire that is not a wait is not shown as one.
+  expect(waitOf({ type: 'data-wait', data: { callId: 'x', until: 'soon' } })).toBeUndefined();
+  expect(waitOf({ type: 'data-usage', data: wait })).toBeUndefined();
 });

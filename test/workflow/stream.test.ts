@@ -7,7 +7,7 @@ import type { PollInput, PollResult, WorkflowStreamItem } from '@temporalio/work
 import { defineAgent, type Agent } from '../../agents/define-agent';
 import type { AgentInput } from '../../core/resolve-input';
 import type { AgentResult, TurnReply } from '../../core/result';
-import { agentStreamTopic, type StreamEvent } from '../../core/stream-events';
+import { agentStreamTopic, type AgentEvent, type StreamEvent } from '../../core/stream-events';
 import { maxWaitingPolls, streamBusyType } from '../../workflows/agent-stream';
 import { agentWorkflowType, endSessionSignal, sendMessageUpdate, streamTailQuery } from '../../workflows/definitions';
 import { followStream } from '../../client/follow-stream';
@@ -130,6 +130,40 @@ describe('the run stream', () => {
     expect(items.map((item) => item.offset)).toEqual([0, 1, 2, 3, 4, 5]);
     // Text is streamed only when the run asks for it: nothing asked the model activity to publish.
     expect(streamedAs).toEqual([undefined, undefined]);
+  });
+
+  it('tells what a waiting call waits for and until when, between its start and its result', async () => {
+    const napper = defineAgent({
+      name: 'napper',
+      description: 'Naps.',
+      model: 'scripted:test',
+      tools: ['sleep'],
+    });
+    const model = scriptedModel([
+      { toolCalls: [{ id: 'nap', name: 'sleep', arguments: { seconds: 1, reason: 'let it settle' } }] },
+      'rested',
+    ]);
+    const items = await withRun(
+      model,
+      { agent: 'napper', prompt: 'nap a second' },
+      (workflowId) => gather(workflowId, 0, turnEnded(1)),
+      [napper],
+    );
+    const events = items.map((item) => item.data as AgentEvent);
+    const types = events.map((event) => event.type);
+    const waiting = events.find((event) => event.type === 'waiting');
+    expect(waiting).toEqual({
+      type: 'waiting',
+      callId: 'nap',
+      tool: 'sleep',
+      reason: 'let it settle',
+      startedAt: expect.any(String),
+      until: expect.any(String),
+    });
+    const { startedAt, until } = waiting as Extract<AgentEvent, { type: 'waiting' }>;
+    expect(Date.parse(until) - Date.parse(startedAt)).toBe(1000);
+    expect(types.indexOf('waiting')).toBeGreaterThan(types.indexOf('tool_start'));
+    expect(types.indexOf('waiting')).toBeLessThan(types.indexOf('tool_result'));
   });
 
   it("tells each turn whole: the agent, each reply numbered within its turn with its usage and thinking, the handoff, the turn's totals", async () => {

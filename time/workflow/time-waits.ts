@@ -18,6 +18,7 @@ import {
   maxReasonChars,
   momentPattern,
   timeToolNames,
+  waitLengthProblem,
 } from '../names';
 
 /**
@@ -168,12 +169,8 @@ function checkedArguments(call: WorkflowToolCall, required: string[]): Record<st
 /** A wait's length, checked against the tool's bound: a model asking to sleep forever gets an error, not a timer. */
 function checkedSeconds(value: unknown, call: WorkflowToolCall, name: string): number | string {
   if (call.carried) return 0;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
-    return `${name} must be a number of seconds above 0, got ${shown(value)}`;
-  const max = call.settings.maxSeconds;
-  if (value > max)
-    return `${name} is ${value} (${describeSeconds(value)}); this agent may wait at most ${max} (${describeSeconds(max)})`;
-  return value;
+  if (typeof value !== 'number') return `${name} must be a number of seconds above 0, got ${shown(value)}`;
+  return waitLengthProblem(value, call.settings.maxSeconds, name) ?? value;
 }
 
 function reasonOf(parsed: unknown): string {

@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai';
 import { ToolCard, type ToolPart } from './tool-card';
 import { costOf, formatCost } from './run-facts';
+import { formatWait, waitOf } from './wait-facts';
 
 interface MessageViewProps {
   message: UIMessage;
@@ -10,6 +11,12 @@ interface MessageViewProps {
 /** One message: its text, thinking (collapsed), tool calls as cards, and for the assistant the turn's cost. */
 export function MessageView({ message, onDecide }: MessageViewProps) {
   const cost = message.role === 'assistant' ? costOf(message) : undefined;
+  // Calls with their result (or error, or denial): a wait of theirs is over.
+  const answered = new Set(
+    message.parts.flatMap((part) =>
+      'toolCallId' in part && 'state' in part && String(part.state).startsWith('output-') ? [String(part.toolCallId)] : [],
+    ),
+  );
   return (
     <li className={`message ${message.role}`} data-role={message.role}>
       <div className="who">{message.role === 'user' ? 'You' : 'Agent'}</div>
@@ -39,6 +46,16 @@ export function MessageView({ message, onDecide }: MessageViewProps) {
             return (
               <p key={key} className="steered" data-testid="steered">
                 You steered: {text}
+              </p>
+            );
+          }
+          if (part.type === 'data-wait') {
+            // What a tool call waits for and until when, while it waits: gone once the call has its result.
+            const wait = waitOf(part as { type: string; data?: unknown });
+            if (!wait || answered.has(wait.callId)) return null;
+            return (
+              <p key={key} className="waiting" data-testid="waiting">
+                {formatWait(wait)}
               </p>
             );
           }
