@@ -14,6 +14,9 @@ import { agentWorkflowType } from '../workflows/definitions';
 import { clip } from '../workflows/summaries';
 import { runKindMemoField, runKinds } from '../workflows/versioning';
 import { priorityOf, type RunTenancy } from './run-tenancy';
+import type { AttachmentPart } from '../core/attachments';
+import type { AttachmentStore } from '../storage/attachment-store';
+import { AttachmentRefusedError, storeAttachments, type AttachmentInput } from './attachment-input';
 
 export type AgentWorkflow = (input: ResolvedAgentInput) => Promise<AgentResult>;
 export type AgentHandle = WorkflowHandleWithFirstExecutionRunId<AgentWorkflow>;
@@ -68,6 +71,25 @@ export function assertRegistered(input: AgentInput, registry: AgentRegistry): vo
     throw new InvalidInputError(`unknown tools to approve: ${unapprovable.join(', ')}; ${registry.describeTools()}`);
 }
 
+/**
+ * A run's input as the library takes it: its prompt's `attachments` may be files or bytes (AttachmentInput), which
+ * startAgent checks and stores before the run starts (a refused file starts nothing), or references already stored.
+ */
+export type StartAgentInput = Omit<AgentInput, 'attachments'> & { attachments?: Array<AttachmentInput | AttachmentPart> };
+
+/** The input with every attachment stored and replaced by its reference; an AttachmentRefusedError if one is refused. */
+export async function withStoredAttachments(input: StartAgentInput, store?: AttachmentStore): Promise<AgentInput> {
+  const { attachments, ...rest } = input;
+  if (!attachments?.length) return rest as AgentInput;
+  if (rest.prompt === undefined) throw new AttachmentRefusedError('attachments go with a prompt: give one');
+  const isPart = (each: AttachmentInput | AttachmentPart): each is AttachmentPart =>
+    (each as AttachmentPart).type === 'attachment' && 'ref' in each;
+  const toStore = attachments.filter((each) => !isPart(each)) as AttachmentInput[];
+  const stored = await storeAttachments(toStore, store);
+  let next = 0;
+  return { ...rest, attachments: attachments.map((each) => (isPart(each) ? each : stored[next++]!)) } as AgentInput;
+}
+
 export function newWorkflowId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
   return `agent-${stamp}-${randomBytes(3).toString('hex')}`;
@@ -80,7 +102,7 @@ export function newWorkflowId(now = new Date()): string {
  */
 export async function startAgent(
   client: Client,
-  input: AgentInput,
+  input: StartAgentInput,
   options: {
     taskQueue: string;
     workflowId?: string;
@@ -90,9 +112,11 @@ export async function startAgent(
     memo?: Record<string, unknown>;
     /** Whether the id may start again once its run has closed (Temporal's default: yes). The web's chats never do. */
     workflowIdReusePolicy?: WorkflowIdReusePolicy;
+    /** Where the prompt's attachments are stored (the stores of this process's environment unless given). */
+    attachmentStore?: AttachmentStore;
   } & RunTenancy,
 ): Promise<AgentHandle> {
-  const { resolved, start } = agentStartOptions(input, options);
+  const { resolved, start } = agentStartOptions(await withStoredAttachments(input, options.attachmentStore), options);
   return client.workflow.start<AgentWorkflow>(agentWorkflowType, {
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? newWorkflowId(),
