@@ -6,7 +6,8 @@ import type { AgentRegistry } from '../agents/registry';
 import type { ResolvedAgentInput } from '../core/input';
 import { parseModelId } from '../core/model-id';
 import { mergeModelSettings } from '../core/model-settings';
-import { AgentError } from '../core/errors';
+import { AgentError, AttachmentNotAcceptedError } from '../core/errors';
+import { attachmentRefusal } from '../providers/attachment-capability';
 import { defaultAgentName } from '../core/limits';
 import { resolveAgentInput, type AgentInput } from '../core/resolve-input';
 import type { AgentResult } from '../core/result';
@@ -62,6 +63,13 @@ export function assertRegistered(input: AgentInput, registry: AgentRegistry): vo
   const settings = mergeModelSettings(registry.agents.get(resolved.agent)!.modelSettings, resolved.modelSettings);
   const settingsProblem = registry.modelSettingsProblem(model, settings);
   if (settingsProblem) throw new InvalidInputError(`agent "${resolved.agent}": ${settingsProblem}`);
+  // A prompt's attachments the model cannot take: refused now, not at its first call.
+  const attachmentProblem = attachmentRefusal(
+    registry.providers.get(provider)!,
+    parseModelId(model).model,
+    resolved.attachments ?? [],
+  );
+  if (attachmentProblem) throw new AttachmentNotAcceptedError(attachmentProblem);
   const unknownTools = (resolved.tools ?? []).filter((tool) => !registry.knowsTool(tool));
   if (unknownTools.length > 0)
     throw new InvalidInputError(`unknown tools: ${unknownTools.join(', ')}; ${registry.describeTools()}`);

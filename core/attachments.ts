@@ -174,3 +174,11 @@ export function attachmentsProblem(attachments: unknown): string | undefined {
   }
   return attachmentSetProblem(attachments as AttachmentPart[]);
 }
+
+/**
+ * An attachment with its bytes (base64), as the model activity hands it to a provider for one call: in memory only,
+ * never in history, a transcript or a result (activities/model/load-attachments.ts).
+ */
+export interface LoadedAttachment extends AttachmentPart {
+  data: string;
+}
