@@ -5,6 +5,7 @@ import { sniffAttachment, type SniffOptions } from '../core/attachment-sniff';
 import {
   attachmentBounds,
   attachmentName,
+  attachmentPartProblem,
   attachmentSetProblem,
   formatBytes,
   isAttachmentMediaType,
@@ -53,18 +54,30 @@ interface CheckedAttachment {
  * and returns their references, in order: a refused file stores nothing and sends nothing.
  */
 export async function storeAttachments(
-  inputs: readonly AttachmentInput[],
-  store: AttachmentStore = agentStores().attachments,
+  inputs: ReadonlyArray<AttachmentInput | AttachmentPart>,
+  store?: AttachmentStore,
 ): Promise<AttachmentPart[]> {
   if (inputs.length === 0) return [];
   if (inputs.length > attachmentBounds.maxFiles) {
     throw new AttachmentRefusedError(`${inputs.length} attachments; a message may carry at most ${attachmentBounds.maxFiles}`);
   }
-  const checked: CheckedAttachment[] = [];
-  for (const input of inputs) checked.push(await checkAttachment(input));
-  const setProblem = attachmentSetProblem(checked.map(({ part }) => part));
+  const checked: Array<CheckedAttachment | AttachmentPart> = [];
+  for (const input of inputs) checked.push(isStoredPart(input) ? storedPart(input) : await checkAttachment(input));
+  const setProblem = attachmentSetProblem(checked.map((each) => ('part' in each ? each.part : each)));
   if (setProblem) throw new AttachmentRefusedError(setProblem);
-  return Promise.all(checked.map(async ({ bytes, part }) => ({ ...part, ref: await store.put(bytes) })));
+  const target = store ?? agentStores().attachments;
+  return Promise.all(checked.map(async (each) => ('part' in each ? { ...each.part, ref: await target.put(each.bytes) } : each)));
+}
+
+/** A reference already stored (by an earlier storeAttachments: the CLI stores its --file flags before it connects). */
+function isStoredPart(input: AttachmentInput | AttachmentPart): input is AttachmentPart {
+  return (input as AttachmentPart).type === 'attachment' && 'ref' in input;
+}
+
+function storedPart(part: AttachmentPart): AttachmentPart {
+  const problem = attachmentPartProblem(part);
+  if (problem) throw new AttachmentRefusedError(problem);
+  return part;
 }
 
 async function checkAttachment(input: AttachmentInput): Promise<CheckedAttachment> {

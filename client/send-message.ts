@@ -7,6 +7,7 @@ import { failureMessage } from './failure-message';
 import { unpinSession } from './session-versioning';
 import type { AttachmentStore } from '../storage/attachment-store';
 import { storeAttachments, type AttachmentInput } from './attachment-input';
+import type { AttachmentPart } from '../core/attachments';
 
 // A run hands its messages over within a workflow task or two; asking again sooner would only spend updates.
 const pendingRetryDelayMs = 200;
@@ -42,7 +43,7 @@ export interface SendMessageOptions {
    * Images and files sent with the message: checked and stored before the message is sent (a refused one sends
    * nothing: AttachmentRefusedError), then carried by reference (docs/attachments.md).
    */
-  attachments?: AttachmentInput[];
+  attachments?: Array<AttachmentInput | AttachmentPart>;
   /** Where they are stored (the stores of this process's environment unless given). */
   attachmentStore?: AttachmentStore;
 }

@@ -90,12 +90,7 @@ export async function withStoredAttachments(input: StartAgentInput, store?: Atta
   const { attachments, ...rest } = input;
   if (!attachments?.length) return rest as AgentInput;
   if (rest.prompt === undefined) throw new AttachmentRefusedError('attachments go with a prompt: give one');
-  const isPart = (each: AttachmentInput | AttachmentPart): each is AttachmentPart =>
-    (each as AttachmentPart).type === 'attachment' && 'ref' in each;
-  const toStore = attachments.filter((each) => !isPart(each)) as AttachmentInput[];
-  const stored = await storeAttachments(toStore, store);
-  let next = 0;
-  return { ...rest, attachments: attachments.map((each) => (isPart(each) ? each : stored[next++]!)) } as AgentInput;
+  return { ...rest, attachments: await storeAttachments(attachments, store) } as AgentInput;
 }
 
 export function newWorkflowId(now = new Date()): string {
