@@ -122,6 +122,8 @@ export function attachmentSetProblem(parts: ReadonlyArray<Pick<AttachmentPart, '
   return undefined;
 }
 
+const partKeys = ['type', 'ref', 'mediaType', 'size', 'name'];
+
 /**
  * What is wrong with a reference as a message carries it (it came from a caller: a library user, a client of the
  * workflow), or undefined. The bytes behind it are checked again when the model activity loads them.
@@ -129,6 +131,9 @@ export function attachmentSetProblem(parts: ReadonlyArray<Pick<AttachmentPart, '
 export function attachmentPartProblem(part: unknown): string | undefined {
   if (typeof part !== 'object' || part === null) return 'an attachment is an object';
   const { type, ref, mediaType, size, name } = part as Record<string, unknown>;
+  // Nothing else rides in a reference: bytes smuggled beside it would go into history with the message.
+  const extra = Object.keys(part).find((key) => !partKeys.includes(key));
+  if (extra !== undefined) return `an attachment part has no field ${JSON.stringify(extra)}`;
   if (type !== 'attachment') return `an attachment part has type "attachment", not ${JSON.stringify(type)}`;
   if (!isAttachmentRef(ref)) return `attachment ref ${JSON.stringify(ref)} is not a name the attachment store gives`;
   if (!isAttachmentMediaType(mediaType)) return `attachment media type ${JSON.stringify(mediaType)} is not allowed`;

@@ -352,7 +352,8 @@ export class AgentWorkflowRun implements StatusSources {
         : { messages: state.messages };
     });
     setHandler(settingsQuery, () => {
-      const { prompt: _prompt, messages: _messages, carried: _carried, ...settings } = input;
+      // The prompt's attachments go with the prompt: a fork from these settings starts without them.
+      const { prompt: _prompt, messages: _messages, carried: _carried, attachments: _attachments, ...settings } = input;
       return { input: settings, agent: state.agent };
     });
     setHandler(statusQuery, () => this.status.snapshot());

@@ -146,5 +146,6 @@ describe('attachment names, sets and parts', () => {
     expect(attachmentPartProblem({ ...good, mediaType: 'text/html' })).toMatch(/not allowed/);
     expect(attachmentPartProblem({ ...good, size: 0 })).toMatch(/between 1 and/);
     expect(attachmentPartProblem({ ...good, name: 'x/../a.png' })).toMatch(/not a clean file name/);
+    expect(attachmentPartProblem({ ...good, data: 'iVBORw0KGgo…' })).toBe('an attachment part has no field "data"');
   });
 });
