@@ -147,11 +147,11 @@ export function attachmentPartProblem(part: unknown): string | undefined {
 /** A run's `attachments` go with its prompt (the first user message): none without one, and within one message's bounds. */
 export function promptAttachmentsProblem(input: {
   prompt?: string;
-  attachments?: ReadonlyArray<Pick<AttachmentPart, 'size'>>;
+  attachments?: readonly AttachmentPart[];
 }): string | undefined {
   if (!input.attachments?.length) return undefined;
   if (input.prompt === undefined) return 'attachments go with a prompt: give one';
-  return attachmentSetProblem(input.attachments);
+  return attachmentsProblem(input.attachments);
 }
 
 /** A session message with attachments, as the sendMessage and steer updates take it (a bare string still works). */
