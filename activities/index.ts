@@ -61,15 +61,21 @@ export function createActivities(options: ActivityOptions) {
   );
   const connections = options.mcpConnections ?? new McpConnections(registry.mcpServers);
   const catalog = new McpCatalog();
-  const stores = options.transcripts && options.attachments ? undefined : agentStores();
+  // Built only when needed: a worker given its transcript store builds its attachment store at the first attachment.
+  let stores: ReturnType<typeof agentStores> | undefined;
+  const environmentStores = () => (stores ??= agentStores());
+  const attachments: AttachmentStore = options.attachments ?? {
+    put: (bytes) => environmentStores().attachments.put(bytes),
+    get: (ref) => environmentStores().attachments.get(ref),
+  };
   return {
     ...toolActivities,
     ...(connections.names.length > 0 && { default: mcpToolActivity(connections, spans) }),
     ...createModelActivities({
       registry,
       env: options.env ?? process.env,
-      transcripts: options.transcripts ?? stores!.transcripts,
-      attachments: options.attachments ?? stores!.attachments,
+      transcripts: options.transcripts ?? environmentStores().transcripts,
+      attachments,
       prices,
       spans,
       mcpCatalog: catalog,
