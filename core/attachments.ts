@@ -185,5 +185,11 @@ export function attachmentsProblem(attachments: unknown): string | undefined {
  * never in history, a transcript or a result (activities/model/load-attachments.ts).
  */
 export interface LoadedAttachment extends AttachmentPart {
-  data: string;
+  /** The bytes, base64; absent when `omitted`. */
+  data?: string;
+  /**
+   * Left out of this request, said to the model in words: an earlier message's attachment that no longer fits the
+   * provider's request limit beside the newer ones (activities/model/load-attachments.ts).
+   */
+  omitted?: true;
 }

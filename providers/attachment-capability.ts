@@ -25,6 +25,7 @@ export function attachmentRefusal(
   provider: { name: string; attachments?: AttachmentCapability },
   model: string,
   parts: readonly Pick<AttachmentPart, 'mediaType' | 'size' | 'name'>[],
+  options: { requestTotal?: boolean } = {},
 ): string | undefined {
   if (parts.length === 0) return undefined;
   const capability = provider.attachments;
@@ -44,7 +45,7 @@ export function attachmentRefusal(
     }
   }
   const total = parts.reduce((sum, part) => sum + part.size, 0);
-  if (total > capability.maxRequestBytes) {
+  if (options.requestTotal !== false && total > capability.maxRequestBytes) {
     return `the attachments of this request come to ${formatBytes(total)}, over ${provider.name}'s limit of ${formatBytes(capability.maxRequestBytes)} a request`;
   }
   return undefined;

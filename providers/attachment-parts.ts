@@ -1,4 +1,4 @@
-import { isImage, isText, type AttachmentPart, type LoadedAttachment } from '../core/attachments';
+import { describeAttachment, isImage, isText, type AttachmentPart, type LoadedAttachment } from '../core/attachments';
 
 /**
  * What every provider's converter needs of an attachment the model activity loaded (core/attachments.ts,
@@ -23,9 +23,15 @@ export function attachmentText(part: AttachmentPart): string {
   return `Attached file ${part.name ?? 'unnamed'} (${part.mediaType}):\n\n${text}`;
 }
 
-export type AttachmentKind = 'image' | 'document' | 'text';
+export type AttachmentKind = 'image' | 'document' | 'text' | 'omitted';
+
+/** What the model reads in place of an attachment left out of this request (LoadedAttachment.omitted). */
+export function omittedText(part: AttachmentPart): string {
+  return `[${describeAttachment(part)}, attached earlier, is not sent again: it no longer fits the request's limit beside newer attachments]`;
+}
 
 export function attachmentKind(part: AttachmentPart): AttachmentKind {
+  if ((part as LoadedAttachment).omitted) return 'omitted';
   if (isImage(part.mediaType)) return 'image';
   if (isText(part.mediaType)) return 'text';
   return 'document';

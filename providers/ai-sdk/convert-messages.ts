@@ -9,7 +9,7 @@ import type { Message, ReasoningPart } from '../../core/messages';
 import { replyParts, type ReplyPart } from '../../core/reply-parts';
 import { conversationStartText } from '../anthropic/prepare-request';
 import type { AttachmentPart } from '../../core/attachments';
-import { attachmentData, attachmentKind, attachmentText } from '../attachment-parts';
+import { attachmentData, attachmentKind, attachmentText, omittedText } from '../attachment-parts';
 
 /**
  * A thinking part with this id carries no reasoning: it is the provider metadata of the tool call right after it
@@ -152,6 +152,7 @@ type UserPart = Extract<LanguageModelV4Message, { role: 'user' }>['content'][num
 /** An attachment as a prompt part: a `file` part with its base64 data and media type; a text file as text. */
 function languageModelPart(part: AttachmentPart, specificationVersion: 'v3' | 'v4' = 'v4'): UserPart {
   if (attachmentKind(part) === 'text') return { type: 'text', text: attachmentText(part) };
+  if (attachmentKind(part) === 'omitted') return { type: 'text', text: omittedText(part) };
   const data = attachmentData(part);
   return {
     type: 'file',

@@ -2,7 +2,7 @@ import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '@ant
 import type { Message, ReasoningPart } from '../../core/messages';
 import { replyParts, type ReplyPart } from '../../core/reply-parts';
 import type { AttachmentPart } from '../../core/attachments';
-import { attachmentData, attachmentKind, attachmentText } from '../attachment-parts';
+import { attachmentData, attachmentKind, attachmentText, omittedText } from '../attachment-parts';
 
 export interface AnthropicPrompt {
   system: string | undefined;
@@ -122,5 +122,7 @@ function anthropicBlock(part: AttachmentPart): ContentBlockParam {
       };
     case 'text':
       return { type: 'text', text: attachmentText(part) };
+    case 'omitted':
+      return { type: 'text', text: omittedText(part) };
   }
 }

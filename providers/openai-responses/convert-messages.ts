@@ -2,7 +2,7 @@ import type { ResponseInputContent, ResponseInputItem } from 'openai/resources/r
 import type { AssistantMessage, Message, ReasoningPart } from '../../core/messages';
 import { replyParts, type ReplyPart } from '../../core/reply-parts';
 import type { AttachmentPart } from '../../core/attachments';
-import { attachmentKind, attachmentText, dataUrl } from '../attachment-parts';
+import { attachmentKind, attachmentText, dataUrl, omittedText } from '../attachment-parts';
 
 const noThinking = () => false;
 
@@ -98,5 +98,7 @@ function responsesPart(part: AttachmentPart): ResponseInputContent {
       return { type: 'input_file', filename: part.name ?? 'attachment.pdf', file_data: dataUrl(part) };
     case 'text':
       return { type: 'input_text', text: attachmentText(part) };
+    case 'omitted':
+      return { type: 'input_text', text: omittedText(part) };
   }
 }

@@ -1,7 +1,7 @@
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { AttachmentPart } from '../../core/attachments';
 import type { Message } from '../../core/messages';
-import { attachmentKind, attachmentText, dataUrl } from '../attachment-parts';
+import { attachmentKind, attachmentText, dataUrl, omittedText } from '../attachment-parts';
 
 /** Neutral messages → OpenAI Chat Completions messages. One neutral message maps to one OpenAI message. */
 export function toOpenAIMessages(messages: Message[]): ChatCompletionMessageParam[] {
@@ -45,5 +45,7 @@ function chatPart(part: AttachmentPart): ChatCompletionContentPart {
       return { type: 'file', file: { filename: part.name ?? 'attachment.pdf', file_data: dataUrl(part) } };
     case 'text':
       return { type: 'text', text: attachmentText(part) };
+    case 'omitted':
+      return { type: 'text', text: omittedText(part) };
   }
 }

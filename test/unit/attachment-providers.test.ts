@@ -199,6 +199,35 @@ describe('refused before the call, never dropped', () => {
   });
 });
 
+describe('a long session of images', () => {
+  it('leaves out the oldest images once the request would pass the limit, and tells the model so', async () => {
+    server.enqueue(anthropicReply({ text: 'the newest' }));
+    const big = async (seed: number) => {
+      const bytes = pngBytes(4 * 1024 * 1024, seed);
+      return {
+        type: 'attachment' as const,
+        ref: await store.put(bytes),
+        mediaType: 'image/png' as const,
+        size: bytes.length,
+        name: `p${seed}.png`,
+      };
+    };
+    const messages: Message[] = [];
+    for (let turn = 1; turn <= 7; turn++) {
+      messages.push({ role: 'user', content: `image ${turn}`, attachments: [await big(turn)] });
+      messages.push({ role: 'assistant', content: `seen ${turn}`, toolCalls: [] });
+    }
+    messages.pop();
+    // 7 images of 4 MB; Anthropic takes 24 MB a request: the newest five go, the two oldest are named instead.
+    await send(anthropicProvider, 'claude-sonnet-4-5', messages);
+    expect(server.refusals).toEqual([]);
+    const users = server.requests[0]!.body.messages.filter((message: { role: string }) => message.role === 'user');
+    const kinds = users.map((message: { content: Array<{ type: string; text?: string }> }) => message.content[0]!.type);
+    expect(kinds).toEqual(['text', 'text', 'image', 'image', 'image', 'image', 'image']);
+    expect(users[0].content[0].text).toMatch(/^\[p1\.png \(image\/png, 4\.2 MB\), attached earlier, is not sent again/);
+  });
+});
+
 describe('the fake server refuses what the real APIs refuse', () => {
   const loaded = (data: string, mediaType: AttachmentPart['mediaType'] = 'image/png'): LoadedAttachment => ({
     type: 'attachment',

@@ -35,6 +35,14 @@ describe("useChat's file parts", () => {
     expect(Buffer.from((ask as { files: Array<{ data: Uint8Array }> }).files[0]!.data).equals(png)).toBe(true);
   });
 
+  it('reads a data URL of megabytes in linear time (a backtracking base64 pattern overflowed the stack)', () => {
+    const big = pngBytes(6 * 1024 * 1024);
+    const ask = readChatRequest(
+      chat([{ type: 'file', mediaType: 'image/png', url: `data:image/png;base64,${big.toString('base64')}` }]),
+    );
+    expect((ask as { files: Array<{ data: Uint8Array }> }).files[0]!.data.length).toBe(big.length);
+  });
+
   it('refuses a file by URL (never fetched), base64 that is not, and more files than a message may carry', () => {
     expect(() =>
       readChatRequest(chat([{ type: 'file', mediaType: 'image/png', url: 'http://169.254.169.254/latest/meta-data' }])),

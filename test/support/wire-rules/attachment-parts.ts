@@ -8,7 +8,12 @@
  */
 
 const imageTypes = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
-const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Base64 text, checked in linear time (a pattern with a repeated group overflows the stack on megabytes). */
+function isBase64(text: string): boolean {
+  if (text.length % 4 !== 0 || /[^A-Za-z0-9+/=]/.test(text)) return false;
+  const padding = text.indexOf('=');
+  return padding < 0 || (padding >= text.length - 2 && /^=+$/.test(text.slice(padding)));
+}
 const dataUrlPattern = /^data:([a-z]+\/[a-z0-9.+-]+);base64,(.*)$/s;
 
 /** The media type of bytes by their magic number, as the APIs read it. */
@@ -23,7 +28,7 @@ function actualImageType(bytes: Buffer): string | undefined {
 
 function dataUrl(value: unknown): { mediaType: string; bytes: Buffer } | undefined {
   const match = typeof value === 'string' ? dataUrlPattern.exec(value) : null;
-  if (!match || !base64Pattern.test(match[2]!)) return undefined;
+  if (!match || !isBase64(match[2]!)) return undefined;
   return { mediaType: match[1]!, bytes: Buffer.from(match[2]!, 'base64') };
 }
 
@@ -95,7 +100,7 @@ export function anthropicBlockProblem(block: any, index: number, position: numbe
   if (source?.type !== 'base64' && source?.type !== 'text' && source?.type !== 'url')
     return `${at}.${block.type}.source: Input tag '${String(source?.type)}' found using 'type' does not match any of the expected tags`;
   if (source.type !== 'base64') return undefined;
-  if (typeof source.data !== 'string' || !base64Pattern.test(source.data))
+  if (typeof source.data !== 'string' || !isBase64(source.data))
     return `${at}.${block.type}.source.base64.data: invalid base64 data`;
   const bytes = Buffer.from(source.data, 'base64');
   if (block.type === 'image') {
@@ -123,7 +128,7 @@ export function geminiPartProblem(part: any, index: number, partIndex: number): 
   const at = `contents[${index}].parts[${partIndex}].inline_data`;
   if (typeof inline.mimeType !== 'string' || !inline.mimeType)
     return `* GenerateContentRequest.${at}.mime_type: mime_type must be set.`;
-  if (typeof inline.data !== 'string' || !base64Pattern.test(inline.data))
+  if (typeof inline.data !== 'string' || !isBase64(inline.data))
     return `Invalid value at '${at}.data' (TYPE_BYTES), Base64 decoding failed for "${String(inline.data).slice(0, 20)}"`;
   if (inline.mimeType.startsWith('image/') && actualImageType(Buffer.from(inline.data, 'base64')) !== inline.mimeType)
     return 'Unable to process input image. Please retry or report in https://developers.generativeai.google/guide/troubleshooting';
