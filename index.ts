@@ -48,6 +48,9 @@ export { AgentPlugin, type AgentPluginOptions } from './worker/agent-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './worker/create-worker';
 export { startAgent, resolveOrThrow, InvalidInputError, type AgentHandle, type AgentWorkflow } from './client/start-agent';
 export { sendMessage, MessageNotAnsweredError, type SendMessageOptions } from './client/send-message';
+export { storeAttachments, AttachmentRefusedError, type AttachmentInput } from './client/attachment-input';
+export type { AttachmentPart, AttachmentMediaType } from './core/attachments';
+export type { StartAgentInput } from './client/start-agent';
 // Schedules (docs/schedules.md): runs started later by a Temporal Schedule, by a person or by the model (schedule_run).
 export {
   createAgentSchedule,
@@ -98,7 +101,7 @@ export type {
 // For providers of your own: a reply's parts in the provider's order, and which thinking a provider may be sent back.
 export { assistantMessageFromParts, replyParts, producedBy, type ReplyPart } from './core/reply-parts';
 export type { AgentSpec, ModelSettings, ReasoningEffort } from './core/agent-spec';
-export { AgentError, ConfigurationError, ToolInputError } from './core/errors';
+export { AgentError, AttachmentNotAcceptedError, ConfigurationError, ToolInputError } from './core/errors';
 export {
   agentWorkflowType,
   awaitReplyUpdate,

@@ -12,6 +12,7 @@ import { createPrepareRun } from './prepare-run';
 import { toolActivity } from './tool-activity';
 import { createCheckGuardrail } from './guardrails/check-guardrail';
 import { defaultScratchRoot } from './scratch/scratch-root';
+import type { AttachmentStore } from '../storage/attachment-store';
 import type { TranscriptStore } from '../storage/transcript/transcript-store';
 
 export type { ModelCallInput, ModelCallResult, TranscriptInput } from './model/model-input';
@@ -25,6 +26,8 @@ export interface ActivityOptions {
   /** The environment the model activity reads API keys and base URLs from. */
   env?: NodeJS.ProcessEnv;
   transcripts?: TranscriptStore;
+  /** Where messages' images and files are (default: the stores of the environment, beside the payloads). */
+  attachments?: AttachmentStore;
   /** Every workspace a run may use lies inside this directory. */
   workspaceRoot: string;
   /**
@@ -58,13 +61,21 @@ export function createActivities(options: ActivityOptions) {
   );
   const connections = options.mcpConnections ?? new McpConnections(registry.mcpServers);
   const catalog = new McpCatalog();
+  // Built only when needed: a worker given its transcript store builds its attachment store at the first attachment.
+  let stores: ReturnType<typeof agentStores> | undefined;
+  const environmentStores = () => (stores ??= agentStores());
+  const attachments: AttachmentStore = options.attachments ?? {
+    put: (bytes) => environmentStores().attachments.put(bytes),
+    get: (ref) => environmentStores().attachments.get(ref),
+  };
   return {
     ...toolActivities,
     ...(connections.names.length > 0 && { default: mcpToolActivity(connections, spans) }),
     ...createModelActivities({
       registry,
       env: options.env ?? process.env,
-      transcripts: options.transcripts ?? agentStores().transcripts,
+      transcripts: options.transcripts ?? environmentStores().transcripts,
+      attachments,
       prices,
       spans,
       mcpCatalog: catalog,

@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { attachmentsBench } from './attachments';
 import { batch } from './batch';
 import { encryption } from './encryption';
 import { evalBench } from './eval';
@@ -47,6 +48,7 @@ const benchmarks: Benchmark[] = [
   batch,
   quotas,
   evalBench,
+  attachmentsBench,
 ];
 
 const usage = [

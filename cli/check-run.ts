@@ -1,6 +1,9 @@
 import { realpath } from 'node:fs/promises';
 import { assertRegistered, assertRunnable, InvalidInputError, resolveOrThrow } from '../client/start-agent';
 import { parseModelId } from '../core/model-id';
+import type { AttachmentPart } from '../core/attachments';
+import { AttachmentNotAcceptedError } from '../core/errors';
+import { attachmentRefusal } from '../providers/attachment-capability';
 import type { AgentInput } from '../core/resolve-input';
 import { isInside } from '../tools/workspace';
 import { defaultWorkspaceRoot } from '../worker/settings';
@@ -76,4 +79,20 @@ export function assertProviderCredentials(input: AgentInput, env: NodeJS.Process
       );
     }
   }
+}
+
+/**
+ * Attachments a session's message will carry, against the model the CLI's registry gives the session's agent: one the
+ * model cannot take is refused before the session starts (AttachmentNotAcceptedError, exit 2), not at its first call.
+ */
+export function assertAttachmentsAccepted(input: AgentInput, attachments: readonly AttachmentPart[]): void {
+  if (attachments.length === 0) return;
+  const resolved = resolveOrThrow(input);
+  const registry = cliRegistry();
+  const model = resolved.model ?? registry.agents.get(resolved.agent)?.model;
+  if (!model) return;
+  const id = parseModelId(model);
+  const provider = registry.providers.get(id.provider);
+  const refusal = provider && attachmentRefusal(provider, id.model, attachments);
+  if (refusal) throw new AttachmentNotAcceptedError(refusal);
 }

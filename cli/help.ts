@@ -67,14 +67,17 @@ export const commandHelp: Record<string, CommandHelp> = {
   run: {
     summary: `run "<prompt>"         start an agent and follow it until it answers
 ${agentFlags}
+      --file PATH              an image (PNG, JPEG, WebP, GIF) or file (PDF, text) sent with the prompt, by
+                               reference (repeatable; docs/attachments.md)
       --json                   print one JSON object as the last line of stdout
       --detach                 start the run and exit without waiting`,
   },
   chat: {
     summary: `chat                   start a session and talk to it line by line (/end or Ctrl-D ends it)
-      (the run options above, and) --idle-timeout SECONDS (default: 3600)`,
+      (the run options above, and) --idle-timeout SECONDS (default: 3600), --file PATH (with the first message)`,
     flags: `chat                   start a session and talk to it line by line (/end or Ctrl-D ends it)
       --idle-timeout SECONDS   end the session after this long without a message (default: 3600)
+      --file PATH              an image or file sent with the first message (repeatable; docs/attachments.md)
 ${agentFlags}`,
   },
   serve: {
@@ -128,10 +131,14 @@ ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,
       --from OFFSET            start at this event offset (after a disconnect: the one after the last seen)
       --json                   one JSON event per line, each with its offset, then {"type":"run_end",…}`,
   },
-  send: { summary: `send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]` },
+  send: {
+    summary: `send <workflow-id> "<message>"   send one message to a session; prints the reply   [--json]
+                         [--file PATH: an image or file with it, repeatable]`,
+  },
   steer: {
     summary: `steer <workflow-id> "<message>"  steer the turn in progress: it takes the message after its current step;
-                         prints that turn's reply (with no turn in progress, an ordinary message)   [--json]`,
+                         prints that turn's reply (with no turn in progress, an ordinary message)   [--json]
+                         [--file PATH: an image or file with it, repeatable]`,
   },
   end: { summary: `end <workflow-id>      end a session once the messages sent are answered           [--json]` },
   show: {

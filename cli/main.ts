@@ -82,7 +82,14 @@ export async function main(argv: string[], given?: Output): Promise<number> {
       return 2;
     }
     const { InvalidInputError } = await import('../client/start-agent');
-    if (error instanceof InvalidInputError) {
+    const { AttachmentRefusedError } = await import('../client/attachment-input');
+    const { AttachmentNotAcceptedError } = await import('../core/errors');
+    // Nothing was started or sent: a mistake in the command's input, like a bad flag.
+    if (
+      error instanceof InvalidInputError ||
+      error instanceof AttachmentRefusedError ||
+      error instanceof AttachmentNotAcceptedError
+    ) {
       output.error(`error: ${error.message}`);
       return 2;
     }

@@ -2,6 +2,7 @@ import type { Message, ReasoningPart, ToolCall } from '../core/messages';
 import type { PendingApproval } from '../core/result';
 import { visible } from '../core/visible-text';
 import { replyParts } from '../core/reply-parts';
+import { describeAttachment } from '../core/attachments';
 
 export interface RenderOptions {
   /** The model's thinking: left out with a one-line note (the default), printed, or printed dimmed (a terminal). */
@@ -17,8 +18,11 @@ function renderMessage(message: Message, thinking: NonNullable<RenderOptions['th
   switch (message.role) {
     case 'system':
       return `[system]\n${message.content}`;
-    case 'user':
-      return `[user]\n${message.content}`;
+    case 'user': {
+      // Each attachment by its name, type and size: the bytes stay in the store.
+      const attached = (message.attachments ?? []).map((part) => `(attached: ${visible(describeAttachment(part))})`);
+      return ['[user]', message.content, ...attached].join('\n');
+    }
     case 'assistant': {
       if (thinking === 'hidden') {
         const calls = message.toolCalls.map(renderCall);

@@ -78,6 +78,9 @@ export async function forkAgent(client: Client, options: ForkOptions): Promise<F
     agent: options.agent ?? settings.input.agent,
     ...(options.model !== undefined && { model: options.model }),
     messages: messages.slice(0, messageIndex),
+    // The source's prompt is in `messages` now, its attachments' references with it (a run before this build's
+    // settings query may still name them).
+    attachments: undefined,
     session: settings.input.session ?? { idleTimeoutSeconds: defaultIdleTimeoutSeconds },
     subagent: undefined,
     forkedFrom,

@@ -5,6 +5,9 @@ import { isPending, type MessageReply, type TurnReply } from '../core/result';
 import { awaitReplyUpdate, sendMessageUpdate, steerUpdate } from '../workflows/definitions';
 import { failureMessage } from './failure-message';
 import { unpinSession } from './session-versioning';
+import type { AttachmentStore } from '../storage/attachment-store';
+import { storeAttachments, type AttachmentInput } from './attachment-input';
+import type { AttachmentPart } from '../core/attachments';
 
 // A run hands its messages over within a workflow task or two; asking again sooner would only spend updates.
 const pendingRetryDelayMs = 200;
@@ -36,6 +39,13 @@ export interface SendMessageOptions {
    * message. The run's stream says when it was taken (`steered`).
    */
   steer?: boolean;
+  /**
+   * Images and files sent with the message: checked and stored before the message is sent (a refused one sends
+   * nothing: AttachmentRefusedError), then carried by reference (docs/attachments.md).
+   */
+  attachments?: Array<AttachmentInput | AttachmentPart>;
+  /** Where they are stored (the stores of this process's environment unless given). */
+  attachmentStore?: AttachmentStore;
 }
 
 /**
@@ -49,9 +59,12 @@ export interface SendMessageOptions {
  */
 export async function sendMessage(handle: WorkflowHandle, message: string, options: SendMessageOptions = {}): Promise<TurnReply> {
   assertMessageSize(message);
+  const attachments = options.attachments?.length ? await storeAttachments(options.attachments, options.attachmentStore) : [];
+  // A message without attachments is the bare string every build of the workflow takes.
+  const sent = attachments.length > 0 ? { content: message, attachments } : message;
   await unpinSession(handle);
   const first = options.steer ? steerUpdate : sendMessageUpdate;
-  let reply: MessageReply = await update(() => handle.executeUpdate(first, { args: [message] }));
+  let reply: MessageReply = await update(() => handle.executeUpdate(first, { args: [sent] }));
   while (isPending(reply)) {
     const { ticket } = reply;
     await new Promise((resolve) => setTimeout(resolve, pendingRetryDelayMs));

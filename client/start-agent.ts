@@ -6,7 +6,8 @@ import type { AgentRegistry } from '../agents/registry';
 import type { ResolvedAgentInput } from '../core/input';
 import { parseModelId } from '../core/model-id';
 import { mergeModelSettings } from '../core/model-settings';
-import { AgentError } from '../core/errors';
+import { AgentError, AttachmentNotAcceptedError } from '../core/errors';
+import { attachmentRefusal } from '../providers/attachment-capability';
 import { defaultAgentName } from '../core/limits';
 import { resolveAgentInput, type AgentInput } from '../core/resolve-input';
 import type { AgentResult } from '../core/result';
@@ -14,6 +15,9 @@ import { agentWorkflowType } from '../workflows/definitions';
 import { clip } from '../workflows/summaries';
 import { runKindMemoField, runKinds } from '../workflows/versioning';
 import { priorityOf, type RunTenancy } from './run-tenancy';
+import type { AttachmentPart } from '../core/attachments';
+import type { AttachmentStore } from '../storage/attachment-store';
+import { AttachmentRefusedError, storeAttachments, type AttachmentInput } from './attachment-input';
 
 export type AgentWorkflow = (input: ResolvedAgentInput) => Promise<AgentResult>;
 export type AgentHandle = WorkflowHandleWithFirstExecutionRunId<AgentWorkflow>;
@@ -59,6 +63,13 @@ export function assertRegistered(input: AgentInput, registry: AgentRegistry): vo
   const settings = mergeModelSettings(registry.agents.get(resolved.agent)!.modelSettings, resolved.modelSettings);
   const settingsProblem = registry.modelSettingsProblem(model, settings);
   if (settingsProblem) throw new InvalidInputError(`agent "${resolved.agent}": ${settingsProblem}`);
+  // A prompt's attachments the model cannot take: refused now, not at its first call.
+  const attachmentProblem = attachmentRefusal(
+    registry.providers.get(provider)!,
+    parseModelId(model).model,
+    resolved.attachments ?? [],
+  );
+  if (attachmentProblem) throw new AttachmentNotAcceptedError(attachmentProblem);
   const unknownTools = (resolved.tools ?? []).filter((tool) => !registry.knowsTool(tool));
   if (unknownTools.length > 0)
     throw new InvalidInputError(`unknown tools: ${unknownTools.join(', ')}; ${registry.describeTools()}`);
@@ -66,6 +77,20 @@ export function assertRegistered(input: AgentInput, registry: AgentRegistry): vo
   const unapprovable = registry.unknownApprovalNames(resolved.approval?.tools ?? []);
   if (unapprovable.length > 0)
     throw new InvalidInputError(`unknown tools to approve: ${unapprovable.join(', ')}; ${registry.describeTools()}`);
+}
+
+/**
+ * A run's input as the library takes it: its prompt's `attachments` may be files or bytes (AttachmentInput), which
+ * startAgent checks and stores before the run starts (a refused file starts nothing), or references already stored.
+ */
+export type StartAgentInput = Omit<AgentInput, 'attachments'> & { attachments?: Array<AttachmentInput | AttachmentPart> };
+
+/** The input with every attachment stored and replaced by its reference; an AttachmentRefusedError if one is refused. */
+export async function withStoredAttachments(input: StartAgentInput, store?: AttachmentStore): Promise<AgentInput> {
+  const { attachments, ...rest } = input;
+  if (!attachments?.length) return rest as AgentInput;
+  if (rest.prompt === undefined) throw new AttachmentRefusedError('attachments go with a prompt: give one');
+  return { ...rest, attachments: await storeAttachments(attachments, store) } as AgentInput;
 }
 
 export function newWorkflowId(now = new Date()): string {
@@ -80,7 +105,7 @@ export function newWorkflowId(now = new Date()): string {
  */
 export async function startAgent(
   client: Client,
-  input: AgentInput,
+  input: StartAgentInput,
   options: {
     taskQueue: string;
     workflowId?: string;
@@ -90,9 +115,11 @@ export async function startAgent(
     memo?: Record<string, unknown>;
     /** Whether the id may start again once its run has closed (Temporal's default: yes). The web's chats never do. */
     workflowIdReusePolicy?: WorkflowIdReusePolicy;
+    /** Where the prompt's attachments are stored (the stores of this process's environment unless given). */
+    attachmentStore?: AttachmentStore;
   } & RunTenancy,
 ): Promise<AgentHandle> {
-  const { resolved, start } = agentStartOptions(input, options);
+  const { resolved, start } = agentStartOptions(await withStoredAttachments(input, options.attachmentStore), options);
   return client.workflow.start<AgentWorkflow>(agentWorkflowType, {
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? newWorkflowId(),

@@ -1,4 +1,5 @@
 import type { WorkflowStreamState } from '@temporalio/workflow-streams/workflow';
+import type { AttachmentPart } from './attachments';
 import type { Message, ToolResultMessage } from './messages';
 import type { PendingApproval, TurnReply } from './result';
 import type { TimedWait } from './timed-wait';
@@ -108,12 +109,13 @@ export interface OpenRound {
 /** A session's messages that continue-as-new hands to the next run: waiting, being answered, recently answered. */
 export interface CarriedInbox {
   nextTicket: number;
-  waiting: Array<{ ticket: number; content: string }>;
+  /** Each with the references of its attachments, if it had any (added after version 2, optional). */
+  waiting: Array<{ ticket: number; content: string; attachments?: AttachmentPart[] }>;
   /** The message whose turn was in progress when the run continued as new. */
   current?: number;
   settled: SettledMessage[];
   /** Steering messages no turn had taken yet (since 0.5): the turn in progress takes them, or the next turn answers them. */
-  steering?: Array<{ ticket: number; content: string }>;
+  steering?: Array<{ ticket: number; content: string; attachments?: AttachmentPart[] }>;
   /** Steering messages the turn in progress had taken (since 0.5): they get its reply. */
   joined?: number[];
 }

@@ -27,6 +27,8 @@ export const failureTypes = {
   messageNotAnswered: 'MessageNotAnswered',
   /** A tool refused its input (missing file, path outside the workspace): reported back to the model. */
   toolRefused: 'ToolRefused',
+  /** The model's provider cannot take a message's attachment (its type, its size, or none at all): never retried. */
+  attachmentNotAccepted: 'AttachmentNotAccepted',
   /** A batch's request got no answer (the batch expired or was cancelled, a server error): the workflow submits it again, a bounded number of times. */
   batchRequestLost: 'BatchRequestLost',
   /** The provider failed a batch as a whole (OpenAI's `failed`), or it was lost more times than a run resubmits: the run ends. */
@@ -46,3 +48,9 @@ export class ConfigurationError extends AgentError {}
 
 /** A tool cannot do what was asked with this input; the message goes back to the model. */
 export class ToolInputError extends AgentError {}
+
+/**
+ * A message's image or file that the run's provider or model cannot take (no image input, a type or a size beyond its
+ * limits): refused before the call, never dropped silently. Choose a model that takes it, or send it as text.
+ */
+export class AttachmentNotAcceptedError extends AgentError {}

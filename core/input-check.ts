@@ -2,6 +2,7 @@ import type { ResolvedAgentInput } from './input';
 import { readCarriedState } from './carried-state';
 import { checkJsonSchema, describeSchemaProblems, type JsonSchema, type SchemaProblem } from './json-schema-check';
 import { parseModelId } from './model-id';
+import { promptAttachmentsProblem } from './attachments';
 import { batchSessionProblem } from './batch-settings';
 import { settingsGivenTwice, withSettingsFolded } from './model-settings';
 import { nothingToAnswer, requiresSomethingToAnswer } from './something-to-answer';
@@ -53,6 +54,7 @@ export function checkResolvedInput(raw: unknown): ResolvedInputCheck {
     ...(requiresSomethingToAnswer(input) ? [] : [{ path: ['prompt'], message: nothingToAnswer }]),
     ...(input.batch && input.session ? [{ path: ['batch'], message: batchSessionProblem }] : []),
     ...settingsGivenTwice(input).map(({ name, message }) => ({ path: [name], message })),
+    ...[promptAttachmentsProblem(input)].filter(Boolean).map((message) => ({ path: ['attachments'], message: message! })),
   ];
   if (refinements.length > 0) return { ok: false, problems: describeSchemaProblems(refinements) };
   // Settings of the older shape (runs started before modelSettings) go into modelSettings, as zod's transform does.

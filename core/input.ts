@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { approvalPolicySchema, modelSettingsSchema, reasoningEffortSchema, thinkingBudgetSchema } from './agent-spec';
 import { settingsGivenTwice, withSettingsFolded } from './model-settings';
-import { messageSchema } from './messages';
+import { attachmentPartsSchema, messageSchema } from './messages';
+import { promptAttachmentsProblem } from './attachments';
 import type { CarriedState } from './carried-state';
 import { parseModelId } from './model-id';
 import { requiresSomethingToAnswer, somethingToAnswer } from './something-to-answer';
@@ -66,6 +67,8 @@ export const agentNameSchema = z.string().regex(/^[a-zA-Z0-9_-]{1,52}$/, 'an age
 export const resolvedInputObject = z.object({
   prompt: z.string().trim().min(1, 'prompt must not be empty').max(maxPromptChars).optional(),
   messages: z.array(messageSchema).optional(),
+  /** Images and files sent with the prompt, by reference: stored by the client first (docs/attachments.md). */
+  attachments: attachmentPartsSchema.optional(),
   /** The registered agent that answers (`default` when a caller names none). */
   agent: agentNameSchema,
   /** Overrides of that agent's own settings (the CLI's --model, --system, --tools, --max-iterations). */
@@ -178,6 +181,10 @@ export const resolvedAgentInputSchema = resolvedInputObject
   .refine(requiresSomethingToAnswer, somethingToAnswer())
   .refine((input) => !(input.batch && input.session), { message: batchSessionProblem, path: ['batch'] })
   .superRefine(refuseSettingsGivenTwice)
+  .superRefine((input, context) => {
+    const problem = promptAttachmentsProblem(input);
+    if (problem) context.addIssue({ code: 'custom', message: problem, path: ['attachments'] });
+  })
   .transform(withSettingsFolded);
 
 /** A setting given in the older shape and in modelSettings with two values: which one the caller meant is unknowable. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Usage } from './usage';
+import { attachmentBounds, attachmentMediaTypes, type AttachmentPart } from './attachments';
 
 /**
  * The provider-neutral conversation. The workflow stores these; only the model
@@ -61,6 +62,25 @@ export type ThinkingPart = z.infer<typeof thinkingPartSchema>;
 export type RedactedThinkingPart = z.infer<typeof redactedThinkingPartSchema>;
 export type ReasoningPart = z.infer<typeof reasoningPartSchema>;
 
+/**
+ * A reference to an image or file in the attachment store (core/attachments.ts, docs/attachments.md): history carries
+ * this, never the bytes. The model activity loads and checks the bytes, and each provider converts them.
+ */
+export const attachmentPartSchema = z.object({
+  type: z.literal('attachment'),
+  ref: z.string().regex(/^[0-9a-f]{64}(\.[A-Za-z0-9._-]{1,64})?$/),
+  mediaType: z.enum(attachmentMediaTypes),
+  size: z.number().int().min(1).max(attachmentBounds.maxFileBytes),
+  name: z
+    .string()
+    .min(1)
+    .max(attachmentBounds.maxNameChars * 2)
+    .optional(),
+}) satisfies z.ZodType<AttachmentPart>;
+// Their count and total size are checked with the prompt (promptAttachmentsProblem) and by the client, not here: the
+// workflow's zod-free check knows no maxItems.
+export const attachmentPartsSchema = z.array(attachmentPartSchema);
+
 export const systemMessageSchema = z.object({ role: z.literal('system'), content: z.string() });
 export const userMessageSchema = z.object({
   role: z.literal('user'),
@@ -70,6 +90,8 @@ export const userMessageSchema = z.object({
    * turn. Providers send it as any user message; readers that count turns skip it.
    */
   steering: z.literal(true).optional(),
+  /** Images and files sent with the message, by reference (docs/attachments.md). */
+  attachments: attachmentPartsSchema.optional(),
 });
 export const assistantMessageSchema = z.object({
   role: z.literal('assistant'),

@@ -37,6 +37,15 @@ export function defineProvider(provider: ModelProvider): ModelProvider {
   if (provider.modelSettingsProblem !== undefined && typeof provider.modelSettingsProblem !== 'function') {
     throw new ConfigurationError(`provider "${provider.name}": modelSettingsProblem must be a function of the settings`);
   }
+  const attachments = provider.attachments;
+  if (
+    attachments !== undefined &&
+    (typeof attachments !== 'object' || attachments === null || !Array.isArray(attachments.mediaTypes))
+  ) {
+    throw new ConfigurationError(
+      `provider "${provider.name}": attachments must list its mediaTypes and limits (maxImageBytes, maxFileBytes, maxRequestBytes)`,
+    );
+  }
   const batch = provider.batch;
   if (
     batch !== undefined &&

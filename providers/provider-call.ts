@@ -1,5 +1,6 @@
 import type { ModelSettings, ReasoningEffort } from '../core/agent-spec';
 import type { Message, ModelResponse, Usage } from '../core/messages';
+import type { AttachmentCapability } from './attachment-capability';
 import type { BatchCapability } from './batch-capability';
 
 /**
@@ -121,6 +122,12 @@ export interface ModelProvider {
    */
   preload?(): Promise<void>;
   call(call: ProviderCall): Promise<ModelResponse>;
+  /**
+   * What its models take of a message's images and files (docs/attachments.md): types, sizes, which models take
+   * images. Absent, it takes none, and a run that sends one is refused before the call. A provider that declares it
+   * reads each user message's `attachments`, loaded with their bytes (providers/attachment-parts.ts).
+   */
+  readonly attachments?: AttachmentCapability;
   /** The provider's batch API, for runs in batch mode (`--batch`): absent, such runs on its models are refused at start. */
   readonly batch?: BatchCapability;
 }

@@ -2,6 +2,8 @@ import type { ChunkCodec } from './transcript/chunk-codec';
 import { S3TranscriptStore } from './transcript/s3-transcript-store';
 import { localDirectoryDriverName } from './driver-names';
 import type { EncryptionKeyRing } from './encryption-keys';
+import { AttachmentCodec } from './attachment-codec';
+import { S3AttachmentStore } from './s3-attachment-store';
 import { S3PayloadDriver } from './s3-payload-driver';
 import { createS3Client } from './s3-client';
 import type { S3StorageSettings } from './storage-settings';
@@ -27,6 +29,7 @@ export function s3Stores(
         'read it on that machine with its AGENT_PAYLOAD_DIR',
     ),
     transcripts: new S3TranscriptStore(client, settings.bucket, settings.prefix, chunkCodec),
+    attachments: new S3AttachmentStore(client, settings.bucket, settings.prefix, new AttachmentCodec(encryptionKeys)),
   };
 }
 

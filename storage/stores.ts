@@ -1,4 +1,7 @@
+import path from 'node:path';
 import type { StorageDriver } from '@temporalio/common';
+import { AttachmentCodec } from './attachment-codec';
+import { FileAttachmentStore, type AttachmentStore } from './attachment-store';
 import { ChunkCodec } from './transcript/chunk-codec';
 import { FileTranscriptStore, type TranscriptStore } from './transcript/transcript-store';
 import { ConfigurationError } from '../core/errors';
@@ -14,6 +17,8 @@ export interface AgentStores {
   payloadDriver: StorageDriver;
   /** Named as the other backend's driver: reading one of its claims fails with what to configure. */
   otherPayloadDriver: StorageDriver;
+  /** The bytes of images and files sent with messages (docs/attachments.md): history carries their refs. */
+  attachments: AttachmentStore;
   /** The model activity's transcripts: saves history bytes, never needed for correctness. */
   transcripts: TranscriptStore;
   /**
@@ -48,6 +53,10 @@ export function agentStores(env: NodeJS.ProcessEnv = process.env): AgentStores {
             'AGENT_S3_BUCKET: configure it like the workers (AGENT_S3_BUCKET, AWS_ENDPOINT_URL, AWS_REGION, AWS credentials)',
         ),
         transcripts: new FileTranscriptStore(settings.transcriptDirectory, chunkCodec),
+        attachments: new FileAttachmentStore(
+          path.join(settings.payloadDirectory, 'attachments'),
+          new AttachmentCodec(encryptionKeys),
+        ),
       };
     case 's3': {
       // The AWS SDK takes a noticeable part of a second to load: only processes configured for S3 load it.

@@ -1,6 +1,7 @@
 import type { ModelSettings } from '../core/agent-spec';
 import type { Message, ModelResponse } from '../core/messages';
 import { defineProvider } from '../providers/define-provider';
+import { attachmentBounds, attachmentMediaTypes } from '../core/attachments';
 import type { ModelProvider, ProviderCall, ToolChoice, ToolDefinition } from '../providers/provider-call';
 import { ScriptedFailure, scriptError, toModelResponse, type ScriptedReply } from './scripted-reply';
 
@@ -58,7 +59,15 @@ export class ScriptedModel {
   constructor(script: Script = [], options: { name?: string } = {}) {
     this.next = nextStep(script);
     const name = options.name ?? scriptedProviderName;
-    this.provider = defineProvider({ name, call: (call) => this.answer(name, call) });
+    // It takes every attachment a message may carry, so a test of an agent that reads images can send one and read,
+    // in its requests, the user message's attachments with their bytes (base64 `data`).
+    const attachments = {
+      mediaTypes: attachmentMediaTypes,
+      maxImageBytes: attachmentBounds.maxFileBytes,
+      maxFileBytes: attachmentBounds.maxFileBytes,
+      maxRequestBytes: attachmentBounds.maxMessageBytes * attachmentBounds.maxFiles,
+    };
+    this.provider = defineProvider({ name, attachments, call: (call) => this.answer(name, call) });
   }
 
   /** Starts over with this script and no requests: one test env for a file, a script for each test. */

@@ -54,7 +54,13 @@ export function createAgUiHandler(options: AgUiHandlerOptions): (request: Reques
         principal,
         asked.kind === 'resume'
           ? { kind: 'approvals', id: ids.threadId, decisions: asked.decisions }
-          : { kind: 'message', id: ids.threadId, text: asked.text, ...(asked.steer && { steer: true }) },
+          : {
+              kind: 'message',
+              id: ids.threadId,
+              text: asked.text,
+              ...(asked.steer && { steer: true }),
+              ...(asked.files && { files: asked.files }),
+            },
       );
       return agUiEventStreamResponse(
         followTurn(new AgUiTranslator(ids, turn.startAfter), {

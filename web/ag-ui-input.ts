@@ -2,6 +2,8 @@ import type { RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { ApprovalDecision } from '../core/result';
 import { ChatRequestError } from './chat-sessions';
+import type { AttachmentInput } from '../client/attachment-input';
+import { agUiFiles } from './input-files';
 
 /**
  * What an AG-UI client asks of a run (RunAgentInput), read strictly: the body is a stranger's, and a bad one gets a
@@ -17,7 +19,7 @@ export class AgUiInputError extends ChatRequestError {
 
 export type AgUiRequest =
   /** `steer`: `forwardedProps.steer` was true, so the message steers the turn in progress (docs/approvals.md, "Steering a turn"). */
-  | { kind: 'message'; input: RunAgentInput; text: string; steer?: boolean }
+  | { kind: 'message'; input: RunAgentInput; text: string; steer?: boolean; files?: AttachmentInput[] }
   | { kind: 'resume'; input: RunAgentInput; decisions: Array<{ call: string; decision: ApprovalDecision }> };
 
 export function readRunAgentInput(body: unknown): AgUiRequest {
@@ -36,7 +38,8 @@ export function readRunAgentInput(body: unknown): AgUiRequest {
   if (text.trim() === '') throw new AgUiInputError('the user message has no text');
   const steer = (input.forwardedProps as { steer?: unknown } | undefined)?.steer;
   if (steer !== undefined && typeof steer !== 'boolean') throw new AgUiInputError('forwardedProps.steer must be true or false');
-  return { kind: 'message', input, text, ...(steer === true && { steer: true }) };
+  const files = agUiFiles(last.content);
+  return { kind: 'message', input, text, ...(steer === true && { steer: true }), ...(files.length > 0 && { files }) };
 }
 
 function textOf(content: unknown): string {

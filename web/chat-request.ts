@@ -1,13 +1,15 @@
 import type { ApprovalDecision } from '../core/result';
 import { ChatRequestError } from './chat-sessions';
 import { isRecord } from '../core/is-record';
+import type { AttachmentInput } from '../client/attachment-input';
+import { useChatFiles } from './input-files';
 
 /** A chat id as useChat makes them (generateId: letters and digits), and anything URL- and workflow-id-safe like it. */
 export const chatIdPattern = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** What a POST from useChat's DefaultChatTransport asks: a new message, or the answers to approval requests. */
 export type ChatAsk =
-  | { kind: 'message'; id: string; text: string; steer?: boolean }
+  | { kind: 'message'; id: string; text: string; steer?: boolean; files?: AttachmentInput[] }
   | { kind: 'approvals'; id: string; decisions: Array<{ call: string; decision: ApprovalDecision }> };
 
 /** A chat id (or an AG-UI threadId: `what` names it) as chatIdPattern, or 400: it becomes a workflow id. */
@@ -48,7 +50,8 @@ export function readChatRequest(body: unknown): ChatAsk {
       .flatMap((part) => (isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [part.text] : []))
       .join('');
     if (!text.trim()) throw new ChatRequestError(400, 'the newest message has no text');
-    return { kind: 'message', id: chatId, text, ...(steer === true && { steer: true }) };
+    const files = useChatFiles(parts);
+    return { kind: 'message', id: chatId, text, ...(steer === true && { steer: true }), ...(files.length > 0 && { files }) };
   }
   if (newest.role === 'assistant') {
     const decisions = parts.flatMap((part) => {

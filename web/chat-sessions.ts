@@ -13,6 +13,7 @@ import { readConversation } from '../client/read-conversation';
 import { assertMessageSize, MessageNotAnsweredError } from '../client/send-message';
 import { unpinSession } from '../client/session-versioning';
 import { InvalidInputError, startAgent } from '../client/start-agent';
+import type { AttachmentPart } from '../core/attachments';
 import type { Message } from '../core/messages';
 import type { AgentInput } from '../core/resolve-input';
 import type { ApprovalDecision, PendingApproval } from '../core/result';
@@ -115,12 +116,14 @@ export class ChatSession {
    * the CLI's messages are, or with `steer`, for the turn in progress to take); the answer comes on the stream.
    * Refused messages throw ChatRequestError (422).
    */
-  async send(text: string, options: { steer?: boolean } = {}): Promise<void> {
+  async send(text: string, options: { steer?: boolean; attachments?: AttachmentPart[] } = {}): Promise<void> {
     try {
       assertMessageSize(text);
       await unpinSession(this.handle);
       const update = options.steer ? steerUpdate : sendMessageUpdate;
-      await this.handle.startUpdate(update, { args: [text], waitForStage: WorkflowUpdateStage.ACCEPTED });
+      // With attachments, the message is its text and their references (stored already); without, the bare string.
+      const sent = options.attachments?.length ? { content: text, attachments: options.attachments } : text;
+      await this.handle.startUpdate(update, { args: [sent], waitForStage: WorkflowUpdateStage.ACCEPTED });
     } catch (error) {
       throw refused(error, 'the message was not accepted');
     }
@@ -193,7 +196,12 @@ export class ChatSessions {
    * Starts session `chatId` for `principal` with its first message; its first turn starts at offset 0. Undefined
    * when the id is, or was, another principal's session.
    */
-  async start(principal: string, chatId: string, text: string): Promise<{ session: ChatSession; from: number } | undefined> {
+  async start(
+    principal: string,
+    chatId: string,
+    text: string,
+    attachments: AttachmentPart[] = [],
+  ): Promise<{ session: ChatSession; from: number } | undefined> {
     assertMessageSize(text);
     const { input } = this.options;
     try {
@@ -218,11 +226,11 @@ export class ChatSessions {
       if (!session) return undefined;
       if (!(await this.isOpen(chatId))) throw new ChatRequestError(409, 'this chat has ended; start a new one');
       const from = await session.nextOffset();
-      await session.send(text);
+      await session.send(text, { attachments });
       return { session, from };
     }
     const session = new ChatSession(this.options.client, this.workflowIdOf(chatId));
-    await session.send(text);
+    await session.send(text, { attachments });
     return { session, from: 0 };
   }
 }

@@ -4,6 +4,8 @@ import { assertChatId } from './chat-request';
 import { ChatRequestError, ChatSessions, type ChatSession, type ChatSessionsOptions } from './chat-sessions';
 import { refusal, withCors, type RequestGuardOptions } from '../serve/http/request-guard';
 import { defaultMaxBodyBytes, readJsonBody } from '../serve/http/request-body';
+import { AttachmentRefusedError, storeAttachments, type AttachmentInput } from '../client/attachment-input';
+import type { AttachmentPart } from '../core/attachments';
 import type { StartAfter } from './turn-response';
 
 /**
@@ -33,7 +35,7 @@ export interface WebEndpointOptions extends ChatSessionsOptions, RequestGuardOpt
 /** What a request asks of a session, whichever protocol it came in. */
 export type Ask =
   /** `steer`: the message steers the turn in progress (docs/approvals.md, "Steering a turn") instead of queuing behind it. */
-  | { kind: 'message'; id: string; text: string; steer?: boolean }
+  | { kind: 'message'; id: string; text: string; steer?: boolean; files?: AttachmentInput[] }
   | { kind: 'approvals'; id: string; decisions: Array<{ call: string; decision: ApprovalDecision }> };
 
 /** The turn a response follows: the session, where to read from, and where the response's own events begin. */
@@ -103,31 +105,39 @@ export class RequestFlow {
   /** Hands the session a message or decisions, and says which turn the response follows. */
   ask(principal: string, ask: Ask): Promise<TurnToFollow> {
     return ask.kind === 'message'
-      ? this.message(principal, ask.id, ask.text, ask.steer === true)
+      ? this.message(principal, ask.id, ask.text, ask.steer === true, ask.files)
       : this.decide(principal, ask.id, ask.decisions);
   }
 
-  private async message(principal: string, id: string, text: string, steer: boolean): Promise<TurnToFollow> {
+  private async message(
+    principal: string,
+    id: string,
+    text: string,
+    steer: boolean,
+    files: AttachmentInput[] = [],
+  ): Promise<TurnToFollow> {
     const existing = await this.sessions.open(principal, this.assertId(id));
+    // Checked and stored before anything reaches the session: a refused file sends nothing (422).
+    const attachments = await storedFiles(files);
     if (!existing) {
-      const started = await this.sessions.start(principal, id, text);
+      const started = await this.sessions.start(principal, id, text, attachments);
       if (!started) throw new ChatRequestError(404, `no such ${this.noun}`);
       return { session: started.session, from: started.from, startAfter: { kind: 'turn_start' } };
     }
     if (!(await this.sessions.isOpen(id))) throw new ChatRequestError(409, `this ${this.noun} has ended; start a new one`);
     const waiting = await existing.pendingApprovals();
-    if (waiting.length > 0) return this.declineWaiting(existing, text, waiting);
+    if (waiting.length > 0) return this.declineWaiting(existing, text, waiting, attachments);
     // A steering message's response is the turn that takes it, from where it took it: the turn in progress (read
     // before sending, so the response cannot miss the moment), or the next turn when this one ends first.
     const running = steer ? await existing.turnInProgress() : undefined;
     if (running) {
-      await existing.send(text, { steer: true });
+      await existing.send(text, { steer: true, attachments });
       return { session: existing, from: running.offset, startAfter: { kind: 'steered', turn: running.turn } };
     }
     // Where the next turn can start, read before sending: the turn in progress (if any) ends before it, and not in
     // this response. A steering message sent with no turn in progress is an ordinary message.
     const from = await existing.nextOffset();
-    await existing.send(text, { steer });
+    await existing.send(text, { steer, attachments });
     return { session: existing, from, startAfter: { kind: 'turn_start' } };
   }
 
@@ -140,10 +150,15 @@ export class RequestFlow {
    * between iterations, which cannot begin while the calls wait, so the denials cannot reach the model without it. A
    * call decided meanwhile elsewhere keeps that decision; nothing here approves anything.
    */
-  private async declineWaiting(session: ChatSession, text: string, waiting: PendingApproval[]): Promise<TurnToFollow> {
+  private async declineWaiting(
+    session: ChatSession,
+    text: string,
+    waiting: PendingApproval[],
+    attachments: AttachmentPart[],
+  ): Promise<TurnToFollow> {
     const running = await session.turnInProgress();
     const from = running?.offset ?? (await session.nextOffset());
-    await session.send(text, { steer: running !== undefined });
+    await session.send(text, { steer: running !== undefined, attachments });
     const quoted = text.length > steeringPreviewChars ? `${text.slice(0, steeringPreviewChars)}…` : text;
     const decision: ApprovalDecision = { approved: false, reason: `the person declined and said "${quoted}"` };
     for (const approval of waiting) {
@@ -206,4 +221,15 @@ export function problem(status: number, message: string, headers: Record<string,
 
 function logFailure(error: unknown, request: Request): void {
   console.error(`${request.method} ${new URL(request.url).pathname} failed:`, error);
+}
+
+/** A message's files, checked and stored (client/attachment-input.ts); one refused is the request's 422. */
+async function storedFiles(files: AttachmentInput[]): Promise<AttachmentPart[]> {
+  if (files.length === 0) return [];
+  try {
+    return await storeAttachments(files);
+  } catch (error) {
+    if (error instanceof AttachmentRefusedError) throw new ChatRequestError(422, error.message);
+    throw error;
+  }
 }

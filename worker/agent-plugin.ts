@@ -4,6 +4,7 @@ import type { DataConverter } from '@temporalio/common';
 import type { BundleOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { defaultScratchRoot } from '../activities/scratch/scratch-root';
+import type { AttachmentStore } from '../storage/attachment-store';
 import type { TranscriptStore } from '../storage/transcript/transcript-store';
 import type { AgentRegistry, Definitions } from '../agents/registry';
 import type { ModelProvider } from '../providers';
@@ -72,6 +73,8 @@ export interface AgentPluginOptions extends Definitions {
    */
   evalScratchRoot?: string;
   transcripts?: TranscriptStore;
+  /** Where messages' images and files are (default: the stores of the environment, beside the payloads). */
+  attachments?: AttachmentStore;
   /** Model prices for costs and cost budgets (default: pricing/default-prices.json, then AGENT_PRICES). */
   prices?: PriceTable;
   /**
@@ -148,6 +151,7 @@ export class AgentPlugin extends SimplePlugin {
         workspaceRoot: roots.workspaceRoot,
         evalScratchRoot: roots.scratchRoot,
         transcripts: options.transcripts,
+        attachments: options.attachments,
         prices: options.prices ?? loadPrices(env),
         spans: tracing?.spans ?? untracedSpans,
         mcpConnections,

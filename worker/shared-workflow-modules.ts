@@ -16,6 +16,7 @@ import type { BundleOptions } from '@temporalio/worker';
  */
 export const sharedWorkflowModules: readonly string[] = [
   '../core/approval-description',
+  '../core/attachments',
   '../core/batch-settings',
   '../core/carried-state',
   '../core/context-view',

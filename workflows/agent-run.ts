@@ -10,6 +10,7 @@ import {
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
+import { attachmentsProblem, sentMessageParts, type AttachmentPart, type MessageWithAttachments } from '../core/attachments';
 import { failureTypes } from '../core/errors';
 import type { TrippedGuardrail } from '../core/guardrails';
 import type { ResolvedAgentInput } from '../core/input';
@@ -191,7 +192,7 @@ export class AgentWorkflowRun implements StatusSources {
       const start = this.freshTurn();
       const next = inbox.takeNext();
       if (!next) return this.finish(woke ? 'ended' : 'idle_timeout');
-      state.messages.push({ role: 'user', content: next.content });
+      state.messages.push({ role: 'user', content: next.content, ...(next.attachments && { attachments: next.attachments }) });
       const reply = await this.answer(parts, start, next.ticket);
       if (reply && spendsTheBudget(reply)) return this.finish(reply.status);
     }
@@ -351,18 +352,19 @@ export class AgentWorkflowRun implements StatusSources {
         : { messages: state.messages };
     });
     setHandler(settingsQuery, () => {
-      const { prompt: _prompt, messages: _messages, carried: _carried, ...settings } = input;
+      // The prompt's attachments go with the prompt: a fork from these settings starts without them.
+      const { prompt: _prompt, messages: _messages, carried: _carried, attachments: _attachments, ...settings } = input;
       return { input: settings, agent: state.agent };
     });
     setHandler(statusQuery, () => this.status.snapshot());
     setHandler(endSessionSignal, () => {
       this.endRequested = true;
     });
-    setHandler(sendMessageUpdate, (content) => inbox.outcome(inbox.accept(content)), {
-      validator: (content) => validateMessage(input, content, inbox, this.endRequested),
+    setHandler(sendMessageUpdate, (sent) => inbox.outcome(inbox.accept(...messageOf(sent))), {
+      validator: (sent) => validateMessage(input, sent, inbox, this.endRequested),
     });
-    setHandler(steerUpdate, (content) => inbox.outcome(inbox.acceptSteering(content)), {
-      validator: (content) => validateMessage(input, content, inbox, this.endRequested),
+    setHandler(steerUpdate, (sent) => inbox.outcome(inbox.acceptSteering(...messageOf(sent))), {
+      validator: (sent) => validateMessage(input, sent, inbox, this.endRequested),
     });
     setHandler(
       awaitReplyUpdate,
@@ -446,13 +448,25 @@ function spendsTheBudget(reply: TurnReply): reply is TurnReply & { status: 'toke
   return reply.status === 'token_budget' || reply.status === 'cost_budget';
 }
 
-function validateMessage(input: ResolvedAgentInput, content: unknown, inbox: Inbox, ending: boolean): void {
+function validateMessage(input: ResolvedAgentInput, sent: unknown, inbox: Inbox, ending: boolean): void {
   if (!input.session) throw refused('this run is not a session; start one with `agent chat` (input.session)');
   if (inbox.closedBecause) throw refused(`the session takes no more messages: ${inbox.closedBecause}`);
   if (ending) throw refused('the session is ending and takes no more messages');
+  const { content, attachments } = sentMessageParts(sent);
   if (typeof content !== 'string' || !content.trim()) throw refused('message must not be empty');
   if (content.length > maxPromptChars)
     throw refused(`message is ${content.length} characters; at most ${maxPromptChars} are accepted`);
+  const attachmentProblem = attachmentsProblem(attachments);
+  if (attachmentProblem) throw refused(attachmentProblem);
+}
+
+/** A message as the inbox takes it: its text, and its attachments' references when it has any (a validated update). */
+function messageOf(sent: string | MessageWithAttachments): [string, AttachmentPart[] | undefined] {
+  const { content, attachments } = sentMessageParts(sent);
+  return [
+    content as string,
+    (attachments as AttachmentPart[] | undefined)?.length ? (attachments as AttachmentPart[]) : undefined,
+  ];
 }
 
 function validateTicket(inbox: Inbox, ticket: unknown): void {

@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ResolvedAgentInput } from '../core/input';
+import type { MessageWithAttachments } from '../core/attachments';
 import type { Message } from '../core/messages';
 import type { AgentStatusSnapshot, ApprovalDecision, MessageReply, PendingApproval } from '../core/result';
 import type { StreamEvent } from '../core/stream-events';
@@ -60,9 +61,10 @@ export const settingsQuery = defineQuery<RunSettings>('settings');
  * sent during a turn queue up. A turn that fails fails this update with the
  * provider's message, and the session goes on. If the run continues as new
  * before answering, the update returns `{status: 'pending', ticket}`: the
- * reply then comes from awaitReply(ticket) on the next run.
+ * reply then comes from awaitReply(ticket) on the next run. A message with images or files is an object
+ * (core/attachments.ts: its text and their references, stored by the client first).
  */
-export const sendMessageUpdate = defineUpdate<MessageReply, [string]>('sendMessage');
+export const sendMessageUpdate = defineUpdate<MessageReply, [string | MessageWithAttachments]>('sendMessage');
 
 /**
  * A steering message for the turn in progress: the turn takes it at its next iteration (after the model call and
@@ -71,7 +73,7 @@ export const sendMessageUpdate = defineUpdate<MessageReply, [string]>('sendMessa
  * leaves it to the next turn, ahead of the queue, whose reply it gets; with no turn in progress it is an ordinary
  * message. Refused, and pending across continue-as-new, as sendMessage is.
  */
-export const steerUpdate = defineUpdate<MessageReply, [string]>('steer');
+export const steerUpdate = defineUpdate<MessageReply, [string | MessageWithAttachments]>('steer');
 
 /** The reply to a message handed over by continue-as-new (see sendMessage); waits for it if need be. */
 export const awaitReplyUpdate = defineUpdate<MessageReply, [number]>('awaitReply');

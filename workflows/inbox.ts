@@ -1,4 +1,5 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
+import type { AttachmentPart } from '../core/attachments';
 import { failureTypes } from '../core/errors';
 import type { CarriedInbox } from '../core/input';
 import type { MessageReply, TurnReply } from '../core/result';
@@ -6,6 +7,8 @@ import type { MessageReply, TurnReply } from '../core/result';
 export interface WaitingMessage {
   ticket: number;
   content: string;
+  /** Images and files sent with it, by reference (left out when none: what a run carried before attachments). */
+  attachments?: AttachmentPart[];
 }
 
 type Outcome = { reply: TurnReply } | { refusal: { message: string; type: string } };
@@ -56,17 +59,17 @@ export class Inbox {
   }
 
   /** A new message, queued behind the others; returns its ticket. */
-  accept(content: string): number {
+  accept(content: string, attachments?: AttachmentPart[]): number {
     const ticket = this.nextTicket++;
-    this.waiting.push({ ticket, content });
+    this.waiting.push({ ticket, content, ...(attachments?.length && { attachments }) });
     this.updatesThisRun++;
     return ticket;
   }
 
   /** A steering message, for the turn in progress to take at its next iteration; returns its ticket. */
-  acceptSteering(content: string): number {
+  acceptSteering(content: string, attachments?: AttachmentPart[]): number {
     const ticket = this.nextTicket++;
-    this.steering.push({ ticket, content });
+    this.steering.push({ ticket, content, ...(attachments?.length && { attachments }) });
     this.updatesThisRun++;
     return ticket;
   }

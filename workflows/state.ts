@@ -84,5 +84,6 @@ export function carry(state: AgentState, status: RunStatus, parts: CarriedByPart
 // The agent's instructions are not part of the conversation: each model call is given the instructions of
 // the agent that has the conversation then, so a handoff changes them.
 function initialMessages(input: ResolvedAgentInput): Message[] {
-  return [...(input.messages ?? []), ...(input.prompt ? [{ role: 'user' as const, content: input.prompt }] : [])];
+  const attachments = input.attachments?.length ? { attachments: input.attachments } : {};
+  return [...(input.messages ?? []), ...(input.prompt ? [{ role: 'user' as const, content: input.prompt, ...attachments }] : [])];
 }

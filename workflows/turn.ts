@@ -1,3 +1,4 @@
+import type { AttachmentPart } from '../core/attachments';
 import type { AgentSpec } from '../core/agent-spec';
 import { offeredToolNames } from '../core/tool-names';
 import { summaryCutIndex } from '../core/context-view';
@@ -54,7 +55,7 @@ export interface TurnParts {
   /** The turn's cancellation scope: why calls it cut short were not run. */
   turnScope: TurnScope;
   /** The steering messages that wait for the turn in progress (the session's inbox). */
-  steering: { takeSteering(): Array<{ content: string }> };
+  steering: { takeSteering(): Array<{ content: string; attachments?: AttachmentPart[] }> };
 }
 
 /** How a turn ended: answered, or handed to the next run (continue-as-new) at this point, to go on there. */
@@ -230,8 +231,8 @@ export class Turn {
   private takeSteering(): string[] {
     const { state, stream, status } = this.parts;
     const taken = this.parts.steering.takeSteering();
-    for (const { content } of taken) {
-      state.messages.push({ role: 'user', content, steering: true });
+    for (const { content, attachments } of taken) {
+      state.messages.push({ role: 'user', content, steering: true, ...(attachments && { attachments }) });
       const text = content.length > steeringPreviewChars ? `${content.slice(0, steeringPreviewChars)}…` : content;
       stream.publish({ type: 'steered', turn: status.turns + 1, iteration: this.progress.iteration, text });
     }

@@ -48,6 +48,8 @@ interface BatchActivityParts {
   transcripts: TranscriptStore;
   setupOf(input: ModelCallInput): CallSetup;
   providerCallOf(setup: CallSetup, input: ModelCallInput, request: ConversationRequest, context: Context): ProviderCall;
+  /** The call with its attachments' bytes (load-attachments.ts). */
+  withBytes(call: ProviderCall, setup: CallSetup): Promise<ProviderCall>;
   answer(input: ModelCallInput, respond: Respond, pricing: PricingOptions): Promise<ModelCallResult>;
 }
 
@@ -58,16 +60,17 @@ interface BatchActivityParts {
  * `answer`): conversation rebuilt, the provider's converter, unique call ids, the transcript stored, output and
  * approvals checked, and the tokens priced at the batch rate.
  */
-export function createBatchActivities({ env, transcripts, setupOf, providerCallOf, answer }: BatchActivityParts) {
+export function createBatchActivities({ env, transcripts, setupOf, providerCallOf, withBytes, answer }: BatchActivityParts) {
   async function submitModelBatch({ search, ...input }: SubmitModelBatchInput): Promise<SubmitOutcome> {
     return classified(input.model, () =>
       heartbeating(async (context) => {
         const setup = setupOf(input);
         const batch = batchOf(setup.provider);
         const { request } = await conversationRequest(transcripts, input);
-        const { wantsOutput: _unused, ...call } = providerCallOf(setup, input, request, context) as ProviderCall & {
+        const { wantsOutput: _unused, ...bare } = providerCallOf(setup, input, request, context) as ProviderCall & {
           wantsOutput?: boolean;
         };
+        const call = await withBytes(bare, setup);
         // The custom id stays the one of the first submission while a search goes on: it is what the search looks for.
         const customId = search && 'customId' in search ? search.customId : customIdOf(context);
         return batch.submit(call, customId, earlierAttempts(context, search));

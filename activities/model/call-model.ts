@@ -9,6 +9,8 @@ import type { ModelResponse } from '../../core/messages';
 import { Context } from '@temporalio/activity';
 import { untracedSpans, type AgentSpans } from '../../telemetry/agent-spans';
 import type { TranscriptStore } from '../../storage/transcript/transcript-store';
+import type { AttachmentStore } from '../../storage/attachment-store';
+import { withAttachmentBytes } from './load-attachments';
 import { heartbeating } from '../heartbeating';
 import { McpCatalog } from '../../mcp/catalog';
 import { requestSettings, type ModelProvider, type ProviderCall, type ToolDefinition } from '../../providers/provider-call';
@@ -29,6 +31,8 @@ export interface ModelActivityOptions {
   registry: AgentRegistry;
   env: NodeJS.ProcessEnv;
   transcripts: TranscriptStore;
+  /** Where the bytes of messages' images and files are (docs/attachments.md); without it, a call with one is refused. */
+  attachments?: AttachmentStore;
   /** What each model's tokens cost (pricing/): every call's usage carries its cost. */
   prices: PriceTable;
   /** Wraps each provider call in a GenAI span when tracing is on. */
@@ -66,6 +70,7 @@ export function createModelActivities({
   registry,
   env,
   transcripts,
+  attachments,
   prices,
   spans = untracedSpans,
   mcpCatalog = new McpCatalog(),
@@ -130,7 +135,8 @@ export function createModelActivities({
           const publisher = input.streamAs !== undefined ? new TextPublisher(input.streamAs, context) : undefined;
           try {
             const answered = await withTranscript(transcripts, input, async (request) => {
-              const { wantsOutput, ...call } = providerCallOf(setup, input, request, context);
+              const { wantsOutput, ...bare } = providerCallOf(setup, input, request, context);
+              const call = { ...bare, messages: await withAttachmentBytes(bare.messages, provider, id.model, attachments) };
               const callProvider = () =>
                 respond(provider, {
                   ...call,
@@ -196,7 +202,9 @@ export function createModelActivities({
     return answer(input, (provider, call) => provider.call(call), {});
   }
 
-  return { callModel, ...createBatchActivities({ env, transcripts, setupOf, providerCallOf, answer }) };
+  const withBytes = (call: ProviderCall, setup: CallSetup) =>
+    withAttachmentBytes(call.messages, setup.provider, setup.id.model, attachments).then((messages) => ({ ...call, messages }));
+  return { callModel, ...createBatchActivities({ env, transcripts, setupOf, providerCallOf, withBytes, answer }) };
 }
 
 function outputJsonSchema(schema: z.ZodType): Record<string, unknown> {

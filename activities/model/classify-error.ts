@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { ConfigurationError, failureTypes } from '../../core/errors';
+import { AttachmentNotAcceptedError, ConfigurationError, failureTypes } from '../../core/errors';
+import { AttachmentMissingError } from '../../storage/attachment-store';
 
 /** The parts of an OpenAI or Anthropic SDK error that classification needs; both SDKs share this shape. */
 interface ProviderErrorShape {
@@ -30,7 +31,10 @@ export interface Endpoint {
  */
 export function classifyProviderError(error: unknown, provider: string, where: Endpoint = {}): ApplicationFailure {
   if (error instanceof ApplicationFailure) return error;
-  if (error instanceof ConfigurationError) {
+  if (error instanceof AttachmentNotAcceptedError) {
+    return ApplicationFailure.create({ type: failureTypes.attachmentNotAccepted, message: error.message, nonRetryable: true });
+  }
+  if (error instanceof ConfigurationError || error instanceof AttachmentMissingError) {
     return ApplicationFailure.create({ type: failureTypes.configuration, message: error.message, nonRetryable: true });
   }
   const shape = errorShape(error);

@@ -7,6 +7,8 @@ import { builtInTools } from '../../tools';
 import { UsageError } from '../help';
 import { invocationDirectory } from '../output';
 import { priorityOf, type RunTenancy } from '../../client/run-tenancy';
+import { storeAttachments } from '../../client/attachment-input';
+import type { AttachmentPart } from '../../core/attachments';
 
 export const defaultModel = 'openai:gpt-4o-mini';
 
@@ -67,6 +69,9 @@ export const agentOptions = {
   'no-stream': { type: 'boolean' },
   batch: { type: 'boolean' },
 } as const;
+
+/** `--file PATH`, repeatable: an image or file with the prompt (run), the first message (chat), the message (send, steer). */
+export const fileOption = { file: { type: 'string', multiple: true } } as const;
 
 const numericFlags = [
   '--max-iterations',
@@ -235,4 +240,13 @@ function policyFile(file: string): ApprovalPolicy {
   } catch (error) {
     throw new UsageError(`--policy ${file} is not JSON: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The `--file` flags' files, checked and stored before anything starts or is sent (a refused one is an
+ * AttachmentRefusedError: exit 2, nothing started): their references, for the prompt or the message.
+ */
+export async function attachmentsFromFlags(files: string[] | undefined): Promise<AttachmentPart[]> {
+  if (!files?.length) return [];
+  return storeAttachments(files.map((file) => ({ path: path.resolve(invocationDirectory(), file) })));
 }

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { AgentInput } from '../../core/resolve-input';
 import { interruptUpdate } from '../../workflows/definitions';
 import { ApprovalPrompter } from '../approval-prompts';
-import { assertProviderCredentials, assertStartable } from '../check-run';
+import { assertAttachmentsAccepted, assertProviderCredentials, assertStartable } from '../check-run';
 import { connect, ensureWorkerServes } from '../connect';
 import { LineQueue } from '../line-queue';
 import { MessageNotAnsweredError, sendMessage } from '../../client/send-message';
@@ -20,6 +20,8 @@ import {
   tenancyFromFlags,
   parseInteger,
   streamWanted,
+  attachmentsFromFlags,
+  fileOption,
 } from './agent-flags';
 import { streamedText, type Output } from '../output';
 import { endAndReport, messageFailure, printReply } from './session';
@@ -43,7 +45,7 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
   const { values, positionals } = parseArgs({
     args: attachNegativeNumbers(argv),
     allowPositionals: true,
-    options: { ...agentOptions, 'idle-timeout': { type: 'string' } },
+    options: { ...agentOptions, ...fileOption, 'idle-timeout': { type: 'string' } },
   });
   if (positionals.length > 0) throw new UsageError('chat takes no prompt: type the messages once it starts');
   if (values.batch) throw new UsageError(`--batch: ${batchSessionProblem}`);
@@ -55,6 +57,9 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
   };
   // Before anything starts, whoever's worker will run it: a session that cannot start is refused here (exit 2).
   await assertStartable(agentInput);
+  // The --file flags go with the first message typed; checked and stored now, so a refused one starts nothing.
+  let firstAttachments = await attachmentsFromFlags(values.file);
+  assertAttachmentsAccepted(agentInput, firstAttachments);
   const tenancy = tenancyFromFlags(values);
   const session = await connect({
     ensureWorker: true,
@@ -123,7 +128,9 @@ export async function chatCommand(argv: string[], output: Output, input: NodeJS.
       // This message's turn is the next one to end on the stream (messages are sent one at a time here), counting the
       // turns whose answer was shown from the reply while the stream lagged, and any other sender's the stream told.
       const turnEnd = Math.max(renderer.turnEnds, turnsEntered) + 1;
-      const sent = sendMessage(handle, message).then(
+      const attachments = firstAttachments;
+      firstAttachments = [];
+      const sent = sendMessage(handle, message, { attachments }).then(
         (reply) => ({ reply }),
         (error: unknown) => ({ error }),
       );

@@ -16,7 +16,15 @@ import { embeddedServerClosing, runLink } from '../web-ui';
 import { RunFollower } from '../follow-run';
 import { StreamRenderer } from '../stream-renderer';
 import { printable } from '../terminal-text';
-import { agentInputFromFlags, agentOptions, attachNegativeNumbers, tenancyFromFlags, streamWanted } from './agent-flags';
+import {
+  agentInputFromFlags,
+  agentOptions,
+  attachmentsFromFlags,
+  fileOption,
+  attachNegativeNumbers,
+  tenancyFromFlags,
+  streamWanted,
+} from './agent-flags';
 import { usageSuffix } from '../usage-text';
 import { streamedText, type Output } from '../output';
 import { failureMessage } from '../../client/failure-message';
@@ -30,11 +38,22 @@ export async function runCommand(argv: string[], output: Output): Promise<number
   const { values, positionals } = parseArgs({
     args: attachNegativeNumbers(argv),
     allowPositionals: true,
-    options: { ...agentOptions, json: { type: 'boolean', default: false }, detach: { type: 'boolean', default: false } },
+    options: {
+      ...agentOptions,
+      ...fileOption,
+      json: { type: 'boolean', default: false },
+      detach: { type: 'boolean', default: false },
+    },
   });
   if (positionals.length !== 1) throw new UsageError('run takes exactly one prompt, in quotes');
   const stream = streamWanted(values, { json: values.json });
-  const input: AgentInput = { prompt: positionals[0], ...agentInputFromFlags(values), stream };
+  const attachments = await attachmentsFromFlags(values.file);
+  const input: AgentInput = {
+    prompt: positionals[0],
+    ...agentInputFromFlags(values),
+    stream,
+    ...(attachments.length > 0 && { attachments }),
+  };
   // Before anything starts, whoever's worker will run it: a run that cannot start is refused here (exit 2).
   await assertStartable(input);
   const tenancy = tenancyFromFlags(values);

@@ -9,6 +9,7 @@ import { MessageNotAnsweredError, sendMessage } from '../../client/send-message'
 import { unpinSession } from '../../client/session-versioning';
 import type { AgentWorkflow } from '../../client/start-agent';
 import { UsageError } from '../help';
+import { attachmentsFromFlags, fileOption } from './agent-flags';
 import { usageSuffix } from '../usage-text';
 import { type Output } from '../output';
 import { failureMessage } from '../../client/failure-message';
@@ -31,11 +32,13 @@ async function deliver(command: 'send' | 'steer', argv: string[], output: Output
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { json: { type: 'boolean', default: false } },
+    options: { json: { type: 'boolean', default: false }, ...fileOption },
   });
   if (positionals.length !== 2) throw new UsageError(`${command} takes a workflow id and one message, in quotes`);
   const [workflowId, message] = positionals;
   const steer = command === 'steer';
+  // Checked and stored before connecting: a refused file sends nothing (exit 2).
+  const attachments = await attachmentsFromFlags(values.file);
   const session = await connect({ ensureWorker: true, log: output.info });
   try {
     const handle = session.client.workflow.getHandle(workflowId);
@@ -45,7 +48,7 @@ async function deliver(command: 'send' | 'steer', argv: string[], output: Output
     let reply: TurnReply;
     try {
       if (steer) output.info('steering the turn in progress; its reply follows once it ends');
-      reply = await sendMessage(handle, message, { steer });
+      reply = await sendMessage(handle, message, { steer, attachments });
     } catch (error) {
       output.error(messageFailure(error));
       if (values.json) output.result(JSON.stringify({ workflowId, status: 'failed', error: (error as Error).message }));

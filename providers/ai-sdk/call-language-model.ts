@@ -31,7 +31,11 @@ export async function callLanguageModel(
   source: { provider: string; model: string },
 ): Promise<ModelResponse> {
   const options: LanguageModelV4CallOptions = {
-    prompt: toLanguageModelPrompt(call.messages, { keepThinking: producedBy(source), wireCallId: wireCallIds(model.provider) }),
+    prompt: toLanguageModelPrompt(call.messages, {
+      keepThinking: producedBy(source),
+      wireCallId: wireCallIds(model.provider),
+      specificationVersion: model.specificationVersion,
+    }),
     ...(call.modelSettings.maxOutputTokens !== undefined && { maxOutputTokens: call.modelSettings.maxOutputTokens }),
     ...(call.modelSettings.temperature !== undefined && { temperature: call.modelSettings.temperature }),
     ...(call.modelSettings.reasoningEffort !== undefined && { reasoning: call.modelSettings.reasoningEffort }),

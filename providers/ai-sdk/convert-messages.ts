@@ -2,11 +2,14 @@ import type {
   LanguageModelV4Message,
   LanguageModelV4Prompt,
   LanguageModelV4ToolCallPart,
+  SharedV4FileData,
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
 import type { Message, ReasoningPart } from '../../core/messages';
 import { replyParts, type ReplyPart } from '../../core/reply-parts';
 import { conversationStartText } from '../anthropic/prepare-request';
+import type { AttachmentPart } from '../../core/attachments';
+import { attachmentData, attachmentKind, attachmentText, omittedText } from '../attachment-parts';
 
 /**
  * A thinking part with this id carries no reasoning: it is the provider metadata of the tool call right after it
@@ -21,6 +24,11 @@ export interface PromptOptions {
   keepThinking: (part: ReasoningPart) => boolean;
   /** A tool-call id as the API accepts it (Mistral: nine letters and digits); the same id every time. */
   wireCallId: (id: string) => string;
+  /**
+   * The model's specification: a file part's data is `{ type: 'data', data }` in v4, the base64 itself in v3 (absent:
+   * v4).
+   */
+  specificationVersion?: 'v3' | 'v4';
 }
 
 /**
@@ -37,9 +45,13 @@ export function toLanguageModelPrompt(messages: Message[], options: PromptOption
     switch (message.role) {
       case 'system':
         break;
-      case 'user':
-        if (message.content.trim()) prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
+      case 'user': {
+        // Every attachment as a file part (the AI SDK's own shape for images and documents), text ones as text.
+        const files = (message.attachments ?? []).map((part) => languageModelPart(part, options.specificationVersion));
+        const text = message.content.trim() ? [{ type: 'text' as const, text: message.content }] : [];
+        if (files.length + text.length > 0) prompt.push({ role: 'user', content: [...text, ...files] });
         break;
+      }
       case 'assistant': {
         const content = assistantContent(replyParts(message, options.keepThinking), options.wireCallId);
         if (content.some((part) => part.type !== 'reasoning')) prompt.push({ role: 'assistant', content });
@@ -133,4 +145,20 @@ function argumentsForReplay(text: string): unknown {
     // fall through
   }
   return { invalid_arguments: text };
+}
+
+type UserPart = Extract<LanguageModelV4Message, { role: 'user' }>['content'][number];
+
+/** An attachment as a prompt part: a `file` part with its base64 data and media type; a text file as text. */
+function languageModelPart(part: AttachmentPart, specificationVersion: 'v3' | 'v4' = 'v4'): UserPart {
+  if (attachmentKind(part) === 'text') return { type: 'text', text: attachmentText(part) };
+  if (attachmentKind(part) === 'omitted') return { type: 'text', text: omittedText(part) };
+  const data = attachmentData(part);
+  return {
+    type: 'file',
+    // v3's FilePart takes the base64 string itself; the v4 type is the one this file is written against.
+    data: specificationVersion === 'v3' ? (data as unknown as SharedV4FileData) : { type: 'data', data },
+    mediaType: part.mediaType,
+    ...(part.name && { filename: part.name }),
+  };
 }

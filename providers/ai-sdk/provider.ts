@@ -1,6 +1,8 @@
 import type { ModelSettings } from '../../core/agent-spec';
 import { ConfigurationError } from '../../core/errors';
 import { defineProvider } from '../define-provider';
+import type { AttachmentCapability } from '../attachment-capability';
+import { aiSdkAttachments } from '../built-in-attachments';
 import type { ModelProvider } from '../provider-call';
 import { callLanguageModel } from './call-language-model';
 import {
@@ -11,6 +13,14 @@ import {
   type AiSdkModelSource,
 } from './language-model';
 
+export interface AiSdkProviderOptions {
+  /**
+   * What its models take of images and files: every type as a `file` part, up to 20 MB, unless given; `false` for a
+   * package whose models take none (a run that sends one is then refused before the call).
+   */
+  attachments?: AttachmentCapability | false;
+}
+
 /**
  * Any AI SDK language model as a provider: `aiSdkProvider('google', google)` answers `google:<model>` with
  * `google('<model>')` (a package's provider value, or anything with `languageModel(id)`), and
@@ -18,10 +28,11 @@ import {
  * through the model activity like the built-in providers' (./call-language-model.ts). What the adapter cannot pass
  * on (a thinking budget, a prompt-cache setting) is refused at start; there is no batch mode.
  */
-export function aiSdkProvider(name: string, source: AiSdkModelSource): ModelProvider {
+export function aiSdkProvider(name: string, source: AiSdkModelSource, options: AiSdkProviderOptions = {}): ModelProvider {
   const resolve = modelResolver(name, source);
   return defineProvider({
     name,
+    ...(options.attachments !== false && { attachments: options.attachments ?? aiSdkAttachments }),
     modelSettingsProblem: aiSdkSettingsProblem,
     async call(call) {
       const model = resolve(call.model);

@@ -1,6 +1,8 @@
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Message, ReasoningPart } from '../../core/messages';
 import { replyParts, type ReplyPart } from '../../core/reply-parts';
+import type { AttachmentPart } from '../../core/attachments';
+import { attachmentData, attachmentKind, attachmentText, omittedText } from '../attachment-parts';
 
 export interface AnthropicPrompt {
   system: string | undefined;
@@ -42,7 +44,8 @@ export function toAnthropicPrompt(
         if (message.content.trim()) system.push(message.content);
         break;
       case 'user':
-        append('user', textBlocks(message.content));
+        // Images and documents before the text that asks about them, as Anthropic's guide advises.
+        append('user', [...(message.attachments ?? []).map(anthropicBlock), ...textBlocks(message.content)]);
         break;
       case 'assistant': {
         const blocks = replyParts(message, keepThinking).flatMap(assistantBlocks);
@@ -101,4 +104,25 @@ function parseArgumentsForReplay(text: string): Record<string, unknown> {
     // fall through
   }
   return { invalid_arguments: text };
+}
+
+/** An attachment as an Anthropic block: `image` and `document` with base64 sources, a text file as text. */
+function anthropicBlock(part: AttachmentPart): ContentBlockParam {
+  switch (attachmentKind(part)) {
+    case 'image':
+      return {
+        type: 'image',
+        source: { type: 'base64', media_type: part.mediaType as 'image/png', data: attachmentData(part) },
+      };
+    case 'document':
+      return {
+        type: 'document',
+        source: { type: 'base64', media_type: 'application/pdf', data: attachmentData(part) },
+        ...(part.name && { title: part.name }),
+      };
+    case 'text':
+      return { type: 'text', text: attachmentText(part) };
+    case 'omitted':
+      return { type: 'text', text: omittedText(part) };
+  }
 }

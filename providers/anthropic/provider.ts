@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../../core/errors';
 import { defineProvider } from '../define-provider';
+import { anthropicAttachments } from '../built-in-attachments';
 import { anthropicBatch } from './batch';
 import { callAnthropic, loadAnthropic } from './call-anthropic';
 import { anthropicProviderName, finalOutputToolName } from './prepare-request';
@@ -8,6 +9,7 @@ import { anthropicSettingsProblem } from './settings-rules';
 /** The Anthropic Messages API (ANTHROPIC_BASE_URL honoured). */
 export const anthropicProvider = defineProvider({
   name: anthropicProviderName,
+  attachments: anthropicAttachments,
   // Structured output is a tool the model calls to finish (prepare-request.ts), so no other tool may have its name.
   reservedToolNames: { [finalOutputToolName]: 'structured output' },
   modelSettingsProblem: anthropicSettingsProblem,

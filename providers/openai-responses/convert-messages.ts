@@ -1,6 +1,8 @@
-import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import type { ResponseInputContent, ResponseInputItem } from 'openai/resources/responses/responses';
 import type { AssistantMessage, Message, ReasoningPart } from '../../core/messages';
 import { replyParts, type ReplyPart } from '../../core/reply-parts';
+import type { AttachmentPart } from '../../core/attachments';
+import { attachmentKind, attachmentText, dataUrl, omittedText } from '../attachment-parts';
 
 const noThinking = () => false;
 
@@ -17,8 +19,16 @@ export function toResponsesInput(
   return messages.flatMap((message): ResponseInputItem[] => {
     switch (message.role) {
       case 'system':
-      case 'user':
         return [{ role: message.role, content: message.content }];
+      case 'user':
+        return message.attachments?.length
+          ? [
+              {
+                role: 'user',
+                content: [{ type: 'input_text', text: message.content }, ...message.attachments.map(responsesPart)],
+              },
+            ]
+          : [{ role: message.role, content: message.content }];
       case 'assistant':
         return replyItems(message, keepThinking);
       case 'tool':
@@ -77,4 +87,18 @@ function withoutDanglingReasoning(items: ResponseInputItem[]): ResponseInputItem
     }
   }
   return kept;
+}
+
+/** An attachment as a Responses input part: `input_image` and `input_file` with data URLs, a text file as `input_text`. */
+function responsesPart(part: AttachmentPart): ResponseInputContent {
+  switch (attachmentKind(part)) {
+    case 'image':
+      return { type: 'input_image', image_url: dataUrl(part), detail: 'auto' };
+    case 'document':
+      return { type: 'input_file', filename: part.name ?? 'attachment.pdf', file_data: dataUrl(part) };
+    case 'text':
+      return { type: 'input_text', text: attachmentText(part) };
+    case 'omitted':
+      return { type: 'input_text', text: omittedText(part) };
+  }
 }

@@ -1,4 +1,5 @@
 import { defineProvider } from '../define-provider';
+import { openaiAttachments } from '../built-in-attachments';
 import { openaiAccountHooks } from '../openai/account-hooks';
 import type { Response } from 'openai/resources/responses/responses';
 import { batchAnswer, openaiBatch } from '../openai/batch';
@@ -13,6 +14,7 @@ import { openaiResponsesProviderName, prepareResponsesRequest } from './prepare-
  */
 export const openaiResponsesProvider = defineProvider({
   name: openaiResponsesProviderName,
+  attachments: openaiAttachments,
   ...openaiAccountHooks,
   call: callOpenAIResponses,
   // The body the online call sends (never streamed), answered as a Response read by the online converter.

@@ -1,5 +1,7 @@
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { AttachmentPart } from '../../core/attachments';
 import type { Message } from '../../core/messages';
+import { attachmentKind, attachmentText, dataUrl, omittedText } from '../attachment-parts';
 
 /** Neutral messages → OpenAI Chat Completions messages. One neutral message maps to one OpenAI message. */
 export function toOpenAIMessages(messages: Message[]): ChatCompletionMessageParam[] {
@@ -8,7 +10,9 @@ export function toOpenAIMessages(messages: Message[]): ChatCompletionMessagePara
       case 'system':
         return { role: 'system', content: message.content };
       case 'user':
-        return { role: 'user', content: message.content };
+        return message.attachments?.length
+          ? { role: 'user', content: [{ type: 'text', text: message.content }, ...message.attachments.map(chatPart)] }
+          : { role: 'user', content: message.content };
       case 'assistant':
         return {
           role: 'assistant',
@@ -30,4 +34,18 @@ export function toOpenAIMessages(messages: Message[]): ChatCompletionMessagePara
       }
     }
   });
+}
+
+/** An attachment as a Chat Completions content part: an image as a data URL, a PDF as a file, a text file as text. */
+function chatPart(part: AttachmentPart): ChatCompletionContentPart {
+  switch (attachmentKind(part)) {
+    case 'image':
+      return { type: 'image_url', image_url: { url: dataUrl(part) } };
+    case 'document':
+      return { type: 'file', file: { filename: part.name ?? 'attachment.pdf', file_data: dataUrl(part) } };
+    case 'text':
+      return { type: 'text', text: attachmentText(part) };
+    case 'omitted':
+      return { type: 'text', text: omittedText(part) };
+  }
 }

@@ -1,4 +1,5 @@
 import { defineProvider } from '../define-provider';
+import { openaiAttachments } from '../built-in-attachments';
 import { openaiAccountHooks } from './account-hooks';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { batchAnswer, openaiBatch } from './batch';
@@ -9,6 +10,7 @@ import { openaiProviderName, prepareOpenAIRequest } from './prepare-request';
 /** OpenAI Chat Completions, or any compatible server (Ollama, vLLM, LM Studio) with OPENAI_BASE_URL. */
 export const openaiProvider = defineProvider({
   name: openaiProviderName,
+  attachments: openaiAttachments,
   ...openaiAccountHooks,
   call: callOpenAI,
   // The body the online call sends (never streamed), answered as a Chat Completion read by the online converter.

@@ -78,6 +78,8 @@ describe('error classes', () => {
     expect(exported.map(([name]) => name).sort()).toEqual(
       [
         'AgentError',
+        'AttachmentNotAcceptedError',
+        'AttachmentRefusedError',
         'ConfigurationError',
         'EventRefusedError',
         'InvalidInputError',

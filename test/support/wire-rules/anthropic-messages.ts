@@ -1,4 +1,5 @@
 import { unseal } from './reasoning-seals';
+import { anthropicBlockProblem } from './attachment-parts';
 
 const thinkingDocs = 'https://docs.claude.com/en/docs/build-with-claude/extended-thinking';
 
@@ -37,6 +38,8 @@ export function anthropicMessagesProblem(body: any, betas: string[] = []): strin
       return `messages.${index}: all messages must have non-empty content except for the optional final assistant message`;
     }
     for (const [position, block] of blocks.entries()) {
+      const attachmentProblem = anthropicBlockProblem(block, index, position, message.role);
+      if (attachmentProblem) return attachmentProblem;
       if (block.type === 'text') {
         if (typeof block.text !== 'string' || block.text === '') return 'messages: text content blocks must be non-empty';
         if (!block.text.trim()) return 'messages: text content blocks must contain non-whitespace text';

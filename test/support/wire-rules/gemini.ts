@@ -1,3 +1,4 @@
+import { geminiPartProblem } from './attachment-parts';
 import { unseal } from './reasoning-seals';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON, checked field by field */
@@ -40,6 +41,8 @@ export function geminiProblem(body: any, path: string): string | undefined {
       const field = Object.keys(part).find((key) => !partFields.includes(key));
       if (field)
         return `Invalid JSON payload received. Unknown name "${field}" at 'contents[${index}].parts[${partIndex}]': Cannot find field.`;
+      const inlineProblem = geminiPartProblem(part, index, partIndex);
+      if (inlineProblem) return inlineProblem;
     }
     if (content.role === 'user' && parts.some((part) => typeof part.text === 'string')) lastUserText = index;
   }

@@ -1,3 +1,5 @@
+import { openaiChatPartProblem } from './attachment-parts';
+
 // The fields a message of each role may have; anything else (a `reasoning_content` sent back, say) is refused.
 const allowedFields: Record<string, string[]> = {
   system: ['role', 'content', 'name'],
@@ -34,6 +36,8 @@ export function openaiChatProblem(body: any): string | undefined {
   for (const [index, message] of messages.entries()) {
     const unexpected = Object.keys(message).find((key) => !(allowedFields[message.role] ?? allowedFields.user).includes(key));
     if (unexpected) return `Additional properties are not allowed ('${unexpected}' was unexpected) - 'messages.${index}'`;
+    const partProblem = openaiChatPartProblem(message, index);
+    if (partProblem) return partProblem;
     if (message.role === 'tool') {
       const position = open.indexOf(message.tool_call_id);
       if (position < 0)

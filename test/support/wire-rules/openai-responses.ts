@@ -1,4 +1,5 @@
 import { unseal } from './reasoning-seals';
+import { openaiResponsesPartProblem } from './attachment-parts';
 
 /** A refusal and its HTTP status: the Responses API answers 404 for an item it cannot find, 400 otherwise. */
 export interface WireRefusal {
@@ -50,6 +51,8 @@ export function openaiResponsesProblem(body: any): WireRefusal | undefined {
       answered.add(item.call_id);
     } else if (type === 'message') {
       if (!stored && item.id) return refuse(notPersisted(item.id), 404);
+      const partProblem = openaiResponsesPartProblem(item, index);
+      if (partProblem) return refuse(partProblem);
       if (!['user', 'assistant', 'system', 'developer'].includes(item.role)) {
         return refuse(
           `Invalid value: '${String(item.role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`,
