@@ -55,12 +55,6 @@ export function createActivities(options: ActivityOptions) {
   const prices = options.prices ?? loadPrices();
   const spans = options.spans ?? untracedSpans;
   const roots = { workspaceRoot: options.workspaceRoot, scratchRoot: options.evalScratchRoot ?? defaultScratchRoot(options.env) };
-  const toolActivities = Object.fromEntries(
-    // A tool the workflow runs itself (a timer, a wait: Tool's inWorkflow) has no activity to register.
-    [...registry.tools.values()].filter((tool) => !tool.inWorkflow).map((tool) => [tool.name, toolActivity(tool, roots, spans)]),
-  );
-  const connections = options.mcpConnections ?? new McpConnections(registry.mcpServers);
-  const catalog = new McpCatalog();
   // Built only when needed: a worker given its transcript store builds its attachment store at the first attachment.
   let stores: ReturnType<typeof agentStores> | undefined;
   const environmentStores = () => (stores ??= agentStores());
@@ -68,6 +62,14 @@ export function createActivities(options: ActivityOptions) {
     put: (bytes) => environmentStores().attachments.put(bytes),
     get: (ref) => environmentStores().attachments.get(ref),
   };
+  const toolActivities = Object.fromEntries(
+    // A tool the workflow runs itself (a timer, a wait: Tool's inWorkflow) has no activity to register.
+    [...registry.tools.values()]
+      .filter((tool) => !tool.inWorkflow)
+      .map((tool) => [tool.name, toolActivity(tool, roots, spans, attachments)]),
+  );
+  const connections = options.mcpConnections ?? new McpConnections(registry.mcpServers);
+  const catalog = new McpCatalog();
   return {
     ...toolActivities,
     ...(connections.names.length > 0 && { default: mcpToolActivity(connections, spans) }),

@@ -7,6 +7,10 @@ import { untracedSpans, type AgentSpans } from '../telemetry/agent-spans';
 import type { Tool } from '../tools';
 import type { DeniedPaths } from '../core/approval-policy';
 import { truncateOutput } from '../tools/truncate';
+import type { AttachmentPart } from '../core/attachments';
+import { toolOutputParts } from '../core/tool-output';
+import type { AttachmentStore } from '../storage/attachment-store';
+import { attachFor, checkedToolAttachments } from './tool-attachments';
 import { assertRunWorkspace, rootsOf, type WorkspaceRoots } from './scratch/run-workspace';
 import { heartbeating } from './heartbeating';
 
@@ -30,18 +34,19 @@ export interface ToolActivityInput {
   deniedPaths?: DeniedPaths[];
 }
 
-/** A tool's output with the id of the call it answers, when the workflow asked for it (`echoCallId`). */
+/**
+ * A tool's output as an object: with the id of the call it answers when the workflow asked for it (`echoCallId`), and
+ * with the references of the images and files the tool returned (a read_file of a PNG). Text alone without an echo
+ * is a plain string, as every tool answered before attachments: a recorded history reads the same.
+ */
 export interface EchoedToolOutput {
-  callId: string;
+  callId?: string;
   output: string;
+  attachments?: AttachmentPart[];
 }
 
-/** A tool's activity: its output, or with `echoCallId` its output and the call's id. */
-export interface ToolActivityFunction {
-  (input: ToolActivityInput & { echoCallId: true }): Promise<EchoedToolOutput>;
-  (input: ToolActivityInput): Promise<string | EchoedToolOutput>;
-  (input: Omit<ToolActivityInput, 'echoCallId'>): Promise<string>;
-}
+/** A tool's activity: its output, or with `echoCallId` or attachments its output as an object. */
+export type ToolActivityFunction = (input: ToolActivityInput) => Promise<string | EchoedToolOutput>;
 
 /**
  * Wraps a tool as an activity named after it. Arguments are validated against
@@ -53,8 +58,11 @@ export function toolActivity(
   tool: Tool,
   workspaceRoot: string | WorkspaceRoots,
   spans: AgentSpans = untracedSpans,
+  /** Where the images and files a tool returns are stored (its context's `attach`); without it, a tool can attach none. */
+  attachments?: AttachmentStore,
 ): ToolActivityFunction {
   const roots = rootsOf(workspaceRoot);
+  const attach = attachments && attachFor(attachments);
   return (async ({ arguments: args, workspace, callId, echoCallId, evalScratch, deniedPaths }: ToolActivityInput) => {
     // prepareRun checked the workspace once; a tool call scheduled by anything else is checked all the same.
     await assertRunWorkspace(roots, workspace, evalScratch ? 'scratch' : undefined).catch((error: Error) => {
@@ -81,6 +89,7 @@ export function toolActivity(
               signal: context.cancellationSignal,
               resumeFrom: recorded,
               ...(deniedPaths && { deniedPaths }),
+              ...(attach && { attach }),
               record(details) {
                 recorded = details;
                 if (!context.info.isLocal) context.heartbeat(details);
@@ -90,8 +99,11 @@ export function toolActivity(
         },
         () => recorded,
       );
-      const bounded = truncateOutput(output, maxToolOutputChars);
-      return echoCallId ? { callId: callId ?? '', output: bounded } : bounded;
+      const { content, attachments: returned } = toolOutputParts(output);
+      const parts = checkedToolAttachments(tool.name, returned);
+      const bounded = truncateOutput(content, maxToolOutputChars);
+      if (!echoCallId && parts.length === 0) return bounded;
+      return { ...(echoCallId && { callId: callId ?? '' }), output: bounded, ...(parts.length > 0 && { attachments: parts }) };
     } catch (error) {
       if (error instanceof CancelledFailure) throw error;
       if (error instanceof ToolInputError) {

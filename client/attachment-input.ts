@@ -1,7 +1,6 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { inflateSync } from 'node:zlib';
-import { sniffAttachment, type SniffOptions } from '../core/attachment-sniff';
+import { sniffAttachment } from '../core/attachment-sniff';
 import {
   attachmentBounds,
   attachmentName,
@@ -15,6 +14,7 @@ import {
 import { AgentError } from '../core/errors';
 import type { AttachmentStore } from '../storage/attachment-store';
 import { agentStores } from '../storage/stores';
+import { boundedInflate as inflate } from '../storage/sniff-inflate';
 
 /**
  * An image or a file to send with a message: a file on this machine (its media type from its extension unless given),
@@ -34,15 +34,6 @@ export class AttachmentRefusedError extends AgentError {
     super(message);
   }
 }
-
-/** zlib for the sniffer, bounded so that a small stream cannot inflate without end (a zip bomb). */
-const inflate: SniffOptions['inflate'] = (compressed, maxBytes) => {
-  try {
-    return inflateSync(compressed, { maxOutputLength: Math.max(1, maxBytes) });
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? 'over' : undefined;
-  }
-};
 
 interface CheckedAttachment {
   bytes: Uint8Array;

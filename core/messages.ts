@@ -109,6 +109,12 @@ export const toolResultMessageSchema = z.object({
   toolName: z.string(),
   content: z.string(),
   isError: z.boolean(),
+  /**
+   * Images and files the tool returned (a read_file of a PNG), by reference like a user message's: the tool activity
+   * checked and stored the bytes, and each provider converts them at the call (docs/attachments.md). Absent on every
+   * result before tools could return them, and on results of text alone.
+   */
+  attachments: attachmentPartsSchema.optional(),
 });
 
 export const messageSchema = z.discriminatedUnion('role', [

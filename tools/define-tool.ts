@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { ApprovalText } from '../core/approval-description';
 import { ConfigurationError } from '../core/errors';
 import type { DeniedPaths } from '../core/approval-policy';
+import type { AttachmentMediaType, AttachmentPart } from '../core/attachments';
+import type { ToolOutput } from '../core/tool-output';
 import { toolInputJsonSchema } from './input-json-schema';
 
 export interface ToolContext {
@@ -26,6 +28,13 @@ export interface ToolContext {
    * really lies under one of them.
    */
   deniedPaths?: readonly DeniedPaths[];
+  /**
+   * Checks bytes the tool read against the media type they claim (core/attachment-sniff.ts: an executable named .png,
+   * a PNG with something appended, a PDF with JavaScript are refused) and stores them in the attachment store, beside
+   * the payloads: return the reference in the output's `attachments` and the model is given the image or file
+   * (docs/attachments.md). A refusal is a ToolInputError, its reason for the model. Absent where nothing is stored.
+   */
+  attach?(bytes: Uint8Array, mediaType: AttachmentMediaType, name?: string): Promise<AttachmentPart>;
 }
 
 /** Per-tool activity settings. Durations use Temporal's format ('30s', '5m'). */
@@ -57,10 +66,11 @@ export interface Tool<Input = unknown> {
   description: string;
   input: z.ZodType<Input>;
   /**
-   * Returns the text that goes back to the model. Throw ToolInputError for refusals the model should see at once.
+   * Returns the text that goes back to the model, or the text with the references `context.attach` gave for images
+   * and files. Throw ToolInputError for refusals the model should see at once.
    * (Method syntax on purpose: it lets a Tool<{path: string}> stand in a Tool[] list.)
    */
-  handler(input: Input, context: ToolContext): Promise<string>;
+  handler(input: Input, context: ToolContext): Promise<ToolOutput>;
   activity: ToolActivitySettings;
   /**
    * Whether a call must be approved by a person before it runs: always, or
@@ -104,7 +114,7 @@ export interface ToolSpec<Schema extends z.ZodType> {
   name: string;
   description: string;
   input: Schema;
-  handler: (input: z.output<Schema>, context: ToolContext) => Promise<string>;
+  handler: (input: z.output<Schema>, context: ToolContext) => Promise<ToolOutput>;
   activity?: Partial<ToolActivitySettings>;
   /** A person approves each call first (`true`), or the calls whose arguments this function picks. */
   needsApproval?: boolean | ((input: z.output<Schema>) => boolean);

@@ -13,6 +13,7 @@ import type { ResolvedAgentInput } from '../core/input';
 import type { ApprovalDecision, PendingApproval } from '../core/result';
 import { defaultRuleName, deniedPathsFor, refusalText } from '../core/approval-policy';
 import type { ToolCall, ToolResultMessage } from '../core/messages';
+import { attachmentsProblem, type AttachmentPart } from '../core/attachments';
 import type { TimedWait } from '../core/timed-wait';
 import { preview } from '../core/stream-events';
 import { streamToolInput } from '../core/stream-tool-input';
@@ -132,8 +133,8 @@ function resultFor(call: ToolCall, setting: CallsSetting): ToolResultMessage {
 
 /** One call's result; a call that is answered without running anything is answered at once. */
 function runOne(call: ToolCall, setting: CallsSetting): Promise<ToolResultMessage> {
-  const done = (summary: string, content: string, isError: boolean, usage = zeroUsage) =>
-    finish(setting, summary, resultOf(call, content, isError), usage);
+  const done = (summary: string, content: string, isError: boolean, usage = zeroUsage, attachments?: AttachmentPart[]) =>
+    finish(setting, summary, resultOf(call, content, isError, attachments), usage);
   const kind = toolKind(setting.agent, call.name);
   if (!kind || (kind.kind === 'subagent' && !setting.maySpawn)) {
     const available = [...setting.agent.tools, ...(setting.maySpawn ? setting.agent.subagents : [])].join(', ') || 'none';
@@ -160,7 +161,13 @@ function runOne(call: ToolCall, setting: CallsSetting): Promise<ToolResultMessag
   return runTool(checked, setting);
 }
 
-type Done = (summary: string, content: string, isError: boolean, usage?: Usage) => ToolResultMessage;
+type Done = (
+  summary: string,
+  content: string,
+  isError: boolean,
+  usage?: Usage,
+  attachments?: AttachmentPart[],
+) => ToolResultMessage;
 
 /** A call whose arguments parsed: what runs it needs, and how it reports its result. */
 interface CheckedCall {
@@ -353,12 +360,12 @@ function runActivity(checked: CheckedCall, setting: CallsSetting): Promise<ToolR
       if (typeof answered === 'string') return done(summary, answered, false);
       // A recorded result for another call: this code starts the calls in another order than the run recorded.
       // Failing the workflow task (a plain Error) stops the run here, and fails `agent replay`, rather than pair
-      // them wrongly.
-      if (answered.callId !== call.id)
+      // them wrongly. (An object without a call id is a remote activity's output with attachments.)
+      if (answered.callId !== undefined && answered.callId !== call.id)
         throw new Error(
           `nondeterminism: the local activity result recorded for tool call ${answered.callId} came back to call ${call.id}`,
         );
-      return done(summary, answered.output, false);
+      return done(summary, answered.output, false, zeroUsage, answered.attachments);
     },
     (error: unknown) => {
       if (isCancellation(error)) throw error;
@@ -405,8 +412,14 @@ function shownInput(call: ToolCall, parsed: unknown, setting: CallsSetting): unk
   return streamToolInput(withPathsShown(parsed, paths, workspace));
 }
 
-function resultOf(call: ToolCall, content: string, isError: boolean): ToolResultMessage {
-  return { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError };
+function resultOf(call: ToolCall, content: string, isError: boolean, attachments?: AttachmentPart[]): ToolResultMessage {
+  const result: ToolResultMessage = { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError };
+  if (!attachments?.length) return result;
+  // The tool activity checked them; a result that comes back otherwise (a worker of other code) is checked here too,
+  // and is told to the model rather than carried into history.
+  const problem = attachmentsProblem(attachments);
+  if (problem) return { ...result, content: `${content}\n[the tool's attachments were refused: ${problem}]` };
+  return { ...result, attachments };
 }
 
 function started(setting: CallsSetting, { call, parsed, summary, rule }: CheckedCall): void {

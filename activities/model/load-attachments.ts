@@ -15,12 +15,13 @@ import type { AttachmentStore } from '../../storage/attachment-store';
  * longer fit the provider's request limit beside the newer ones are left out, and said to be (olderOverTheLimit).
  */
 export async function withAttachmentBytes(
-  messages: Message[],
+  conversation: Message[],
   provider: ModelProvider,
   model: string,
   store: AttachmentStore | undefined,
 ): Promise<Message[]> {
-  const parts = messages.flatMap((message) => (message.role === 'user' ? (message.attachments ?? []) : []));
+  const messages = withToolAttachmentsItCanTake(conversation, provider, model);
+  const parts = messages.flatMap(attachmentsOf);
   if (parts.length === 0) return messages;
   // Each attachment against the model's types and sizes; the request's total is the newest message's to meet.
   const refusal = attachmentRefusal(provider, model, parts, { requestTotal: false });
@@ -41,7 +42,7 @@ export async function withAttachmentBytes(
   };
   return Promise.all(
     messages.map(async (message) => {
-      if (message.role !== 'user' || !message.attachments?.length) return message;
+      if ((message.role !== 'user' && message.role !== 'tool') || !message.attachments?.length) return message;
       const attachments = await Promise.all(
         message.attachments.map(async (part): Promise<LoadedAttachment> =>
           omitted.has(part) ? { ...part, omitted: true } : { ...part, data: await dataOf(part) },
@@ -70,11 +71,37 @@ function olderOverTheLimit(messages: Message[], maxRequestBytes: number): Set<At
   const omitted = new Set<AttachmentPart>();
   let total = 0;
   for (const message of [...messages].reverse()) {
-    if (message.role !== 'user') continue;
-    for (const part of [...(message.attachments ?? [])].reverse()) {
+    for (const part of [...attachmentsOf(message)].reverse()) {
       if (total + part.size > maxRequestBytes) omitted.add(part);
       else total += part.size;
     }
   }
   return omitted;
+}
+
+/** A user message's attachments, or the images and files a tool returned (a read_file of a PNG). */
+function attachmentsOf(message: Message): AttachmentPart[] {
+  return message.role === 'user' || message.role === 'tool' ? (message.attachments ?? []) : [];
+}
+
+/**
+ * A tool's images and files that this model cannot take (a text-only model, a provider that declares none, a PDF where
+ * it takes images only) are left out of the call and said in the tool's result: the model reads that the file was
+ * there and why it was not shown. Never a silent drop, and never a failed run for a file the model asked to read;
+ * a user's own attachment, by contrast, is refused (the person chose the model and the file).
+ */
+function withToolAttachmentsItCanTake(messages: Message[], provider: ModelProvider, model: string): Message[] {
+  return messages.map((message) => {
+    if (message.role !== 'tool' || !message.attachments?.length) return message;
+    const kept: AttachmentPart[] = [];
+    const lines: string[] = [];
+    for (const part of message.attachments) {
+      const refusal = attachmentRefusal(provider, model, [part], { requestTotal: false });
+      if (refusal) lines.push(`[The attachment could not be shown: ${refusal}]`);
+      else kept.push(part);
+    }
+    if (lines.length === 0) return message;
+    const { attachments: _all, ...result } = message;
+    return { ...result, content: [message.content, ...lines].join('\n'), ...(kept.length > 0 && { attachments: kept }) };
+  });
 }

@@ -5,7 +5,7 @@ import type {
   SharedV4FileData,
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
-import type { Message, ReasoningPart } from '../../core/messages';
+import type { Message, ReasoningPart, ToolResultMessage } from '../../core/messages';
 import { replyParts, type ReplyPart } from '../../core/reply-parts';
 import { conversationStartText } from '../anthropic/prepare-request';
 import type { AttachmentPart } from '../../core/attachments';
@@ -62,9 +62,7 @@ export function toLanguageModelPrompt(messages: Message[], options: PromptOption
           type: 'tool-result' as const,
           toolCallId: options.wireCallId(message.toolCallId),
           toolName: message.toolName,
-          output: message.isError
-            ? { type: 'error-text' as const, value: message.content }
-            : { type: 'text' as const, value: message.content },
+          output: toolResultOutput(message, options.specificationVersion),
         };
         const last = prompt[prompt.length - 1];
         if (last?.role === 'tool') last.content.push(result);
@@ -161,4 +159,33 @@ function languageModelPart(part: AttachmentPart, specificationVersion: 'v3' | 'v
     mediaType: part.mediaType,
     ...(part.name && { filename: part.name }),
   };
+}
+
+type ToolResultOutput = Extract<LanguageModelV4Message, { role: 'tool' }>['content'][number] extends infer Part
+  ? Part extends { type: 'tool-result'; output: infer Output }
+    ? Output
+    : never
+  : never;
+type ContentOutputPart = Extract<ToolResultOutput, { type: 'content' }>['value'][number];
+
+/**
+ * A tool result's output: its text, or with images and files the AI SDK's `content` output, its text then a media
+ * part for each (v4's `file` with `{ type: 'data' }`, v3's `file-data` with the base64 itself).
+ */
+function toolResultOutput(message: ToolResultMessage, specificationVersion: 'v3' | 'v4' = 'v4'): ToolResultOutput {
+  if (!message.attachments?.length) {
+    return message.isError ? { type: 'error-text', value: message.content } : { type: 'text', value: message.content };
+  }
+  const parts = message.attachments.map((part): ContentOutputPart => {
+    if (attachmentKind(part) === 'text') return { type: 'text', text: attachmentText(part) };
+    if (attachmentKind(part) === 'omitted') return { type: 'text', text: omittedText(part) };
+    const data = attachmentData(part);
+    const filename = part.name && { filename: part.name };
+    if (specificationVersion === 'v3') {
+      // v3's content output names bytes `file-data`, with the base64 itself (LanguageModelV3ToolResultOutput).
+      return { type: 'file-data', data, mediaType: part.mediaType, ...filename } as unknown as ContentOutputPart;
+    }
+    return { type: 'file', data: { type: 'data', data }, mediaType: part.mediaType, ...filename };
+  });
+  return { type: 'content', value: [{ type: 'text', text: message.content }, ...parts] };
 }

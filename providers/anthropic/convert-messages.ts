@@ -57,7 +57,10 @@ export function toAnthropicPrompt(
         const block: ToolResultBlockParam = {
           type: 'tool_result',
           tool_use_id: message.toolCallId,
-          content: message.content || emptyToolOutput,
+          // Anthropic takes images and documents inside a tool_result, after its text.
+          content: message.attachments?.length
+            ? [{ type: 'text', text: message.content || emptyToolOutput }, ...message.attachments.map(toolResultBlock)]
+            : message.content || emptyToolOutput,
           ...(message.isError && { is_error: true }),
         };
         append('user', [block]);
@@ -125,4 +128,11 @@ function anthropicBlock(part: AttachmentPart): ContentBlockParam {
     case 'omitted':
       return { type: 'text', text: omittedText(part) };
   }
+}
+
+/** An attachment inside a tool_result: the same blocks as a user message's (text, image and document are allowed there). */
+function toolResultBlock(part: AttachmentPart): Exclude<ToolResultBlockParam['content'], string | undefined>[number] {
+  const block = anthropicBlock(part);
+  if (block.type === 'text' || block.type === 'image' || block.type === 'document') return block;
+  throw new Error(`an attachment became a ${block.type} block, which a tool_result does not take`);
 }

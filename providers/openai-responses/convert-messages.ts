@@ -32,7 +32,16 @@ export function toResponsesInput(
       case 'assistant':
         return replyItems(message, keepThinking);
       case 'tool':
-        return [{ type: 'function_call_output', call_id: message.toolCallId, output: message.content }];
+        // The Responses API takes images and files in a function_call_output (its output as a list of input parts).
+        return [
+          {
+            type: 'function_call_output',
+            call_id: message.toolCallId,
+            output: message.attachments?.length
+              ? [{ type: 'input_text', text: message.content }, ...message.attachments.map(responsesPart)]
+              : message.content,
+          },
+        ];
       default: {
         const exhaustive: never = message;
         throw new Error(`unknown message ${JSON.stringify(exhaustive)}`);

@@ -1,11 +1,37 @@
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { AttachmentPart } from '../../core/attachments';
-import type { Message } from '../../core/messages';
+import type { Message, ToolResultMessage } from '../../core/messages';
 import { attachmentKind, attachmentText, dataUrl, omittedText } from '../attachment-parts';
 
-/** Neutral messages → OpenAI Chat Completions messages. One neutral message maps to one OpenAI message. */
+/**
+ * Neutral messages → OpenAI Chat Completions messages. One neutral message maps to one OpenAI message, but for the
+ * images and files tools returned: a `tool` message takes text only (the API refuses an image there), so they follow
+ * the round's tool messages in one user message, each introduced by the call it came from.
+ */
 export function toOpenAIMessages(messages: Message[]): ChatCompletionMessageParam[] {
-  return messages.map((message): ChatCompletionMessageParam => {
+  const result: ChatCompletionMessageParam[] = [];
+  let fromTools: ChatCompletionContentPart[] = [];
+  for (const message of messages) {
+    if (message.role !== 'tool' && fromTools.length > 0) {
+      result.push({ role: 'user', content: fromTools });
+      fromTools = [];
+    }
+    result.push(toOpenAIMessage(message));
+    if (message.role === 'tool' && message.attachments?.length) {
+      fromTools.push({ type: 'text', text: toolAttachmentsIntro(message) }, ...message.attachments.map(chatPart));
+    }
+  }
+  if (fromTools.length > 0) result.push({ role: 'user', content: fromTools });
+  return result;
+}
+
+/** The line before a tool's images in the user message that carries them: which call returned them. */
+export function toolAttachmentsIntro(message: ToolResultMessage): string {
+  return `The result of tool call ${message.toolCallId} (${message.toolName}) attached these:`;
+}
+
+function toOpenAIMessage(message: Message): ChatCompletionMessageParam {
+  {
     switch (message.role) {
       case 'system':
         return { role: 'system', content: message.content };
@@ -33,7 +59,7 @@ export function toOpenAIMessages(messages: Message[]): ChatCompletionMessagePara
         throw new Error(`unknown message ${JSON.stringify(exhaustive)}`);
       }
     }
-  });
+  }
 }
 
 /** An attachment as a Chat Completions content part: an image as a data URL, a PDF as a file, a text file as text. */

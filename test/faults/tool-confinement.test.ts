@@ -47,7 +47,8 @@ type Outcome = { ok: true; output: string } | { ok: false; error: string };
 
 async function attempt<Input>(tool: Tool<Input>, input: Input, workspace: string): Promise<Outcome> {
   try {
-    return { ok: true, output: await tool.handler(input, { workspace, signal: new AbortController().signal }) };
+    const output = await tool.handler(input, { workspace, signal: new AbortController().signal });
+    return { ok: true, output: typeof output === 'string' ? output : output.content };
   } catch (error) {
     return { ok: false, error: String(error) };
   }

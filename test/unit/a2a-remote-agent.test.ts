@@ -40,10 +40,12 @@ function attempt(heartbeatDetails?: unknown): { environment: MockActivityEnviron
 }
 
 const run = (environment: MockActivityEnvironment) =>
-  environment.run(toolActivity(tool(), testWorkspaceRoot), {
-    arguments: { message: 'What is 2 + 2?' },
-    workspace: testWorkspaceRoot,
-  }) as Promise<string>;
+  environment
+    .run(toolActivity(tool(), testWorkspaceRoot), {
+      arguments: { message: 'What is 2 + 2?' },
+      workspace: testWorkspaceRoot,
+    })
+    .then((output) => output as string);
 
 it("returns the remote task's answer, bounded, recording the task's id and no secret in the heartbeats", async () => {
   // The remote is untrusted: an answer far over the tool output bound is cut before it can reach history.

@@ -24,7 +24,7 @@ async function directoryWith(files: Record<string, string> = {}): Promise<string
 }
 
 function call<Input>(tool: Tool<Input>, input: Input, workspace: string): Promise<string> {
-  return tool.handler(input, { workspace, signal: new AbortController().signal });
+  return tool.handler(input, { workspace, signal: new AbortController().signal }) as Promise<string>;
 }
 
 describe('read_file', () => {

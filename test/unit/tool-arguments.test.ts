@@ -14,7 +14,9 @@ const workspace = testWorkspaceRoot;
 // The mock environment logs every failed attempt; these tests fail attempts on purpose.
 function runInActivity(tool: Tool, args: unknown): Promise<string> {
   const environment = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
-  return environment.run(toolActivity(tool, testWorkspaceRoot), { arguments: args, workspace });
+  return environment
+    .run(toolActivity(tool, testWorkspaceRoot), { arguments: args, workspace })
+    .then((output) => output as string);
 }
 
 function recordingTool(

@@ -1,5 +1,5 @@
 import { unseal } from './reasoning-seals';
-import { anthropicBlockProblem } from './attachment-parts';
+import { anthropicBlockProblem, anthropicToolResultProblem } from './attachment-parts';
 
 const thinkingDocs = 'https://docs.claude.com/en/docs/build-with-claude/extended-thinking';
 
@@ -38,7 +38,8 @@ export function anthropicMessagesProblem(body: any, betas: string[] = []): strin
       return `messages.${index}: all messages must have non-empty content except for the optional final assistant message`;
     }
     for (const [position, block] of blocks.entries()) {
-      const attachmentProblem = anthropicBlockProblem(block, index, position, message.role);
+      const attachmentProblem =
+        anthropicBlockProblem(block, index, position, message.role) ?? anthropicToolResultProblem(block, index, position);
       if (attachmentProblem) return attachmentProblem;
       if (block.type === 'text') {
         if (typeof block.text !== 'string' || block.text === '') return 'messages: text content blocks must be non-empty';

@@ -62,13 +62,21 @@ export function openaiChatPartProblem(message: any, index: number): string | und
   return undefined;
 }
 
-/** OpenAI Responses: `input_image` and `input_file` parts, in user messages only. */
+/**
+ * OpenAI Responses: `input_image` and `input_file` parts, in user messages and in a `function_call_output` whose
+ * output is a list of parts (the API takes a tool's images there); a function_call_output's list holds input parts only.
+ */
 export function openaiResponsesPartProblem(item: any, index: number): string | undefined {
-  if (!Array.isArray(item?.content)) return undefined;
-  for (const [position, part] of item.content.entries()) {
-    const at = `input[${index}].content[${position}]`;
+  const isOutput = item?.type === 'function_call_output';
+  const parts = isOutput ? item.output : item?.content;
+  if (!Array.isArray(parts)) return undefined;
+  for (const [position, part] of parts.entries()) {
+    const at = isOutput ? `input[${index}].output[${position}]` : `input[${index}].content[${position}]`;
+    if (isOutput && !['input_text', 'input_image', 'input_file'].includes(part?.type)) {
+      return `Invalid value: '${String(part?.type)}'. Supported values are: 'input_text', 'input_image', and 'input_file'.`;
+    }
     if (part?.type === 'input_image') {
-      if (item.role !== 'user') return `Invalid '${at}': input_image is only allowed in messages with role 'user'.`;
+      if (item.role !== 'user' && !isOutput) return `Invalid '${at}': input_image is only allowed in messages with role 'user'.`;
       const url = part.image_url;
       if (typeof url === 'string' && /^https?:\/\//.test(url)) continue;
       const parsed = dataUrl(url);
@@ -76,7 +84,7 @@ export function openaiResponsesPartProblem(item: any, index: number): string | u
         return `Invalid '${at}.image_url'. Expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got an invalid value.`;
       }
     } else if (part?.type === 'input_file') {
-      if (item.role !== 'user') return `Invalid '${at}': input_file is only allowed in messages with role 'user'.`;
+      if (item.role !== 'user' && !isOutput) return `Invalid '${at}': input_file is only allowed in messages with role 'user'.`;
       const parsed = dataUrl(part.file_data);
       if (!parsed) return `Invalid '${at}.file_data': expected a base64-encoded data URL.`;
       if (typeof part.filename !== 'string') return `Missing required parameter: '${at}.filename'.`;
@@ -90,6 +98,26 @@ export function openaiResponsesPartProblem(item: any, index: number): string | u
 }
 
 const anthropicImageLimit = 5 * 1024 * 1024;
+
+/**
+ * Anthropic Messages: `image` and `document` blocks, base64 sources, in user messages only; inside a tool_result's
+ * content too (its blocks are text, image, document or search_result), checked as a user message's.
+ */
+export function anthropicToolResultProblem(block: any, index: number, position: number): string | undefined {
+  if (block?.type !== 'tool_result' || !Array.isArray(block.content)) return undefined;
+  for (const [inner, part] of block.content.entries()) {
+    if (!['text', 'image', 'document', 'search_result'].includes(part?.type)) {
+      return `messages.${index}.content.${position}.tool_result.content.${inner}: Input tag '${String(part?.type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document'`;
+    }
+    const problem = anthropicBlockProblem(part, index, position, 'user');
+    if (problem)
+      return problem.replace(
+        `messages.${index}.content.${position}`,
+        `messages.${index}.content.${position}.tool_result.content.${inner}`,
+      );
+  }
+  return undefined;
+}
 
 /** Anthropic Messages: `image` and `document` blocks, base64 sources, in user messages only. */
 export function anthropicBlockProblem(block: any, index: number, position: number, role: string): string | undefined {

@@ -48,6 +48,8 @@ export function openaiResponsesProblem(body: any): WireRefusal | undefined {
       calls.add(item.call_id);
     } else if (type === 'function_call_output') {
       if (!calls.has(item.call_id)) return refuse(`No tool call found for function call output with call_id ${item.call_id}.`);
+      const outputProblem = openaiResponsesPartProblem(item, index);
+      if (outputProblem) return refuse(outputProblem);
       answered.add(item.call_id);
     } else if (type === 'message') {
       if (!stored && item.id) return refuse(notPersisted(item.id), 404);
