@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -92,6 +93,40 @@ it('agent send --file: a session message carries the image; show lists it; an ex
   expect(show.stdout).toContain(`and this?\n(attached: chart.png (image/png, ${(image.length / 1000).toFixed(1)} kB))`);
   expect((await runCli(['end', handle.workflowId], env)).code).toBe(0);
   const history = await historyOf(handle.workflowId);
+  expect(history.offloaded).toBe(0);
+  expect(history.bytes).toBeLessThan(image.length / 20);
+});
+
+it('read_file of a PNG: the next model request has the image after the tool result, the history only its reference', async () => {
+  server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'read_chart', name: 'read_file', arguments: { path: 'chart.png' } }] }),
+    openaiReply({ content: 'a bar chart' }),
+  );
+  const workspace = await makeWorkspace();
+  await writeFile(path.join(workspace, 'chart.png'), image);
+  const env = { ...server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('attachments-tool') };
+  const run = await runCli(['run', 'What does chart.png show?', '--workspace', workspace, '--json'], env);
+  expect(run.code).toBe(0);
+  expect(server.refusals).toEqual([]);
+  const { messages } = server.requests[1]!.body as { messages: Array<{ role: string; content: unknown }> };
+  expect(messages.slice(-2)).toEqual([
+    {
+      role: 'tool',
+      tool_call_id: 'read_chart',
+      content: `chart.png (image/png, ${(image.length / 1000).toFixed(1)} kB) is attached below.`,
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'The result of tool call read_chart (read_file) attached these:' },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${image.toString('base64')}` } },
+      ],
+    },
+  ]);
+  const workflowId = String(lastJsonLine(run.stdout).workflowId);
+  const raw = await fetchRawHistory(connection, workflowId);
+  expect(raw.bytes.toString('latin1')).toContain(createHash('sha256').update(image).digest('hex'));
+  const history = await historyOf(workflowId);
   expect(history.offloaded).toBe(0);
   expect(history.bytes).toBeLessThan(image.length / 20);
 });
