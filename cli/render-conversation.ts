@@ -2,7 +2,7 @@ import type { Message, ReasoningPart, ToolCall } from '../core/messages';
 import type { PendingApproval } from '../core/result';
 import { visible } from '../core/visible-text';
 import { replyParts } from '../core/reply-parts';
-import { describeAttachment } from '../core/attachments';
+import { describeAttachment, type AttachmentPart } from '../core/attachments';
 
 export interface RenderOptions {
   /** The model's thinking: left out with a one-line note (the default), printed, or printed dimmed (a terminal). */
@@ -18,11 +18,8 @@ function renderMessage(message: Message, thinking: NonNullable<RenderOptions['th
   switch (message.role) {
     case 'system':
       return `[system]\n${message.content}`;
-    case 'user': {
-      // Each attachment by its name, type and size: the bytes stay in the store.
-      const attached = (message.attachments ?? []).map((part) => `(attached: ${visible(describeAttachment(part))})`);
-      return ['[user]', message.content, ...attached].join('\n');
-    }
+    case 'user':
+      return ['[user]', message.content, ...attachedLines(message.attachments)].join('\n');
     case 'assistant': {
       if (thinking === 'hidden') {
         const calls = message.toolCalls.map(renderCall);
@@ -36,13 +33,20 @@ function renderMessage(message: Message, thinking: NonNullable<RenderOptions['th
       });
       return ['[assistant]', ...lines].filter(Boolean).join('\n');
     }
-    case 'tool':
-      return `[tool ${message.toolName} ${message.toolCallId}${message.isError ? ' error' : ''}]\n${message.content}`;
+    case 'tool': {
+      const heading = `[tool ${message.toolName} ${message.toolCallId}${message.isError ? ' error' : ''}]`;
+      return [heading, message.content, ...attachedLines(message.attachments)].join('\n');
+    }
     default: {
       const exhaustive: never = message;
       return JSON.stringify(exhaustive);
     }
   }
+}
+
+// Each attachment by its name, type and size (a user's, or a tool's image): the bytes stay in the store.
+function attachedLines(attachments: readonly AttachmentPart[] | undefined): string[] {
+  return (attachments ?? []).map((part) => `(attached: ${visible(describeAttachment(part))})`);
 }
 
 function thinkingText(part: ReasoningPart): string {

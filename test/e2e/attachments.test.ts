@@ -124,6 +124,11 @@ it('read_file of a PNG: the next model request has the image after the tool resu
     },
   ]);
   const workflowId = String(lastJsonLine(run.stdout).workflowId);
+  const show = await runCli(['show', workflowId], env);
+  expect(show.stdout).toContain(
+    `[tool read_file read_chart]\nchart.png (image/png, ${(image.length / 1000).toFixed(1)} kB) is attached below.\n` +
+      `(attached: chart.png (image/png, ${(image.length / 1000).toFixed(1)} kB))`,
+  );
   const raw = await fetchRawHistory(connection, workflowId);
   expect(raw.bytes.toString('latin1')).toContain(createHash('sha256').update(image).digest('hex'));
   const history = await historyOf(workflowId);
