@@ -55,6 +55,12 @@ export interface Agent {
    * sees it, output guardrails the final answer before anyone does. A tripped one ends the turn `guardrail_tripped`.
    */
   guardrails: Array<Guardrail | string>;
+  /**
+   * Callers may send it images and files with the task (docs/attachments.md): `agent mcp` gives its tool an optional
+   * `files` argument, checked and stored like any attachment before the run starts. Off unless set: a tool's input
+   * says nothing of files its agent was not made to read.
+   */
+  acceptsAttachments?: boolean;
 }
 
 export interface AgentDefinition {
@@ -74,6 +80,7 @@ export interface AgentDefinition {
   outputSchema?: z.ZodType;
   modelSettings?: ModelSettings;
   guardrails?: Array<Guardrail | string>;
+  acceptsAttachments?: boolean;
 }
 
 // An agent's name is also a tool name (as a subagent) and part of one (transfer_to_<name>), within the 64 characters both APIs allow.
@@ -137,6 +144,9 @@ export function defineAgent(definition: AgentDefinition): Agent {
   if (!Array.isArray(guardrails)) throw problem('guardrails must be a list of guardrails (defineGuardrail) or their names');
   const twiceGuarded = duplicate(guardrails.map(nameOf));
   if (twiceGuarded) throw problem(`names the guardrail "${twiceGuarded}" twice`);
+  if (definition.acceptsAttachments !== undefined && typeof definition.acceptsAttachments !== 'boolean') {
+    throw problem('acceptsAttachments must be true or false');
+  }
   if (definition.outputSchema !== undefined && !(definition.outputSchema instanceof z.ZodType)) {
     throw problem('outputSchema must be a zod schema');
   }
@@ -158,6 +168,7 @@ export function defineAgent(definition: AgentDefinition): Agent {
     ...(definition.outputSchema && { outputSchema: definition.outputSchema }),
     modelSettings: definition.modelSettings ?? {},
     guardrails,
+    ...(definition.acceptsAttachments && { acceptsAttachments: true }),
   };
 }
 

@@ -1,14 +1,22 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@temporalio/client';
 import type { AgentRegistry } from '../../agents/registry';
 import type { AgentInput } from '../../core/resolve-input';
 import { packageRoot } from '../../install/package-root';
 import { callAgent, type CallContext } from './agent-call';
 import { runTask, runTaskStore } from './run-tasks';
-import { agentTools, hasObjectOutput, resultToolName } from './agent-tools';
+import { acceptsFiles, agentTools, hasObjectOutput, resultToolName } from './agent-tools';
+import { CallFilesRefused, storeCallFiles } from './call-files';
+import type { AttachmentStore } from '../../storage/attachment-store';
 import { readRun } from './read-run';
 
 export interface AgentMcpServerOptions {
@@ -23,6 +31,8 @@ export interface AgentMcpServerOptions {
   approvalTimeoutMs: number;
   /** The operator's log (stderr): never the protocol's channel. */
   log(line: string): void;
+  /** Where the files sent with calls are stored (default: the stores of the environment, beside the payloads). */
+  attachments?: AttachmentStore;
 }
 
 export const instructions =
@@ -70,8 +80,11 @@ export function createAgentMcpServer(options: AgentMcpServerOptions, principal: 
       return readRun(context, stringArgument(args, 'runId', name), structured, extra.signal, gone);
     }
     if (!options.agents.includes(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
-    const prompt = stringArgument(args, 'prompt', name);
-    const input = { ...options.inputFor(name), prompt };
+    const files = acceptsFiles(options.registry, name);
+    const prompt = stringArgument(args, 'prompt', name, files ? ['files'] : []);
+    const called = await withCallFiles(options, name, { ...options.inputFor(name), prompt }, args.files);
+    if ('refused' in called) return called.refused;
+    const { input } = called;
     const callOptions = { structured: structured(name), approvalTimeoutMs: options.approvalTimeoutMs };
     if (!request.params.task) return callAgent(context, input, callOptions, extra);
     // Called as a task: answered with the task (the run) at once; the run is followed for progress and approvals
@@ -85,14 +98,47 @@ export function createAgentMcpServer(options: AgentMcpServerOptions, principal: 
   return server;
 }
 
-export function stringArgument(args: Record<string, unknown>, field: string, tool: string): string {
+export function stringArgument(
+  args: Record<string, unknown>,
+  field: string,
+  tool: string,
+  /** The other arguments the tool takes (an agent's `files`), checked by their own readers. */
+  others: readonly string[] = [],
+): string {
   const value = args[field];
   if (typeof value !== 'string' || value.trim() === '') {
     throw new McpError(ErrorCode.InvalidParams, `${tool} takes {"${field}": "<text>"}: "${field}" must be a non-empty string`);
   }
-  const unknown = Object.keys(args).filter((key) => key !== field);
-  if (unknown.length > 0) throw new McpError(ErrorCode.InvalidParams, `${tool} takes only "${field}", not ${unknown.join(', ')}`);
+  const taken = [field, ...others];
+  const unknown = Object.keys(args).filter((key) => !taken.includes(key));
+  if (unknown.length > 0) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `${tool} takes only ${taken.map((key) => `"${key}"`).join(', ')}, not ${unknown.join(', ')}`,
+    );
+  }
   return value;
+}
+
+/**
+ * The call's input with its files stored and their references in it (call-files.ts), or the tool error result that
+ * refuses them: the reason, and no run started.
+ */
+export async function withCallFiles(
+  options: AgentMcpServerOptions,
+  name: string,
+  input: AgentInput & { prompt: string },
+  files: unknown,
+): Promise<{ input: AgentInput & { prompt: string } } | { refused: CallToolResult }> {
+  if (files === undefined) return { input };
+  try {
+    const attachments = await storeCallFiles(files, input, options.registry, options.attachments);
+    return { input: attachments.length > 0 ? { ...input, attachments } : input };
+  } catch (error) {
+    if (!(error instanceof CallFilesRefused)) throw error;
+    options.log(`agent mcp: refused the files of a call of ${name}: ${error.message}`);
+    return { refused: { content: [{ type: 'text', text: `[files refused, no run started: ${error.message}]` }], isError: true } };
+  }
 }
 
 export function packageVersion(): string {

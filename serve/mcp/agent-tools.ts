@@ -1,6 +1,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentRegistry } from '../../agents/registry';
 import { ConfigurationError } from '../../core/errors';
+import { filesProperty } from './call-files';
 
 /** The tool that returns a run's answer by its id: for a client whose call was lost (it went away, it timed out). */
 export const resultToolName = 'agent_result';
@@ -17,6 +18,17 @@ const promptInput: McpTool['inputSchema'] = {
   required: ['prompt'],
   additionalProperties: false,
 };
+
+/** The input of an agent that takes files with its task (defineAgent's `acceptsAttachments`): the prompt and `files`. */
+const promptAndFilesInput: McpTool['inputSchema'] = {
+  ...promptInput,
+  properties: { ...promptInput.properties, files: filesProperty },
+};
+
+/** Whether callers may send agent `name` files with the task (defineAgent's `acceptsAttachments`). */
+export function acceptsFiles(registry: AgentRegistry, name: string): boolean {
+  return registry.agents.get(name)?.acceptsAttachments === true;
+}
 
 const resultInput: McpTool['inputSchema'] = {
   type: 'object',
@@ -48,7 +60,7 @@ export function agentTools(registry: AgentRegistry, served: readonly string[]): 
     return {
       name,
       description: spec.description,
-      inputSchema: promptInput,
+      inputSchema: acceptsFiles(registry, name) ? promptAndFilesInput : promptInput,
       ...(hasObjectOutput(spec.outputSchema) && { outputSchema: spec.outputSchema as McpTool['outputSchema'] }),
       annotations: agentAnnotations(registry, name),
       // A call may be made as an MCP task (run-tasks.ts): the task is the run.

@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
-import { agentTools, hasObjectOutput, resultToolName } from './agent-tools';
-import { instructions, packageVersion, stringArgument, type AgentMcpServerOptions } from './agent-server';
+import { acceptsFiles, agentTools, hasObjectOutput, resultToolName } from './agent-tools';
+import { instructions, packageVersion, stringArgument, withCallFiles, type AgentMcpServerOptions } from './agent-server';
 import { approvalStateCodec } from './input-required';
 import { callAgentModern, type ModernContext } from './modern-call';
 import { registerTaskMethods, tasksExtension } from './modern-tasks';
@@ -44,9 +44,10 @@ export function createModernAgentMcpServer(options: AgentMcpServerOptions, princ
     const { name } = request.params;
     const args = request.params.arguments ?? {};
     // The argument checks of the 2025 server, their errors said as this revision's invalid params.
+    const others = name !== resultToolName && acceptsFiles(options.registry, name) ? ['files'] : [];
     const argument = (field: string): string => {
       try {
-        return stringArgument(args, field, name);
+        return stringArgument(args, field, name, others);
       } catch (error) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, (error as Error).message.replace(/^MCP error -?\d+: /, ''));
       }
@@ -54,7 +55,9 @@ export function createModernAgentMcpServer(options: AgentMcpServerOptions, princ
     if (name === resultToolName) return readRun(context, argument('runId'), structured, ctx.mcpReq.signal, gone) as never;
     if (!options.agents.includes(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool "${name}"`);
     const prompt = argument('prompt');
-    return callAgentModern(context, name, { ...options.inputFor(name), prompt }, structured(name), ctx) as never;
+    const called = await withCallFiles(options, name, { ...options.inputFor(name), prompt }, args.files);
+    if ('refused' in called) return called.refused as never;
+    return callAgentModern(context, name, called.input, structured(name), ctx) as never;
   });
   registerTaskMethods(server, context, structured);
   return server;
