@@ -24,6 +24,7 @@ import type { TestBed } from '../support/test-bed';
 import { makeWorkspace } from '../support/workspace';
 import { progressBeforeAnswer, tapWire } from '../support/mcp-wire';
 import { waitFor } from '../support/wait-for';
+import { pngBytes } from '../support/attachment-files';
 import { agents as servedAgents } from '../fixtures/mcp-served-agents';
 
 // `agent mcp` as an MCP client starts it: the SDK's own Client over stdio (the CLI a process of its own) and over
@@ -132,11 +133,12 @@ it('lists the agents as tools and answers a call with the run, its progress and 
     'What is 2 + 2?': [slow.step],
     'What is the capital of France?': [openaiReply({ content: JSON.stringify({ country: 'France', capital: 'Paris' }) })],
     'Say something hostile.': [openaiReply({ content: hostile })],
+    'What does this chart show?': [openaiReply({ content: 'A rising line.' })],
   });
   const { client, stderr, wire } = await stdioClient();
   try {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['default', 'helper', 'geographer', 'scribe', 'agent_result']);
+    expect(tools.map((tool) => tool.name)).toEqual(['default', 'helper', 'geographer', 'scribe', 'viewer', 'agent_result']);
     const geographer = tools.find((tool) => tool.name === 'geographer')!;
     expect(geographer.description).toBe('Names the capital of a country.');
     expect(geographer.inputSchema).toMatchObject({ type: 'object', required: ['prompt'] });
@@ -183,11 +185,28 @@ it('lists the agents as tools and answers a call with the run, its progress and 
     expect(capital.structuredContent).toEqual({ country: 'France', capital: 'Paris' });
     expect(JSON.parse(textOf(capital))).toEqual({ country: 'France', capital: 'Paris' });
 
+    // An agent that accepts attachments takes files with the task: the model gets the image, by reference in history.
+    const chart = pngBytes(1_000);
+    const viewed = (await client.callTool({
+      name: 'viewer',
+      arguments: {
+        prompt: 'What does this chart show?',
+        files: [{ name: 'chart.png', mimeType: 'image/png', data: chart.toString('base64') }],
+      },
+    })) as CallToolResult;
+    expect(viewed.content).toEqual([{ type: 'text', text: 'A rising line.' }]);
+    const [viewerRequest] = received['What does this chart show?'];
+    const viewerUser = viewerRequest!.body.messages.find((message: { role: string }) => message.role === 'user');
+    expect(viewerUser.content).toEqual([
+      { type: 'text', text: 'What does this chart show?' },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${chart.toString('base64')}` } },
+    ]);
+
     // A call without its prompt is refused by the server, before any run.
     await expect(client.callTool({ name: 'helper', arguments: { question: 'x' } })).rejects.toThrow(
       /"prompt" must be a non-empty string/,
     );
-    expect(stderr()).toContain('serving 4 agent(s) over MCP on stdio');
+    expect(stderr()).toContain('serving 5 agent(s) over MCP on stdio');
   } finally {
     await client.close();
   }
@@ -284,7 +303,7 @@ it('serves a client of the 2026-07-28 revision over stdio, with no handshake, be
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     expect(client.getServerCapabilities()?.extensions).toHaveProperty(['io.modelcontextprotocol/tasks']);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['default', 'helper', 'geographer', 'scribe', 'agent_result']);
+    expect(tools.map((tool) => tool.name)).toEqual(['default', 'helper', 'geographer', 'scribe', 'viewer', 'agent_result']);
     const progress: string[] = [];
     const answered = await client.callTool(
       { name: 'helper', arguments: { prompt: 'Hello, new revision.' } },

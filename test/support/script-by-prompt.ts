@@ -1,8 +1,9 @@
 import type { FakeModelServer, FakeStep, ReceivedRequest } from './fake-model-server';
 
-/** The first user message of an OpenAI chat request: the run's prompt. */
+/** The first user message of an OpenAI chat request: the run's prompt (its text part, when it carries images). */
 export function promptOf(request: ReceivedRequest): string {
   const first = request.body.messages?.find((message: { role: string }) => message.role === 'user');
+  if (Array.isArray(first?.content)) return first.content.find((part: { type: string }) => part.type === 'text')?.text ?? '';
   return typeof first?.content === 'string' ? first.content : '';
 }
 
