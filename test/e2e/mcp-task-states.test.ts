@@ -35,6 +35,7 @@ import { connectToTestServer, createTestWorker, uniqueTaskQueue } from '../suppo
 import type { TestBed } from '../support/test-bed';
 import { progressBeforeAnswer, tapWire } from '../support/mcp-wire';
 import { waitFor } from '../support/wait-for';
+import { elfBytes, pngBytes } from '../support/attachment-files';
 
 // agent mcp's server in this process, behind its Streamable HTTP endpoint, and the SDK's own Client: MCP's task states
 // (2025-11-25: working, input_required, completed, failed, cancelled) for runs that complete, end otherwise and are
@@ -285,6 +286,41 @@ it('serves a 2026-07-28 client with no handshake: discover, the tools in order, 
     );
   } finally {
     await client.close();
+  }
+});
+
+it("takes a 2026-07-28 client's files for an agent that accepts them; a hostile one is a tool error, no run", async () => {
+  const received = scriptByPrompt(bed.server, { 'What is in it, newly?': [openaiReply({ content: 'A chart.' })] });
+  const viewing = bothRevisions({
+    ...options,
+    agents: ['viewer'],
+    inputFor: () => ({ agent: 'viewer', workspace, stream: false }),
+  });
+  const client = await modernClient(viewing);
+  try {
+    const chart = pngBytes(800).toString('base64');
+    const refused = await client.callTool({
+      name: 'viewer',
+      arguments: {
+        prompt: 'What is in it, newly?',
+        files: [{ name: 'cat.png', mimeType: 'image/png', data: elfBytes().toString('base64') }],
+      },
+    });
+    expect(refused).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringMatching(/^\[files refused, no run started: .*executable \(ELF\)/) }],
+    });
+    expect(received['What is in it, newly?']).toEqual([]);
+    const answered = await client.callTool({
+      name: 'viewer',
+      arguments: { prompt: 'What is in it, newly?', files: [{ name: 'chart.png', mimeType: 'image/png', data: chart }] },
+    });
+    expect(answered.content).toEqual([{ type: 'text', text: 'A chart.' }]);
+    const user = received['What is in it, newly?'][0]!.body.messages.find((message: { role: string }) => message.role === 'user');
+    expect(user.content[1]).toEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${chart}` } });
+  } finally {
+    await client.close();
+    await viewing.close();
   }
 });
 
