@@ -72,7 +72,7 @@ export function createActivities(options: ActivityOptions) {
   const catalog = new McpCatalog();
   return {
     ...toolActivities,
-    ...(connections.names.length > 0 && { default: mcpToolActivity(connections, spans) }),
+    ...(connections.names.length > 0 && { default: mcpToolActivity(connections, spans, attachments) }),
     ...createModelActivities({
       registry,
       env: options.env ?? process.env,

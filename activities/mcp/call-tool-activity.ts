@@ -6,7 +6,10 @@ import { toolResultText } from '../../mcp/tool-result';
 import { truncateOutput } from '../../tools/truncate';
 import { untracedSpans, type AgentSpans } from '../../telemetry/agent-spans';
 import { heartbeating } from '../heartbeating';
-import type { ToolActivityInput } from '../tool-activity';
+import type { EchoedToolOutput, ToolActivityInput } from '../tool-activity';
+import { attachFor } from '../tool-attachments';
+import type { AttachmentStore } from '../../storage/attachment-store';
+import { mcpResultWithAttachments } from './result-attachments';
 
 /**
  * Every MCP tool call, under the activity type of the tool's own name
@@ -18,8 +21,14 @@ import type { ToolActivityInput } from '../tool-activity';
  * own error (isError) and the server's protocol errors at once; a server that
  * is down or crashed after the tool's retries, each on a fresh connection.
  */
-export function mcpToolActivity(connections: McpConnections, spans: AgentSpans = untracedSpans) {
-  return async function mcpTool(input: ToolActivityInput): Promise<string> {
+export function mcpToolActivity(
+  connections: McpConnections,
+  spans: AgentSpans = untracedSpans,
+  /** Where the images a tool returns are stored (result-attachments.ts); without it they are named in words only. */
+  attachments?: AttachmentStore,
+) {
+  const attach = attachments && attachFor(attachments);
+  return async function mcpTool(input: ToolActivityInput): Promise<string | EchoedToolOutput> {
     return heartbeating(async (context) => {
       const name = context.info.activityType;
       if (!input?.mcp) {
@@ -44,10 +53,19 @@ export function mcpToolActivity(connections: McpConnections, spans: AgentSpans =
               timeoutMs: context.info.startToCloseTimeoutMs,
             }),
         );
-        const text = toolResultText(result);
         // An error the server words may quote its own address: redacted like every MCP failure message.
-        if (result.isError) throw refusal(connections.redact(text) || `${name} failed without saying why`);
-        return truncateOutput(text, maxToolOutputChars);
+        if (result.isError) throw refusal(connections.redact(toolResultText(result)) || `${name} failed without saying why`);
+        const output = attach
+          ? await mcpResultWithAttachments(result, attach)
+          : { content: toolResultText(result), attachments: [] };
+        const text = truncateOutput(output.content, maxToolOutputChars);
+        // Text alone is a string, as this activity always answered (a local call's echo included).
+        if (output.attachments.length === 0) return text;
+        return {
+          ...(input.echoCallId && { callId: input.callId ?? '' }),
+          output: text,
+          ...(output.attachments.length > 0 && { attachments: output.attachments }),
+        };
       } catch (error) {
         if (error instanceof ApplicationFailure || error instanceof CancelledFailure) throw error;
         if (error instanceof McpRequestRefused) throw refusal(error.message);
