@@ -23,6 +23,14 @@ export function attachmentText(part: AttachmentPart): string {
   return `Attached file ${part.name ?? 'unnamed'} (${part.mediaType}):\n\n${text}`;
 }
 
+/**
+ * The line before a tool's images where a provider's tool messages take text only (OpenAI Chat, the AI SDK's chat
+ * packages): they follow the round's results in a user message, and this names the call they came from.
+ */
+export function toolAttachmentsIntro(message: { toolCallId: string; toolName: string }): string {
+  return `The result of tool call ${message.toolCallId} (${message.toolName}) attached these:`;
+}
+
 export type AttachmentKind = 'image' | 'document' | 'text' | 'omitted';
 
 /** What the model reads in place of an attachment left out of this request (LoadedAttachment.omitted). */

@@ -3,7 +3,7 @@ import { ConfigurationError } from '../../core/errors';
 import type { ModelResponse } from '../../core/messages';
 import { producedBy } from '../../core/reply-parts';
 import type { ProviderCall } from '../provider-call';
-import { toLanguageModelPrompt } from './convert-messages';
+import { takesToolResultMedia, toLanguageModelPrompt } from './convert-messages';
 import type { AiSdkLanguageModel } from './language-model';
 import { readLanguageModelStream } from './read-stream';
 import { wireCallIds } from './wire-call-ids';
@@ -35,6 +35,7 @@ export async function callLanguageModel(
       keepThinking: producedBy(source),
       wireCallId: wireCallIds(model.provider),
       specificationVersion: model.specificationVersion,
+      toolResultMedia: takesToolResultMedia(model.provider),
     }),
     ...(call.modelSettings.maxOutputTokens !== undefined && { maxOutputTokens: call.modelSettings.maxOutputTokens }),
     ...(call.modelSettings.temperature !== undefined && { temperature: call.modelSettings.temperature }),

@@ -9,7 +9,7 @@ import type { Message, ReasoningPart, ToolResultMessage } from '../../core/messa
 import { replyParts, type ReplyPart } from '../../core/reply-parts';
 import { conversationStartText } from '../anthropic/prepare-request';
 import type { AttachmentPart } from '../../core/attachments';
-import { attachmentData, attachmentKind, attachmentText, omittedText } from '../attachment-parts';
+import { attachmentData, attachmentKind, attachmentText, omittedText, toolAttachmentsIntro } from '../attachment-parts';
 
 /**
  * A thinking part with this id carries no reasoning: it is the provider metadata of the tool call right after it
@@ -29,6 +29,22 @@ export interface PromptOptions {
    * v4).
    */
   specificationVersion?: 'v3' | 'v4';
+  /**
+   * Whether the package sends a tool result's media parts as media (takesToolResultMedia). One that does not would
+   * stringify them, base64 and all, into the tool message's text: for it a tool's images follow the round's results
+   * in a user message instead, as for OpenAI Chat.
+   */
+  toolResultMedia?: boolean;
+}
+
+/**
+ * The packages whose APIs take images in a tool result and which convert the AI SDK's `content` output to them
+ * (`LanguageModel.provider`: `google.generative-ai`, `google.vertex.chat`, `anthropic.messages`, `openai.responses`,
+ * `amazon-bedrock`). The chat-completion packages (`openai.chat`, `mistral.chat`, and OpenAI-compatible ones)
+ * stringify it.
+ */
+export function takesToolResultMedia(provider: string): boolean {
+  return /^(google|vertex|anthropic|openai\.responses|amazon-bedrock|bedrock)/.test(provider);
 }
 
 /**
@@ -41,7 +57,13 @@ export interface PromptOptions {
 export function toLanguageModelPrompt(messages: Message[], options: PromptOptions): LanguageModelV4Prompt {
   const system = messages.flatMap((message) => (message.role === 'system' && message.content.trim() ? [message.content] : []));
   const prompt: LanguageModelV4Message[] = [];
+  // A tool's images, for a package that takes none in a tool result: they follow the round's results.
+  let fromTools: UserPart[] = [];
   for (const message of messages) {
+    if (message.role !== 'tool' && fromTools.length > 0) {
+      prompt.push({ role: 'user', content: fromTools });
+      fromTools = [];
+    }
     switch (message.role) {
       case 'system':
         break;
@@ -62,8 +84,17 @@ export function toLanguageModelPrompt(messages: Message[], options: PromptOption
           type: 'tool-result' as const,
           toolCallId: options.wireCallId(message.toolCallId),
           toolName: message.toolName,
-          output: toolResultOutput(message, options.specificationVersion),
+          output:
+            options.toolResultMedia === false
+              ? toolResultOutput({ ...message, attachments: undefined })
+              : toolResultOutput(message, options.specificationVersion),
         };
+        if (options.toolResultMedia === false && message.attachments?.length) {
+          fromTools.push(
+            { type: 'text', text: toolAttachmentsIntro(message) },
+            ...message.attachments.map((part) => languageModelPart(part, options.specificationVersion)),
+          );
+        }
         const last = prompt[prompt.length - 1];
         if (last?.role === 'tool') last.content.push(result);
         else prompt.push({ role: 'tool', content: [result] });
@@ -75,6 +106,7 @@ export function toLanguageModelPrompt(messages: Message[], options: PromptOption
       }
     }
   }
+  if (fromTools.length > 0) prompt.push({ role: 'user', content: fromTools });
   const opening: LanguageModelV4Message[] =
     prompt[0] !== undefined && prompt[0].role !== 'user'
       ? [{ role: 'user', content: [{ type: 'text', text: conversationStartText }] }]

@@ -1,7 +1,7 @@
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { AttachmentPart } from '../../core/attachments';
-import type { Message, ToolResultMessage } from '../../core/messages';
-import { attachmentKind, attachmentText, dataUrl, omittedText } from '../attachment-parts';
+import type { Message } from '../../core/messages';
+import { attachmentKind, attachmentText, dataUrl, omittedText, toolAttachmentsIntro } from '../attachment-parts';
 
 /**
  * Neutral messages → OpenAI Chat Completions messages. One neutral message maps to one OpenAI message, but for the
@@ -23,11 +23,6 @@ export function toOpenAIMessages(messages: Message[]): ChatCompletionMessagePara
   }
   if (fromTools.length > 0) result.push({ role: 'user', content: fromTools });
   return result;
-}
-
-/** The line before a tool's images in the user message that carries them: which call returned them. */
-export function toolAttachmentsIntro(message: ToolResultMessage): string {
-  return `The result of tool call ${message.toolCallId} (${message.toolName}) attached these:`;
 }
 
 function toOpenAIMessage(message: Message): ChatCompletionMessageParam {

@@ -1,4 +1,5 @@
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createMistral } from '@ai-sdk/mistral';
 import { withAttachmentBytes } from '../../activities/model/load-attachments';
 import { formatBytes, type AttachmentPart } from '../../core/attachments';
 import type { Message } from '../../core/messages';
@@ -10,13 +11,14 @@ import type { ModelProvider } from '../../providers/provider-call';
 import { MemoryAttachmentStore } from '../../storage/attachment-store';
 import { pdfBytes, pngBytes } from '../support/attachment-files';
 import { anthropicReply, FakeModelServer, openaiReply, openaiResponsesReply } from '../support/fake-model-server';
-import { geminiReply } from '../support/gemini-and-mistral-replies';
+import { geminiReply, mistralReply } from '../support/gemini-and-mistral-replies';
 
 // An image a tool returned (a read_file of a PNG), by reference in the tool's result: loaded by the model activity and
 // converted by each provider as its real API takes it, through the real SDK clients, to the strict fake server.
 
 let server: FakeModelServer;
 let google: ModelProvider;
+let mistral: ModelProvider;
 const store = new MemoryAttachmentStore();
 const png = pngBytes(1_500);
 const pdf = pdfBytes();
@@ -25,6 +27,7 @@ const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 beforeAll(async () => {
   server = await FakeModelServer.start();
   google = aiSdkProvider('google', createGoogleGenerativeAI({ baseURL: `${server.url}/v1beta`, apiKey: 'test-google-key' }));
+  mistral = aiSdkProvider('mistral', createMistral({ baseURL: `${server.url}/mistral/v1`, apiKey: 'test-mistral-key' }));
 });
 afterAll(() => server?.close());
 beforeEach(() => server.reset());
@@ -151,6 +154,25 @@ describe('an image a tool returned, at each provider', () => {
     expect(sent).toContain(JSON.stringify({ mimeType: 'image/png', data: base64(png) }));
     expect(sent).toContain('functionResponse');
   });
+});
+
+it('an AI SDK chat package (@ai-sdk/mistral), which would stringify media in a tool result, gets the image in a user message after it', async () => {
+  server.enqueue(mistralReply({ text: 'a rising line' }));
+  await send(mistral, 'mistral-small-latest', await toolRound());
+  expect(server.refusals).toEqual([]);
+  const messages = server.requests[0]!.body.messages;
+  expect(messages.map((message: { role: string }) => message.role)).toEqual([
+    'system',
+    'user',
+    'assistant',
+    'tool',
+    'tool',
+    'user',
+  ]);
+  expect(messages[3].content).toBe('chart.png (image/png, 1.6 kB) is attached below.');
+  expect(JSON.stringify(messages.slice(0, 5))).not.toContain(base64(png).slice(0, 40));
+  expect(JSON.stringify(messages[5].content)).toContain('The result of tool call');
+  expect(JSON.stringify(messages[5].content)).toContain(`data:image/png;base64,${base64(png)}`);
 });
 
 describe('a model that cannot take the image', () => {
