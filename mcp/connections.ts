@@ -196,8 +196,7 @@ export class McpConnections {
       try {
         return await this.openLegacy(server, config);
       } catch (error) {
-        // A server of the 2026-07-28 revision only refuses `initialize`, naming the revisions it serves.
-        if (!describe(error).includes(modernRevision)) throw error;
+        if (!servesOnlyModern(error)) throw error;
         return await this.openModern(server, config);
       }
     } catch (error) {
@@ -374,6 +373,21 @@ function modernSpeaker(client: InstanceType<ModernSdk['Client']>, sdk: ModernSdk
     close: () => client.close(),
   };
 }
+
+/**
+ * Whether `initialize` was refused by a server of the 2026-07-28 revision only. It names the revisions it serves: in the
+ * message over HTTP (`400 … supported versions: 2026-07-28`), in the error's data over stdio (`-32022 Unsupported
+ * protocol version: 2025-11-25`, data `{ supported: ['2026-07-28'] }`), where the message names only ours.
+ */
+function servesOnlyModern(error: unknown): boolean {
+  if (describe(error).includes(modernRevision)) return true;
+  const { code, data } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; data?: unknown };
+  const supported = (data as { supported?: unknown } | undefined)?.supported;
+  return code === unsupportedProtocolVersion && Array.isArray(supported) && supported.includes(modernRevision);
+}
+
+/** MCP's error code for a protocol version the server does not serve. */
+const unsupportedProtocolVersion = -32022;
 
 function describe(error: unknown): string {
   // Duck-typed: fetch's errors come from Node's own realm, where `instanceof Error` of another realm (a test's) is false.

@@ -427,7 +427,7 @@ it('uses the tools of a server of the 2026-07-28 revision only; one that needs a
       }),
     );
     expect(result).toMatchObject({ status: 'completed', answer: 'Five; the other asked first.' });
-    expect(toolNames(bed.server.requests[0].body)).toEqual(['modern_add', 'modern_ask']);
+    expect(toolNames(bed.server.requests[0].body)).toEqual(['modern_add', 'modern_pid', 'modern_ask']);
     const results = bed.server.requests[1].body.messages.filter((message: { role: string }) => message.role === 'tool');
     expect(results.map((message: { content: string }) => message.content)).toEqual([
       '5',

@@ -38,8 +38,9 @@ export function createTestMcpServer(): McpServer {
 }
 
 /** The `mcpServers` entry that starts the test server over stdio: what a worker spawns from its config. */
-export function stdioServerEntry(): { command: string; args: string[] } {
-  return { command: process.execPath, args: typescriptArgs(path.join('test', 'support', 'run-mcp-test-server.ts')) };
+export function stdioServerEntry(options: { revision?: '2026-07-28' } = {}): { command: string; args: string[] } {
+  const script = typescriptArgs(path.join('test', 'support', 'run-mcp-test-server.ts'));
+  return { command: process.execPath, args: options.revision ? [...script, '--revision', options.revision] : script };
 }
 
 export interface HttpMcpServer {
@@ -53,13 +54,16 @@ export interface HttpMcpServer {
  * The test server of MCP's 2026-07-28 revision only, made with the official `@modelcontextprotocol/server` 2.x: it
  * refuses `initialize`. Its `add`, and `ask`, which needs a person's input (`input_required`) before it would run.
  */
-function createModernTestMcpServer(): ModernMcpServer {
+export function createModernTestMcpServer(): ModernMcpServer {
   const server = new ModernMcpServer({ name: 'durable-agent-test-server-2026', version: '1.0.0' });
   server.registerTool(
     'add',
     { description: 'Adds two numbers.', inputSchema: z.object({ a: z.number(), b: z.number() }) },
     async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
   );
+  server.registerTool('pid', { description: 'The id of the process that answers.' }, async () => ({
+    content: [{ type: 'text', text: String(process.pid) }],
+  }));
   server.registerTool('ask', { description: 'Asks its user first.' }, async () =>
     inputRequired({
       inputRequests: {

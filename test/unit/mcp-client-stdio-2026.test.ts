@@ -1,0 +1,27 @@
+import { McpConnections } from '../../mcp/connections';
+import { stdioServerEntry } from '../support/mcp-test-server';
+
+// Our MCP client over stdio against a server of the 2026-07-28 revision only (`@modelcontextprotocol/server` 2.x's
+// serveStdio, legacy refused): the client's 2025-11-25 `initialize` is refused, naming the revision the server serves,
+// and the client starts the server again and speaks 2026-07-28 to it (mcp/connections.ts). No Temporal: the client alone.
+
+let connections: McpConnections;
+const logged: string[] = [];
+beforeAll(() => {
+  connections = new McpConnections(
+    { modern: { transport: 'stdio', ...stdioServerEntry({ revision: '2026-07-28' }), env: {}, cwd: process.cwd() } },
+    { log: (line) => logged.push(line) },
+  );
+});
+afterAll(() => connections.close());
+
+it('falls back from a refused initialize to the 2026-07-28 revision over stdio, and lists and calls its tools', async () => {
+  const tools = await connections.listTools('modern');
+  expect(tools.map((tool) => tool.name).sort()).toEqual(['add', 'ask', 'pid']);
+  expect(await connections.callTool('modern', 'add', { a: 2, b: 3 })).toMatchObject({ content: [{ type: 'text', text: '5' }] });
+  // Two processes were started: the one that refused `initialize`, and the one that answers now.
+  const started = logged.flatMap((line) => /pid (\d+)/.exec(line)?.[1] ?? []);
+  expect(started).toHaveLength(2);
+  const answering = await connections.callTool('modern', 'pid', {});
+  expect(answering.content).toEqual([{ type: 'text', text: started[1] }]);
+});
