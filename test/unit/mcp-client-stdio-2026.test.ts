@@ -23,5 +23,5 @@ it('falls back from a refused initialize to the 2026-07-28 revision over stdio, 
   const started = logged.flatMap((line) => /pid (\d+)/.exec(line)?.[1] ?? []);
   expect(started).toHaveLength(2);
   const answering = await connections.callTool('modern', 'pid', {});
-  expect(answering.content).toEqual([{ type: 'text', text: started[1] }]);
+  expect(answering).toMatchObject({ content: [{ type: 'text', text: started[1] }] });
 });
