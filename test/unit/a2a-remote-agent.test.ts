@@ -1,7 +1,9 @@
 import { DefaultLogger } from '@temporalio/worker';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { remoteA2AAgent } from '../../a2a/remote-agent';
-import { toolActivity } from '../../activities/tool-activity';
+import { toolActivity, type ToolActivityInput } from '../../activities/tool-activity';
+import { failureTypes } from '../../core/errors';
+import type { ToolQuestionOutput } from '../../core/tool-question';
 import { maxToolOutputChars } from '../../core/limits';
 import { startRemoteA2AAgent, type RemoteScript } from '../support/a2a-remote-agent';
 import { testWorkspaceRoot } from '../support/temporal';
@@ -19,6 +21,7 @@ beforeEach(() => {
   remote.executions.length = 0;
   remote.headersSeen.length = 0;
   remote.methods.length = 0;
+  remote.taskIds.length = 0;
 });
 
 const tool = () =>
@@ -78,4 +81,50 @@ it('a retried attempt follows the remote task the lost attempt started, and send
   expect(remote.methods).toEqual(['SendStreamingMessage', 'GetTask', 'SubscribeToTask']);
   // Nothing new to record: the same task.
   expect(second.heartbeats).toEqual([]);
+});
+
+const asking = (environment: MockActivityEnvironment, answer?: ToolActivityInput['answer']) =>
+  environment.run(toolActivity(tool(), testWorkspaceRoot), {
+    arguments: { message: 'Book me a train.' },
+    workspace: testWorkspaceRoot,
+    mayAsk: true,
+    ...(answer && { answer }),
+  });
+
+it("puts the remote task's question to the person, and sends their answer to that same task", async () => {
+  script = () => ({ ask: 'Which day?', answer: 'Booked' });
+  const asked = await asking(attempt().environment);
+  expect(asked).toEqual({
+    question: {
+      text: 'Which day?',
+      schema: expect.objectContaining({ type: 'object' }),
+      resume: { remoteTaskId: expect.any(String) },
+    },
+  });
+  const { resume } = (asked as ToolQuestionOutput).question;
+  const answered = await asking(attempt().environment, { accepted: true, content: { answer: 'Tuesday' }, resume });
+  expect(answered).toBe('Booked (you said: Tuesday)');
+  // Two messages, the second on the task the first started: one remote task, not two.
+  expect(remote.executions).toHaveLength(2);
+  expect(remote.methods).toEqual(['SendStreamingMessage', 'SendStreamingMessage']);
+  const { remoteTaskId } = resume as { remoteTaskId: string };
+  expect(remote.taskIds).toEqual([remoteTaskId, remoteTaskId]);
+});
+
+it('cancels the remote task when the person declines, and the model reads that they did', async () => {
+  script = () => ({ ask: 'Which day?', answer: 'Booked' });
+  const asked = (await asking(attempt().environment)) as ToolQuestionOutput;
+  const declined = await asking(attempt().environment, {
+    accepted: false,
+    reason: 'denied: not this week',
+    resume: asked.question.resume,
+  }).catch((error: unknown) => error);
+  expect(declined).toMatchObject({
+    type: failureTypes.toolRefused,
+    nonRetryable: true,
+    message: expect.stringContaining(
+      "the person declined to answer the remote agent remote_helper's question (denied: not this week)",
+    ),
+  });
+  expect(remote.methods).toEqual(['SendStreamingMessage', 'CancelTask']);
 });

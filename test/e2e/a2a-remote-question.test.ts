@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { remoteA2AAgent } from '../../a2a/remote-agent';
+import { defineAgent } from '../../agents/define-agent';
+import { agentWorkflowType, approveUpdate, statusQuery } from '../../workflows/definitions';
+import { startRemoteA2AAgent, type RemoteScript } from '../support/a2a-remote-agent';
+import { activityCalls } from '../support/activity-calls';
+import { openaiReply } from '../support/fake-model-server';
+import { fetchEvents } from '../support/history';
+import { createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal';
+import { useTestBed } from '../support/test-bed';
+import { waitFor } from '../support/wait-for';
+import { toolResultsSent } from '../support/wire-results';
+
+// A remote A2A agent (@a2a-js/sdk's own server, test/support/a2a-remote-agent.ts) whose task asks for input: the
+// question comes to the run's person through its approvals, their answer goes to the same remote task, and the call
+// goes on from there. The worker that asked is gone before the person answers: the question is in the run's history.
+
+const bed = useTestBed();
+let remote: Awaited<ReturnType<typeof startRemoteA2AAgent>>;
+let script: () => RemoteScript = () => ({ answer: 'unset' });
+beforeAll(async () => (remote = await startRemoteA2AAgent(() => script())));
+afterAll(() => remote?.close());
+
+it("puts a remote agent's input-required to the person and answers that same remote task, across a worker's end", async () => {
+  // The remote is untrusted: its question tries to hide text behind a right-to-left override.
+  script = () => ({ ask: 'Which day?\u202E yadnoM', answer: 'Booked' });
+  bed.server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'call_book', name: 'remote_helper', arguments: { message: 'Book a train.' } }] }),
+    openaiReply({ content: 'Your train is booked for Tuesday.' }),
+  );
+  const taskQueue = uniqueTaskQueue('a2a-question');
+  const workerOptions = {
+    taskQueue,
+    env: bed.server.providerEnv,
+    tools: [remoteA2AAgent({ name: 'remote_helper', description: 'Books trains.', cardUrl: remote.cardUrl })],
+    agents: [defineAgent({ name: 'booker', description: 'Books.', model: 'openai:gpt-4o-mini', tools: ['remote_helper'] })],
+  };
+  const handle = await bed.environment.client.workflow.start(agentWorkflowType, {
+    taskQueue,
+    workflowId: `a2a-question-${randomUUID()}`,
+    args: [resolved({ prompt: 'Book me a train.', agent: 'booker', workspace: bed.workspace })],
+  });
+  const first = await createTestWorker(bed.environment, workerOptions);
+  const [question] = await first.runUntil(() =>
+    waitFor('the remote question asked', async () => {
+      const { pendingApprovals } = await handle.query(statusQuery);
+      return pendingApprovals.length === 1 && pendingApprovals;
+    }),
+  );
+  expect(question).toMatchObject({ id: 'call_book', tool: 'remote_helper', rule: 'tool_question' });
+  expect(question.description).toContain('remote_helper asks: Which day?\\u{202E} yadnoM');
+
+  const second = await createTestWorker(bed.environment, workerOptions);
+  const result = await second.runUntil(async () => {
+    await handle.executeUpdate(approveUpdate, { args: [{ call: 'call_book', arguments: '{"answer":"Tuesday"}' }] });
+    return handle.result();
+  });
+  expect(result).toMatchObject({ status: 'completed', answer: 'Your train is booked for Tuesday.' });
+  expect(toolResultsSent(bed.server.requests[1])).toEqual([{ id: 'call_book', content: 'Booked (you said: Tuesday)' }]);
+  // One remote task: the first message started it, the answer went on with it.
+  expect(remote.executions).toHaveLength(2);
+  expect(new Set(remote.taskIds).size).toBe(1);
+  const calls = activityCalls(await fetchEvents(bed.environment.client, handle.workflowId)).filter(
+    (call) => call.activityType === 'remote_helper',
+  );
+  expect(calls.map((call) => call.result)).toEqual([
+    { question: expect.objectContaining({ resume: { remoteTaskId: remote.taskIds[0] } }) },
+    'Booked (you said: Tuesday)',
+  ]);
+});
