@@ -6,7 +6,7 @@ import { startRemoteA2AAgent, type RemoteScript } from '../support/a2a-remote-ag
 import { activityCalls } from '../support/activity-calls';
 import { openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
-import { createTestWorker, resolved, uniqueTaskQueue } from '../support/temporal';
+import { createTestWorker, resolved, runAgent, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
 import { waitFor } from '../support/wait-for';
 import { toolResultsSent } from '../support/wire-results';
@@ -67,4 +67,36 @@ it("puts a remote agent's input-required to the person and answers that same rem
     { question: expect.objectContaining({ resume: { remoteTaskId: remote.taskIds[0] } }) },
     'Booked (you said: Tuesday)',
   ]);
+});
+
+it('gives the model a failed remote task as an error result after one attempt of the five it may have', async () => {
+  script = () => ({ fail: 'no trains on Sundays', answer: 'unused' });
+  remote.executions.length = 0;
+  bed.server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'call_sunday', name: 'remote_helper', arguments: { message: 'Book Sunday.' } }] }),
+    openaiReply({ content: 'No trains on Sundays.' }),
+  );
+  const taskQueue = uniqueTaskQueue('a2a-failed');
+  const worker = await createTestWorker(bed.environment, {
+    taskQueue,
+    env: bed.server.providerEnv,
+    tools: [remoteA2AAgent({ name: 'remote_helper', description: 'Books trains.', cardUrl: remote.cardUrl })],
+    agents: [defineAgent({ name: 'booker', description: 'Books.', model: 'openai:gpt-4o-mini', tools: ['remote_helper'] })],
+  });
+  const { result, workflowId } = await worker.runUntil(
+    runAgent(bed.environment, taskQueue, { prompt: 'Book Sunday.', agent: 'booker', workspace: bed.workspace }),
+  );
+  expect(result).toMatchObject({ status: 'completed', answer: 'No trains on Sundays.' });
+  expect(toolResultsSent(bed.server.requests.at(-1)!)).toEqual([
+    {
+      id: 'call_sunday',
+      content: 'Error: the remote agent remote_helper ended its task TASK_STATE_FAILED: no trains on Sundays',
+    },
+  ]);
+  // Not retryable: the one attempt's failure is the call's, and the remote was asked once.
+  const [call] = activityCalls(await fetchEvents(bed.environment.client, workflowId)).filter(
+    (activity) => activity.activityType === 'remote_helper',
+  );
+  expect(call).toMatchObject({ attempt: 1, failure: { type: 'ToolRefused' } });
+  expect(remote.executions).toHaveLength(1);
 });

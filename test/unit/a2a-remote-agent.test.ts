@@ -1,6 +1,7 @@
 import { DefaultLogger } from '@temporalio/worker';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { remoteA2AAgent } from '../../a2a/remote-agent';
+import { ApplicationFailure } from '@temporalio/common';
 import { toolActivity, type ToolActivityInput } from '../../activities/tool-activity';
 import { failureTypes } from '../../core/errors';
 import type { ToolQuestionOutput } from '../../core/tool-question';
@@ -127,4 +128,17 @@ it('cancels the remote task when the person declines, and the model reads that t
     ),
   });
   expect(remote.methods).toEqual(['SendStreamingMessage', 'CancelTask']);
+});
+
+it('gives the model a failed remote task as an error result with what the remote said, not retried', async () => {
+  script = () => ({ fail: 'the printer is on fire', answer: 'unused' });
+  const failed = await run(attempt().environment).catch((error: unknown) => error);
+  // Non-retryable: Temporal spends no further attempt on it, and the workflow hands the message to the model as is.
+  expect(failed).toBeInstanceOf(ApplicationFailure);
+  expect(failed).toMatchObject({
+    type: failureTypes.toolRefused,
+    nonRetryable: true,
+    message: 'the remote agent remote_helper ended its task TASK_STATE_FAILED: the printer is on fire',
+  });
+  expect(remote.executions).toHaveLength(1);
 });
