@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { remoteA2AAgent } from '../../a2a/remote-agent';
 import { defineAgent } from '../../agents/define-agent';
-import { agentWorkflowType, approveUpdate, statusQuery } from '../../workflows/definitions';
+import { ApprovalPrompter } from '../../cli/approval-prompts';
+import { agentWorkflowType, statusQuery } from '../../workflows/definitions';
 import { startRemoteA2AAgent, type RemoteScript } from '../support/a2a-remote-agent';
 import { activityCalls } from '../support/activity-calls';
 import { openaiReply } from '../support/fake-model-server';
@@ -50,11 +51,26 @@ it("puts a remote agent's input-required to the person and answers that same rem
   expect(question).toMatchObject({ id: 'call_book', tool: 'remote_helper', rule: 'tool_question' });
   expect(question.description).toContain('remote_helper asks: Which day?\\u{202E} yadnoM');
 
+  // The person at the terminal (the CLI's own prompter) reads the question and types their answer.
+  const prompts: string[] = [];
+  const printed: string[] = [];
+  const prompter = new ApprovalPrompter(
+    handle,
+    async (prompt) => {
+      prompts.push(prompt);
+      return 'Tuesday';
+    },
+    (line) => printed.push(line),
+  );
   const second = await createTestWorker(bed.environment, workerOptions);
   const result = await second.runUntil(async () => {
-    await handle.executeUpdate(approveUpdate, { args: [{ call: 'call_book', arguments: '{"answer":"Tuesday"}' }] });
+    prompter.requested(question);
     return handle.result();
   });
+  expect(prompts).toEqual([
+    expect.stringMatching(/remote_helper asks: Which day\?\\u\{202E\} yadnoM\nyour answer \(an empty line declines\):$/),
+  ]);
+  expect(printed).toContain('approved remote_helper asks: Which day?\\u{202E} yadnoM (call call_book) with your answer');
   expect(result).toMatchObject({ status: 'completed', answer: 'Your train is booked for Tuesday.' });
   expect(toolResultsSent(bed.server.requests[1])).toEqual([{ id: 'call_book', content: 'Booked (you said: Tuesday)' }]);
   // One remote task: the first message started it, the answer went on with it.

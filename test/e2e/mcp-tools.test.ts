@@ -78,6 +78,8 @@ it("offers a stdio server's tools as <server>_<tool> with their schemas, runs a 
     workspace: bed.workspace,
     callId: 'call_add',
     mcp: { server: 'calc', tool: 'add' },
+    // An MCP tool may ask the person mid-call (a 2026-07-28 server's input_required): the run says it can.
+    mayAsk: true,
   });
   expect(calls[3].result).toBe('5');
   // Model calls name the listing by its id: the schemas are in history once, in the listing, not in every call.
