@@ -142,3 +142,25 @@ it('gives the model a failed remote task as an error result with what the remote
   });
   expect(remote.executions).toHaveLength(1);
 });
+
+it('an answer whose attempt was lost is not sent again: the retry follows the task the answer went to', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let executions = 0;
+  script = () => ({ ask: 'Which day?', answer: 'Booked', ...(executions++ > 0 && { gate }) });
+  const asked = (await asking(attempt().environment)) as ToolQuestionOutput;
+  const answer = { accepted: true as const, content: { answer: 'Tuesday' }, resume: asked.question.resume };
+  const first = attempt();
+  const lost = asking(first.environment, answer).catch((error: unknown) => error);
+  // The task is recorded before the answer goes, and the remote is working on the answer when the attempt dies.
+  await waitFor('the answer taken', () => remote.executions.length === 2 && first.heartbeats.length > 0);
+  first.environment.cancel();
+  await lost;
+  const second = attempt(first.heartbeats.at(-1));
+  const resumed = asking(second.environment, answer);
+  await waitFor('the retry to follow the task', () => remote.methods.includes('SubscribeToTask'));
+  release();
+  expect(await resumed).toBe('Booked (you said: Tuesday)');
+  expect(remote.executions).toHaveLength(2);
+  expect(remote.methods).toEqual(['SendStreamingMessage', 'SendStreamingMessage', 'GetTask', 'SubscribeToTask']);
+});
