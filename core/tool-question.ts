@@ -33,6 +33,9 @@ export const maxResumeChars = 32_000;
 /** How many questions one call may ask before it is given up: a remote that asks forever must not keep a run. */
 export const maxQuestionsPerCall = 10;
 
+/** The rule a question's approval request names (PendingApproval's `rule`): no policy asked, the tool did. */
+export const questionRule = 'tool_question';
+
 /** Thrown by a tool's handler that needs the person's answer before it can go on (ToolContext's `mayAsk`). */
 export class PersonInputNeeded extends Error {
   constructor(readonly question: ToolQuestion) {

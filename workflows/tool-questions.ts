@@ -3,7 +3,7 @@ import { describeCall } from '../core/approval-description';
 import type { ToolCall } from '../core/messages';
 import type { ApprovalDecision, PendingApproval } from '../core/result';
 import { parseToolArguments } from '../core/tool-arguments';
-import { questionText, type ToolAnswer, type ToolQuestion } from '../core/tool-question';
+import { questionRule, questionText, type ToolAnswer, type ToolQuestion } from '../core/tool-question';
 
 /**
  * The patch under which a tool that may ask the person mid-call (an MCP tool, a tool with `asksPerson`) is told it
@@ -16,9 +16,6 @@ export const toolQuestionsPatch = 'tool-asks-person';
 export function mayAskPerson(): boolean {
   return patched(toolQuestionsPatch);
 }
-
-/** The rule a question's request names: no policy asked, the tool did. */
-export const questionRule = 'tool_question';
 
 /** The approval request that puts a tool's question to the person: the call's id, the question's words made visible. */
 export function questionRequest(call: ToolCall, question: ToolQuestion, agents: string[]): PendingApproval {

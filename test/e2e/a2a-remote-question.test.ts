@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { remoteA2AAgent } from '../../a2a/remote-agent';
 import { defineAgent } from '../../agents/define-agent';
 import { ApprovalPrompter } from '../../cli/approval-prompts';
-import { agentWorkflowType, statusQuery } from '../../workflows/definitions';
+import { approvalDecidedLine } from '../../cli/event-lines';
+import type { StreamEvent } from '../../core/stream-events';
+import { agentWorkflowType, statusQuery, streamTailQuery } from '../../workflows/definitions';
 import { startRemoteA2AAgent, type RemoteScript } from '../support/a2a-remote-agent';
 import { activityCalls } from '../support/activity-calls';
 import { openaiReply } from '../support/fake-model-server';
@@ -63,9 +65,11 @@ it("puts a remote agent's input-required to the person and answers that same rem
     (line) => printed.push(line),
   );
   const second = await createTestWorker(bed.environment, workerOptions);
-  const result = await second.runUntil(async () => {
+  const { result, tail } = await second.runUntil(async () => {
     prompter.requested(question);
-    return handle.result();
+    const ended = await handle.result();
+    // Read while a worker answers queries.
+    return { result: ended, tail: await handle.query(streamTailQuery, 0) };
   });
   expect(prompts).toEqual([
     expect.stringMatching(/remote_helper asks: Which day\?\\u\{202E\} yadnoM\nyour answer \(an empty line declines\):$/),
@@ -73,6 +77,12 @@ it("puts a remote agent's input-required to the person and answers that same rem
   expect(printed).toContain('approved remote_helper asks: Which day?\\u{202E} yadnoM (call call_book) with your answer');
   expect(result).toMatchObject({ status: 'completed', answer: 'Your train is booked for Tuesday.' });
   expect(toolResultsSent(bed.server.requests[1])).toEqual([{ id: 'call_book', content: 'Booked (you said: Tuesday)' }]);
+  // The run's story says the question was answered, not that the call's arguments were edited.
+  const decided = tail.events
+    .map(({ event }) => event)
+    .filter((event): event is Extract<StreamEvent, { type: 'approval_decided' }> => event.type === 'approval_decided');
+  expect(decided).toEqual([{ type: 'approval_decided', id: 'call_book', approved: true, rule: 'tool_question' }]);
+  expect(approvalDecidedLine(decided[0])).toBe('  ✓ answered: call call_book');
   // One remote task: the first message started it, the answer went on with it.
   expect(remote.executions).toHaveLength(2);
   expect(new Set(remote.taskIds).size).toBe(1);
