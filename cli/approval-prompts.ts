@@ -1,3 +1,4 @@
+import { textAnswerField as answerField } from '../core/tool-question';
 import { isPolicyRule } from '../core/approval-policy';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { PendingApproval } from '../core/result';
@@ -162,15 +163,9 @@ function answered(field: string, line: string): Choice {
   return line === '' ? { approved: false } : { approved: true, edited: JSON.stringify({ [field]: line }) };
 }
 
-/**
- * The one text field a tool's question takes (core/tool-question.ts), when that is all its schema asks for: a remote
- * A2A agent's `answer`, an MCP elicitation of one string. Undefined for a call to approve, or a form of more fields.
- */
+/** The one text field a tool's question takes, when that is all it asks for; undefined for a call to approve. */
 function textAnswerField(request: PendingApproval): string | undefined {
-  const properties = request.question?.schema?.properties;
-  if (typeof properties !== 'object' || properties === null) return undefined;
-  const fields = Object.entries(properties as Record<string, { type?: unknown }>);
-  return fields.length === 1 && fields[0][1]?.type === 'string' ? fields[0][0] : undefined;
+  return request.question ? answerField(request.question.schema) : undefined;
 }
 
 /** For a run followed without a terminal: the request, and the commands that decide it from anywhere. */

@@ -57,3 +57,14 @@ export function questionText(tool: string, question: ToolQuestion): ApprovalText
     : 'Approve to answer yes; deny to decline.';
   return { headline: `${tool} asks: ${first}`, preview: [...rest, how].join('\n') };
 }
+
+/**
+ * The one text field a question's schema asks for (a remote A2A agent's `answer`, an MCP elicitation of one string),
+ * which a line of text answers; undefined for a form of other or more fields (answered as JSON arguments).
+ */
+export function textAnswerField(schema: Record<string, unknown> | undefined): string | undefined {
+  const properties = schema?.properties;
+  if (typeof properties !== 'object' || properties === null) return undefined;
+  const fields = Object.entries(properties as Record<string, { type?: unknown } | null>);
+  return fields.length === 1 && fields[0][1]?.type === 'string' ? fields[0][0] : undefined;
+}

@@ -1,4 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SendMessageRequest, TaskState, type Task } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { createA2AHandler } from '../../a2a/a2a-handler';
+import { createAgentRegistry } from '../../agents/registry';
+import { toNodeListener } from '../../serve/http/node-listener';
 import { remoteA2AAgent } from '../../a2a/remote-agent';
 import { defineAgent } from '../../agents/define-agent';
 import { ApprovalPrompter } from '../../cli/approval-prompts';
@@ -125,4 +132,59 @@ it('gives the model a failed remote task as an error result after one attempt of
   );
   expect(call).toMatchObject({ attempt: 1, failure: { type: 'ToolRefused' } });
   expect(remote.executions).toHaveLength(1);
+});
+
+it("relays a remote agent's question to our own A2A caller, whose words answer it, through both SDKs", async () => {
+  script = () => ({ ask: 'Which day?', answer: 'Booked' });
+  remote.executions.length = 0;
+  remote.taskIds.length = 0;
+  bed.server.enqueue(
+    openaiReply({ toolCalls: [{ id: 'call_relay', name: 'remote_helper', arguments: { message: 'Book a train.' } }] }),
+    openaiReply({ content: 'Booked for Tuesday.' }),
+  );
+  const taskQueue = uniqueTaskQueue('a2a-relay');
+  const tools = [remoteA2AAgent({ name: 'remote_helper', description: 'Books trains.', cardUrl: remote.cardUrl })];
+  const booker = defineAgent({ name: 'booker', description: 'Books.', model: 'openai:gpt-4o-mini', tools: ['remote_helper'] });
+  const worker = await createTestWorker(bed.environment, { taskQueue, env: bed.server.providerEnv, tools, agents: [booker] });
+  // Our A2A server (a2a/) in this process, for the SDK's client: the caller is the run's person.
+  const served = http.createServer(
+    toNodeListener(
+      createA2AHandler({
+        client: bed.environment.client,
+        taskQueue,
+        registry: createAgentRegistry({ agents: [booker], tools }),
+        agents: ['booker'],
+        inputFor: () => ({ agent: 'booker', workspace: bed.workspace }),
+        authorize: () => 'local',
+      }),
+    ),
+  );
+  await new Promise<void>((resolve) => served.listen(0, '127.0.0.1', resolve));
+  try {
+    const origin = `http://127.0.0.1:${(served.address() as AddressInfo).port}`;
+    const caller = await new ClientFactory({
+      ...ClientFactoryOptions.default,
+      transports: [new JsonRpcTransportFactory({})],
+    }).createFromUrl(origin, '/a2a/booker/.well-known/agent-card.json');
+    const send = (text: string, taskId?: string) =>
+      caller.sendMessage(
+        SendMessageRequest.fromJSON({
+          message: { messageId: `m-${randomUUID()}`, role: 'ROLE_USER', parts: [{ text }], ...(taskId && { taskId }) },
+        }),
+      ) as Promise<Task>;
+    const textOf = (task: Task) =>
+      (task.status?.message?.parts ?? []).map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+    const done = await worker.runUntil(async () => {
+      const asking = await send('Book me a train.');
+      expect(asking.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      expect(textOf(asking)).toBe('remote_helper asks: Which day?\nAnswer with your reply; "decline" declines.');
+      return send('Tuesday', asking.id);
+    });
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(toolResultsSent(bed.server.requests.at(-1)!)).toEqual([{ id: 'call_relay', content: 'Booked (you said: Tuesday)' }]);
+    expect(new Set(remote.taskIds).size).toBe(1);
+  } finally {
+    served.closeAllConnections();
+    await new Promise<void>((resolve) => served.close(() => resolve()));
+  }
 });
