@@ -1,4 +1,4 @@
-import { McpConnections } from '../../mcp/connections';
+import { isInputRequired, McpConnections, type McpInputRequired } from '../../mcp/connections';
 import { stdioServerEntry } from '../support/mcp-test-server';
 
 // Our MCP client over stdio against a server of the 2026-07-28 revision only (`@modelcontextprotocol/server` 2.x's
@@ -24,4 +24,19 @@ it('falls back from a refused initialize to the 2026-07-28 revision over stdio, 
   expect(started).toHaveLength(2);
   const answering = await connections.callTool('modern', 'pid', {});
   expect(answering).toMatchObject({ content: [{ type: 'text', text: started[1] }] });
+});
+
+it("hands back a tool's input_required over stdio, and a retry with the answer and the state gets the tool's result", async () => {
+  const asked = await connections.callTool('modern', 'ask', { topic: 'lunch' });
+  expect(isInputRequired(asked)).toBe(true);
+  const { inputRequests, requestState } = (asked as McpInputRequired).inputRequired;
+  expect(Object.keys(inputRequests)).toEqual(['sure']);
+  const answered = await connections.callTool(
+    'modern',
+    'ask',
+    { topic: 'lunch' },
+    {},
+    { inputResponses: { sure: { action: 'accept', content: { note: 'yes' } } }, requestState },
+  );
+  expect(answered).toMatchObject({ content: [{ type: 'text', text: 'asked about lunch; the user said: yes' }] });
 });
