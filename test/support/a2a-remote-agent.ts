@@ -25,7 +25,7 @@ export interface RemoteScript {
  * `working`, then (after the gate) the answer's artifact and `completed`; `executions` counts the messages it took.
  * A script may make it ask first (`input-required`, answered by a message on the same task) or fail.
  */
-export async function startRemoteA2AAgent(script: () => RemoteScript): Promise<{
+export async function startRemoteA2AAgent(script: (text: string) => RemoteScript): Promise<{
   cardUrl: string;
   executions: string[];
   /** The JSON-RPC methods called, in order. */
@@ -51,7 +51,15 @@ export async function startRemoteA2AAgent(script: () => RemoteScript): Promise<{
     async execute(context, bus) {
       executions.push(context.userMessage.messageId);
       if (context.userMessage.taskId) taskIds.push(context.userMessage.taskId);
-      const { answer: words, gate, ask, fail } = script();
+      const spoken = context.userMessage.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+      // The task's first message decides the script, for its follow-ups too.
+      const first = context.task?.history[0] ?? context.userMessage;
+      const {
+        answer: words,
+        gate,
+        ask,
+        fail,
+      } = script(first.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join(''));
       const ids = { taskId: context.taskId, contextId: context.contextId };
       canceled.set(ids.taskId, ids.contextId);
       const said = (value: string) => ({
@@ -70,9 +78,7 @@ export async function startRemoteA2AAgent(script: () => RemoteScript): Promise<{
         timestamp: new Date().toISOString(),
       });
       // A follow-up on a task that asked: the person's reply, which the answer quotes.
-      const reply = context.task
-        ? context.userMessage.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('')
-        : undefined;
+      const reply = context.task ? spoken : undefined;
       bus.publish(
         AgentEvent.task({
           ...(context.task ?? { artifacts: [], history: [context.userMessage], metadata: undefined }),
