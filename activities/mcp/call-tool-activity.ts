@@ -1,12 +1,14 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { failureTypes } from '../../core/errors';
 import { maxToolErrorChars, maxToolOutputChars } from '../../core/limits';
-import { McpRequestRefused, McpServerUnavailable, type McpConnections } from '../../mcp/connections';
+import { isInputRequired, McpRequestRefused, McpServerUnavailable, type McpConnections } from '../../mcp/connections';
 import { toolResultText } from '../../mcp/tool-result';
 import { truncateOutput } from '../../tools/truncate';
 import { untracedSpans, type AgentSpans } from '../../telemetry/agent-spans';
 import { heartbeating } from '../heartbeating';
-import type { ToolActivityInput } from '../tool-activity';
+import { questionOutput, type ToolActivityInput } from '../tool-activity';
+import { PersonInputNeeded, type ToolQuestionOutput } from '../../core/tool-question';
+import { afterAnswer, firstQuestion } from './input-required';
 
 /**
  * Every MCP tool call, under the activity type of the tool's own name
@@ -19,7 +21,7 @@ import type { ToolActivityInput } from '../tool-activity';
  * is down or crashed after the tool's retries, each on a fresh connection.
  */
 export function mcpToolActivity(connections: McpConnections, spans: AgentSpans = untracedSpans) {
-  return async function mcpTool(input: ToolActivityInput): Promise<string> {
+  return async function mcpTool(input: ToolActivityInput): Promise<string | ToolQuestionOutput> {
     return heartbeating(async (context) => {
       const name = context.info.activityType;
       if (!input?.mcp) {
@@ -36,14 +38,31 @@ export function mcpToolActivity(connections: McpConnections, spans: AgentSpans =
         throw refusal(`invalid arguments for ${name}: the arguments must be a JSON object`);
       }
       try {
+        // The person's answer to the question the call's previous activity asked: the next question, or the retry.
+        const next = input.answer && afterAnswer(name, input.answer);
+        if (next instanceof PersonInputNeeded) return questionOutput(name, next, true);
+        if (next && 'declined' in next) throw refusal(next.declined);
         const result = await spans.toolCall(
           { tool: name, callId: input.callId, description: `MCP server "${server}", tool "${tool}"` },
           () =>
-            connections.callTool(server, tool, args as Record<string, unknown>, {
-              signal: context.cancellationSignal,
-              timeoutMs: context.info.startToCloseTimeoutMs,
-            }),
+            connections.callTool(
+              server,
+              tool,
+              args as Record<string, unknown>,
+              { signal: context.cancellationSignal, timeoutMs: context.info.startToCloseTimeoutMs },
+              next?.retry,
+            ),
         );
+        if (isInputRequired(result)) {
+          // The server's words: redacted like its errors, since they may quote its address.
+          const asked = firstQuestion(name, result);
+          if (typeof asked === 'string') throw refusal(connections.redact(asked));
+          if (!input.mayAsk)
+            throw refusal(
+              `not run: the MCP tool ${name} asked for input (input_required), which this run cannot ask a person for`,
+            );
+          return questionOutput(name, asked, true);
+        }
         const text = toolResultText(result);
         // An error the server words may quote its own address: redacted like every MCP failure message.
         if (result.isError) throw refusal(connections.redact(text) || `${name} failed without saying why`);
