@@ -1,4 +1,5 @@
 import type { ApprovalText } from './approval-description';
+import { AgentError } from './errors';
 
 /**
  * A question a tool puts to the run's person mid-call: a remote MCP tool that answered `input_required` (MCP
@@ -37,10 +38,10 @@ export const maxQuestionsPerCall = 10;
 export const questionRule = 'tool_question';
 
 /** Thrown by a tool's handler that needs the person's answer before it can go on (ToolContext's `mayAsk`). */
-export class PersonInputNeeded extends Error {
+export class PersonInputNeeded extends AgentError {
   constructor(readonly question: ToolQuestion) {
-    super(`the tool asks the person: ${question.text.slice(0, 200)}`);
-    this.name = 'PersonInputNeeded';
+    // The question is `question`; the message only says what this is, for a log that prints the error.
+    super("the tool asks the run's person a question before it can go on");
   }
 }
 
