@@ -8,6 +8,7 @@ import { createChatHandler, toNodeListener } from 'durable-agent/web';
 import { serveStatic } from '../../web/static-files';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../support/browser';
+import { pngBytes } from '../support/attachment-files';
 import { openaiReply, type FakeStep } from '../support/fake-model-server';
 import { scriptByPrompt } from '../support/script-by-prompt';
 import { killSpawnedWorkers, spawnWorker, type SpawnedWorker } from '../support/spawned-worker';
@@ -29,8 +30,15 @@ const root = path.join(__dirname, '..', '..');
 const pageDirectory = path.join(root, 'dist', 'web-chat');
 const screenshots = path.join(root, 'test-output', 'web-chat');
 const taskQueue = uniqueTaskQueue('web-chat');
+// The worker reads the attachments the handler stores here: both use the test run's stores (test/support/test-directories.ts).
+const storeEnv = { AGENT_PAYLOAD_DIR: process.env.AGENT_PAYLOAD_DIR, AGENT_TRANSCRIPT_DIR: process.env.AGENT_TRANSCRIPT_DIR };
 const startWorker = (identity: string) =>
-  spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: bed.server.providerEnv });
+  spawnWorker({
+    address: process.env.TEST_TEMPORAL_ADDRESS!,
+    taskQueue,
+    identity,
+    env: { ...bed.server.providerEnv, ...storeEnv },
+  });
 
 let browser: Browser;
 let worker: SpawnedWorker;
@@ -274,6 +282,42 @@ it('stops a long answer, and the session answers the next message', async () => 
   await send('Are you still there?');
   await waitFor('the next answer', async () => (await agentText()).includes('AFTER-STOP'), { timeoutMs: 60_000 });
   expect(await agentText()).not.toContain('long399');
+});
+
+it('attaches an image: a thumbnail on the page, the image at the model, the thumbnail again after a reload', async () => {
+  const prompt = 'What is in this picture?';
+  scripts[prompt] = [openaiReply({ content: 'PICTURE-ANSWER: grey noise.' })];
+  const png = pngBytes(8_000, 5);
+  await openNewChat();
+  await browser.page.locator('input[type="file"]').setInputFiles({ name: 'noise.png', mimeType: 'image/png', buffer: png });
+  expect(await browser.page.getByTestId('pending-files').innerText()).toContain('noise.png');
+  await send(prompt);
+  await waitFor('the answer', async () => (await agentText()).includes('PICTURE-ANSWER'), { timeoutMs: 60_000 });
+  const thumbnail = browser.page.locator('li.message.user [data-testid="attachment-thumbnail"]');
+  /** The thumbnail's source and width once the browser has decoded it (0 for a broken image). */
+  const loaded = () =>
+    thumbnail.evaluate((image: HTMLImageElement) => (image.complete ? { src: image.src, width: image.naturalWidth } : undefined));
+  expect(await waitFor('the thumbnail decoded', loaded)).toEqual({
+    src: expect.stringMatching(/^data:image\/png;base64,/),
+    width: 1024,
+  });
+  // The model got the very bytes, as an image part beside the text.
+  expect(bed.server.requests.at(-1)!.body.messages.at(-1).content).toContainEqual({
+    type: 'image_url',
+    image_url: { url: `data:image/png;base64,${png.toString('base64')}` },
+  });
+  await shot('attached-image');
+
+  // Read back from the server after a reload: the thumbnail is the chat's attachment route, and it decodes.
+  await browser.page.reload();
+  await waitFor('the conversation after the reload', async () => (await agentText()).includes('PICTURE-ANSWER'));
+  expect(await waitFor('the thumbnail decoded after the reload', loaded)).toEqual({
+    src: expect.stringMatching(new RegExp(`^${base}/api/chat/[\\w-]+/attachments/[0-9a-f]{64}$`)),
+    width: 1024,
+  });
+  expect(await thumbnail.getAttribute('alt')).toBe('noise.png');
+  await shot('attached-image-after-reload');
+  expect(bed.server.requests).toHaveLength(1);
 });
 
 it('shows an answer exactly once after a reload in the middle of it', async () => {
