@@ -8,7 +8,7 @@ import { createChatHandler, toNodeListener } from 'durable-agent/web';
 import { serveStatic } from '../../web/static-files';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../support/browser';
-import { pngBytes } from '../support/attachment-files';
+import { pdfBytes, pngBytes } from '../support/attachment-files';
 import { openaiReply, type FakeStep } from '../support/fake-model-server';
 import { scriptByPrompt } from '../support/script-by-prompt';
 import { killSpawnedWorkers, spawnWorker, type SpawnedWorker } from '../support/spawned-worker';
@@ -284,13 +284,17 @@ it('stops a long answer, and the session answers the next message', async () => 
   expect(await agentText()).not.toContain('long399');
 });
 
-it('attaches an image: a thumbnail on the page, the image at the model, the thumbnail again after a reload', async () => {
+it('attaches an image and a PDF: a thumbnail and a chip, both at the model, both again after a reload; the PDF only downloads', async () => {
   const prompt = 'What is in this picture?';
   scripts[prompt] = [openaiReply({ content: 'PICTURE-ANSWER: grey noise.' })];
   const png = pngBytes(8_000, 5);
+  const pdf = pdfBytes();
   await openNewChat();
-  await browser.page.locator('input[type="file"]').setInputFiles({ name: 'noise.png', mimeType: 'image/png', buffer: png });
-  expect(await browser.page.getByTestId('pending-files').innerText()).toContain('noise.png');
+  await browser.page.locator('input[type="file"]').setInputFiles([
+    { name: 'noise.png', mimeType: 'image/png', buffer: png },
+    { name: 'scan.pdf', mimeType: 'application/pdf', buffer: pdf },
+  ]);
+  expect(await browser.page.getByTestId('pending-files').innerText()).toMatch(/noise\.png[\s\S]*scan\.pdf/);
   await send(prompt);
   await waitFor('the answer', async () => (await agentText()).includes('PICTURE-ANSWER'), { timeoutMs: 60_000 });
   const thumbnail = browser.page.locator('li.message.user [data-testid="attachment-thumbnail"]');
@@ -301,11 +305,12 @@ it('attaches an image: a thumbnail on the page, the image at the model, the thum
     src: expect.stringMatching(/^data:image\/png;base64,/),
     width: 1024,
   });
-  // The model got the very bytes, as an image part beside the text.
-  expect(bed.server.requests.at(-1)!.body.messages.at(-1).content).toContainEqual({
-    type: 'image_url',
-    image_url: { url: `data:image/png;base64,${png.toString('base64')}` },
-  });
+  // The model got the very bytes, as an image part and a file part beside the text.
+  const sent = bed.server.requests.at(-1)!.body.messages.at(-1).content;
+  expect(sent).toContainEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } });
+  expect(JSON.stringify(sent)).toContain(pdf.toString('base64'));
+  const chip = browser.page.locator('li.message.user [data-testid="attachment-file"]');
+  expect(await chip.innerText()).toMatch(new RegExp(`scan\\.pdf\\s+application/pdf · ${pdf.length} B`));
   await shot('attached-image');
 
   // Read back from the server after a reload: the thumbnail is the chat's attachment route, and it decodes.
@@ -316,8 +321,21 @@ it('attaches an image: a thumbnail on the page, the image at the model, the thum
     width: 1024,
   });
   expect(await thumbnail.getAttribute('alt')).toBe('noise.png');
+  expect(await chip.innerText()).toMatch(new RegExp(`scan\\.pdf\\s+application/pdf · ${pdf.length} B`));
   await shot('attached-image-after-reload');
   expect(bed.server.requests).toHaveLength(1);
+
+  // Opened on its own, the PDF is a download, never a document of our origin (Content-Disposition: attachment).
+  const pdfUrl = new URL((await chip.getAttribute('href'))!, base).href;
+  const tab = await browser.page.context().newPage();
+  try {
+    const download = tab.waitForEvent('download');
+    await tab.goto(pdfUrl).catch(() => undefined);
+    expect((await download).suggestedFilename()).toBe('scan.pdf');
+    expect(tab.url()).not.toBe(pdfUrl);
+  } finally {
+    await tab.close();
+  }
 });
 
 it('shows an answer exactly once after a reload in the middle of it', async () => {
