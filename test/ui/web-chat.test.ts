@@ -284,16 +284,20 @@ it('stops a long answer, and the session answers the next message', async () => 
   expect(await agentText()).not.toContain('long399');
 });
 
-it('attaches an image and a PDF: a thumbnail and a chip, both at the model, both again after a reload; the PDF only downloads', async () => {
+it('takes a pasted image and a picked PDF: a thumbnail and a chip, both at the model, both again after a reload; the PDF only downloads', async () => {
   const prompt = 'What is in this picture?';
   scripts[prompt] = [openaiReply({ content: 'PICTURE-ANSWER: grey noise.' })];
   const png = pngBytes(8_000, 5);
   const pdf = pdfBytes();
   await openNewChat();
-  await browser.page.locator('input[type="file"]').setInputFiles([
-    { name: 'noise.png', mimeType: 'image/png', buffer: png },
-    { name: 'scan.pdf', mimeType: 'application/pdf', buffer: pdf },
-  ]);
+  // The image pasted into the message box, as a screenshot is; the PDF picked with the file input.
+  await browser.page.getByLabel('Message').evaluate((box, base64) => {
+    const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+    const clipboard = new DataTransfer();
+    clipboard.items.add(new File([bytes], 'noise.png', { type: 'image/png' }));
+    box.dispatchEvent(new ClipboardEvent('paste', { clipboardData: clipboard, bubbles: true, cancelable: true }));
+  }, png.toString('base64'));
+  await browser.page.locator('input[type="file"]').setInputFiles({ name: 'scan.pdf', mimeType: 'application/pdf', buffer: pdf });
   expect(await browser.page.getByTestId('pending-files').innerText()).toMatch(/noise\.png[\s\S]*scan\.pdf/);
   await send(prompt);
   await waitFor('the answer', async () => (await agentText()).includes('PICTURE-ANSWER'), { timeoutMs: 60_000 });
