@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { Message, Part, StreamResponse, Task } from '@a2a-js/sdk';
+import type { Message, Part, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
 import type { Client as A2AClient } from '@a2a-js/sdk/client';
 import { Context } from '@temporalio/activity';
 import type { Duration } from '@temporalio/common';
 import { z } from 'zod';
 import { ConfigurationError, ToolInputError } from '../core/errors';
 import { maxToolErrorChars, maxToolOutputChars } from '../core/limits';
+import { PersonInputNeeded } from '../core/tool-question';
 import { defineTool, type Tool, type ToolContext } from '../tools/define-tool';
 import { truncateOutput } from '../tools/truncate';
 
@@ -53,8 +54,9 @@ const maxRemoteIdChars = 200;
  *
  * The remote is untrusted input: its answer is cut to the tool output bound, its words in errors to the error bound,
  * its ids bounded before they are recorded. A remote task that ends otherwise than completed is an error result the
- * model reads; one that asks for input (`input-required`) is canceled and its question goes to the model: a remote's
- * question does not yet come to a person as an approval (docs/a2a.md, "Remote agents as tools").
+ * model reads, at once (not retried). One that asks for input (`input-required`) is put to the run's person as an
+ * approval (core/tool-question.ts); their answer goes to the same remote task, by the call's next activity, and a
+ * decline cancels it (docs/a2a.md, "Remote agents as tools"). One asking for credentials (`auth-required`) is canceled.
  */
 export function remoteA2AAgent(options: RemoteA2AAgentOptions): Tool<z.output<typeof inputSchema>> {
   const card = new URL(options.cardUrl);
@@ -71,6 +73,8 @@ export function remoteA2AAgent(options: RemoteA2AAgentOptions): Tool<z.output<ty
       ...(options.heartbeatTimeout !== undefined && { heartbeatTimeout: options.heartbeatTimeout }),
     },
     ...(options.needsApproval !== undefined && { needsApproval: options.needsApproval }),
+    // The remote's `input-required` is put to the run's person (core/tool-question.ts).
+    asksPerson: true,
     describeForApproval: ({ message }) => ({ headline: `ask the remote agent ${options.name}`, preview: message }),
     handler: (input, context) => callRemote(options, card, input.message, context),
   });
@@ -116,22 +120,74 @@ async function callRemote(options: RemoteA2AAgentOptions, card: URL, text: strin
         },
       );
     }
+  } else if (context.answer) {
+    // The person answered the question the remote task asked (workflows/tool-questions.ts): to that same task.
+    const asked = remoteTaskOf(context.answer.resume);
+    if (!asked) throw new Error(`the answer to ${options.name}'s question names no remote task: a bug in durable-agent`);
+    if (!context.answer.accepted) {
+      await cancelRemote(client, asked, context);
+      throw new ToolInputError(
+        `the person declined to answer the remote agent ${options.name}'s question (${context.answer.reason}); its task was canceled`,
+      );
+    }
+    // Recorded before the answer goes: an attempt after a lost one reads the task rather than answer it twice (a
+    // task still asking is put to the person again).
+    record(asked, context);
+    const answer = sdk.SendMessageRequest.fromJSON({
+      message: {
+        messageId: messageIdOf(),
+        role: 'ROLE_USER',
+        taskId: asked,
+        parts: [{ text: answerText(context.answer.content) }],
+      },
+    });
+    const sent = await send(client, answer, context);
+    if (typeof sent === 'string') return sent;
+    task = sent;
   } else {
     const request = sdk.SendMessageRequest.fromJSON({
       message: { messageId: messageIdOf(), role: 'ROLE_USER', parts: [{ text }] },
     });
-    const streaming = (await client.getAgentCard()).capabilities?.streaming === true;
-    if (streaming) task = await follow(client.sendMessageStream(request, requestOptions), undefined, context);
-    else {
-      const result = await client.sendMessage(request, requestOptions);
-      if ('messageId' in result) return bounded(textOf((result as Message).parts));
-      task = result as Task;
-      record(task.id, context);
-    }
+    const sent = await send(client, request, context);
+    if (typeof sent === 'string') return sent;
+    task = sent;
   }
   if (!task) throw new Error(`the remote agent ${options.name} answered with no task`);
-  return outcome(client, task, options.name, requestOptions);
+  return outcome(client, task, options.name, context);
 }
+
+/** A message sent, streaming when the card offers it: the task it started or went on with, or a direct answer's text. */
+async function send(client: A2AClient, request: SendMessageRequest, context: ToolContext): Promise<Task | string | undefined> {
+  const requestOptions = { signal: context.signal };
+  const streaming = (await client.getAgentCard()).capabilities?.streaming === true;
+  if (streaming) return follow(client.sendMessageStream(request, requestOptions), undefined, context);
+  const result = await client.sendMessage(request, requestOptions);
+  if ('messageId' in result) return bounded(textOf((result as Message).parts));
+  record((result as Task).id, context);
+  return result as Task;
+}
+
+/**
+ * Cancels a remote task, best effort and bounded: a remote that never answers a CancelTask (its executor never
+ * publishes `canceled`) must not hold the call until its timeout, when the result is already known.
+ */
+async function cancelRemote(client: A2AClient, id: string, context: ToolContext): Promise<void> {
+  const signal = AbortSignal.any([context.signal, AbortSignal.timeout(cancelWaitMs)]);
+  await client.cancelTask({ tenant: '', id, metadata: undefined }, { signal }).catch(() => undefined);
+}
+
+const cancelWaitMs = 10_000;
+
+/** What the person's answer tells the remote: their words, or a plain yes when they approved without any. */
+function answerText(content: Record<string, unknown>): string {
+  return typeof content.answer === 'string' && content.answer.trim() ? content.answer : 'yes';
+}
+
+/** The answer a remote's question takes: free text, given as the approval's arguments. */
+const answerSchema = {
+  type: 'object',
+  properties: { answer: { type: 'string', description: 'What to tell the remote agent; approving without it says "yes"' } },
+};
 
 /** The stream's events folded into the task as it ends (or stops), its id recorded as soon as it is known. */
 async function follow(
@@ -179,16 +235,23 @@ async function follow(
 }
 
 /** The call's result from the remote task: its answer, or an error result the model reads. */
-async function outcome(client: A2AClient, task: Task, name: string, requestOptions: { signal: AbortSignal }): Promise<string> {
+async function outcome(client: A2AClient, task: Task, name: string, context: ToolContext): Promise<string> {
   const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
   const said = clip(textOf(task.status?.message?.parts ?? []));
+  // The run's person answers a question (in a run that can ask), and the next activity of this call sends the answer.
+  if (state === TaskState.TASK_STATE_INPUT_REQUIRED && context.mayAsk)
+    throw new PersonInputNeeded({
+      text: said || `the remote agent ${name} asks for input`,
+      schema: answerSchema,
+      resume: { remoteTaskId: task.id } satisfies RemoteProgress,
+    });
   switch (state) {
     case TaskState.TASK_STATE_COMPLETED:
       return bounded(task.artifacts.map((artifact) => textOf(artifact.parts)).join('\n'));
     case TaskState.TASK_STATE_INPUT_REQUIRED:
     case TaskState.TASK_STATE_AUTH_REQUIRED:
-      // Nobody here can answer it yet: the remote task is canceled so it does not wait forever.
-      await client.cancelTask({ tenant: '', id: task.id, metadata: undefined }, requestOptions).catch(() => undefined);
+      // Nobody here can answer it: the remote task is canceled so it does not wait forever.
+      await cancelRemote(client, task.id, context);
       throw new ToolInputError(`the remote agent ${name} asked for input, which this call cannot give (task canceled): ${said}`);
     case TaskState.TASK_STATE_FAILED:
     case TaskState.TASK_STATE_REJECTED:

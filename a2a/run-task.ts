@@ -2,6 +2,7 @@ import { Role, TaskState, type Artifact, type Message, type Part, type Task } fr
 import type { Client } from '@temporalio/client';
 import { failureMessage } from '../client/failure-message';
 import type { AgentResult, PendingApproval } from '../core/result';
+import { textAnswerField } from '../core/tool-question';
 import { statusQuery } from '../workflows/definitions';
 
 /** The memo field that keeps a task's A2A context id in its run: read back with the task, never from this process. */
@@ -79,6 +80,9 @@ function approvalQuestion(request: PendingApproval, waiting: number): string {
   const by = request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '';
   const [headline, ...preview] = (request.description ?? request.summary).split('\n');
   const more = waiting > 1 ? ` (${waiting - 1} more call(s) wait after this one)` : '';
+  // A tool's question (a remote agent the run called asks): answered in words, no call to approve.
+  if (request.question && textAnswerField(request.question.schema) !== undefined)
+    return [`${headline}${by}${more}`, 'Answer with your reply; "decline" declines.'].join('\n');
   return [
     `Approve ${headline}?${by}${more}`,
     ...preview,

@@ -12,7 +12,8 @@ import type { Client } from '@temporalio/client';
 import { startAgent } from '../client/start-agent';
 import type { AgentInput } from '../core/resolve-input';
 import { isOwnedBy, ownerMemo } from '../serve/http/run-owner';
-import { agentWorkflowType, approveUpdate, denyUpdate, interruptUpdate } from '../workflows/definitions';
+import { textAnswerField } from '../core/tool-question';
+import { agentWorkflowType, approveUpdate, denyUpdate, interruptUpdate, statusQuery } from '../workflows/definitions';
 import { approvalMetaKey, contextMemoField, runTask, terminalStates } from './run-task';
 import { taskUpdates } from './task-updates';
 
@@ -202,7 +203,13 @@ export class RunTaskHandler implements A2ARequestHandler {
       throw new UnsupportedOperationError(`the call ${named} no longer waits; ${waiting} does: answer its question`);
     }
     const handle = this.options.client.workflow.getHandle(taskId);
-    if (/^\s*(approve|approved|yes|y)\s*[.!]?\s*$/i.test(text)) {
+    // A tool's question taking words (a remote agent of the run asks): the text is the answer; "decline" declines.
+    const request = (await handle.query(statusQuery)).pendingApprovals.find((pending) => pending.id === waiting);
+    const field = request?.question ? textAnswerField(request.question.schema) : undefined;
+    if (field !== undefined && !/^\s*(decline|declined)?\s*[.!]?\s*$/i.test(text)) {
+      const answer = JSON.stringify({ [field]: clip(text.trim(), maxAnswerChars) });
+      await handle.executeUpdate(approveUpdate, { args: [{ call: waiting, arguments: answer }] });
+    } else if (field === undefined && /^\s*(approve|approved|yes|y)\s*[.!]?\s*$/i.test(text)) {
       await handle.executeUpdate(approveUpdate, { args: [{ call: waiting }] });
     } else {
       const reason = text.trim() ? `the caller declined and said "${clip(text.trim(), 500)}"` : 'the caller declined';
@@ -265,6 +272,9 @@ function stateOf(task: Task): TaskState {
 function isSettled(task: Task): boolean {
   return terminalStates.has(stateOf(task)) || stateOf(task) === TaskState.TASK_STATE_INPUT_REQUIRED;
 }
+
+/** The longest answer a caller's words give a tool's question: they go into the run's history, as edited arguments do. */
+const maxAnswerChars = 20_000;
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;

@@ -52,7 +52,13 @@ export interface PrepareRunInput {
  * `paths` names its arguments that are paths in the workspace (tools/path-argument.ts): the run shows them resolved,
  * on the stream and in the activity's summary (absent in the setups of older runs, and for tools with none).
  */
-export type ToolRunSettings = ToolActivitySettings & { mcp?: McpToolOrigin; paths?: string[]; inWorkflow?: InWorkflowSettings };
+export type ToolRunSettings = ToolActivitySettings & {
+  mcp?: McpToolOrigin;
+  paths?: string[];
+  inWorkflow?: InWorkflowSettings;
+  /** The tool may ask the person mid-call (Tool's `asksPerson`): absent in the setups of older runs. */
+  asksPerson?: true;
+};
 
 export interface RunSetup {
   /** The agent the run starts with, its overrides applied, and every agent it can reach by handoff or as a subagent. */
@@ -142,7 +148,12 @@ export function createPrepareRun(registry: AgentRegistry, workspaceRoot: string 
 
 function runSettingsOf(tool: Tool): ToolRunSettings {
   const paths = pathArgumentsOf(tool);
-  return { ...tool.activity, ...(paths.length > 0 && { paths }), ...(tool.inWorkflow && { inWorkflow: tool.inWorkflow }) };
+  return {
+    ...tool.activity,
+    ...(paths.length > 0 && { paths }),
+    ...(tool.inWorkflow && { inWorkflow: tool.inWorkflow }),
+    ...(tool.asksPerson && { asksPerson: true }),
+  };
 }
 
 /**

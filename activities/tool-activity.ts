@@ -1,6 +1,13 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { failureTypes, ToolInputError } from '../core/errors';
+import {
+  maxQuestionChars,
+  maxResumeChars,
+  PersonInputNeeded,
+  type ToolAnswer,
+  type ToolQuestionOutput,
+} from '../core/tool-question';
 import type { McpToolOrigin } from '../mcp/types';
 import { maxToolErrorChars, maxToolOutputChars } from '../core/limits';
 import { untracedSpans, type AgentSpans } from '../telemetry/agent-spans';
@@ -32,6 +39,13 @@ export interface ToolActivityInput {
   evalScratch?: boolean;
   /** The approval policy's refusing path rules for this tool: checked against the real path each open reaches. */
   deniedPaths?: DeniedPaths[];
+  /**
+   * The run can ask its person for this call (a tool that `asksPerson`, or an MCP tool, in a run with the patch of
+   * workflows/tool-questions.ts): a question ends the activity as `{ question }` rather than as a refusal.
+   */
+  mayAsk?: boolean;
+  /** The person's answer to the question this call's previous activity asked (workflows/tool-questions.ts). */
+  answer?: ToolAnswer;
 }
 
 /**
@@ -45,8 +59,8 @@ export interface EchoedToolOutput {
   attachments?: AttachmentPart[];
 }
 
-/** A tool's activity: its output, or with `echoCallId` or attachments its output as an object. */
-export type ToolActivityFunction = (input: ToolActivityInput) => Promise<string | EchoedToolOutput>;
+/** A tool's activity: its output, or with `echoCallId` or attachments its output as an object, or the question it asks. */
+export type ToolActivityFunction = (input: ToolActivityInput) => Promise<string | EchoedToolOutput | ToolQuestionOutput>;
 
 /**
  * Wraps a tool as an activity named after it. Arguments are validated against
@@ -63,7 +77,16 @@ export function toolActivity(
 ): ToolActivityFunction {
   const roots = rootsOf(workspaceRoot);
   const attach = attachments && attachFor(attachments);
-  return (async ({ arguments: args, workspace, callId, echoCallId, evalScratch, deniedPaths }: ToolActivityInput) => {
+  return (async ({
+    arguments: args,
+    workspace,
+    callId,
+    echoCallId,
+    evalScratch,
+    deniedPaths,
+    mayAsk,
+    answer,
+  }: ToolActivityInput) => {
     // prepareRun checked the workspace once; a tool call scheduled by anything else is checked all the same.
     await assertRunWorkspace(roots, workspace, evalScratch ? 'scratch' : undefined).catch((error: Error) => {
       throw ApplicationFailure.create({ type: failureTypes.configuration, message: error.message, nonRetryable: true });
@@ -90,6 +113,8 @@ export function toolActivity(
               resumeFrom: recorded,
               ...(deniedPaths && { deniedPaths }),
               ...(attach && { attach }),
+              ...(mayAsk && tool.asksPerson && { mayAsk: true }),
+              ...(answer && { answer }),
               record(details) {
                 recorded = details;
                 if (!context.info.isLocal) context.heartbeat(details);
@@ -106,6 +131,7 @@ export function toolActivity(
       return { ...(echoCallId && { callId: callId ?? '' }), output: bounded, ...(parts.length > 0 && { attachments: parts }) };
     } catch (error) {
       if (error instanceof CancelledFailure) throw error;
+      if (error instanceof PersonInputNeeded) return questionOutput(tool.name, error, Boolean(mayAsk && tool.asksPerson));
       if (error instanceof ToolInputError) {
         throw ApplicationFailure.create({
           type: failureTypes.toolRefused,
@@ -130,4 +156,23 @@ function boundedError(error: unknown): unknown {
     message: truncateOutput(error.message, maxToolErrorChars),
     nonRetryable: error instanceof ApplicationFailure && Boolean(error.nonRetryable),
   });
+}
+
+/**
+ * A handler's question as the activity's result, bounded: the remote's words (untrusted) cut to maxQuestionChars,
+ * and a `resume` too heavy for history refused. A run that cannot ask (a tool without `asksPerson`, an older run) gets
+ * a refusal the model reads: never a question no one will see.
+ */
+export function questionOutput(tool: string, asked: PersonInputNeeded, mayAsk: boolean): ToolQuestionOutput {
+  const refuse = (why: string) =>
+    ApplicationFailure.create({
+      type: failureTypes.toolRefused,
+      message: truncateOutput(`not run: ${tool} ${why}: ${asked.question.text}`, maxToolErrorChars),
+      nonRetryable: true,
+    });
+  if (!mayAsk) throw refuse("asked for the person's input, which this run cannot ask for");
+  const { text, schema, resume } = asked.question;
+  if ((JSON.stringify(resume) ?? '').length > maxResumeChars || (JSON.stringify(schema) ?? '').length > maxResumeChars)
+    throw refuse('asked a question too large to keep');
+  return { question: { text: truncateOutput(text, maxQuestionChars), ...(schema && { schema }), resume } };
 }

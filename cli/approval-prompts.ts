@@ -1,3 +1,4 @@
+import { textAnswerField as answerField } from '../core/tool-question';
 import { isPolicyRule } from '../core/approval-policy';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { PendingApproval } from '../core/result';
@@ -77,16 +78,20 @@ export class ApprovalPrompter {
   private async put(request: PendingApproval, withdrawn: AbortSignal): Promise<void> {
     if (withdrawn.aborted) return;
     const { headline, preview, by } = parts(request);
+    // A tool's question that takes one line of text (a remote agent's) is answered with it, not with y or n.
+    const field = textAnswerField(request);
     // The preview (a file's content) first, so that the question is the last line the person reads.
     if (preview.length > 0) this.print([headline, ...preview].join('\n'));
-    // A subagent's call is in the subagent's conversation: `agent approve --args` edits it.
-    const editable = this.terminal !== undefined && !request.id.includes('/');
+    // A subagent's call is in the subagent's conversation: `agent approve --args` edits it. A question has no call to edit.
+    const editable = this.terminal !== undefined && !request.id.includes('/') && field === undefined;
     const hint = editable ? ' (e: edit the arguments, or paste them as one line of JSON)' : '';
+    const prompt =
+      field !== undefined ? `${headline}${by}\nyour answer (an empty line declines):` : `approve ${headline}?${by} [y/N]${hint}`;
     let choice: Choice | undefined;
     while (choice === undefined) {
-      const answer = await this.ask!(`approve ${headline}?${by} [y/N]${hint}`, withdrawn);
+      const answer = await this.ask!(prompt, withdrawn);
       if (answer === undefined || withdrawn.aborted) return this.notAsking(request, withdrawn);
-      choice = await this.choose(answer.trim(), request, editable);
+      choice = field !== undefined ? answered(field, answer.trim()) : await this.choose(answer.trim(), request, editable);
       if (withdrawn.aborted) return this.notAsking(request, withdrawn);
     }
     // Ours to decide now: the decision the stream tells next is this one, not news.
@@ -101,7 +106,7 @@ export class ApprovalPrompter {
     await decided.then(
       () =>
         this.print(
-          `${approved ? 'approved' : 'denied'} ${request.summary} (call ${request.id})${edited !== undefined ? ' with your arguments' : ''}`,
+          `${approved ? 'approved' : 'denied'} ${request.summary} (call ${request.id})${edited !== undefined ? ` with your ${field !== undefined ? 'answer' : 'arguments'}` : ''}`,
         ),
       (error: Error) =>
         this.print(
@@ -153,11 +158,23 @@ interface Choice {
   edited?: string;
 }
 
+/** A line typed in answer to a tool's question: the answer, as the approval's arguments; an empty line declines. */
+function answered(field: string, line: string): Choice {
+  return line === '' ? { approved: false } : { approved: true, edited: JSON.stringify({ [field]: line }) };
+}
+
+/** The one text field a tool's question takes, when that is all it asks for; undefined for a call to approve. */
+function textAnswerField(request: PendingApproval): string | undefined {
+  return request.question ? answerField(request.question.schema) : undefined;
+}
+
 /** For a run followed without a terminal: the request, and the commands that decide it from anywhere. */
 function howToDecide(workflowId: string, request: PendingApproval): string {
   const { headline, preview, by } = parts(request);
+  const field = textAnswerField(request);
+  const answer = field !== undefined ? ` --args '{"${field}": "…"}'` : '';
   return [
-    `waiting for approval: ${headline}${by}; decide with: agent approve ${workflowId} --call ${request.id}` +
+    `waiting for approval: ${headline}${by}; decide with: agent approve ${workflowId} --call ${request.id}${answer}` +
       ` (or agent deny ${workflowId} --call ${request.id} --reason "…")`,
     ...preview,
   ].join('\n');
@@ -170,6 +187,13 @@ function parts(request: PendingApproval): { headline: string; preview: string[];
   const agents = request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '';
   // The policy's rule that asks, by the name its author gave it (the default policy's own go unnamed, as before).
   const edited = request.edited ? ', edited arguments' : '';
-  const rule = isPolicyRule(request.rule) ? ` (rule ${request.rule}${edited})` : request.edited ? ' (edited arguments)' : '';
+  // A tool's question names no rule: no policy asked, the tool did (its headline says so).
+  const rule = request.question
+    ? ''
+    : isPolicyRule(request.rule)
+      ? ` (rule ${request.rule}${edited})`
+      : request.edited
+        ? ' (edited arguments)'
+        : '';
   return { headline, preview, by: `${rule}${agents}` };
 }

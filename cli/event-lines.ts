@@ -1,4 +1,5 @@
 import { describeWait } from '../workflows/run-status';
+import { questionRule } from '../core/tool-question';
 import { isPolicyRule } from '../core/approval-policy';
 import type { StreamEvent } from '../core/stream-events';
 import type { TrippedGuardrail } from '../core/guardrails';
@@ -91,7 +92,7 @@ export function approvalRequestedLine(event: Event<'approval_requested'>): strin
 }
 
 export function approvalDecidedLine(event: Event<'approval_decided'>): string {
-  const approved = event.edited ? '✓ approved with edited arguments' : '✓ approved';
+  const approved = event.rule === questionRule ? '✓ answered' : event.edited ? '✓ approved with edited arguments' : '✓ approved';
   return printable(`  ${event.approved ? approved : `✗ not approved (${event.reason ?? 'denied'})`}: call ${event.id}`);
 }
 

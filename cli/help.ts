@@ -84,7 +84,7 @@ ${agentFlags}`,
     summary: `serve                  the web chat: /api/chat (useChat), /api/ag-ui (AG-UI) and the chat page (docs/web.md)
       (the run options above, and) --port N (3000) --host H (127.0.0.1) --static DIR --principal-header NAME
       --proxy-secret-env NAME --trusted-proxy ADDR --idle-timeout SECONDS --allowed-origins URL[,URL]
-      --allowed-hosts NAME[,NAME] --allow-unauthenticated`,
+      --allowed-hosts NAME[,NAME] --allow-unauthenticated --max-body-bytes N`,
     flags: `serve                  the web chat: /api/chat (useChat), /api/ag-ui (AG-UI) and the chat page (docs/web.md)
       --port N                 port to listen on (default: 3000)
       --host H                 address to listen on (default: 127.0.0.1)
@@ -96,6 +96,7 @@ ${agentFlags}`,
       --allowed-origins URL[,URL]  other sites' pages that may call it (default: only its own page)
       --allowed-hosts NAME[,NAME]  names it answers to besides --host and loopback (a proxy's public name)
       --allow-unauthenticated  listen beyond loopback with no principal, or with one no proxy proves (else exit 2)
+      --max-body-bytes N       largest request body, files as base64 included (default: 1048576; 413 above it)
 ${agentFlags}`,
   },
   mcp: {

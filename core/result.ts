@@ -106,6 +106,11 @@ export interface PendingApproval {
   rule?: string;
   /** Set when the person's edited arguments asked again: the call now holds them (docs/policy.md). */
   edited?: boolean;
+  /**
+   * Set when the tool asks the person mid-call (core/tool-question.ts), not a policy before it runs: approving answers
+   * (the arguments given, a JSON object of `schema`, are the answer), denying declines.
+   */
+  question?: { schema?: Record<string, unknown> };
 }
 
 /**

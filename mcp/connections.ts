@@ -19,12 +19,35 @@ export interface McpRequestOptions {
 }
 
 /**
+ * A 2026-07-28 server's `input_required` answer to tools/call: what it asks (elicitations, keyed by its ids) and the
+ * state to echo back when the call is retried with the answers. A 2025-11-25 connection never gives one.
+ */
+export interface McpInputRequired {
+  inputRequired: { inputRequests: Record<string, unknown>; requestState?: string };
+}
+
+export function isInputRequired(result: CallToolResult | McpInputRequired): result is McpInputRequired {
+  return typeof (result as Partial<McpInputRequired>).inputRequired === 'object';
+}
+
+/** A tools/call retried with the answers to an `input_required` (MCP 2026-07-28's multi round-trip). */
+export interface McpRetry {
+  inputResponses: Record<string, unknown>;
+  requestState?: string;
+}
+
+/**
  * The calls a connection makes, whichever MCP revision it speaks: 2025-11-25 (`@modelcontextprotocol/sdk` 1.x's
  * Client) or 2026-07-28 (`@modelcontextprotocol/client` 2.x's, for a server that serves only that revision).
  */
 interface Speaker {
   listTools(cursor: string | undefined, options: McpRequestOptions): Promise<{ tools: McpTool[]; nextCursor?: string }>;
-  callTool(tool: string, args: Record<string, unknown>, options: McpRequestOptions): Promise<CallToolResult>;
+  callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    options: McpRequestOptions,
+    retry?: McpRetry,
+  ): Promise<CallToolResult | McpInputRequired>;
   /** How a failed request is told: the server's own refusal, a timeout (the connection is fine), or trouble. */
   failure(error: unknown): 'refused' | 'timeout' | 'unavailable';
   close(): Promise<void>;
@@ -135,13 +158,15 @@ export class McpConnections {
     });
   }
 
+  /** The tool's result, or (from a 2026-07-28 server) what it asks before it runs; `retry` answers that. */
   callTool(
     server: string,
     tool: string,
     args: Record<string, unknown>,
     options: McpRequestOptions = {},
-  ): Promise<CallToolResult> {
-    return this.request(server, options, (client) => client.callTool(tool, args, options));
+    retry?: McpRetry,
+  ): Promise<CallToolResult | McpInputRequired> {
+    return this.request(server, options, (client) => client.callTool(tool, args, options, retry));
   }
 
   /** Closes every connection (stops every stdio server); a later request opens them again. */
@@ -196,8 +221,7 @@ export class McpConnections {
       try {
         return await this.openLegacy(server, config);
       } catch (error) {
-        // A server of the 2026-07-28 revision only refuses `initialize`, naming the revisions it serves.
-        if (!describe(error).includes(modernRevision)) throw error;
+        if (!servesOnlyModern(error)) throw error;
         return await this.openModern(server, config);
       }
     } catch (error) {
@@ -233,10 +257,12 @@ export class McpConnections {
           })
         : new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
     if (transport instanceof sdk.StdioClientTransport) this.logStderr(server, transport);
-    // No elicitation declared, and input_required handed back (never fulfilled): this client asks no person yet.
+    // Form elicitation declared, and input_required handed back rather than fulfilled here: the run asks its person
+    // (workflows/tool-questions.ts) and the call is retried with the answer, by another activity, maybe on another worker.
     const client = new sdk.Client(clientInfo, {
       versionNegotiation: { mode: { pin: modernRevision } },
       inputRequired: { autoFulfill: false },
+      capabilities: { elicitation: { form: {} } },
     });
     return this.connected(client, transport, modernSpeaker(client, sdk));
   }
@@ -348,21 +374,22 @@ function modernSpeaker(client: InstanceType<ModernSdk['Client']>, sdk: ModernSdk
         nextCursor?: string;
       };
     },
-    async callTool(tool, args, options) {
+    async callTool(tool, args, options, retry) {
       const result = await client.callTool(
-        { name: tool, arguments: args },
+        {
+          name: tool,
+          arguments: args,
+          ...(retry && { inputResponses: retry.inputResponses }),
+          ...(retry?.requestState !== undefined && { requestState: retry.requestState }),
+        } as never,
         { ...requestOptions(options), allowInputRequired: true },
       );
-      // The tool asks for a person's input: this client cannot ask yet, so the call did not run, and the model is told.
       if (sdk.isInputRequiredResult(result)) {
         return {
-          content: [
-            {
-              type: 'text',
-              text: `not run: the MCP tool ${tool} asked for input (input_required), which this client cannot ask a person for`,
-            },
-          ],
-          isError: true,
+          inputRequired: {
+            inputRequests: (result.inputRequests ?? {}) as Record<string, unknown>,
+            ...(result.requestState !== undefined && { requestState: result.requestState }),
+          },
         };
       }
       return result as CallToolResult;
@@ -374,6 +401,21 @@ function modernSpeaker(client: InstanceType<ModernSdk['Client']>, sdk: ModernSdk
     close: () => client.close(),
   };
 }
+
+/**
+ * Whether `initialize` was refused by a server of the 2026-07-28 revision only. It names the revisions it serves: in the
+ * message over HTTP (`400 … supported versions: 2026-07-28`), in the error's data over stdio (`-32022 Unsupported
+ * protocol version: 2025-11-25`, data `{ supported: ['2026-07-28'] }`), where the message names only ours.
+ */
+function servesOnlyModern(error: unknown): boolean {
+  if (describe(error).includes(modernRevision)) return true;
+  const { code, data } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; data?: unknown };
+  const supported = (data as { supported?: unknown } | undefined)?.supported;
+  return code === unsupportedProtocolVersion && Array.isArray(supported) && supported.includes(modernRevision);
+}
+
+/** MCP's error code for a protocol version the server does not serve. */
+const unsupportedProtocolVersion = -32022;
 
 function describe(error: unknown): string {
   // Duck-typed: fetch's errors come from Node's own realm, where `instanceof Error` of another realm (a test's) is false.

@@ -21,8 +21,8 @@ export class DecryptionError extends AgentError {
  * caller derives it: payloads use a synthetic one, synthetic-nonce.ts), the
  * ciphertext, the 16-byte tag. The key id is the additional authenticated data, so bytes presented as
  * another key's fail authentication instead of decrypting to garbage. The one
- * scheme of this project: payloads (encryption-codec.ts) and transcript chunks
- * (storage/transcript/chunk-codec.ts) are both sealed here.
+ * scheme of this project: payloads (encryption-codec.ts), transcript chunks and
+ * attachments (content-codec.ts) are all sealed here.
  */
 export function seal(key: EncryptionKey, plaintext: Uint8Array, nonce: Uint8Array = randomBytes(nonceBytes)): Buffer {
   if (nonce.length !== nonceBytes) throw new Error(`an AES-GCM nonce is ${nonceBytes} bytes, not ${nonce.length}`);

@@ -32,7 +32,7 @@ export abstract class ObjectAttachmentStore implements AttachmentStore {
   protected abstract write(ref: string, bytes: Uint8Array): Promise<void>;
 
   async put(plaintext: Uint8Array): Promise<string> {
-    const { ref, bytes } = this.codec.encode(plaintext);
+    const { name: ref, bytes } = this.codec.encode(plaintext);
     if (!(await this.has(ref))) await this.write(ref, bytes);
     return ref;
   }

@@ -26,8 +26,8 @@ const nonceKeys = new WeakMap<EncryptionKey, Buffer>();
  * the ciphertext, or the object name) of a guessed plaintext to confirm a guess.
  * This is the synthetic-IV construction of deterministic authenticated
  * encryption (SIV; AES-GCM-SIV derives its nonce the same way), with GCM's own
- * tag still authenticating every byte. Transcript chunks are named the same way
- * (storage/transcript/chunk-codec.ts): one plaintext, one object.
+ * tag still authenticating every byte. Transcript chunks and attachments are
+ * sealed and named the same way (content-codec.ts): one plaintext, one object.
  */
 export function syntheticNonce(key: EncryptionKey, plaintext: Uint8Array): Buffer {
   let nonceKey = nonceKeys.get(key);

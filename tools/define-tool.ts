@@ -2,6 +2,7 @@ import type { Duration } from '@temporalio/common';
 import { z } from 'zod';
 import type { ApprovalText } from '../core/approval-description';
 import { ConfigurationError } from '../core/errors';
+import type { ToolAnswer } from '../core/tool-question';
 import type { DeniedPaths } from '../core/approval-policy';
 import type { AttachmentMediaType, AttachmentPart } from '../core/attachments';
 import type { ToolOutput } from '../core/tool-output';
@@ -28,6 +29,13 @@ export interface ToolContext {
    * really lies under one of them.
    */
   deniedPaths?: readonly DeniedPaths[];
+  /**
+   * Whether the call may ask the run's person mid-call (a tool with `asksPerson`, in a run that can): throw
+   * `PersonInputNeeded` (core/tool-question.ts) with the question, and the call is called again with the answer.
+   */
+  mayAsk?: boolean;
+  /** The person's answer to the question the previous activity of this call asked, with that question's `resume`. */
+  answer?: ToolAnswer;
   /**
    * Checks bytes the tool read against the media type they claim (core/attachment-sniff.ts: an executable named .png,
    * a PNG with something appended, a PDF with JavaScript are refused) and stores them in the attachment store, beside
@@ -96,6 +104,11 @@ export interface Tool<Input = unknown> {
    * The handler is never called, and no activity is registered for the tool.
    */
   inWorkflow?: InWorkflowSettings;
+  /**
+   * A call may need the person's answer mid-call (a remote agent's question): its handler is told (`mayAsk`) and may
+   * throw `PersonInputNeeded`; the run asks the person through its approvals and calls the tool again with the answer.
+   */
+  asksPerson?: boolean;
 }
 
 /** How a tool the workflow runs itself is bounded (Tool's `inWorkflow`). */
@@ -122,6 +135,8 @@ export interface ToolSpec<Schema extends z.ZodType> {
   describeForApproval?: (input: z.output<Schema>) => ApprovalText;
   /** No call changes anything (Tool's `readOnly`). */
   readOnly?: boolean;
+  /** A call may ask the person mid-call (Tool's `asksPerson`). */
+  asksPerson?: boolean;
 }
 
 const defaultActivitySettings: ToolActivitySettings = {
@@ -155,6 +170,7 @@ export function defineTool<Schema extends z.ZodType>(spec: ToolSpec<Schema>): To
     ...(spec.needsApproval !== undefined && { needsApproval: spec.needsApproval }),
     ...(spec.describeForApproval && { describeForApproval: spec.describeForApproval }),
     ...(spec.readOnly !== undefined && { readOnly: spec.readOnly }),
+    ...(spec.asksPerson && { asksPerson: true }),
   };
 }
 

@@ -1,3 +1,4 @@
+import { attachmentOf, attachmentResponse } from './attachment-bytes';
 import { readChatRequest } from './chat-request';
 import { problem, RequestFlow, type TurnToFollow, type WebEndpointOptions } from './request-flow';
 import { serveStatic } from './static-files';
@@ -25,7 +26,10 @@ export type ChatHandler = (request: Request) => Promise<Response>;
  * - `POST {path}`: `{ id, messages }` from DefaultChatTransport; the newest user message goes to session `id`
  *   (started on its first message), or the approval responses it carries are decided; the response streams the turn.
  * - `GET {path}/:id/stream`: the turn in progress from its start (useChat's resume), 204 when none runs.
- * - `GET {path}/:id`: `{ id, messages, turnInProgress }`, the conversation as UIMessages.
+ * - `GET {path}/:id`: `{ id, messages, turnInProgress }`, the conversation as UIMessages, a user message's images and
+ *   files as `file` parts whose URL is the next route.
+ * - `GET {path}/:id/attachments/:ref`: the bytes of an image or file that one of the session's user messages carries,
+ *   with the headers that keep a browser from interpreting them (web/attachment-bytes.ts); any other ref is 404.
  * - `POST {path}/:id/stop`: interrupts the turn in progress; the session goes on. Aborting a request never does.
  * Every route first passes the checks of serve/http/request-guard.ts (Origin, Host, JSON bodies) and `authorize`.
  */
@@ -48,7 +52,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         const page = options.staticDirectory ? await serveStatic(request, options.staticDirectory) : undefined;
         return page ?? problem(404, `no such route; the chat routes are under ${base}`);
       }
-      const allowed = route.kind === 'conversation' || route.kind === 'resume' ? 'GET' : 'POST';
+      const allowed = route.kind === 'conversation' || route.kind === 'resume' || route.kind === 'attachment' ? 'GET' : 'POST';
       if (request.method !== allowed) return problem(405, `${allowed} only here`, { allow: allowed });
       const principal = await flow.principal(request);
       switch (route.kind) {
@@ -57,7 +61,19 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         case 'conversation': {
           const session = await flow.open(principal, route.id);
           const [messages, turn] = await Promise.all([session.conversation(), session.turnInProgress()]);
-          return Response.json({ id: route.id, messages: toUiMessages(messages), turnInProgress: turn !== undefined });
+          const fileUrl = (part: { ref: string }) => `${base}/${encodeURIComponent(route.id)}/attachments/${part.ref}`;
+          return Response.json({
+            id: route.id,
+            messages: toUiMessages(messages, fileUrl),
+            turnInProgress: turn !== undefined,
+          });
+        }
+        case 'attachment': {
+          // The session's owner only (404 for anyone else), and a ref its own messages carry (404 for any other).
+          const session = await flow.open(principal, route.id);
+          const part = attachmentOf(await session.conversation(), route.ref);
+          if (!part) return problem(404, 'no such attachment in this chat');
+          return attachmentResponse(part, flow.attachments, request);
         }
         case 'resume': {
           const session = await flow.open(principal, route.id);
@@ -73,7 +89,11 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
 }
 
 type Route =
-  { kind: 'chat' } | { kind: 'conversation'; id: string } | { kind: 'resume'; id: string } | { kind: 'stop'; id: string };
+  | { kind: 'chat' }
+  | { kind: 'conversation'; id: string }
+  | { kind: 'resume'; id: string }
+  | { kind: 'stop'; id: string }
+  | { kind: 'attachment'; id: string; ref: string };
 
 function routeOf(pathname: string, base: string): Route | undefined {
   const path = pathname.replace(/\/+$/, '');
@@ -89,5 +109,6 @@ function routeOf(pathname: string, base: string): Route | undefined {
   if (rest.length === 1) return { kind: 'conversation', id };
   if (rest.length === 2 && rest[1] === 'stream') return { kind: 'resume', id };
   if (rest.length === 2 && rest[1] === 'stop') return { kind: 'stop', id };
+  if (rest.length === 3 && rest[1] === 'attachments') return { kind: 'attachment', id, ref: rest[2] };
   return undefined;
 }

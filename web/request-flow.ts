@@ -7,6 +7,8 @@ import { defaultMaxBodyBytes, readJsonBody } from '../serve/http/request-body';
 import { AttachmentRefusedError, storeAttachments, type AttachmentInput } from '../client/attachment-input';
 import type { AttachmentPart } from '../core/attachments';
 import type { StartAfter } from './turn-response';
+import type { AttachmentStore } from '../storage/attachment-store';
+import { agentStores } from '../storage/stores';
 
 /**
  * The one request flow behind both web endpoints (useChat's, web/chat-handler.ts, and AG-UI's, web/ag-ui-handler.ts):
@@ -30,6 +32,11 @@ export interface WebEndpointOptions extends ChatSessionsOptions, RequestGuardOpt
    * (addresses, internals) are for the operator. `console.error` by default.
    */
   onError?(error: unknown, request: Request): void;
+  /**
+   * Where a message's images and files are stored, and read back for the page (web/attachment-bytes.ts): the store the
+   * workers share (storage/stores.ts, from the environment) unless given.
+   */
+  attachments?: AttachmentStore;
 }
 
 /** What a request asks of a session, whichever protocol it came in. */
@@ -60,6 +67,13 @@ export class RequestFlow {
     this.sessions = new ChatSessions(options);
     this.maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   }
+
+  /** The attachment store, built from the environment on first use (a handler that never sees a file never builds it). */
+  get attachments(): AttachmentStore {
+    this.store ??= this.options.attachments ?? agentStores().attachments;
+    return this.store;
+  }
+  private store: AttachmentStore | undefined;
 
   /**
    * Every request: refused before anything reads it when a browser may not make it (request-guard.ts), then the
@@ -118,7 +132,7 @@ export class RequestFlow {
   ): Promise<TurnToFollow> {
     const existing = await this.sessions.open(principal, this.assertId(id));
     // Checked and stored before anything reaches the session: a refused file sends nothing (422).
-    const attachments = await storedFiles(files);
+    const attachments = files.length > 0 ? await storedFiles(files, this.attachments) : [];
     if (!existing) {
       const started = await this.sessions.start(principal, id, text, attachments);
       if (!started) throw new ChatRequestError(404, `no such ${this.noun}`);
@@ -224,10 +238,9 @@ function logFailure(error: unknown, request: Request): void {
 }
 
 /** A message's files, checked and stored (client/attachment-input.ts); one refused is the request's 422. */
-async function storedFiles(files: AttachmentInput[]): Promise<AttachmentPart[]> {
-  if (files.length === 0) return [];
+async function storedFiles(files: AttachmentInput[], store: AttachmentStore): Promise<AttachmentPart[]> {
   try {
-    return await storeAttachments(files);
+    return await storeAttachments(files, store);
   } catch (error) {
     if (error instanceof AttachmentRefusedError) throw new ChatRequestError(422, error.message);
     throw error;

@@ -1,3 +1,4 @@
+import type { AttachmentPart } from '../core/attachments';
 import type { Message } from '../core/messages';
 import { assistantMessageId, steeredMessageId } from './ui-message-chunks';
 
@@ -11,6 +12,14 @@ export interface ConversationUiMessage {
 export type ConversationUiPart =
   | { type: 'step-start' }
   | { type: 'text'; text: string; state: 'done' }
+  /** An image or file the message carries: `url` is where the page reads its bytes (web/attachment-bytes.ts). */
+  | {
+      type: 'file';
+      mediaType: string;
+      filename?: string;
+      url: string;
+      providerMetadata: { durableAgent: { size: number } };
+    }
   | { type: 'reasoning'; text: string; state: 'done' }
   | {
       type: `tool-${string}`;
@@ -26,9 +35,12 @@ export type ConversationUiPart =
  * message per turn (one step per model reply, its tool calls as tool parts with their results), with the same ids
  * the live stream gives (`turn-N`), so a resumed turn replaces its message instead of adding a second one. A
  * steering message is a user message inside its turn: the turn's answer goes on after it in a message of its own,
- * with the id a steering message's response gives it (`turn-N-steered-I`, after I model calls).
+ * with the id a steering message's response gives it (`turn-N-steered-I`, after I model calls). A user message's
+ * attachments come first, as `file` parts (useChat puts a message's files before its text too), each at the URL
+ * `fileUrl` gives it, with its size in `providerMetadata.durableAgent` (a UIMessage file part has no field for it);
+ * without `fileUrl` they are left out.
  */
-export function toUiMessages(conversation: Message[]): ConversationUiMessage[] {
+export function toUiMessages(conversation: Message[], fileUrl?: (part: AttachmentPart) => string): ConversationUiMessage[] {
   const messages: ConversationUiMessage[] = [];
   let turn = 0;
   /** Model calls of the turn so far, and where the answer goes on after steering messages (their count then). */
@@ -40,7 +52,16 @@ export function toUiMessages(conversation: Message[]): ConversationUiMessage[] {
   for (const message of conversation) {
     if (message.role === 'system') continue;
     if (message.role === 'user') {
-      const text = [{ type: 'text' as const, text: message.content, state: 'done' as const }];
+      const files: ConversationUiPart[] = fileUrl
+        ? (message.attachments ?? []).map((part) => ({
+            type: 'file',
+            mediaType: part.mediaType,
+            ...(part.name !== undefined && { filename: part.name }),
+            url: fileUrl(part),
+            providerMetadata: { durableAgent: { size: part.size } },
+          }))
+        : [];
+      const text: ConversationUiPart[] = [...files, { type: 'text', text: message.content, state: 'done' }];
       answer = undefined;
       if (message.steering && turn > 0) {
         steeredAt = calls;

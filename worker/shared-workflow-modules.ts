@@ -35,6 +35,7 @@ export const sharedWorkflowModules: readonly string[] = [
   '../core/tool-arguments',
   '../core/tool-names',
   '../core/tool-pairing',
+  '../core/tool-question',
   '../core/usage',
   '../core/visible-text',
   '../core/workspace-path',

@@ -18,6 +18,7 @@ import { maxPromptChars } from '../core/limits';
 import { zeroUsage, type Usage } from '../core/usage';
 import type { AgentResult, AgentStatus, ApprovalDecision, PendingApproval, TurnReply } from '../core/result';
 import type { CoreActivities, RunSetup } from '../activities';
+import { questionRule } from '../core/tool-question';
 import { withMcpTools } from './mcp/list-tools';
 import { observedToolCalls } from '../core/observed-tool-calls';
 import { AgentStream } from './agent-stream';
@@ -101,7 +102,8 @@ export class AgentWorkflowRun implements StatusSources {
           approved: decision.approved,
           ...(!decision.approved && { reason: decision.reason }),
           ...(rule !== undefined && { rule }),
-          ...(decision.approved && decision.arguments !== undefined && { edited: true }),
+          // A tool's question answered with arguments is an answer, not an edit: the call's own arguments stand.
+          ...(decision.approved && decision.arguments !== undefined && rule !== questionRule && { edited: true }),
         }),
     });
     this.approvals.restore(carried?.turn?.openRound?.waiting ?? []);

@@ -36,6 +36,8 @@ import type { RoundLedger } from './round-ledger';
 import { runPriority } from './run-priority';
 import { echoesCallId, toolActivityId } from './tool-activity-id';
 import { evalToolAnswer } from './eval-tool-gate';
+import { answerOf, mayAskPerson, questionRequest, resumedActivityId } from './tool-questions';
+import { isToolQuestionOutput, maxQuestionsPerCall, type ToolQuestion, type ToolQuestionOutput } from '../core/tool-question';
 
 /** What a reply's tool calls run with: the run's settings and parts, the agent that asked, and the round's ledger. */
 export interface CallsSetting {
@@ -308,10 +310,60 @@ function runTool(checked: CheckedCall, setting: CallsSetting): Promise<ToolResul
 }
 
 function runActivity(checked: CheckedCall, setting: CallsSetting): Promise<ToolResultMessage> {
-  const { call, parsed, summary, done } = checked;
+  const { call, summary, done } = checked;
   const settings = setting.setup.tools[call.name];
   if (settings.inWorkflow) return runInWorkflow(checked, setting, boundForAgent(settings.inWorkflow, setting.agent));
   started(setting, checked);
+  // A remote tool that may ask the person mid-call (workflows/tool-questions.ts); a local activity never does.
+  const mayAsk = !settings.local && (settings.mcp !== undefined || settings.asksPerson === true) && mayAskPerson();
+  const failed = (error: unknown) => {
+    if (isCancellation(error)) throw error;
+    return done(summary, `Error: ${describeToolFailure(call.name, error, settings)}`, true);
+  };
+  // `then`, not async/await: one promise per call rather than two (the SDK's promise hook, as in runToolCalls).
+  return scheduleTool(checked, setting, mayAsk ? { mayAsk: true } : {}, 0).then((answered) => {
+    if (isToolQuestionOutput(answered)) return askAndResume(checked, setting, answered.question).catch(failed);
+    if (typeof answered === 'string') return done(summary, answered, false);
+    // A recorded result for another call: this code starts the calls in another order than the run recorded.
+    // Failing the workflow task (a plain Error) stops the run here, and fails `agent replay`, rather than pair
+    // them wrongly. (An object without a call id is a remote activity's output with attachments.)
+    if (answered.callId !== undefined && answered.callId !== call.id)
+      throw new Error(
+        `nondeterminism: the local activity result recorded for tool call ${answered.callId} came back to call ${call.id}`,
+      );
+    return done(summary, answered.output, false, zeroUsage, answered.attachments);
+  }, failed);
+}
+
+/**
+ * The tool asked the person mid-call: the question goes through the run's approvals (every surface asks it the same
+ * way), and the call goes on in a new activity with the answer, as often as the tool asks again (up to
+ * maxQuestionsPerCall). The question is the previous activity's result, in history: a worker killed meanwhile loses
+ * nothing. Not counted as waiting, so a round with a question open is never handed to the next run.
+ */
+async function askAndResume(checked: CheckedCall, setting: CallsSetting, first: ToolQuestion): Promise<ToolResultMessage> {
+  const { call, summary, done } = checked;
+  let question = first;
+  for (let round = 1; round <= maxQuestionsPerCall; round++) {
+    const request = questionRequest(call, question, [setting.agent.name]);
+    const decision = await setting.approvals.await(request, setting.input.approval?.timeoutSeconds);
+    const answered = await scheduleTool(checked, setting, { mayAsk: true, answer: answerOf(decision, question) }, round);
+    if (typeof answered === 'string') return done(summary, answered, false);
+    if (!isToolQuestionOutput(answered)) return done(summary, answered.output, false, zeroUsage, answered.attachments);
+    question = answered.question;
+  }
+  return done(summary, `Error: not run: ${call.name} asked more than ${maxQuestionsPerCall} questions`, true);
+}
+
+/** One activity of a tool call: the first (`round` 0), or one that resumes it with the person's answer. */
+function scheduleTool(
+  checked: CheckedCall,
+  setting: CallsSetting,
+  asking: Pick<ToolActivityInput, 'mayAsk' | 'answer'>,
+  round: number,
+): Promise<string | EchoedToolOutput | ToolQuestionOutput> {
+  const { call, parsed, summary } = checked;
+  const settings = setting.setup.tools[call.name];
   const retry = {
     maximumAttempts: settings.maximumAttempts,
     initialInterval: settings.initialRetryInterval,
@@ -320,8 +372,9 @@ function runActivity(checked: CheckedCall, setting: CallsSetting): Promise<ToolR
   const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
   // A tool that opted in (`activity: { local: true }`) runs inside the workflow task: no activity events of its own.
   // A local activity's id is always its sequence number in this SDK (1.24 takes no activityId for one): it answers
-  // with the call id instead, checked below.
-  const activityId = settings.local ? undefined : toolActivityId(call.id);
+  // with the call id instead, checked by runTool.
+  const firstId = settings.local ? undefined : toolActivityId(call.id);
+  const activityId = round === 0 ? firstId : resumedActivityId(firstId, round);
   const echoCallId = settings.local && echoesCallId();
   const activity = (
     settings.local
@@ -338,9 +391,8 @@ function runActivity(checked: CheckedCall, setting: CallsSetting): Promise<ToolR
         })
   )[call.name];
   const denied = deniedPathsFor(setting.agent.policy, call.name);
-  let running: Promise<string | EchoedToolOutput>;
   try {
-    running = activity({
+    return activity({
       arguments: parsed,
       workspace: setting.input.workspace,
       callId: call.id,
@@ -350,28 +402,11 @@ function runActivity(checked: CheckedCall, setting: CallsSetting): Promise<ToolR
       ...(echoCallId && { echoCallId }),
       // An eval's tools run only in a scratch copy: the activity refuses any other workspace.
       ...(setting.input.evalTools && { evalScratch: true }),
+      ...asking,
     });
   } catch (error) {
-    running = Promise.reject(error);
+    return Promise.reject(error);
   }
-  // `then`, not async/await: one promise per call rather than two (the SDK's promise hook, as in runToolCalls).
-  return running.then(
-    (answered) => {
-      if (typeof answered === 'string') return done(summary, answered, false);
-      // A recorded result for another call: this code starts the calls in another order than the run recorded.
-      // Failing the workflow task (a plain Error) stops the run here, and fails `agent replay`, rather than pair
-      // them wrongly. (An object without a call id is a remote activity's output with attachments.)
-      if (answered.callId !== undefined && answered.callId !== call.id)
-        throw new Error(
-          `nondeterminism: the local activity result recorded for tool call ${answered.callId} came back to call ${call.id}`,
-        );
-      return done(summary, answered.output, false, zeroUsage, answered.attachments);
-    },
-    (error: unknown) => {
-      if (isCancellation(error)) throw error;
-      return done(summary, `Error: ${describeToolFailure(call.name, error, settings)}`, true);
-    },
-  );
 }
 
 /**
@@ -399,7 +434,7 @@ function runInWorkflow(checked: CheckedCall, setting: CallsSetting, bound: InWor
   );
 }
 
-type ToolActivities = Record<string, (input: ToolActivityInput) => Promise<string | EchoedToolOutput>>;
+type ToolActivities = Record<string, (input: ToolActivityInput) => Promise<string | EchoedToolOutput | ToolQuestionOutput>>;
 
 /** The call's path arguments (from the run's setup) and the workspace they are shown against. */
 function shownPathsOf(call: ToolCall, setting: CallsSetting): { paths: string[]; workspace: string } {

@@ -1,12 +1,14 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { failureTypes } from '../../core/errors';
 import { maxToolErrorChars, maxToolOutputChars } from '../../core/limits';
-import { McpRequestRefused, McpServerUnavailable, type McpConnections } from '../../mcp/connections';
+import { isInputRequired, McpRequestRefused, McpServerUnavailable, type McpConnections } from '../../mcp/connections';
 import { toolResultText } from '../../mcp/tool-result';
 import { truncateOutput } from '../../tools/truncate';
 import { untracedSpans, type AgentSpans } from '../../telemetry/agent-spans';
 import { heartbeating } from '../heartbeating';
-import type { EchoedToolOutput, ToolActivityInput } from '../tool-activity';
+import { questionOutput, type EchoedToolOutput, type ToolActivityInput } from '../tool-activity';
+import { PersonInputNeeded, type ToolQuestionOutput } from '../../core/tool-question';
+import { afterAnswer, firstQuestion } from './input-required';
 import { attachFor } from '../tool-attachments';
 import type { AttachmentStore } from '../../storage/attachment-store';
 import { mcpResultWithAttachments } from './result-attachments';
@@ -28,7 +30,7 @@ export function mcpToolActivity(
   attachments?: AttachmentStore,
 ) {
   const attach = attachments && attachFor(attachments);
-  return async function mcpTool(input: ToolActivityInput): Promise<string | EchoedToolOutput> {
+  return async function mcpTool(input: ToolActivityInput): Promise<string | EchoedToolOutput | ToolQuestionOutput> {
     return heartbeating(async (context) => {
       const name = context.info.activityType;
       if (!input?.mcp) {
@@ -45,14 +47,31 @@ export function mcpToolActivity(
         throw refusal(`invalid arguments for ${name}: the arguments must be a JSON object`);
       }
       try {
+        // The person's answer to the question the call's previous activity asked: the next question, or the retry.
+        const next = input.answer && afterAnswer(name, input.answer);
+        if (next instanceof PersonInputNeeded) return questionOutput(name, next, true);
+        if (next && 'declined' in next) throw refusal(next.declined);
         const result = await spans.toolCall(
           { tool: name, callId: input.callId, description: `MCP server "${server}", tool "${tool}"` },
           () =>
-            connections.callTool(server, tool, args as Record<string, unknown>, {
-              signal: context.cancellationSignal,
-              timeoutMs: context.info.startToCloseTimeoutMs,
-            }),
+            connections.callTool(
+              server,
+              tool,
+              args as Record<string, unknown>,
+              { signal: context.cancellationSignal, timeoutMs: context.info.startToCloseTimeoutMs },
+              next?.retry,
+            ),
         );
+        if (isInputRequired(result)) {
+          // The server's words: redacted like its errors, since they may quote its address.
+          const asked = firstQuestion(name, result);
+          if (typeof asked === 'string') throw refusal(connections.redact(asked));
+          if (!input.mayAsk)
+            throw refusal(
+              `not run: the MCP tool ${name} asked for input (input_required), which this run cannot ask a person for`,
+            );
+          return questionOutput(name, asked, true);
+        }
         // An error the server words may quote its own address: redacted like every MCP failure message.
         if (result.isError) throw refusal(connections.redact(toolResultText(result)) || `${name} failed without saying why`);
         const output = attach

@@ -52,12 +52,17 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
       'idle-timeout': { type: 'string' },
       'allowed-origins': { type: 'string' },
       'allowed-hosts': { type: 'string' },
+      'max-body-bytes': { type: 'string' },
     },
   });
   if (positionals.length > 0) throw new UsageError('serve takes no prompt: the page sends the messages');
   const port = values.port !== undefined ? parseInteger('--port', values.port) : 3000;
   const host = values.host ?? '127.0.0.1';
   const authorize = principalFromFlags('serve', host, values);
+  // A message's files travel in its request, as base64 (a third larger): 1 MiB by default takes about 750 KB of them.
+  const maxBodyBytes =
+    values['max-body-bytes'] !== undefined ? parseInteger('--max-body-bytes', values['max-body-bytes']) : undefined;
+  if (maxBodyBytes !== undefined && maxBodyBytes < 1024) throw new UsageError('--max-body-bytes must be at least 1024');
   const staticDirectory = values.static ? path.resolve(values.static) : existsSync(builtPage) ? builtPage : undefined;
   if (values.static && !existsSync(staticDirectory!)) throw new UsageError(`--static ${values.static}: no such directory`);
   const { prompt: _prompt, ...input } = {
@@ -76,6 +81,7 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
     taskQueue: session.taskQueue,
     input,
     authorize,
+    ...(maxBodyBytes !== undefined && { maxBodyBytes }),
   };
   // The handlers are made once the port is known: the names they answer to include it (servedHosts).
   let serveRequest: ((request: Request) => Promise<Response>) | undefined;

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WorkflowHandle } from '@temporalio/client';
+import { isRecord } from '../../core/is-record';
 import type { PendingApproval } from '../../core/result';
 import { approveUpdate, denyUpdate } from '../../workflows/definitions';
 
@@ -27,6 +28,31 @@ export const reasonForm = {
     },
   },
 } as const;
+
+/**
+ * The form a request is put with: the reason to decline, and the arguments to approve with instead (reasonForm); for a
+ * tool's question (core/tool-question.ts) the fields its own schema asks for instead of the arguments, so that the
+ * client's user answers in them, as they would the remote's own question.
+ */
+export function approvalForm(request: PendingApproval): { type: 'object'; properties: Record<string, unknown> } {
+  const asked = request.question?.schema?.properties;
+  if (!request.question || !isRecord(asked)) return reasonForm;
+  const { reason: _taken, ...fields } = asked;
+  return { type: 'object', properties: { ...fields, reason: reasonForm.properties.reason } };
+}
+
+/**
+ * What an accepted form approves with, as the approve update's `arguments` (JSON text; empty: as asked): the edited
+ * arguments of a call, or the answer to a tool's question (its fields, the reason left out).
+ */
+export function acceptedArguments(request: PendingApproval | undefined, content: unknown): string {
+  const given = isRecord(content) ? content : {};
+  if (request?.question) {
+    const { reason: _reason, ...answer } = given;
+    return Object.keys(answer).length > 0 ? JSON.stringify(answer) : '';
+  }
+  return typeof given.arguments === 'string' ? given.arguments.trim() : '';
+}
 
 /**
  * Puts each tool call of a run that waits for approval to the MCP client's user, through elicitation: accepted →
@@ -73,7 +99,7 @@ export class ElicitedApprovals {
     let answer: Awaited<ReturnType<Server['elicitInput']>>;
     try {
       answer = await this.server.elicitInput(
-        { mode: 'form', message: question(request), requestedSchema: reasonForm },
+        { mode: 'form', message: question(request), requestedSchema: approvalForm(request) as never },
         { signal, timeout: this.timeoutMs },
       );
     } catch (error) {
@@ -85,7 +111,7 @@ export class ElicitedApprovals {
       this.open.delete(request.id);
     }
     if (answer.action === 'accept') {
-      const edited = typeof answer.content?.arguments === 'string' ? answer.content.arguments.trim() : '';
+      const edited = acceptedArguments(request, answer.content);
       // Edited arguments the run refuses (not JSON, not an object) leave the call waiting: it is denied, saying why.
       await this.handle
         .executeUpdate(approveUpdate, { args: [{ call: request.id, ...(edited && { arguments: edited }) }] })
@@ -114,7 +140,8 @@ export class ElicitedApprovals {
 export function question(request: PendingApproval): string {
   const by = request.agents.length > 1 ? ` (asked by ${request.agents.join(' → ')})` : '';
   const [headline, ...preview] = (request.description ?? request.summary).split('\n');
-  return [`Approve ${headline}?${by}`, ...preview].join('\n');
+  // A tool's question is asked as it is (`remote_helper asks: Which day?`): there is no call to approve.
+  return [request.question ? `${headline}${by}` : `Approve ${headline}?${by}`, ...preview].join('\n');
 }
 
 function refusalOf(error: Error): string {

@@ -10,7 +10,7 @@ import {
 import type { WorkflowHandle } from '@temporalio/client';
 import type { PendingApproval } from '../../core/result';
 import { approveUpdate, denyUpdate, statusQuery } from '../../workflows/definitions';
-import { noElicitationReason, question, reasonForm } from './elicit-approvals';
+import { acceptedArguments, approvalForm, noElicitationReason, question } from './elicit-approvals';
 
 /**
  * Approvals for clients of MCP's 2026-07-28 revision, which has no server-to-client requests: a call that waits for a
@@ -68,7 +68,7 @@ export function approvalRequest(request: PendingApproval, approvalTimeoutMs: num
   return inputRequired.elicit({
     mode: 'form',
     message: `${question(request)}\n(answer by ${expires}; after that the call is not run)`,
-    requestedSchema: reasonForm,
+    requestedSchema: approvalForm(request) as never,
   });
 }
 
@@ -102,12 +102,13 @@ export async function decideWithAnswer(
   call: string,
   answer: unknown,
 ): Promise<'decided' | 'unanswered' | 'not waiting'> {
-  if (!(await pendingApprovals(handle)).some((pending) => pending.id === call)) return 'not waiting';
+  const request = (await pendingApprovals(handle)).find((pending) => pending.id === call);
+  if (!request) return 'not waiting';
   if (typeof answer !== 'object' || answer === null) return 'unanswered';
   const { action, content } = answer as { action?: unknown; content?: { reason?: unknown; arguments?: unknown } };
   if (action === 'accept') {
     // The form's Arguments field, as on the 2025 path (./elicit-approvals.ts): edits the run refuses deny the call.
-    const edited = typeof content?.arguments === 'string' ? content.arguments.trim() : '';
+    const edited = acceptedArguments(request, content);
     await handle
       .executeUpdate(approveUpdate, { args: [{ call, ...(edited && { arguments: edited }) }] })
       .catch(async (error: Error) => {

@@ -68,7 +68,8 @@ export abstract class ChunkStore implements TranscriptStore {
   }
 
   async append(parent: string | undefined, messages: Message[]): Promise<string> {
-    const { id, bytes } = this.codec.encode(JSON.stringify({ parent: parent ?? null, messages } satisfies Chunk));
+    const json = JSON.stringify({ parent: parent ?? null, messages } satisfies Chunk);
+    const { name: id, bytes } = this.codec.encode(Buffer.from(json));
     await this.writeChunk(id, bytes);
     const base = parent ? this.recent.get(parent) : [];
     if (base) this.remember(id, [...base, ...messages]);
@@ -80,7 +81,9 @@ export abstract class ChunkStore implements TranscriptStore {
     const bytes = await this.readChunk(id);
     if (bytes === undefined) return undefined;
     const json = this.codec.decode(id, bytes);
-    return json === undefined ? undefined : (JSON.parse(json) as Chunk);
+    return json === undefined
+      ? undefined
+      : (JSON.parse(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString()) as Chunk);
   }
 
   private remember(id: string, messages: Message[]): void {

@@ -13,6 +13,7 @@ import { createA2AHandler } from '../../a2a/a2a-handler';
 import { createAgentRegistry } from '../../agents/registry';
 import { startAgent } from '../../client/start-agent';
 import { toNodeListener } from '../../serve/http/node-listener';
+import { approveUpdate, statusQuery } from '../../workflows/definitions';
 import { openaiReply, type FakeStep } from '../support/fake-model-server';
 import { startRemoteA2AAgent, type RemoteScript } from '../support/a2a-remote-agent';
 import { fetchEvents, scheduledActivities } from '../support/history';
@@ -27,8 +28,9 @@ import { makeWorkspace } from '../support/workspace';
 // Our A2A server (a2a/) driven by @a2a-js/sdk's own client over HTTP: the agent card, a blocking SendMessage, a
 // streamed task that waits for approval while its worker is killed, and a reconnect that reads the task from Temporal.
 // The same kill catches a call of remoteA2AAgent mid-way, the SDK's own server as the remote agent
-// (test/support/a2a-remote-agent.ts): the next worker resumes the remote task. One kill, two cases: the spawned
-// workers are this file's cost.
+// (test/support/a2a-remote-agent.ts): the next worker resumes the remote task; and a remote task's question waiting
+// on the person, which the next worker's run takes the answer to. One kill, three cases: the spawned workers are this
+// file's cost.
 
 const bed = useTestBed();
 afterEach(() => expect(bed.server.refusals).toEqual([]));
@@ -40,7 +42,7 @@ let baseUrl: string;
 /** The worker of the first tests, killed by the last. */
 let workerA: SpawnedWorker;
 let remote: Awaited<ReturnType<typeof startRemoteA2AAgent>>;
-let remoteScript: () => RemoteScript = () => ({ answer: 'unset' });
+let remoteScript: (text: string) => RemoteScript = () => ({ answer: 'unset' });
 const definitions = path.join(__dirname, '..', 'fixtures', 'a2a-remote-agents.ts');
 
 /** Which principal a request is: the test says it in a header (a loopback test server; agent serve proves it). */
@@ -48,7 +50,7 @@ const principalHeader = 'x-test-principal';
 
 beforeAll(async () => {
   workspace = await makeWorkspace();
-  remote = await startRemoteA2AAgent(() => remoteScript());
+  remote = await startRemoteA2AAgent((text) => remoteScript(text));
   workerA = await startWorker('worker-a');
   const handler = createA2AHandler({
     client: bed.environment.client,
@@ -187,13 +189,22 @@ it('a task waiting for approval, and a remote agent call, survive their worker k
       openaiReply({ toolCalls: [{ id: 'r1', name: 'remote_helper', arguments: { message: 'What is 2 + 2?' } }] }),
       openaiReply({ content: 'The remote says four.' }),
     ],
+    'Book through the remote.': [
+      openaiReply({ toolCalls: [{ id: 'q1', name: 'remote_helper', arguments: { message: 'Book a train.' } }] }),
+      openaiReply({ content: 'Booked for Tuesday.' }),
+    ],
   });
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  remoteScript = () => ({ answer: 'Four.', gate });
+  remoteScript = (text) => (text === 'Book a train.' ? { ask: 'Which day?', answer: 'Booked' } : { answer: 'Four.', gate });
   const delegated = await startAgent(
     bed.environment.client,
     { prompt: 'Ask the remote.', agent: 'delegator', workspace },
+    { taskQueue },
+  );
+  const booking = await startAgent(
+    bed.environment.client,
+    { prompt: 'Book through the remote.', agent: 'delegator', workspace },
     { taskQueue },
   );
   const alice = await clientAs('alice');
@@ -213,8 +224,16 @@ it('a task waiting for approval, and a remote agent call, survive their worker k
     const pending = (await delegated.describe()).raw.pendingActivities ?? [];
     return pending.some((activity) => (activity.heartbeatDetails?.payloads?.length ?? 0) > 0);
   });
+  // The remote's question waits on the person, in the booking run's history.
+  await waitFor('the remote question asked', async () => {
+    const { pendingApprovals } = await booking.query(statusQuery);
+    return pendingApprovals.some((request) => request.id === 'q1' && request.rule === 'tool_question');
+  });
   await workerA.kill();
   await startWorker('worker-b');
+  await booking.executeUpdate(approveUpdate, { args: [{ call: 'q1', arguments: '{"answer":"Tuesday"}' }] });
+  expect(await booking.result()).toMatchObject({ status: 'completed', answer: 'Booked for Tuesday.' });
+  expect(toolResultsSent(received['Book through the remote.'][1])).toEqual([{ id: 'q1', content: 'Booked (you said: Tuesday)' }]);
   // A new client (a caller that lost its connection) reads the task from Temporal, then answers it.
   const again = await clientAs('alice');
   expect(stateOf(await again.getTask({ tenant: '', id: taskId }))).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
@@ -239,8 +258,10 @@ it('a task waiting for approval, and a remote agent call, survive their worker k
   await waitFor('the retry to follow the remote task', () => remote.methods.includes('SubscribeToTask'));
   release();
   expect(await delegated.result()).toMatchObject({ status: 'completed', answer: 'The remote says four.' });
-  expect(remote.executions).toHaveLength(1);
-  expect(remote.methods.filter((method) => method === 'SendStreamingMessage')).toHaveLength(1);
+  // One message for the sum; two on one task for the booking (the message, then the person's answer).
+  expect(remote.executions).toHaveLength(3);
+  expect(remote.methods.filter((method) => method === 'SendStreamingMessage')).toHaveLength(3);
+  expect(new Set(remote.taskIds).size).toBe(2);
   expect(toolResultsSent(received['Ask the remote.'][1])).toEqual([{ id: 'r1', content: 'Four.' }]);
   // Its key went to the remote with every request, and into no payload of the run.
   expect(remote.headersSeen.every((header) => header === 'the-remote-api-key')).toBe(true);

@@ -10,8 +10,12 @@ import { freePort } from '../../cli/dev-server/free-port';
 import { anthropicReply, openaiReply } from '../support/fake-model-server';
 import { fetchEvents } from '../support/history';
 import { startHttpMcpServer, stdioServerEntry } from '../support/mcp-test-server';
-import { createTestWorker, runAgent, uniqueTaskQueue } from '../support/temporal';
+import { createTestWorker, resolved, runAgent, uniqueTaskQueue } from '../support/temporal';
 import { useTestBed } from '../support/test-bed';
+import { randomUUID } from 'node:crypto';
+import { agentWorkflowType, approveUpdate, denyUpdate, statusQuery } from '../../workflows/definitions';
+import { toolResultsSent } from '../support/wire-results';
+import { waitFor } from '../support/wait-for';
 
 const bed = useTestBed();
 
@@ -74,6 +78,8 @@ it("offers a stdio server's tools as <server>_<tool> with their schemas, runs a 
     workspace: bed.workspace,
     callId: 'call_add',
     mcp: { server: 'calc', tool: 'add' },
+    // An MCP tool may ask the person mid-call (a 2026-07-28 server's input_required): the run says it can.
+    mayAsk: true,
   });
   expect(calls[3].result).toBe('5');
   // Model calls name the listing by its id: the schemas are in history once, in the listing, not in every call.
@@ -400,39 +406,72 @@ function processGone(pid: number): Promise<void> {
   });
 }
 
-it('uses the tools of a server of the 2026-07-28 revision only; one that needs a person is not run, and the model told', async () => {
+it("asks the person what a 2026-07-28 tool asks (input_required), across a worker's end, and resumes exactly that call", async () => {
   const http = await startHttpMcpServer(0, { revision: '2026-07-28' });
   try {
     bed.server.enqueue(
       openaiReply({
         toolCalls: [
           { id: 'call_add', name: 'modern_add', arguments: { a: 2, b: 3 } },
-          { id: 'call_ask', name: 'modern_ask', arguments: {} },
+          { id: 'call_lunch', name: 'modern_ask', arguments: { topic: 'lunch' } },
+          { id: 'call_dinner', name: 'modern_ask', arguments: { topic: 'dinner' } },
         ],
       }),
-      openaiReply({ content: 'Five; the other asked first.' }),
+      openaiReply({ content: 'Five; lunch is on, dinner is not.' }),
     );
     const taskQueue = uniqueTaskQueue('mcp-2026');
-    const worker = await createTestWorker(bed.environment, {
+    const workerOptions = { taskQueue, env: bed.server.providerEnv, mcpServers: { modern: { url: http.url } } };
+    const handle = await bed.environment.client.workflow.start(agentWorkflowType, {
       taskQueue,
-      env: bed.server.providerEnv,
-      mcpServers: { modern: { url: http.url } },
+      workflowId: `mcp-ask-${randomUUID()}`,
+      args: [resolved({ prompt: 'Add, then ask', model: 'openai:gpt-4o-mini', tools: ['mcp:modern'], workspace: bed.workspace })],
     });
-    const { result } = await worker.runUntil(
-      runAgent(bed.environment, taskQueue, {
-        prompt: 'Add, then ask',
-        model: 'openai:gpt-4o-mini',
-        tools: ['mcp:modern'],
-        workspace: bed.workspace,
+    // The first worker runs the calls up to the questions, and is gone before the person answers them.
+    const first = await createTestWorker(bed.environment, workerOptions);
+    const asked = await first.runUntil(() =>
+      waitFor('both questions asked', async () => {
+        const { pendingApprovals } = await handle.query(statusQuery);
+        return pendingApprovals.length === 2 && pendingApprovals;
       }),
     );
-    expect(result).toMatchObject({ status: 'completed', answer: 'Five; the other asked first.' });
-    expect(toolNames(bed.server.requests[0].body)).toEqual(['modern_add', 'modern_ask']);
-    const results = bed.server.requests[1].body.messages.filter((message: { role: string }) => message.role === 'tool');
-    expect(results.map((message: { content: string }) => message.content)).toEqual([
-      '5',
-      // This client declares no elicitation (it cannot ask a person yet), so the server may not ask: it refuses.
-      expect.stringMatching(/refused the request: .*do not declare the required capability/),
+    expect(asked.map((request) => request.id).sort()).toEqual(['call_dinner', 'call_lunch']);
+    const lunch = asked.find((request) => request.id === 'call_lunch')!;
+    expect(lunch).toMatchObject({ tool: 'modern_ask', rule: 'tool_question', question: { schema: { type: 'object' } } });
+    // The server's words, its right-to-left override made visible.
+    expect(lunch.description).toContain('modern_ask asks: Sure about lunch?\\u{202E}');
+    expect(lunch.description).not.toContain('\u202E');
+    expect(toolNames(bed.server.requests[0].body)).toEqual(['modern_add', 'modern_pid', 'modern_ask']);
+
+    const second = await createTestWorker(bed.environment, workerOptions);
+    const result = await second.runUntil(async () => {
+      await handle.executeUpdate(approveUpdate, { args: [{ call: 'call_lunch', arguments: '{"note":"yes please"}' }] });
+      await handle.executeUpdate(denyUpdate, { args: [{ call: 'call_dinner', reason: 'not tonight' }] });
+      return handle.result();
+    });
+    expect(result).toMatchObject({ status: 'completed', answer: 'Five; lunch is on, dinner is not.' });
+    expect(toolResultsSent(bed.server.requests[1])).toEqual([
+      { id: 'call_add', content: '5' },
+      { id: 'call_lunch', content: 'asked about lunch; the user said: yes please' },
+      {
+        id: 'call_dinner',
+        content: "Error: not run: the person declined the MCP tool modern_ask's question (denied: not tonight)",
+      },
+    ]);
+    // The lunch call was sent again with its answer, once; the declined one was not sent again.
+    const asks = http.requests.filter((request) => request.tool === 'ask');
+    expect(asks).toEqual([
+      { method: 'tools/call', tool: 'ask' },
+      { method: 'tools/call', tool: 'ask' },
+      { method: 'tools/call', tool: 'ask', answered: true },
+    ]);
+    const calls = activityCalls(await fetchEvents(bed.environment.client, handle.workflowId)).filter(
+      (call) => call.activityType === 'modern_ask',
+    );
+    expect(calls.map((call) => (call.input as { answer?: { accepted: boolean } }).answer?.accepted)).toEqual([
+      undefined,
+      undefined,
+      true,
+      false,
     ]);
   } finally {
     await http.close();

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { AgentCard, formatSSEEvent, SSE_HEADERS, TaskState, type Part } from '@a2a-js/sdk';
+import { AgentCard, formatSSEEvent, Role, SSE_HEADERS, TaskState, type Part } from '@a2a-js/sdk';
 import {
   AgentEvent,
   DefaultRequestHandler,
@@ -13,24 +13,34 @@ import {
 export interface RemoteScript {
   answer: string;
   gate?: Promise<void>;
+  /** Ask this first (the task `input-required`), and answer only the message that follows on the same task. */
+  ask?: string;
+  /** End the task `failed`, saying this. */
+  fail?: string;
 }
 
 /**
  * A remote A2A agent made of @a2a-js/sdk's own server parts (its DefaultRequestHandler, in-memory task store and
  * JsonRpcTransportHandler) on node:http: the remote our remoteA2AAgent tool calls. Its executor publishes the task,
  * `working`, then (after the gate) the answer's artifact and `completed`; `executions` counts the messages it took.
+ * A script may make it ask first (`input-required`, answered by a message on the same task) or fail.
  */
-export async function startRemoteA2AAgent(script: () => RemoteScript): Promise<{
+export async function startRemoteA2AAgent(script: (text: string) => RemoteScript): Promise<{
   cardUrl: string;
   executions: string[];
   /** The JSON-RPC methods called, in order. */
   methods: string[];
+  /** The tasks named by the messages that went on with one (a reply to its question), in order. */
+  taskIds: string[];
   headersSeen: string[];
   close(): Promise<void>;
 }> {
   const executions: string[] = [];
   const headersSeen: string[] = [];
   const methods: string[] = [];
+  const taskIds: string[] = [];
+  // The context of each task, for the canceled status a cancel publishes.
+  const canceled = new Map<string, string>();
   const text = (value: string): Part => ({
     content: { $case: 'text', value },
     metadata: undefined,
@@ -40,21 +50,52 @@ export async function startRemoteA2AAgent(script: () => RemoteScript): Promise<{
   const executor: AgentExecutor = {
     async execute(context, bus) {
       executions.push(context.userMessage.messageId);
-      const { answer, gate } = script();
+      if (context.userMessage.taskId) taskIds.push(context.userMessage.taskId);
+      const spoken = context.userMessage.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
+      // The task's first message decides the script, for its follow-ups too.
+      const first = context.task?.history[0] ?? context.userMessage;
+      const {
+        answer: words,
+        gate,
+        ask,
+        fail,
+      } = script(first.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join(''));
       const ids = { taskId: context.taskId, contextId: context.contextId };
-      const status = (state: TaskState) => ({ state, message: undefined, timestamp: new Date().toISOString() });
+      canceled.set(ids.taskId, ids.contextId);
+      const said = (value: string) => ({
+        messageId: `${context.taskId}-said`,
+        contextId: ids.contextId,
+        taskId: ids.taskId,
+        role: Role.ROLE_AGENT,
+        parts: [text(value)],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      });
+      const status = (state: TaskState, message?: string) => ({
+        state,
+        message: message === undefined ? undefined : said(message),
+        timestamp: new Date().toISOString(),
+      });
+      // A follow-up on a task that asked: the person's reply, which the answer quotes.
+      const reply = context.task ? spoken : undefined;
       bus.publish(
         AgentEvent.task({
+          ...(context.task ?? { artifacts: [], history: [context.userMessage], metadata: undefined }),
           id: ids.taskId,
           contextId: ids.contextId,
-          status: status(TaskState.TASK_STATE_SUBMITTED),
-          artifacts: [],
-          history: [context.userMessage],
-          metadata: undefined,
+          status: status(context.task ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED),
         }),
       );
       bus.publish(AgentEvent.statusUpdate({ ...ids, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }));
       await gate;
+      if (fail !== undefined || (ask !== undefined && reply === undefined)) {
+        const state = fail !== undefined ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_INPUT_REQUIRED;
+        bus.publish(AgentEvent.statusUpdate({ ...ids, status: status(state, fail ?? ask), metadata: undefined }));
+        bus.finished();
+        return;
+      }
+      const answer = reply === undefined ? words : `${words} (you said: ${reply})`;
       bus.publish(
         AgentEvent.artifactUpdate({
           ...ids,
@@ -74,7 +115,20 @@ export async function startRemoteA2AAgent(script: () => RemoteScript): Promise<{
       bus.publish(AgentEvent.statusUpdate({ ...ids, status: status(TaskState.TASK_STATE_COMPLETED), metadata: undefined }));
       bus.finished();
     },
-    cancelTask: () => Promise.resolve(),
+    // As the SDK asks of an executor: the task ends `canceled`, on the bus it gives.
+    cancelTask: (taskId, bus) => {
+      const contextId = canceled.get(taskId) ?? '';
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() },
+          metadata: undefined,
+        }),
+      );
+      bus.finished();
+      return Promise.resolve();
+    },
   };
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -130,6 +184,7 @@ export async function startRemoteA2AAgent(script: () => RemoteScript): Promise<{
     cardUrl: `${origin}/.well-known/agent-card.json`,
     executions,
     methods,
+    taskIds,
     headersSeen,
     close: () =>
       new Promise((resolve) => {

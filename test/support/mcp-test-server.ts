@@ -38,34 +38,52 @@ export function createTestMcpServer(): McpServer {
 }
 
 /** The `mcpServers` entry that starts the test server over stdio: what a worker spawns from its config. */
-export function stdioServerEntry(): { command: string; args: string[] } {
-  return { command: process.execPath, args: typescriptArgs(path.join('test', 'support', 'run-mcp-test-server.ts')) };
+export function stdioServerEntry(options: { revision?: '2026-07-28' } = {}): { command: string; args: string[] } {
+  const script = typescriptArgs(path.join('test', 'support', 'run-mcp-test-server.ts'));
+  return { command: process.execPath, args: options.revision ? [...script, '--revision', options.revision] : script };
 }
 
 export interface HttpMcpServer {
   url: string;
-  /** Each JSON-RPC request the server received: its method, and the tool for tools/call. */
-  requests: Array<{ method: string; tool?: string }>;
+  /** Each JSON-RPC request the server received: its method, the tool for tools/call, whether it carried answers. */
+  requests: Array<{ method: string; tool?: string; answered?: boolean }>;
   close(): Promise<void>;
 }
 
 /**
  * The test server of MCP's 2026-07-28 revision only, made with the official `@modelcontextprotocol/server` 2.x: it
- * refuses `initialize`. Its `add`, and `ask`, which needs a person's input (`input_required`) before it would run.
+ * refuses `initialize`. Its `add`, `pid`, and `ask`, which needs a person's answer (`input_required`) before it answers.
  */
-function createModernTestMcpServer(): ModernMcpServer {
+export function createModernTestMcpServer(): ModernMcpServer {
   const server = new ModernMcpServer({ name: 'durable-agent-test-server-2026', version: '1.0.0' });
   server.registerTool(
     'add',
     { description: 'Adds two numbers.', inputSchema: z.object({ a: z.number(), b: z.number() }) },
     async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
   );
-  server.registerTool('ask', { description: 'Asks its user first.' }, async () =>
-    inputRequired({
-      inputRequests: {
-        sure: inputRequired.elicit({ mode: 'form', message: 'Sure?', requestedSchema: { type: 'object', properties: {} } }),
-      },
-    }),
+  server.registerTool('pid', { description: 'The id of the process that answers.' }, async () => ({
+    content: [{ type: 'text', text: String(process.pid) }],
+  }));
+  server.registerTool(
+    'ask',
+    { description: 'Asks its user first, then answers with what they said.', inputSchema: z.object({ topic: z.string() }) },
+    async ({ topic }, ctx) => {
+      const answer = ctx.mcpReq.inputResponses?.sure as { action?: string; content?: { note?: unknown } } | undefined;
+      // The state it minted comes back as it went: a retry without it, or with another, is asked again.
+      if (answer?.action === 'accept' && ctx.mcpReq.requestState() === `asked about ${topic}`)
+        return { content: [{ type: 'text', text: `asked about ${topic}; the user said: ${String(answer.content?.note)}` }] };
+      return inputRequired({
+        inputRequests: {
+          sure: inputRequired.elicit({
+            mode: 'form',
+            // A hostile server's question: a right-to-left override to make the person misread it.
+            message: `Sure about ${topic}?\u202E`,
+            requestedSchema: { type: 'object', properties: { note: { type: 'string' } } },
+          }),
+        },
+        requestState: `asked about ${topic}`,
+      });
+    },
   );
   return server;
 }
@@ -82,7 +100,20 @@ export async function startHttpMcpServer(port = 0, options: HttpMcpServerOptions
   const requests: HttpMcpServer['requests'] = [];
   const modern = options.revision && createMcpHandler(() => createModernTestMcpServer(), { legacy: 'reject' });
   const listener = http.createServer((request, response) => {
-    if (modern) return toNodeListener((incoming) => modern.fetch(incoming))(request, response);
+    if (modern)
+      return toNodeListener(async (incoming) => {
+        const message = (await incoming
+          .clone()
+          .json()
+          .catch(() => ({}))) as { method?: string; params?: { name?: string; inputResponses?: unknown } };
+        if (message.method)
+          requests.push({
+            method: message.method,
+            ...(message.method === 'tools/call' && { tool: message.params?.name }),
+            ...(message.params?.inputResponses !== undefined && { answered: true }),
+          });
+        return modern.fetch(incoming);
+      })(request, response);
     if (request.method !== 'POST') {
       // No server-initiated stream and no sessions to end, as the SDK's stateless example answers.
       response

@@ -1,10 +1,13 @@
 import type { FakeModelServer, FakeStep, ReceivedRequest } from './fake-model-server';
 
-/** The first user message of an OpenAI chat request: the run's prompt (its text part, when it carries images). */
+/** The first user message of an OpenAI chat request: the run's prompt (its text parts, when it carries images too). */
 export function promptOf(request: ReceivedRequest): string {
   const first = request.body.messages?.find((message: { role: string }) => message.role === 'user');
-  if (Array.isArray(first?.content)) return first.content.find((part: { type: string }) => part.type === 'text')?.text ?? '';
-  return typeof first?.content === 'string' ? first.content : '';
+  if (typeof first?.content === 'string') return first.content;
+  if (!Array.isArray(first?.content)) return '';
+  return (first.content as Array<{ type: string; text?: string }>)
+    .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+    .join('');
 }
 
 /**

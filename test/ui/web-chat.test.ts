@@ -8,6 +8,7 @@ import { createChatHandler, toNodeListener } from 'durable-agent/web';
 import { serveStatic } from '../../web/static-files';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from '../support/browser';
+import { pdfBytes, pngBytes } from '../support/attachment-files';
 import { openaiReply, type FakeStep } from '../support/fake-model-server';
 import { scriptByPrompt } from '../support/script-by-prompt';
 import { killSpawnedWorkers, spawnWorker, type SpawnedWorker } from '../support/spawned-worker';
@@ -29,8 +30,15 @@ const root = path.join(__dirname, '..', '..');
 const pageDirectory = path.join(root, 'dist', 'web-chat');
 const screenshots = path.join(root, 'test-output', 'web-chat');
 const taskQueue = uniqueTaskQueue('web-chat');
+// The worker reads the attachments the handler stores here: both use the test run's stores (test/support/test-directories.ts).
+const storeEnv = { AGENT_PAYLOAD_DIR: process.env.AGENT_PAYLOAD_DIR, AGENT_TRANSCRIPT_DIR: process.env.AGENT_TRANSCRIPT_DIR };
 const startWorker = (identity: string) =>
-  spawnWorker({ address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, identity, env: bed.server.providerEnv });
+  spawnWorker({
+    address: process.env.TEST_TEMPORAL_ADDRESS!,
+    taskQueue,
+    identity,
+    env: { ...bed.server.providerEnv, ...storeEnv },
+  });
 
 let browser: Browser;
 let worker: SpawnedWorker;
@@ -274,6 +282,64 @@ it('stops a long answer, and the session answers the next message', async () => 
   await send('Are you still there?');
   await waitFor('the next answer', async () => (await agentText()).includes('AFTER-STOP'), { timeoutMs: 60_000 });
   expect(await agentText()).not.toContain('long399');
+});
+
+it('takes a pasted image and a picked PDF: a thumbnail and a chip, both at the model, both again after a reload; the PDF only downloads', async () => {
+  const prompt = 'What is in this picture?';
+  scripts[prompt] = [openaiReply({ content: 'PICTURE-ANSWER: grey noise.' })];
+  const png = pngBytes(8_000, 5);
+  const pdf = pdfBytes();
+  await openNewChat();
+  // The image pasted into the message box, as a screenshot is; the PDF picked with the file input.
+  await browser.page.getByLabel('Message').evaluate((box, base64) => {
+    const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+    const clipboard = new DataTransfer();
+    clipboard.items.add(new File([bytes], 'noise.png', { type: 'image/png' }));
+    box.dispatchEvent(new ClipboardEvent('paste', { clipboardData: clipboard, bubbles: true, cancelable: true }));
+  }, png.toString('base64'));
+  await browser.page.locator('input[type="file"]').setInputFiles({ name: 'scan.pdf', mimeType: 'application/pdf', buffer: pdf });
+  expect(await browser.page.getByTestId('pending-files').innerText()).toMatch(/noise\.png[\s\S]*scan\.pdf/);
+  await send(prompt);
+  await waitFor('the answer', async () => (await agentText()).includes('PICTURE-ANSWER'), { timeoutMs: 60_000 });
+  const thumbnail = browser.page.locator('li.message.user [data-testid="attachment-thumbnail"]');
+  /** The thumbnail's source and width once the browser has decoded it (0 for a broken image). */
+  const loaded = () =>
+    thumbnail.evaluate((image: HTMLImageElement) => (image.complete ? { src: image.src, width: image.naturalWidth } : undefined));
+  expect(await waitFor('the thumbnail decoded', loaded)).toEqual({
+    src: expect.stringMatching(/^data:image\/png;base64,/),
+    width: 1024,
+  });
+  // The model got the very bytes, as an image part and a file part beside the text.
+  const sent = bed.server.requests.at(-1)!.body.messages.at(-1).content;
+  expect(sent).toContainEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } });
+  expect(JSON.stringify(sent)).toContain(pdf.toString('base64'));
+  const chip = browser.page.locator('li.message.user [data-testid="attachment-file"]');
+  expect(await chip.innerText()).toMatch(new RegExp(`scan\\.pdf\\s+application/pdf · ${pdf.length} B`));
+  await shot('attached-image');
+
+  // Read back from the server after a reload: the thumbnail is the chat's attachment route, and it decodes.
+  await browser.page.reload();
+  await waitFor('the conversation after the reload', async () => (await agentText()).includes('PICTURE-ANSWER'));
+  expect(await waitFor('the thumbnail decoded after the reload', loaded)).toEqual({
+    src: expect.stringMatching(new RegExp(`^${base}/api/chat/[\\w-]+/attachments/[0-9a-f]{64}$`)),
+    width: 1024,
+  });
+  expect(await thumbnail.getAttribute('alt')).toBe('noise.png');
+  expect(await chip.innerText()).toMatch(new RegExp(`scan\\.pdf\\s+application/pdf · ${pdf.length} B`));
+  await shot('attached-image-after-reload');
+  expect(bed.server.requests).toHaveLength(1);
+
+  // Opened on its own, the PDF is a download, never a document of our origin (Content-Disposition: attachment).
+  const pdfUrl = new URL((await chip.getAttribute('href'))!, base).href;
+  const tab = await browser.page.context().newPage();
+  try {
+    const download = tab.waitForEvent('download');
+    await tab.goto(pdfUrl).catch(() => undefined);
+    expect((await download).suggestedFilename()).toBe('scan.pdf');
+    expect(tab.url()).not.toBe(pdfUrl);
+  } finally {
+    await tab.close();
+  }
 });
 
 it('shows an answer exactly once after a reload in the middle of it', async () => {

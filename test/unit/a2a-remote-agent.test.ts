@@ -1,7 +1,10 @@
 import { DefaultLogger } from '@temporalio/worker';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { remoteA2AAgent } from '../../a2a/remote-agent';
-import { toolActivity } from '../../activities/tool-activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { toolActivity, type ToolActivityInput } from '../../activities/tool-activity';
+import { failureTypes } from '../../core/errors';
+import type { ToolQuestionOutput } from '../../core/tool-question';
 import { maxToolOutputChars } from '../../core/limits';
 import { startRemoteA2AAgent, type RemoteScript } from '../support/a2a-remote-agent';
 import { testWorkspaceRoot } from '../support/temporal';
@@ -19,6 +22,7 @@ beforeEach(() => {
   remote.executions.length = 0;
   remote.headersSeen.length = 0;
   remote.methods.length = 0;
+  remote.taskIds.length = 0;
 });
 
 const tool = () =>
@@ -80,4 +84,85 @@ it('a retried attempt follows the remote task the lost attempt started, and send
   expect(remote.methods).toEqual(['SendStreamingMessage', 'GetTask', 'SubscribeToTask']);
   // Nothing new to record: the same task.
   expect(second.heartbeats).toEqual([]);
+});
+
+const asking = (environment: MockActivityEnvironment, answer?: ToolActivityInput['answer']) =>
+  environment.run(toolActivity(tool(), testWorkspaceRoot), {
+    arguments: { message: 'Book me a train.' },
+    workspace: testWorkspaceRoot,
+    mayAsk: true,
+    ...(answer && { answer }),
+  });
+
+it("puts the remote task's question to the person, and sends their answer to that same task", async () => {
+  script = () => ({ ask: 'Which day?', answer: 'Booked' });
+  const asked = await asking(attempt().environment);
+  expect(asked).toEqual({
+    question: {
+      text: 'Which day?',
+      schema: expect.objectContaining({ type: 'object' }),
+      resume: { remoteTaskId: expect.any(String) },
+    },
+  });
+  const { resume } = (asked as ToolQuestionOutput).question;
+  const answered = await asking(attempt().environment, { accepted: true, content: { answer: 'Tuesday' }, resume });
+  expect(answered).toBe('Booked (you said: Tuesday)');
+  // Two messages, the second on the task the first started: one remote task, not two.
+  expect(remote.executions).toHaveLength(2);
+  expect(remote.methods).toEqual(['SendStreamingMessage', 'SendStreamingMessage']);
+  const { remoteTaskId } = resume as { remoteTaskId: string };
+  expect(remote.taskIds).toEqual([remoteTaskId, remoteTaskId]);
+});
+
+it('cancels the remote task when the person declines, and the model reads that they did', async () => {
+  script = () => ({ ask: 'Which day?', answer: 'Booked' });
+  const asked = (await asking(attempt().environment)) as ToolQuestionOutput;
+  const declined = await asking(attempt().environment, {
+    accepted: false,
+    reason: 'denied: not this week',
+    resume: asked.question.resume,
+  }).catch((error: unknown) => error);
+  expect(declined).toMatchObject({
+    type: failureTypes.toolRefused,
+    nonRetryable: true,
+    message: expect.stringContaining(
+      "the person declined to answer the remote agent remote_helper's question (denied: not this week)",
+    ),
+  });
+  expect(remote.methods).toEqual(['SendStreamingMessage', 'CancelTask']);
+});
+
+it('gives the model a failed remote task as an error result with what the remote said, not retried', async () => {
+  script = () => ({ fail: 'the printer is on fire', answer: 'unused' });
+  const failed = await run(attempt().environment).catch((error: unknown) => error);
+  // Non-retryable: Temporal spends no further attempt on it, and the workflow hands the message to the model as is.
+  expect(failed).toBeInstanceOf(ApplicationFailure);
+  expect(failed).toMatchObject({
+    type: failureTypes.toolRefused,
+    nonRetryable: true,
+    message: 'the remote agent remote_helper ended its task TASK_STATE_FAILED: the printer is on fire',
+  });
+  expect(remote.executions).toHaveLength(1);
+});
+
+it('an answer whose attempt was lost is not sent again: the retry follows the task the answer went to', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let executions = 0;
+  script = () => ({ ask: 'Which day?', answer: 'Booked', ...(executions++ > 0 && { gate }) });
+  const asked = (await asking(attempt().environment)) as ToolQuestionOutput;
+  const answer = { accepted: true as const, content: { answer: 'Tuesday' }, resume: asked.question.resume };
+  const first = attempt();
+  const lost = asking(first.environment, answer).catch((error: unknown) => error);
+  // The task is recorded before the answer goes, and the remote is working on the answer when the attempt dies.
+  await waitFor('the answer taken', () => remote.executions.length === 2 && first.heartbeats.length > 0);
+  first.environment.cancel();
+  await lost;
+  const second = attempt(first.heartbeats.at(-1));
+  const resumed = asking(second.environment, answer);
+  await waitFor('the retry to follow the task', () => remote.methods.includes('SubscribeToTask'));
+  release();
+  expect(await resumed).toBe('Booked (you said: Tuesday)');
+  expect(remote.executions).toHaveLength(2);
+  expect(remote.methods).toEqual(['SendStreamingMessage', 'SendStreamingMessage', 'GetTask', 'SubscribeToTask']);
 });

@@ -24,12 +24,14 @@ beforeEach(async () => {
 
 function read(file: string, options: { echoCallId?: boolean } = {}): Promise<string | EchoedToolOutput> {
   const environment = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
-  return environment.run(toolActivity(readFile, testWorkspaceRoot, undefined, store), {
-    arguments: { path: file },
-    workspace,
-    callId: 'call_1',
-    ...options,
-  });
+  return environment
+    .run(toolActivity(readFile, testWorkspaceRoot, undefined, store), {
+      arguments: { path: file },
+      workspace,
+      callId: 'call_1',
+      ...options,
+    })
+    .then((output) => output as string | EchoedToolOutput);
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {

@@ -18,7 +18,19 @@ const bed = useTestBed();
 it('serves /api/chat: a message sent through DefaultChatTransport is answered by the agent it was started with', async () => {
   bed.server.enqueue({ ...openaiReply({ content: 'Served by agent serve.' }), stream: { intervalMs: 20 } });
   const child = spawnCli(
-    ['serve', '--port', '0', '--model', 'openai:gpt-4o-mini', '--workspace', bed.workspace, '--static', bed.workspace],
+    [
+      'serve',
+      '--port',
+      '0',
+      '--model',
+      'openai:gpt-4o-mini',
+      '--workspace',
+      bed.workspace,
+      '--static',
+      bed.workspace,
+      '--max-body-bytes',
+      '8192',
+    ],
     { ...bed.server.providerEnv, AGENT_TASK_QUEUE: uniqueTaskQueue('serve') },
     { stdin: 'ignore' },
   );
@@ -37,6 +49,14 @@ it('serves /api/chat: a message sent through DefaultChatTransport is answered by
     const wrong = await fetch(api, { method: 'GET' });
     expect(wrong.status).toBe(405);
     expect(await wrong.json()).toEqual({ error: 'POST only here' });
+    // --max-body-bytes: a message (its files as base64 included) over the limit is 413, and never reaches the model.
+    const large = await fetch(api, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: newChatId(), messages: [userMessage('x'.repeat(9000))] }),
+    });
+    expect(large.status).toBe(413);
+    expect(bed.server.requests).toHaveLength(1);
   } finally {
     child.kill('SIGINT');
     await new Promise((resolve) => child.once('exit', resolve));

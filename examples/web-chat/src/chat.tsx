@@ -1,6 +1,7 @@
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type ClipboardEvent, type FormEvent } from 'react';
+import { acceptedTypes, filesProblem, formatSize, toFileParts } from './attached-files';
 import { showChatInAddress } from './chat-id';
 import { MessageView } from './message-view';
 import { runLinkOf } from './run-facts';
@@ -14,7 +15,18 @@ interface ChatProps {
 }
 
 export function Chat({ id, initialMessages, existing }: ChatProps) {
-  const transport = useMemo(() => new DefaultChatTransport({ api: chatApi }), []);
+  const transport = useMemo(
+    () =>
+      new DefaultChatTransport({
+        api: chatApi,
+        // The server reads only the newest message (the session holds the conversation): sending the earlier ones
+        // too would send every image already attached again, as base64, in each request.
+        prepareSendMessagesRequest: ({ id: chatId, messages: all, trigger, messageId, body }) => ({
+          body: { ...body, id: chatId, messages: all.slice(-1), trigger, messageId },
+        }),
+      }),
+    [],
+  );
   const { messages, setMessages, sendMessage, resumeStream, status, stop, addToolApprovalResponse, error } = useChat({
     id,
     messages: initialMessages,
@@ -25,6 +37,10 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
   const [draft, setDraft] = useState('');
+  // Images and files to go with the next message (picked or pasted), and why they cannot, if they cannot.
+  const [files, setFiles] = useState<File[]>([]);
+  const [fileError, setFileError] = useState<string>();
+  const fileInput = useRef<HTMLInputElement>(null);
   const [stopError, setStopError] = useState<string>();
   const busy = status === 'submitted' || status === 'streaming';
   // While a tool call waits for the person, the page asks for a decision made on purpose: a message sent then would
@@ -74,13 +90,42 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
     bottom.current?.scrollIntoView({ block: 'end' });
   }, [messages]);
 
-  function submit(event: FormEvent) {
+  function attach(added: File[]) {
+    const next = [...files, ...added];
+    const problem = filesProblem(next);
+    setFileError(problem);
+    if (!problem) setFiles(next);
+  }
+
+  /** The attached files as useChat's file parts, taken out of the composer; undefined when there are none. */
+  async function takeFiles() {
+    if (files.length === 0) return undefined;
+    const parts = await toFileParts(files);
+    setFiles([]);
+    setFileError(undefined);
+    return parts;
+  }
+
+  function onPaste(event: ClipboardEvent<HTMLTextAreaElement>) {
+    const pasted = [...event.clipboardData.files];
+    if (pasted.length === 0) return;
+    // A pasted screenshot is a file, not text to insert.
+    if (!event.clipboardData.types.includes('text/plain')) event.preventDefault();
+    attach(pasted);
+  }
+
+  async function submit(event: FormEvent) {
     event.preventDefault();
     const text = draft.trim();
     if (text === '' || awaitingDecision) return;
     showChatInAddress(id);
     setDraft('');
-    void sendMessage({ text });
+    const parts = await takeFiles().catch((failure: Error) => {
+      setFileError(failure.message);
+      return null;
+    });
+    if (parts === null) return;
+    void sendMessage(parts ? { text, files: parts } : { text });
   }
 
   // A steering message joins the turn in progress after its current step (README, "Steering a turn"). This tab's
@@ -91,8 +136,9 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
     const text = draft.trim();
     if (text === '' || awaitingDecision) return;
     setDraft('');
+    const parts = await takeFiles();
     await stop();
-    await sendMessage({ text }, { body: { steer: true } });
+    await sendMessage(parts ? { text, files: parts } : { text }, { body: { steer: true } });
     const conversation = await loadConversation(id).catch(() => undefined);
     if (conversation?.found && !busyNow.current) setMessages(conversation.messages);
   }
@@ -153,7 +199,49 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
           {stopError}
         </p>
       )}
-      <form className="composer" onSubmit={submit}>
+      {fileError && (
+        <p className="notice error" role="alert" data-testid="file-error">
+          {fileError}
+        </p>
+      )}
+      {files.length > 0 && (
+        <ul className="pending-files" data-testid="pending-files">
+          {files.map((file, index) => (
+            <li key={`${file.name}-${index}`}>
+              {file.name} ({formatSize(file.size)})
+              <button
+                type="button"
+                aria-label={`Remove ${file.name}`}
+                onClick={() => setFiles(files.filter((_, other) => other !== index))}
+              >
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form className="composer" onSubmit={(event) => void submit(event)}>
+        <input
+          ref={fileInput}
+          type="file"
+          multiple
+          hidden
+          accept={acceptedTypes.join(',')}
+          aria-label="Attach files"
+          onChange={(event) => {
+            attach([...(event.target.files ?? [])]);
+            // The same file may be picked again after it was removed.
+            event.target.value = '';
+          }}
+        />
+        <button
+          type="button"
+          className="attach"
+          title="Attach images or files (or paste them)"
+          onClick={() => fileInput.current?.click()}
+        >
+          Attach
+        </button>
         <textarea
           aria-label="Message"
           placeholder={
@@ -166,8 +254,9 @@ export function Chat({ id, initialMessages, existing }: ChatProps) {
           value={draft}
           rows={2}
           onChange={(event) => setDraft(event.target.value)}
+          onPaste={onPaste}
           onKeyDown={(event) => {
-            if (event.key === 'Enter' && !event.shiftKey) submit(event);
+            if (event.key === 'Enter' && !event.shiftKey) void submit(event);
           }}
         />
         {busy ? (

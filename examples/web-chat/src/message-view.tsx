@@ -1,4 +1,5 @@
-import type { UIMessage } from 'ai';
+import type { FileUIPart, UIMessage } from 'ai';
+import { AttachmentView } from './attachment-view';
 import { ToolCard, type ToolPart } from './tool-card';
 import { costOf, formatCost } from './run-facts';
 import { formatWait, waitOf } from './wait-facts';
@@ -8,7 +9,10 @@ interface MessageViewProps {
   onDecide(approvalId: string, approved: boolean): void;
 }
 
-/** One message: its text, thinking (collapsed), tool calls as cards, and for the assistant the turn's cost. */
+/**
+ * One message: its images and files (thumbnails and chips, above its text), its text, thinking (collapsed), tool calls
+ * as cards, and for the assistant the turn's cost.
+ */
 export function MessageView({ message, onDecide }: MessageViewProps) {
   const cost = message.role === 'assistant' ? costOf(message) : undefined;
   // Calls with their result (or error, or denial): a wait of theirs is over.
@@ -17,10 +21,12 @@ export function MessageView({ message, onDecide }: MessageViewProps) {
       'toolCallId' in part && 'state' in part && String(part.state).startsWith('output-') ? [String(part.toolCallId)] : [],
     ),
   );
+  const files = message.parts.filter((part): part is FileUIPart => part.type === 'file');
   return (
     <li className={`message ${message.role}`} data-role={message.role}>
       <div className="who">{message.role === 'user' ? 'You' : 'Agent'}</div>
       <div className="body">
+        <AttachmentView parts={files} />
         {message.parts.map((part, index) => {
           const key = `${message.id}-${index}`;
           if (part.type === 'text') {
