@@ -2,6 +2,7 @@ import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentRegistry } from '../../agents/registry';
 import { AttachmentRefusedError, storeAttachments } from '../../client/attachment-input';
 import { attachmentBounds, attachmentMediaTypes, type AttachmentPart } from '../../core/attachments';
+import { AgentError } from '../../core/errors';
 import { defaultAgentName } from '../../core/limits';
 import { parseModelId } from '../../core/model-id';
 import type { AgentInput } from '../../core/resolve-input';
@@ -35,7 +36,7 @@ export const filesProperty = {
 } satisfies NonNullable<McpTool['inputSchema']['properties']>[string];
 
 /** A call's files refused: the reason, for the tool's error result. */
-export class CallFilesRefused extends Error {}
+export class CallFilesRefused extends AgentError {}
 
 // At most this much base64 for one file: its 20 MiB, encoded. Checked before anything is decoded.
 const maxBase64Chars = Math.ceil(attachmentBounds.maxFileBytes / 3) * 4;
