@@ -1,4 +1,5 @@
 import type { FileUIPart } from 'ai';
+import { attachmentBounds, attachmentMediaTypes } from '../../../core/attachments';
 
 /**
  * The files a person attaches in the page, read into useChat's file parts (data URLs, the only kind the chat handler
@@ -6,18 +7,9 @@ import type { FileUIPart } from 'ai';
  * docs/attachments.md); these checks only say early, in the page, what it would refuse.
  */
 
-/** What the server accepts (core/attachments.ts); the file input offers only these. */
-export const acceptedTypes = [
-  'image/png',
-  'image/jpeg',
-  'image/webp',
-  'image/gif',
-  'application/pdf',
-  'text/plain',
-  'text/markdown',
-];
-const maxFiles = 10;
-const maxFileBytes = 20 * 1024 * 1024;
+/** What the server accepts (core/attachments.ts, the one list): the file input offers only these. */
+export const acceptedTypes: readonly string[] = attachmentMediaTypes;
+const { maxFiles, maxFileBytes } = attachmentBounds;
 
 /** Markdown files often come with no type, or a type of the system's choosing: named by their extension then. */
 function typeOf(file: File): string {
