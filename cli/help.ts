@@ -104,7 +104,7 @@ ${agentFlags}`,
                          durable run; agent_result {runId} picks up an answer a client lost
       (the run options above, but --agent, --id and --stream, and) --agents a,b --http --port N (3001) --host H
       --principal-header NAME --proxy-secret-env NAME --trusted-proxy ADDR --allowed-origins URL[,URL]
-      --allowed-hosts NAME[,NAME] --allow-unauthenticated`,
+      --allowed-hosts NAME[,NAME] --allow-unauthenticated --max-body-bytes N`,
     flags: `mcp                    the registered agents as MCP tools, over stdio or --http (docs/mcp.md): each call a
                          durable run; agent_result {runId} picks up an answer a client lost
       --agents a,b             the agents to offer (default: every registered agent; see: agents)
@@ -117,6 +117,7 @@ ${agentFlags}`,
       --allowed-origins URL[,URL]  other sites' pages that may call it (default: none)
       --allowed-hosts NAME[,NAME]  names it answers to besides --host and loopback (a proxy's public name)
       --allow-unauthenticated  listen beyond loopback with no principal, or with one no proxy proves (else exit 2)
+      --max-body-bytes N       largest request body, files as base64 included (--http; default: 1048576; 413 above it)
       --yes                    approve every tool call without asking (else a call that needs approval is put to the
                                client's user by MCP elicitation, and refused when the client cannot ask)
 ${agentFlagsWithout('--agent', '--id', '--stream', '--yes')}`,

@@ -8,6 +8,7 @@ import { unpinSession } from './session-versioning';
 import type { AttachmentStore } from '../storage/attachment-store';
 import { storeAttachments, type AttachmentInput } from './attachment-input';
 import type { AttachmentPart } from '../core/attachments';
+import { olderWorkerRefusal } from './older-worker-refusal';
 
 // A run hands its messages over within a workflow task or two; asking again sooner would only spend updates.
 const pendingRetryDelayMs = 200;
@@ -64,7 +65,10 @@ export async function sendMessage(handle: WorkflowHandle, message: string, optio
   const sent = attachments.length > 0 ? { content: message, attachments } : message;
   await unpinSession(handle);
   const first = options.steer ? steerUpdate : sendMessageUpdate;
-  let reply: MessageReply = await update(() => handle.executeUpdate(first, { args: [sent] }));
+  let reply: MessageReply = await update(() => handle.executeUpdate(first, { args: [sent] })).catch((error: unknown) => {
+    const older = error instanceof MessageNotAnsweredError && olderWorkerRefusal(error, message, attachments.length);
+    throw older ? new MessageNotAnsweredError(older, failureTypes.messageRefused) : error;
+  });
   while (isPending(reply)) {
     const { ticket } = reply;
     await new Promise((resolve) => setTimeout(resolve, pendingRetryDelayMs));

@@ -11,6 +11,7 @@ import { ChatRequestError } from '../serve/http/request-error';
 import { isOwnedBy, ownerMemo } from '../serve/http/run-owner';
 import { readConversation } from '../client/read-conversation';
 import { assertMessageSize, MessageNotAnsweredError } from '../client/send-message';
+import { olderWorkerRefusal } from '../client/older-worker-refusal';
 import { unpinSession } from '../client/session-versioning';
 import { InvalidInputError, startAgent } from '../client/start-agent';
 import type { AttachmentPart } from '../core/attachments';
@@ -125,7 +126,13 @@ export class ChatSession {
       const sent = options.attachments?.length ? { content: text, attachments: options.attachments } : text;
       await this.handle.startUpdate(update, { args: [sent], waitForStage: WorkflowUpdateStage.ACCEPTED });
     } catch (error) {
-      throw refused(error, 'the message was not accepted');
+      // A worker that predates attachments calls any message with them empty: said as what it is.
+      const cause = error instanceof WorkflowUpdateFailedError ? (error.cause as { message: string; type?: string }) : undefined;
+      const older =
+        cause && olderWorkerRefusal({ message: cause.message, type: cause.type }, text, options.attachments?.length ?? 0);
+      throw older
+        ? new ChatRequestError(422, `the message was not accepted: ${older}`)
+        : refused(error, 'the message was not accepted');
     }
   }
 

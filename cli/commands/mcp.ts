@@ -16,13 +16,13 @@ import type { Output } from '../output';
 import { cliRegistry } from '../registry';
 import { withWorkerProof } from '../serve-worker-proof';
 import { agentInputFromFlags, agentOptions, attachNegativeNumbers, parseInteger } from './agent-flags';
-import { listen, listFlag, servedHosts } from './serve';
+import { listen, listFlag, maxBodyBytesFlag, servedHosts } from './serve';
 
 // What a run's flags set that makes no sense for every tool at once: the agent is the tool, the id is each run's own.
 const { agent: _agent, id: _id, stream: _stream, 'no-stream': _noStream, ...runOptions } = agentOptions;
 
 /**
- * `agent mcp [--http [--port N] [--host H] ...] [--agents a,b]`: the registered agents (the built-in ones and
+ * `agent mcp [--http [--port N] [--host H] [--max-body-bytes N] ...] [--agents a,b]`: the registered agents (the built-in ones and
  * AGENT_DEFINITIONS', as the workers have them) as MCP tools (serve/mcp/), over stdio (the default: stdout is the
  * protocol's, everything else goes to stderr) or over Streamable HTTP at /mcp with `agent serve`'s rules: loopback
  * unless --principal-header or --allow-unauthenticated, Origin and Host checked, runs visible to their owner only.
@@ -41,6 +41,7 @@ export async function mcpCommand(argv: string[], output: Output): Promise<number
       ...principalOptions,
       'allowed-origins': { type: 'string' },
       'allowed-hosts': { type: 'string' },
+      'max-body-bytes': { type: 'string' },
     },
   });
   if (positionals.length > 0) throw new UsageError('mcp takes no prompt: each tool call brings its own');
@@ -52,6 +53,7 @@ export async function mcpCommand(argv: string[], output: Output): Promise<number
     'trusted-proxy',
     'allowed-origins',
     'allowed-hosts',
+    'max-body-bytes',
   ] as const;
   const stray = httpOnly.find((flag) => values[flag] !== undefined);
   if (!values.http && (stray || values['allow-unauthenticated'])) {
@@ -62,6 +64,8 @@ export async function mcpCommand(argv: string[], output: Output): Promise<number
   const host = values.host ?? '127.0.0.1';
   // Before anything else: an open address with nobody verified is refused first.
   const authorize = values.http ? principalFromFlags('mcp', host, values) : undefined;
+  // A tool call's files (an `attachments` argument, as base64) travel in its request, as a chat message's do.
+  const maxBodyBytes = maxBodyBytesFlag(values['max-body-bytes']);
   const registry = cliRegistry();
   const agents = values.agents !== undefined ? listFlag(values.agents) : registry.listedAgentNames();
   const unknown = agents.filter((name) => !registry.agents.has(name));
@@ -93,7 +97,7 @@ export async function mcpCommand(argv: string[], output: Output): Promise<number
     log: output.info,
   };
   try {
-    if (authorize) await serveHttp(options, values, host, authorize, output, listener);
+    if (authorize) await serveHttp(options, { ...values, maxBodyBytes }, host, authorize, output, listener);
     else await serveStdio(options, output, listener);
     return 0;
   } finally {
@@ -115,7 +119,7 @@ async function serveStdio(options: AgentMcpServerOptions, output: Output, listen
 
 async function serveHttp(
   options: AgentMcpServerOptions,
-  values: { port?: string; 'allowed-origins'?: string; 'allowed-hosts'?: string },
+  values: { port?: string; 'allowed-origins'?: string; 'allowed-hosts'?: string; maxBodyBytes?: number },
   host: string,
   authorize: (request: Request) => string | undefined,
   output: Output,
@@ -139,6 +143,7 @@ async function serveHttp(
       authorize,
       serverFor: (principal) => createAgentMcpServer(options, principal),
       modernServerFor: (principal, gone) => createModernAgentMcpServer(options, principal, gone),
+      ...(values.maxBodyBytes !== undefined && { maxBodyBytes: values.maxBodyBytes }),
     });
     output.info(
       `serving ${options.agents.length} agent(s) over MCP at http://${host.includes(':') ? `[${host}]` : host}:${boundPort}${mcpPath}: ${options.agents.join(', ')} (Ctrl-C stops)`,

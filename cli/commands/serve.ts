@@ -59,10 +59,7 @@ export async function serveCommand(argv: string[], output: Output): Promise<numb
   const port = values.port !== undefined ? parseInteger('--port', values.port) : 3000;
   const host = values.host ?? '127.0.0.1';
   const authorize = principalFromFlags('serve', host, values);
-  // A message's files travel in its request, as base64 (a third larger): 1 MiB by default takes about 750 KB of them.
-  const maxBodyBytes =
-    values['max-body-bytes'] !== undefined ? parseInteger('--max-body-bytes', values['max-body-bytes']) : undefined;
-  if (maxBodyBytes !== undefined && maxBodyBytes < 1024) throw new UsageError('--max-body-bytes must be at least 1024');
+  const maxBodyBytes = maxBodyBytesFlag(values['max-body-bytes']);
   const staticDirectory = values.static ? path.resolve(values.static) : existsSync(builtPage) ? builtPage : undefined;
   if (values.static && !existsSync(staticDirectory!)) throw new UsageError(`--static ${values.static}: no such directory`);
   const { prompt: _prompt, ...input } = {
@@ -151,6 +148,18 @@ export function servedHosts(bound: string, port: number): string[] {
     '[::1]',
   ]);
   return [...names].map((name) => `${name}:${port}`);
+}
+
+/**
+ * `--max-body-bytes N` of `agent serve` and `agent mcp --http`: undefined when not given (the handlers' default, 1 MiB).
+ * A message's files travel in its request, as base64 (a third larger): 1 MiB takes about 750 KB of them. Below 1024
+ * not even an ordinary request without files would fit, so that is refused as a mistake.
+ */
+export function maxBodyBytesFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const bytes = parseInteger('--max-body-bytes', value);
+  if (bytes < 1024) throw new UsageError('--max-body-bytes must be at least 1024');
+  return bytes;
 }
 
 /** A comma-separated flag's values (`--allowed-origins https://a.example,https://b.example`). */

@@ -398,7 +398,7 @@ it('runs a call made as an MCP task, whose result a new client reads by the task
 it("serves Streamable HTTP with agent serve's rules: origins, principals, and runs only their owner reads", async () => {
   scriptByPrompt(bed.server, { 'Hello over HTTP.': [openaiReply({ content: 'Hello, Alice.' })] });
   const child = spawnCli(
-    ['mcp', '--http', '--port', '0', '--principal-header', 'X-User', '--workspace', bed.workspace],
+    ['mcp', '--http', '--port', '0', '--principal-header', 'X-User', '--max-body-bytes', '8192', '--workspace', bed.workspace],
     mcpEnvironment(),
     {
       stdin: 'ignore',
@@ -467,6 +467,14 @@ it("serves Streamable HTTP with agent serve's rules: origins, principals, and ru
     expect(foreign.status).toBe(403);
     // A rebound name (a page of evil.example whose name now resolves here): refused.
     expect(await statusOf(url, { ...headers, 'X-User': 'alice', host: 'evil.example' }, initialize)).toBe(403);
+    // --max-body-bytes 8192: every call above fit; a body past it is 413, a JSON-RPC error saying why.
+    const large = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'X-User': 'alice' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: { pad: 'x'.repeat(9000) } }),
+    });
+    expect(large.status).toBe(413);
+    expect(await large.json()).toMatchObject({ error: { message: 'the body is over 8192 bytes' } });
     // No principal: 401. A form post: 415.
     expect((await fetch(url, { method: 'POST', headers, body: initialize })).status).toBe(401);
     expect(

@@ -9,6 +9,9 @@
  * `--as <name>` records beside them instead: workflow ids `replay-<name>-<scenario>` and files
  * `<name>-<scenario>….json`, so the histories of one shape of the code stay next to an older shape's
  * (`npm run record-histories -- --as agent-run` recorded the shape of workflows/agent-run.ts).
+ * A scenario's attachments (and a tool's, read_file of a PNG) are stored in this process's attachment store, which
+ * its worker shares (AGENT_PAYLOAD_DIR, else the data directory); the histories hold their references only, so the
+ * replay needs no store.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -24,6 +27,7 @@ import { ensureTemporalCli } from '../../cli/dev-server/find-temporal-cli';
 import { createAgentWorker } from '../../worker/create-worker';
 import { followStream } from '../../client/follow-stream';
 import { sendMessage } from '../../client/send-message';
+import { storeAttachments, type AttachmentInput } from '../../client/attachment-input';
 import {
   agentWorkflowType,
   approveUpdate,
@@ -43,6 +47,7 @@ import {
   openaiResponsesReply,
   type FakeStep,
 } from '../support/fake-model-server';
+import { pngBytes } from '../support/attachment-files';
 import { resolved } from '../support/temporal';
 import { makeWorkspace } from '../support/workspace';
 import { stdioServerEntry } from '../support/mcp-test-server';
@@ -54,6 +59,10 @@ interface Scenario {
   replies: FakeStep[];
   /** Cancel the run once the model server has received this many requests (the last one hangs until then). */
   cancelAtRequest?: number;
+  /** Images and files sent with the prompt: stored first (this process's attachment store, the worker's too). */
+  attachments?: AttachmentInput[];
+  /** Files of the workspace besides alpha.txt and beta.txt (a PNG for read_file to return as an image). */
+  files?: Record<string, string | Uint8Array>;
   /** For a session: the messages to send, one update each, before ending it. */
   messages?: string[];
   /** MCP servers of the recording worker (the replay needs none). */
@@ -578,6 +587,33 @@ const scenarios: Scenario[] = [
       await sendMessage(handle, 'second');
     },
   },
+  {
+    // Images by reference (docs/attachments.md): a prompt with a PNG, and read_file of a PNG in the workspace, whose
+    // result carries it. History holds their references; the bytes are the attachment store's, never replay's.
+    name: 'prompt-and-tool-images',
+    input: { prompt: 'What is in photo.png, and in chart.png?', model: 'anthropic:claude-haiku-4-5', tools: ['read_file'] },
+    attachments: [{ data: pngBytes(0, 1), mediaType: 'image/png', name: 'photo.png' }],
+    files: { 'chart.png': pngBytes(0, 2) },
+    replies: [
+      anthropicReply({
+        text: 'Reading it.',
+        toolCalls: [{ id: 'toolu_1', name: 'read_file', arguments: { path: 'chart.png' } }],
+      }),
+      anthropicReply({ text: 'Each is one grey pixel.' }),
+    ],
+  },
+  {
+    // A session's message with an image: the update's argument is `{ content, attachments }`, not the bare string.
+    name: 'session-message-image',
+    input: { model: 'openai:gpt-4o-mini', session: { idleTimeoutSeconds: 600 } },
+    replies: [openaiReply({ content: 'A grey pixel.' })],
+    during: async (handle) => {
+      await sendMessage(handle, 'What is in this photo?', {
+        attachments: [{ data: pngBytes(0, 3), mediaType: 'image/png', name: 'photo.png' }],
+      });
+      await handle.signal(endSessionSignal);
+    },
+  },
 ];
 
 async function main(): Promise<void> {
@@ -594,7 +630,8 @@ async function main(): Promise<void> {
       const name = as ? `${as}-${scenario.name}` : scenario.name;
       server.reset();
       server.enqueue(...scenario.replies);
-      const workspace = await makeWorkspace({ 'alpha.txt': 'alpha', 'beta.txt': 'beta' });
+      const workspace = await makeWorkspace({ 'alpha.txt': 'alpha', 'beta.txt': 'beta', ...scenario.files });
+      const attachments = scenario.attachments ? await storeAttachments(scenario.attachments) : undefined;
       const taskQueue = `record-${scenario.name}`;
       const worker = await createAgentWorker({
         connection: environment.nativeConnection,
@@ -611,7 +648,7 @@ async function main(): Promise<void> {
         const handle = await environment.client.workflow.start(agentWorkflowType, {
           taskQueue,
           workflowId,
-          args: [resolved({ ...scenario.input, workspace })],
+          args: [resolved({ ...scenario.input, workspace, ...(attachments && { attachments }) })],
         });
         const watching = scenario.watch
           ? followStream(environment.client, workflowId, { from: 0, onEvent: () => {} }).catch((error: Error) =>

@@ -126,6 +126,8 @@ describe('attachments at the provider boundary', () => {
         { inlineData: { mimeType: 'application/pdf', data: base64(pdf) } },
       ]),
     );
+    // Always the bytes: never a Files API or gs:// URI the server would have had to be pointed at.
+    expect(parts.filter((each: Record<string, unknown>) => 'fileData' in each)).toEqual([]);
   });
 
   it('the same reference sent in two messages is loaded and sent for both, the history keeping the reference only', async () => {

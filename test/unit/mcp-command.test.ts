@@ -16,6 +16,9 @@ afterAll(() => {
 it.each([
   [['--http', '--host', '0.0.0.0'], /would listen on 0\.0\.0\.0 with every request taken as the one user "local"/],
   [['--port', '3001'], /--port is a flag of --http/],
+  [['--max-body-bytes', '8192'], /--max-body-bytes is a flag of --http/],
+  [['--http', '--max-body-bytes', '100'], /--max-body-bytes must be at least 1024/],
+  [['--http', '--max-body-bytes', 'lots'], /--max-body-bytes/],
   [['--agents', 'nosuch'], /--agents: unknown nosuch; registered agents: default/],
   [['a prompt'], /mcp takes no prompt/],
 ])('refuses agent mcp %j with exit 2', async (args, message) => {

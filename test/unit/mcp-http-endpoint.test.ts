@@ -168,3 +168,38 @@ it('refuses a body over the limit, or not JSON, with a JSON-RPC error object', a
   expect(await foreign.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
   await handler.close();
 });
+
+it('takes a body up to maxBodyBytes (agent mcp --http --max-body-bytes) and refuses one past it with 413', async () => {
+  const handler = createAgentMcpHttpHandler({
+    authorize: () => 'alice',
+    serverFor: () => {
+      const server = new Server({ name: 'test', version: '1.0.0' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(CallToolRequestSchema, (request) => ({
+        content: [{ type: 'text', text: `got ${String(request.params.arguments?.pad).length} characters` }],
+      }));
+      return server;
+    },
+    maxBodyBytes: 4096,
+  });
+  const statuses: number[] = [];
+  const client = new Client({ name: 'alice', version: '1.0.0' });
+  clients.push(client);
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      fetch: async (input, init) => {
+        const response = await handler.handle(new Request(input, init));
+        statuses.push(response.status);
+        return response;
+      },
+    }),
+  );
+  // A call of about 3 KB, under the limit: it reaches the server and is answered.
+  const under = await client.callTool({ name: 'echo', arguments: { pad: 'x'.repeat(3000) } });
+  expect(under.content).toEqual([{ type: 'text', text: 'got 3000 characters' }]);
+  // Past 4096 bytes (far under the 1 MiB default): refused before any server reads it, saying why.
+  await expect(client.callTool({ name: 'echo', arguments: { pad: 'x'.repeat(5000) } })).rejects.toThrow(
+    /the body is over 4096 bytes/,
+  );
+  expect(statuses.at(-1)).toBe(413);
+  await handler.close();
+});

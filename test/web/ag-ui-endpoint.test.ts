@@ -101,6 +101,10 @@ it('runs a thread: each message a run, its text streamed, finished with the answ
   );
   // The second run tells the second turn only; the model got the conversation from the session, not from the client.
   expect(textOf(second)).toBe('The second answer.');
+  // No AG-UI read-back: no MESSAGES_SNAPSHOT (the client holds its messages), and no GET of a thread.
+  expect([...first, ...second].filter((event) => event.type === EventType.MESSAGES_SNAPSHOT)).toEqual([]);
+  const read = await handler()(new Request(`http://localhost/api/ag-ui/${thread}`, { headers: { 'x-user': 'alice' } }));
+  expect(read.status).toBe(405);
   const userMessages = bed.server.requests[1].body.messages.filter((message: { role: string }) => message.role === 'user');
   expect(userMessages.map((message: { content: string }) => message.content)).toEqual(['Hello', 'And again']);
 
