@@ -42,7 +42,7 @@ import {
 } from './definitions';
 import { HandOverRule } from './hand-over-rule';
 import { IdleClock } from './idle-clock';
-import { Inbox } from './inbox';
+import { Inbox, inboxSettlesCallersPatch } from './inbox';
 import { runFailure } from './model-call';
 import { RunStatus, type StatusSources } from './run-status';
 import { carry, checkpoint, initialState, rollBack, type AgentState, type TurnProgress } from './state';
@@ -86,7 +86,8 @@ export class AgentWorkflowRun implements StatusSources {
   constructor(private readonly input: ResolvedAgentInput) {
     const carried = input.carried;
     this.state = initialState(input);
-    this.inbox = new Inbox(carried?.inbox);
+    // Only a session takes messages, so only a session's history gets the patch's marker.
+    this.inbox = new Inbox(carried?.inbox, input.session !== undefined && patched(inboxSettlesCallersPatch));
     this.endRequested = carried?.endRequested ?? false;
     this.stream = new AgentStream(carried?.stream);
     this.status = new RunStatus(input, this, () => this.state.agent);

@@ -59,6 +59,7 @@ export class AgentStream<Event extends StreamEvent = AgentEvent> {
   constructor(carried?: CarriedStream) {
     this.stream = new WorkflowStream(carried?.state);
     this.topic = this.stream.topic<Event>(agentStreamTopic);
+    checkStreamLog(this.stream);
     this.turnStart = carried?.turnStart ?? 0;
     const poll = packagePoll(this.stream);
     // The package offers no limit on polls: its handler is wrapped in one that counts them and turns the excess away.
@@ -127,9 +128,13 @@ export class AgentStream<Event extends StreamEvent = AgentEvent> {
     return { events, next, more: false };
   }
 
+  /**
+   * The offset the next event will get. Read from the package's own fields (checked at construction, like its poll
+   * handler): getState() would encode every event the log holds to say how many there are, at each turn's start.
+   */
   private offset(): number {
-    const { base_offset, log } = this.stream.getState();
-    return base_offset + log.length;
+    const { baseOffset, log } = this.stream as unknown as StreamLog;
+    return baseOffset + log.length;
   }
 
   private admit(): void {
@@ -151,6 +156,18 @@ export class AgentStream<Event extends StreamEvent = AgentEvent> {
 }
 
 /** The package's own poll handler, which its constructor registered: the wrapper above answers through it. */
+/** The fields of WorkflowStream that hold its log (@temporalio/workflow-streams 1.23, pinned in package.json). */
+interface StreamLog {
+  baseOffset: number;
+  log: unknown[];
+}
+
+function checkStreamLog(stream: WorkflowStream): void {
+  const fields = stream as unknown as Partial<StreamLog>;
+  if (typeof fields.baseOffset !== 'number' || !Array.isArray(fields.log))
+    throw new Error('@temporalio/workflow-streams changed: WorkflowStream has no baseOffset and log to read');
+}
+
 function packagePoll(stream: WorkflowStream): (input: PollInput) => Promise<PollResult> {
   const onPoll = (stream as unknown as { onPoll?: (input: PollInput) => Promise<PollResult> }).onPoll;
   if (typeof onPoll !== 'function')

@@ -11,6 +11,12 @@ export interface WaitingMessage {
   attachments?: AttachmentPart[];
 }
 
+/**
+ * The patch under which the inbox settles the promise each caller waits on itself (Inbox.outcome). Runs recorded
+ * before it waited with a `condition`, which a cancelled run rejects at once; they replay that way.
+ */
+export const inboxSettlesCallersPatch = 'inbox-settles-callers';
+
 type Outcome = { reply: TurnReply } | { refusal: { message: string; type: string } };
 
 // Outcomes nobody has collected yet (their caller lost its connection, or asks again after a hand-over)
@@ -38,13 +44,22 @@ export class Inbox {
   /** Steering messages the turn in progress took: they get its reply (or its refusal). */
   private joined: number[];
   private readonly outcomes: Map<number, Outcome>;
+  /** The update handlers waiting for an outcome, in the order they began to wait. */
+  private waiters: Array<{ ticket: number; wake: () => void }> = [];
   private handingOver = false;
   /** Why no more messages are accepted, once the session is finishing. */
   closedBecause: string | undefined;
   /** Updates this run has accepted: Temporal allows 2,000 per run. */
   updatesThisRun = 0;
 
-  constructor(carried?: CarriedInbox) {
+  /**
+   * @param settlesCallers whether outcome() waits on a promise the inbox settles (patched(inboxSettlesCallersPatch))
+   *   or, as runs recorded before it did, on a condition.
+   */
+  constructor(
+    carried?: CarriedInbox,
+    private readonly settlesCallers = true,
+  ) {
     this.nextTicket = carried?.nextTicket ?? 0;
     this.waiting = [...(carried?.waiting ?? [])];
     this.steering = [...(carried?.steering ?? [])];
@@ -93,16 +108,47 @@ export class Inbox {
 
   /**
    * Waits for a message's outcome: the reply, a refusal (thrown as the update's failure), or `pending` on a hand-over.
-   * `then`, not async/await: one promise per message fewer in the SDK's promise hook (bench/NOTES.md).
+   * A promise the inbox settles itself (wakeWaiters), not a `condition`: that was four promises (the SDK's promise
+   * hook takes a stack trace of each) and a condition the SDK checked after every activation; this is one. The
+   * waiters wake in the order they began to wait, as conditions are checked. A run that ends (cancelled, failed,
+   * finished) settles every message it holds first (settleAllWaiting), so no handler is left waiting: a caller of a
+   * cancelled session learns that the run was cancelled before its message was answered (with a condition, the
+   * cancellation itself failed the update).
    */
   outcome(ticket: number): Promise<MessageReply> {
-    return condition(() => this.outcomes.has(ticket) || this.handingOver).then((): MessageReply => {
-      const outcome = this.outcomes.get(ticket);
-      if (!outcome) return { status: 'pending', ticket };
-      this.outcomes.delete(ticket);
-      if ('reply' in outcome) return outcome.reply;
-      throw ApplicationFailure.create({ type: outcome.refusal.type, message: outcome.refusal.message, nonRetryable: true });
+    if (!this.settlesCallers)
+      return condition(() => this.outcomes.has(ticket) || this.handingOver).then(() => this.collect(ticket));
+    return new Promise<MessageReply>((resolve, reject) => {
+      const wake = () => {
+        try {
+          resolve(this.collect(ticket));
+        } catch (error) {
+          reject(error);
+        }
+      };
+      this.waiters.push({ ticket, wake });
+      this.wakeWaiters();
     });
+  }
+
+  private collect(ticket: number): MessageReply {
+    const outcome = this.outcomes.get(ticket);
+    if (!outcome) return { status: 'pending', ticket };
+    this.outcomes.delete(ticket);
+    if ('reply' in outcome) return outcome.reply;
+    throw ApplicationFailure.create({ type: outcome.refusal.type, message: outcome.refusal.message, nonRetryable: true });
+  }
+
+  /**
+   * Hands each waiting update handler its outcome once there is one (or `pending`, once the run hands over). All that
+   * are due are found before any collects, as conditions were: two callers of one ticket both wake, the second to
+   * `pending`.
+   */
+  private wakeWaiters(): void {
+    const due = this.waiters.filter(({ ticket }) => this.outcomes.has(ticket) || this.handingOver);
+    if (due.length === 0) return;
+    this.waiters = this.waiters.filter((waiter) => !due.includes(waiter));
+    for (const { wake } of due) wake();
   }
 
   /**
@@ -125,11 +171,13 @@ export class Inbox {
   /** The turn answered: its message (`ticket`, none for a run's prompt) and the steering messages it took. */
   answer(ticket: number | undefined, reply: TurnReply): void {
     for (const each of this.turnTickets(ticket)) this.settle(each, { reply });
+    this.wakeWaiters();
   }
 
   /** The turn failed: its message and the steering messages it took are refused with its reason. */
   refuse(ticket: number | undefined, message: string, type: string = failureTypes.messageNotAnswered): void {
     for (const each of this.turnTickets(ticket)) this.settle(each, { refusal: { message, type } });
+    this.wakeWaiters();
   }
 
   /** Settles every message still waiting (and the current turn's), so no caller is left hanging. */
@@ -137,6 +185,7 @@ export class Inbox {
     for (const ticket of this.turnTickets(this.current)) this.settle(ticket, outcome(ticket));
     for (const message of [...this.steering.splice(0), ...this.waiting.splice(0)])
       this.settle(message.ticket, outcome(message.ticket));
+    this.wakeWaiters();
   }
 
   /** From now on the validator refuses new messages, with this reason. */
@@ -147,6 +196,7 @@ export class Inbox {
   /** Tells every waiting caller `pending`; carry() then hands the messages to the next run. */
   startHandOver(): void {
     this.handingOver = true;
+    this.wakeWaiters();
   }
 
   carry(): CarriedInbox {

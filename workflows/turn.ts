@@ -172,7 +172,8 @@ export class Turn {
         if (tripped) return this.tripped(tripped);
       }
       const response = this.takeReply(asked, await asked.reply);
-      const withheld = await this.checkAnswer(asked, response);
+      // Held only with output guardrails: an await (and the promises it makes) only then.
+      const withheld = this.holds(asked, response) ? await this.checkAnswer(asked, response) : undefined;
       if (withheld) return this.tripped(withheld);
       const step: TurnStep = this.overBudget() ? { kind: 'token_budget', answer: response.message.content } : nextStep(response);
       if (step.kind !== 'run_tools') state.messages.push(...notRunResults(response.message.toolCalls, notRunBecause[step.kind]));
@@ -215,7 +216,7 @@ export class Turn {
     state.messages.push({ role: 'user', content: reflectionPrompt });
     const askedForReflection = this.askModel('none');
     const reflection = this.takeReply(askedForReflection, await askedForReflection.reply);
-    const withheld = await this.checkAnswer(askedForReflection, reflection);
+    const withheld = this.holds(askedForReflection, reflection) ? await this.checkAnswer(askedForReflection, reflection) : undefined;
     if (withheld) return this.tripped(withheld);
     state.messages.push(...notRunResults(reflection.message.toolCalls, 'the iteration limit was reached'));
     return this.answered(reflection.message.content, 'max_iterations');
@@ -257,10 +258,10 @@ export class Turn {
   /**
    * A reply without tool calls is an answer a person will see: with output guardrails it was held (takeReply did not
    * publish it, and its text was not streamed), and goes out only once they passed it. Returns the guardrail that
-   * tripped, when one did; the reply then goes out without its text.
+   * tripped, when one did; the reply then goes out without its text. Called for a held reply only (holds): each
+   * promise a workflow makes costs a stack trace in the SDK's promise hook, and most replies are not held.
    */
   private async checkAnswer(asked: AskedModel, response: ModelCallResult): Promise<TrippedGuardrail | undefined> {
-    if (!this.holds(asked, response)) return undefined;
     const { content } = response.message;
     const tripped = await this.guard('output', [
       { text: content, ...(response.output !== undefined && { output: response.output }) },

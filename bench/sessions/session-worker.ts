@@ -10,7 +10,7 @@
 // AGENT_PAYLOAD_DIR, AGENT_WORKSPACE_ROOT, BENCH_METRICS_PORT, and BENCH_WORKER_OPTIONS (JSON worker
 // options laid over the defaults, to try other settings). A message { heapSnapshot: path } writes a V8 heap
 // snapshot of this thread there (with debugMode the workflows run in this thread, so their memory is in it).
-import { writeHeapSnapshot } from 'node:v8';
+import v8, { writeHeapSnapshot } from 'node:v8';
 import { Script } from 'node:vm';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createAgentWorker } from '../../worker/create-worker';
@@ -32,7 +32,8 @@ export interface WorkerStats {
 /**
  * BENCH_COUNT_SANDBOX_CALLS=1 (with debugMode, so that the sandbox is in this thread): counts the SDK's calls into the
  * workflow sandbox by the function called. Each runs with the SDK's deadlock timeout, for which Node starts a watchdog
- * per call: ~0.1 ms of CPU each (bench/NOTES.md), so their number per message is a cost of its own.
+ * per call: ~0.1 ms of CPU each (bench/NOTES.md), so their number per message is a cost of its own. `(promises)` counts
+ * the sandbox's promises, each a stack trace in the SDK's promise hook.
  */
 const sandboxCalls = new Map<string, number>();
 function countSandboxCalls(): void {
@@ -42,6 +43,13 @@ function countSandboxCalls(): void {
     sandboxCalls.set(called, (sandboxCalls.get(called) ?? 0) + 1);
     return runInContext.call(this, context, options);
   };
+  // The sandbox's promises, made by its own Promise (a vm context's, whose constructor is that context's Function): the SDK's hook takes a stack trace of each.
+  v8.promiseHooks.createHook({
+    init(promise) {
+      // A host subclass (the openai client's APIPromise) has this realm's Function as its constructor's constructor.
+      if ((promise.constructor as { constructor?: unknown }).constructor !== Function) sandboxCalls.set('(promises)', (sandboxCalls.get('(promises)') ?? 0) + 1);
+    },
+  });
 }
 
 async function main(): Promise<void> {

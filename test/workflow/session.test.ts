@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
@@ -127,6 +128,30 @@ describe('sessions', () => {
       expect((await first).answer).toBe('first answer');
       expect((await second).answer).toBe('second answer');
       expect(model.requests[1].messages.map((message) => message.content)).toEqual(['first', 'first answer', 'second']);
+    });
+  });
+
+  it('tells every caller still waiting when the session is cancelled that its message was not answered', async () => {
+    const model = scriptedModel([
+      async () => {
+        await Context.current().cancelled;
+        return 'never';
+      },
+    ]);
+    await withSession(model, {}, async (workflowId) => {
+      const handle = environment.client.workflow.getHandle(workflowId);
+      const first = send(workflowId, 'first').catch((error: unknown) => error);
+      await waitFor('the first message at the model', () => model.requests.length > 0);
+      const second = send(workflowId, 'second').catch((error: unknown) => error);
+      await waitFor('the second message in the queue', async () => (await handle.query(statusQuery)).queuedMessages > 0);
+      await handle.cancel();
+      for (const refused of [await first, await second]) {
+        expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+        expect((refused as WorkflowUpdateFailedError).cause?.message).toBe(
+          'the run was cancelled before this message was answered',
+        );
+      }
+      await expect(handle.result()).rejects.toThrow(/cancel/i);
     });
   });
 
