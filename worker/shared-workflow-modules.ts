@@ -39,6 +39,8 @@ export const sharedWorkflowModules: readonly string[] = [
   '../core/usage',
   '../core/visible-text',
   '../core/workspace-path',
+  // Sets the sandbox's stack depth before the SDK freezes Error (core/workflow-stack-depth.ts).
+  '../core/workflow-stack-depth',
 ].map((module) => require.resolve(module));
 
 /** Bundle options with the shared modules preloaded (beside any the options already preload). */
