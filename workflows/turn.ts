@@ -216,7 +216,9 @@ export class Turn {
     state.messages.push({ role: 'user', content: reflectionPrompt });
     const askedForReflection = this.askModel('none');
     const reflection = this.takeReply(askedForReflection, await askedForReflection.reply);
-    const withheld = this.holds(askedForReflection, reflection) ? await this.checkAnswer(askedForReflection, reflection) : undefined;
+    const withheld = this.holds(askedForReflection, reflection)
+      ? await this.checkAnswer(askedForReflection, reflection)
+      : undefined;
     if (withheld) return this.tripped(withheld);
     state.messages.push(...notRunResults(reflection.message.toolCalls, 'the iteration limit was reached'));
     return this.answered(reflection.message.content, 'max_iterations');

@@ -47,7 +47,8 @@ function countSandboxCalls(): void {
   v8.promiseHooks.createHook({
     init(promise) {
       // A host subclass (the openai client's APIPromise) has this realm's Function as its constructor's constructor.
-      if ((promise.constructor as { constructor?: unknown }).constructor !== Function) sandboxCalls.set('(promises)', (sandboxCalls.get('(promises)') ?? 0) + 1);
+      if ((promise.constructor as { constructor?: unknown }).constructor !== Function)
+        sandboxCalls.set('(promises)', (sandboxCalls.get('(promises)') ?? 0) + 1);
     },
   });
 }
