@@ -5,8 +5,9 @@
  * each frame through the bundle's source map (node_modules/@temporalio/worker/lib/workflow/vm-shared.js): its cost
  * grows with the frames, and the agent's promises are made deep in its call stack (a turn, in its scope, in a run).
  * At 10 frames that hook was the largest part of what a chat message cost the workflow thread beyond Temporal's
- * floor (bench/NOTES.md, "Stack depth"). The trace of a promise keeps the 4 innermost frames (the hook's own two take
- * the rest), which is where the workflow waits; an error thrown in workflow code keeps 6.
+ * floor (bench/NOTES.md, "CPU per message against the floor, 2026-12-03"). The trace of a promise keeps the 4
+ * innermost frames (the hook's own two take the rest), which is where the workflow waits; an error thrown in workflow
+ * code keeps 6.
  *
  * A side effect on load, and nothing else: with the SDK's reused V8 context this module is preloaded into the shared
  * context before the SDK freezes its built-ins (worker/shared-workflow-modules.ts), so it holds for every workflow of

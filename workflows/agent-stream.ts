@@ -155,7 +155,6 @@ export class AgentStream<Event extends StreamEvent = AgentEvent> {
   }
 }
 
-/** The package's own poll handler, which its constructor registered: the wrapper above answers through it. */
 /** The fields of WorkflowStream that hold its log (@temporalio/workflow-streams 1.23, pinned in package.json). */
 interface StreamLog {
   baseOffset: number;
@@ -168,6 +167,7 @@ function checkStreamLog(stream: WorkflowStream): void {
     throw new Error('@temporalio/workflow-streams changed: WorkflowStream has no baseOffset and log to read');
 }
 
+/** The package's own poll handler, which its constructor registered: the wrapper above answers through it. */
 function packagePoll(stream: WorkflowStream): (input: PollInput) => Promise<PollResult> {
   const onPoll = (stream as unknown as { onPoll?: (input: PollInput) => Promise<PollResult> }).onPoll;
   if (typeof onPoll !== 'function')
