@@ -11,8 +11,10 @@
  *
  * A side effect on load, and nothing else: with the SDK's reused V8 context this module is preloaded into the shared
  * context before the SDK freezes its built-ins (worker/shared-workflow-modules.ts), so it holds for every workflow of
- * the bundle; in a context of its own (debugMode, reuseV8Context off) each workflow sets it as the bundle loads.
+ * the bundle; in a context of its own (debugMode, reuseV8Context off) each workflow sets it as the bundle loads. A
+ * bundle built without the shared modules evaluates it per workflow in the reused context, after the freeze: there
+ * Error is read-only and the depth stays V8's (assigning would throw, and fail every workflow task).
  */
 export const workflowStackFrames = 6;
 
-Error.stackTraceLimit = workflowStackFrames;
+if (Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable) Error.stackTraceLimit = workflowStackFrames;

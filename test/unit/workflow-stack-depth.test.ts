@@ -19,6 +19,14 @@ it('sets Error.stackTraceLimit in the context that evaluates it, and leaves this
   expect(Error.stackTraceLimit).toBe(before);
 });
 
+it('leaves a frozen Error as it is, without throwing: a bundle evaluated after the SDK froze the built-ins', () => {
+  const { outputText } = transpileModule(readFileSync(file, 'utf8'), { compilerOptions: { module: ModuleKind.CommonJS } });
+  const context = vm.createContext({ exports: {} });
+  vm.runInContext('Object.freeze(Error)', context);
+  expect(() => vm.runInContext(`"use strict";${outputText}`, context)).not.toThrow();
+  expect(vm.runInContext('Error.stackTraceLimit', context)).toBe(10);
+});
+
 it('is preloaded with the shared modules and imported first by the bundle entry point', () => {
   expect(sharedWorkflowModules).toContain(require.resolve('../../core/workflow-stack-depth'));
   const entry = readFileSync(path.join(__dirname, '..', '..', 'worker', 'workflows.ts'), 'utf8');
